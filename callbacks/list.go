@@ -1,0 +1,236 @@
+package callbacks
+
+import (
+	"runtime/debug"
+	"sync"
+)
+
+// outcome bits: both can be set after a re-routed callback panic (PythonReroute).
+const (
+	succeeded uint8 = 1 << iota
+	failed
+)
+
+// List holds ordered callbacks and errbacks and the outcome of the current completion. It is
+// safe for concurrent use. The zero value is ready to use with default [Options]; call
+// [List.Configure] before any other method to change them. A List must not be copied after
+// first use.
+type List[T any] struct {
+	opts Options
+
+	mu       sync.Mutex
+	cbs      []func(T)
+	ebs      []func(error)
+	cbInline [1]func(T)
+	ebInline [1]func(error)
+	inlined  uint8 // which inline arrays were handed out (never reused: a dispatch may read them)
+	state    uint8
+	value    T
+	err      error
+}
+
+// NewList returns an empty List with the given options.
+func NewList[T any](opts Options) *List[T] {
+	return &List[T]{opts: opts}
+}
+
+// Configure sets the options. It must be called before the List is used concurrently and before
+// any function is added; it is meant for Lists embedded by value in another struct.
+func (l *List[T]) Configure(opts Options) {
+	l.opts = opts
+}
+
+// AddCallback registers fn to run with the value of every successful completion, in
+// registration order. If the current completion already succeeded, fn also runs now, in this
+// goroutine, before AddCallback returns. A nil fn is ignored.
+func (l *List[T]) AddCallback(fn func(T)) {
+	if fn == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.cbs == nil && l.inlined&succeeded == 0 {
+		l.inlined |= succeeded
+		l.cbs = l.cbInline[:0]
+	}
+	l.cbs = append(l.cbs, fn)
+	now := l.state&succeeded != 0
+	v := l.value
+	l.mu.Unlock()
+	if now {
+		l.runNow(func() { fn(v) }, false)
+	}
+}
+
+// AddErrback registers fn to run with the error of every failed completion, in registration
+// order. If the current completion already failed, fn also runs now, in this goroutine, before
+// AddErrback returns. A nil fn is ignored.
+func (l *List[T]) AddErrback(fn func(error)) {
+	if fn == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.ebs == nil && l.inlined&failed == 0 {
+		l.inlined |= failed
+		l.ebs = l.ebInline[:0]
+	}
+	l.ebs = append(l.ebs, fn)
+	now := l.state&failed != 0
+	err := l.err
+	l.mu.Unlock()
+	if now {
+		l.runNow(func() { fn(err) }, true)
+	}
+}
+
+// Succeed completes the current completion with v and runs the registered callbacks (in this
+// goroutine, or through the Executor). It returns false, and runs nothing, if the current
+// completion already has an outcome: the first outcome wins until [List.Reset].
+func (l *List[T]) Succeed(v T) bool {
+	l.mu.Lock()
+	if l.state != 0 {
+		l.mu.Unlock()
+		return false
+	}
+	l.state = succeeded
+	l.value = v
+	snap := l.cbs
+	l.mu.Unlock()
+	if len(snap) == 0 {
+		return true
+	}
+	if l.opts.Executor != nil {
+		l.opts.Executor.Execute(func() { l.runCallbacks(snap, v) })
+	} else {
+		l.runCallbacks(snap, v)
+	}
+	return true
+}
+
+// Fail completes the current completion with err and runs the registered errbacks (in this
+// goroutine, or through the Executor). It returns false, and runs nothing, if the current
+// completion already has an outcome.
+func (l *List[T]) Fail(err error) bool {
+	l.mu.Lock()
+	if l.state != 0 {
+		l.mu.Unlock()
+		return false
+	}
+	l.state = failed
+	l.err = err
+	snap := l.ebs
+	l.mu.Unlock()
+	if len(snap) == 0 {
+		return true
+	}
+	if l.opts.Executor != nil {
+		l.opts.Executor.Execute(func() { l.runErrbacks(snap, err, false) })
+	} else {
+		l.runErrbacks(snap, err, false)
+	}
+	return true
+}
+
+// Reset starts a new completion: the outcome is forgotten, the registered functions are kept and
+// fire again on the next Succeed or Fail.
+func (l *List[T]) Reset() {
+	var zero T
+	l.mu.Lock()
+	l.state = 0
+	l.value = zero
+	l.err = nil
+	l.mu.Unlock()
+}
+
+// Clear unregisters every callback and errback. A dispatch already under way finishes with the
+// functions it started with. The outcome is unchanged.
+func (l *List[T]) Clear() {
+	l.mu.Lock()
+	l.cbs = nil
+	l.ebs = nil
+	l.mu.Unlock()
+}
+
+// Outcome reports the current completion's outcome: done is false while it is pending. When the
+// completion succeeded (even if a re-routed panic also recorded an error), err is nil and value is
+// the value; otherwise err is the error.
+func (l *List[T]) Outcome() (value T, err error, done bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.state&succeeded != 0:
+		return l.value, nil, true
+	case l.state&failed != 0:
+		return value, l.err, true
+	}
+	return value, nil, false
+}
+
+// Len returns how many callbacks and errbacks are registered.
+func (l *List[T]) Len() (callbacks, errbacks int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.cbs), len(l.ebs)
+}
+
+func (l *List[T]) runCallbacks(snap []func(T), v T) {
+	for i, fn := range snap {
+		pe := protect(func() { fn(v) }, i, false)
+		if pe == nil {
+			continue
+		}
+		if l.opts.Panics == PythonReroute {
+			l.mu.Lock()
+			l.state |= failed
+			l.err = pe
+			ebs := l.ebs
+			l.mu.Unlock()
+			l.runErrbacks(ebs, pe, true)
+			return
+		}
+		l.opts.report(pe)
+	}
+}
+
+func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool) {
+	for i, fn := range snap {
+		pe := protect(func() { fn(err) }, i, true)
+		if pe == nil {
+			continue
+		}
+		if l.opts.Panics != PythonReroute {
+			l.opts.report(pe)
+			continue
+		}
+		if rerun {
+			l.opts.report(pe)
+			return
+		}
+		l.mu.Lock()
+		l.err = pe
+		ebs := l.ebs
+		l.mu.Unlock()
+		l.runErrbacks(ebs, pe, true)
+		return
+	}
+}
+
+// runNow runs a function added after completion, in the adder's goroutine.
+func (l *List[T]) runNow(call func(), errback bool) {
+	if l.opts.Panics == PythonReroute {
+		call() // A7: the panic propagates to the caller of the Add method
+		return
+	}
+	if pe := protect(call, -1, errback); pe != nil {
+		l.opts.report(pe)
+	}
+}
+
+func protect(call func(), index int, errback bool) (pe *PanicError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe = &PanicError{Value: r, Errback: errback, Index: index, Stack: debug.Stack()}
+		}
+	}()
+	call()
+	return nil
+}
