@@ -231,7 +231,7 @@ func TestPythonRerouteErrbackPanic(t *testing.T) {
 	want := []string{
 		"first(server)",
 		"first(callbacks: errback #1 panicked: eb1)", // the re-run with the errback's panic (A13)
-		"reported:eb2",                                // the second panic escapes and is only reported
+		"reported:eb2", // the second panic escapes and is only reported
 	}
 	if diff := cmp.Diff(want, r.take()); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
