@@ -1,0 +1,52 @@
+package gocql
+
+import "errors"
+
+// The sentinel errors of gocql v1.7.0, with the same messages. Compare with
+// errors.Is.
+var (
+	// ErrNotFound is returned by Query.Scan and Query.MapScan when the result has no rows.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable is gocql's generic unavailability error.
+	ErrUnavailable = errors.New("unavailable")
+	// ErrUnsupported is returned for features the negotiated protocol lacks.
+	ErrUnsupported = errors.New("feature not supported")
+	// ErrTooManyStmts is returned for a batch of more than 65535 statements.
+	ErrTooManyStmts = errors.New("too many statements")
+	// ErrUseStmt is returned for a USE statement run through Query.
+	ErrUseStmt = errors.New("use statements aren't supported. Please see https://github.com/apache/cassandra-gocql-driver for explanation.")
+	// ErrSessionClosed is returned by a closed session.
+	ErrSessionClosed = errors.New("session has been closed")
+	// ErrNoConnections is returned when no host could be tried.
+	ErrNoConnections = errors.New("gocql: no hosts available in the pool")
+	// ErrNoKeyspace is returned when a keyspace is required and none was given.
+	ErrNoKeyspace = errors.New("no keyspace provided")
+	// ErrKeyspaceDoesNotExist is returned for metadata of an unknown keyspace.
+	ErrKeyspaceDoesNotExist = errors.New("keyspace does not exist")
+	// ErrNoMetadata is returned when schema metadata is not available.
+	ErrNoMetadata = errors.New("no metadata available")
+
+	// ErrNoHosts is returned by CreateSession when the configuration has no hosts.
+	ErrNoHosts = errors.New("no hosts provided")
+	// ErrNoConnectionsStarted is returned when no connection could be made at session creation.
+	ErrNoConnectionsStarted = errors.New("no connections were made when creating the session")
+	// ErrHostQueryFailed is returned when the cluster's hosts could not be discovered.
+	ErrHostQueryFailed = errors.New("unable to populate Hosts")
+
+	// ErrQueryArgLength is returned when a query gets the wrong number of values.
+	ErrQueryArgLength = errors.New("gocql: query argument length mismatch")
+	// ErrTimeoutNoResponse is returned when an attempt got no response within ClusterConfig.Timeout.
+	ErrTimeoutNoResponse = errors.New("gocql: no response received from cassandra within timeout period")
+	// ErrTooManyTimeouts is returned when a connection had too many timeouts in a row.
+	ErrTooManyTimeouts = errors.New("gocql: too many query timeouts on the connection")
+	// ErrConnectionClosed is returned when the connection closed while waiting for a response.
+	ErrConnectionClosed = errors.New("gocql: connection closed waiting for response")
+	// ErrNoStreams is returned when a connection has no free stream id.
+	ErrNoStreams = errors.New("gocql: no streams available on connection")
+
+	// ErrFrameTooBig is returned for a frame longer than the protocol allows.
+	ErrFrameTooBig = errors.New("frame length is bigger than the maximum allowed")
+
+	// ErrorUDTUnavailable is returned when marshalling a user-defined type over protocol 2 or lower.
+	ErrorUDTUnavailable = errors.New("UDT are not available on protocols less than 3, please update config")
+)
