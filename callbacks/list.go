@@ -86,48 +86,78 @@ func (l *List[T]) AddErrback(fn func(error)) {
 // goroutine, or through the Executor). It returns false, and runs nothing, if the current
 // completion already has an outcome: the first outcome wins until [List.Reset].
 func (l *List[T]) Succeed(v T) bool {
-	l.mu.Lock()
-	if l.state != 0 {
-		l.mu.Unlock()
-		return false
-	}
-	l.state = succeeded
-	l.value = v
-	snap := l.cbs
-	l.mu.Unlock()
-	if len(snap) == 0 {
-		return true
-	}
-	if l.opts.Executor != nil {
-		l.opts.Executor.Execute(func() { l.runCallbacks(snap, v) })
-	} else {
-		l.runCallbacks(snap, v)
-	}
-	return true
+	d := l.Settle(v, nil)
+	d.Run()
+	return d.Settled()
 }
 
 // Fail completes the current completion with err and runs the registered errbacks (in this
 // goroutine, or through the Executor). It returns false, and runs nothing, if the current
 // completion already has an outcome.
 func (l *List[T]) Fail(err error) bool {
+	var zero T
+	d := l.Settle(zero, err)
+	d.Run()
+	return d.Settled()
+}
+
+// Settle records the outcome of the current completion (a failure when err is non-nil, else a
+// success with v) and snapshots the functions to run, without running them: the caller runs
+// them with [Dispatch.Run], typically after releasing its own locks. Settle lets a caller make
+// the outcome visible atomically with its own state. If the completion already has an outcome,
+// the returned Dispatch does nothing and Settled reports false.
+func (l *List[T]) Settle(v T, err error) Dispatch[T] {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.state != 0 {
-		l.mu.Unlock()
-		return false
+		return Dispatch[T]{}
 	}
-	l.state = failed
-	l.err = err
-	snap := l.ebs
-	l.mu.Unlock()
-	if len(snap) == 0 {
-		return true
-	}
-	if l.opts.Executor != nil {
-		l.opts.Executor.Execute(func() { l.runErrbacks(snap, err, false) })
+	d := Dispatch[T]{l: l, value: v, err: err}
+	if err != nil {
+		l.state = failed
+		l.err = err
+		d.ebs = l.ebs
 	} else {
-		l.runErrbacks(snap, err, false)
+		l.state = succeeded
+		l.value = v
+		d.cbs = l.cbs
 	}
-	return true
+	return d
+}
+
+// Dispatch is a settled outcome whose functions have not run yet (see [List.Settle]).
+type Dispatch[T any] struct {
+	l     *List[T]
+	cbs   []func(T)
+	ebs   []func(error)
+	value T
+	err   error
+}
+
+// Settled reports whether the Settle call that produced d recorded its outcome.
+func (d *Dispatch[T]) Settled() bool { return d.l != nil }
+
+// Run runs the snapshot of callbacks (on success) or errbacks (on failure), in registration
+// order, in this goroutine or through the List's Executor. Run must be called at most once.
+func (d *Dispatch[T]) Run() {
+	l := d.l
+	if l == nil || (len(d.cbs) == 0 && len(d.ebs) == 0) {
+		return
+	}
+	cbs, ebs, v, err := d.cbs, d.ebs, d.value, d.err
+	if l.opts.Executor != nil {
+		l.opts.Executor.Execute(func() { l.run(cbs, ebs, v, err) })
+		return
+	}
+	l.run(cbs, ebs, v, err)
+}
+
+func (l *List[T]) run(cbs []func(T), ebs []func(error), v T, err error) {
+	if err != nil {
+		l.runErrbacks(ebs, err, false)
+	} else {
+		l.runCallbacks(cbs, v)
+	}
 }
 
 // Reset starts a new completion: the outcome is forgotten, the registered functions are kept and

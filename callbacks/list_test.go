@@ -287,3 +287,31 @@ func BenchmarkAddSucceed(b *testing.B) {
 		l.Succeed(i)
 	}
 }
+
+func TestSettleThenRun(t *testing.T) {
+	var l callbacks.List[int]
+	var r recorder
+	l.AddCallback(r.cb("a"))
+	d := l.Settle(4, nil)
+	if !d.Settled() {
+		t.Fatal("Settle on a pending list did not settle")
+	}
+	if v, err, done := l.Outcome(); v != 4 || err != nil || !done {
+		t.Fatalf("Outcome after Settle = %v, %v, %v", v, err, done)
+	}
+	if got := r.take(); len(got) != 0 {
+		t.Fatalf("Settle ran functions: %v", got)
+	}
+	d.Run()
+	if diff := cmp.Diff([]string{"a(4)"}, r.take()); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	again := l.Settle(5, errors.New("x"))
+	if again.Settled() {
+		t.Fatal("a second Settle settled")
+	}
+	again.Run() // no-op
+	if got := r.take(); len(got) != 0 {
+		t.Fatalf("an unsettled Dispatch ran functions: %v", got)
+	}
+}
