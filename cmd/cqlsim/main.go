@@ -1,0 +1,78 @@
+// Command cqlsim runs cqlsim, the embedded in-memory CQL server, as a process: for driver tests in
+// other languages, demos and manual exploration with cqlsh.
+//
+//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 3
+//
+// When every node accepts connections it prints exactly one line to standard output,
+//
+//	cqlsim ready 127.0.0.1:9042,127.0.0.2:9042,127.0.0.3:9042
+//
+// and it serves until SIGINT or SIGTERM, then closes all connections and exits 0. Port 0 picks a
+// free port (the same on every node's address); read it from the ready line.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "cqlsim:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, starts the cluster, prints the ready line to stdout and serves until ctx ends
+// or a termination signal arrives.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("cqlsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:9042", "host:port of the first node; port 0 picks a free port")
+	nodes := fs.Int("nodes", 1, "number of nodes, on consecutive IPv4 addresses from the listen host")
+	user := fs.String("username", "", "enable PasswordAuthenticator with this user name")
+	pass := fs.String("password", "", "password for --username")
+	maxVersion := fs.Int("max-protocol-version", 4, "highest native protocol version served (3 or 4)")
+	verbose := fs.Bool("v", false, "log connections and protocol errors to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	c, err := cqlsim.Start(cqlsim.Options{
+		Nodes:              *nodes,
+		Listen:             *listen,
+		Username:           *user,
+		Password:           *pass,
+		MaxProtocolVersion: *maxVersion,
+		Logger:             logger,
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "cqlsim ready %s\n", strings.Join(c.Addrs(), ",")); err != nil {
+		_ = c.Close()
+		return err
+	}
+	<-ctx.Done()
+	return c.Close()
+}

@@ -1,0 +1,175 @@
+package cqlsim
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
+)
+
+// Cluster is a running simulated cluster: one listener per node, all sharing one engine (one
+// in-memory store and schema). It is safe for concurrent use.
+type Cluster struct {
+	opts   Options
+	engine *engine.Engine
+	nodes  []*node
+	events *eventHub
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start starts a cluster of opts.Nodes nodes and returns once every node accepts connections.
+func Start(opts Options) (*Cluster, error) {
+	opts = opts.withDefaults()
+	if opts.MaxProtocolVersion < 3 || opts.MaxProtocolVersion > 4 {
+		return nil, fmt.Errorf("cqlsim: MaxProtocolVersion %d is not supported (use 3 or 4)", opts.MaxProtocolVersion)
+	}
+	host, portStr, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("cqlsim: invalid Listen address %q: %w", opts.Listen, err)
+	}
+	first, err := netip.ParseAddr(host)
+	if err != nil || !first.Is4() {
+		return nil, fmt.Errorf("cqlsim: Listen host %q must be an IPv4 address", host)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("cqlsim: invalid Listen port %q", portStr)
+	}
+	addrs := make([]netip.Addr, opts.Nodes)
+	addrs[0] = first
+	for i := 1; i < opts.Nodes; i++ {
+		addrs[i] = addrs[i-1].Next()
+		if !addrs[i].IsValid() || !addrs[i].Is4() {
+			return nil, fmt.Errorf("cqlsim: no IPv4 address for node %d after %s", i+1, first)
+		}
+	}
+
+	listeners, err := listenAll(addrs, port)
+	if err != nil {
+		return nil, err
+	}
+	port = listeners[0].Addr().(*net.TCPAddr).Port
+
+	tokens := nodeTokens(opts.Nodes)
+	infos := make([]engine.NodeInfo, opts.Nodes)
+	for i := range infos {
+		infos[i] = engine.NodeInfo{
+			Addr:       addrs[i].String(),
+			Port:       port,
+			HostID:     newHostID(),
+			DataCenter: opts.DataCenter,
+			Rack:       opts.Rack,
+			Tokens:     tokens[i],
+		}
+	}
+	eng, err := engine.New(engine.Options{
+		Nodes:          infos,
+		ClusterName:    opts.ClusterName,
+		ReleaseVersion: opts.ReleaseVersion,
+		Now:            opts.Now,
+	})
+	if err != nil {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+		return nil, fmt.Errorf("cqlsim: starting the engine: %w", err)
+	}
+	c := &Cluster{opts: opts, engine: eng, events: newEventHub()}
+	for i, l := range listeners {
+		n := newNode(c, i, l)
+		c.nodes = append(c.nodes, n)
+	}
+	for _, n := range c.nodes {
+		n.start()
+	}
+	return c, nil
+}
+
+// listenAll binds one TCP listener per address on the same port. With port 0 it lets the kernel
+// pick a port for the first address and retries a few times when that port is taken on another.
+func listenAll(addrs []netip.Addr, port int) ([]net.Listener, error) {
+	const attempts = 10
+	var lastErr error
+	for try := 0; try < attempts; try++ {
+		var ls []net.Listener
+		p := port
+		var err error
+		for _, a := range addrs {
+			var l net.Listener
+			l, err = net.Listen("tcp4", net.JoinHostPort(a.String(), strconv.Itoa(p)))
+			if err != nil {
+				break
+			}
+			ls = append(ls, l)
+			p = l.Addr().(*net.TCPAddr).Port
+		}
+		if err == nil {
+			return ls, nil
+		}
+		for _, l := range ls {
+			_ = l.Close()
+		}
+		lastErr = err
+		if port != 0 {
+			break
+		}
+	}
+	return nil, fmt.Errorf("cqlsim: listening: %w", lastErr)
+}
+
+// newHostID returns a random (version 4) uuid.
+func newHostID() [16]byte {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// StartT starts a cluster for a test or benchmark and closes it when tb ends; it fails tb when
+// the cluster cannot start.
+func StartT(tb testing.TB, opts Options) *Cluster {
+	tb.Helper()
+	c, err := Start(opts)
+	if err != nil {
+		tb.Fatalf("cqlsim: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			tb.Errorf("cqlsim: closing: %v", err)
+		}
+	})
+	return c
+}
+
+// Addrs returns the nodes' "host:port" addresses, first node first.
+func (c *Cluster) Addrs() []string {
+	out := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = n.addr
+	}
+	return out
+}
+
+// Close stops accepting connections, closes every open connection and waits until all of the
+// cluster's goroutines have returned. It is safe to call more than once.
+func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() {
+		var errs []error
+		for _, n := range c.nodes {
+			if err := n.close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		c.closeErr = errors.Join(errs...)
+	})
+	return c.closeErr
+}

@@ -1,0 +1,30 @@
+package cqlsim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
+	golangsnappy "github.com/golang/snappy"
+)
+
+// decompressedLen reads the uncompressed length a compressed frame body announces, so that the
+// caller can refuse a decompression bomb before allocating.
+func decompressedLen(comp compression.Compressor, body []byte) (int, error) {
+	switch comp.(type) {
+	case lz4.Compressor:
+		// Cassandra's LZ4 frame body: a 4-byte big-endian uncompressed length, then an LZ4 block.
+		if len(body) < 4 {
+			return 0, errors.New("lz4 body shorter than its 4-byte length prefix")
+		}
+		return int(binary.BigEndian.Uint32(body)), nil
+	default:
+		n, err := golangsnappy.DecodedLen(body)
+		if err != nil {
+			return 0, fmt.Errorf("snappy: %w", err)
+		}
+		return n, nil
+	}
+}

@@ -1,0 +1,83 @@
+package cqlsim_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"testing"
+
+	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
+	"github.com/datastax/go-cassandra-native-protocol/compression/snappy"
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+// sendCompressed encodes msg with the COMPRESSED flag using comp.
+func (c *rawConn) sendCompressed(comp compression.Compressor, stream int16, msg message.Message) {
+	c.t.Helper()
+	f := frame.NewFrame(primitive.ProtocolVersion4, stream, msg)
+	f.Header.Flags = f.Header.Flags.Add(primitive.HeaderFlagCompressed)
+	var buf bytes.Buffer
+	if err := frame.NewCodecWithCompression(comp).EncodeFrame(f, &buf); err != nil {
+		c.t.Fatalf("encode: %v", err)
+	}
+	c.write(buf.Bytes())
+}
+
+func TestCompressedRequests(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	for _, tc := range []struct {
+		name string // as sent in STARTUP: drivers send lower case, case must not matter
+		comp compression.Compressor
+	}{{"lz4", lz4.Compressor{}}, {"LZ4", lz4.Compressor{}}, {"snappy", snappy.Compressor{}}, {"Snappy", snappy.Compressor{}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			rc.startup(map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": tc.name})
+			rc.sendCompressed(tc.comp, 2, &message.Options{})
+			if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.StreamId != 2 {
+				t.Fatalf("compressed OPTIONS answered with %v", f.Body.Message)
+			}
+			id := []byte("compressed-id")
+			rc.sendCompressed(tc.comp, 3, &message.Execute{QueryId: id, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelQuorum}})
+			if u, ok := rc.read().Body.Message.(*message.Unprepared); !ok || !slices.Equal(u.Id, id) {
+				t.Fatalf("compressed EXECUTE: got %v, want UNPREPARED %q", u, id)
+			}
+			// A body that is not valid compressed data gets a protocol error, and the
+			// connection keeps working.
+			rc.write(rawFrame(4, 0x01, 4, 0x05, []byte{0, 0, 0, 9, 0xff, 0xff}))
+			if _, ok := rc.read().Body.Message.(*message.ProtocolError); !ok {
+				t.Fatal("corrupt compressed body was not refused")
+			}
+			rc.sendCompressed(tc.comp, 5, &message.Options{})
+			if f := rc.read(); f.Header.StreamId != 5 || f.Header.OpCode != primitive.OpCodeSupported {
+				t.Fatalf("after a corrupt frame: got %v", f.Body.Message)
+			}
+		})
+	}
+}
+
+func TestCompressedWithoutNegotiation(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	rc.sendCompressed(lz4.Compressor{}, 2, &message.Options{})
+	if _, ok := rc.read().Body.Message.(*message.ProtocolError); !ok {
+		t.Fatal("a compressed frame on an uncompressed connection was not refused")
+	}
+}
+
+func TestDecompressionBombRefused(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxFrameLength: 1 << 20})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "lz4"})
+	body := binary.BigEndian.AppendUint32(nil, 1<<30) // claims 1 GiB uncompressed
+	body = append(body, 0x00)
+	rc.write(rawFrame(4, 0x01, 6, 0x07, body))
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeError || f.Header.StreamId != 6 {
+		t.Fatalf("lz4 bomb answered with %v", f.Body.Message)
+	}
+}

@@ -1,0 +1,205 @@
+package cqlsim
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/datastax/go-cassandra-native-protocol/compression"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
+)
+
+// Connection states: a connection starts new, may authenticate, and then serves statements.
+const (
+	stateNew = iota
+	stateAuthenticating
+	stateReady
+)
+
+// outQueueLen bounds the frames waiting for the writer goroutine.
+const outQueueLen = 256
+
+// maxWriteBatch is how many bytes the writer coalesces into one write at most.
+const maxWriteBatch = 1 << 20
+
+// conn is one client connection. Its reader goroutine decodes frames and handles the handshake
+// in order; statements run concurrently, one goroutine per request (stream id); every response
+// goes through the writer goroutine, which writes all frames already queued with one write call.
+type conn struct {
+	node *node
+	nc   net.Conn
+	log  *slog.Logger
+
+	out  chan []byte // encoded frames; a nil frame asks the writer to flush and close
+	done chan struct{}
+	once sync.Once
+	reqs sync.WaitGroup // in-flight statement goroutines
+
+	// Owned by the reader goroutine.
+	state      int
+	compressor compression.Compressor
+
+	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
+	keyspace atomic.Pointer[string]
+	events   atomic.Uint32 // bit set of registered event types (eventTopology, ...)
+}
+
+func newConn(n *node, nc net.Conn) *conn {
+	return &conn{
+		node: n,
+		nc:   nc,
+		log:  n.cluster.opts.Logger.With("node", n.addr, "client", nc.RemoteAddr().String()),
+		out:  make(chan []byte, outQueueLen),
+		done: make(chan struct{}),
+	}
+}
+
+// shutdown closes the connection at once; pending frames are dropped.
+func (c *conn) shutdown() {
+	c.once.Do(func() {
+		close(c.done)
+		_ = c.nc.Close()
+	})
+}
+
+// send queues an encoded frame for the writer; it returns false when the connection is closed.
+func (c *conn) send(frame []byte) bool {
+	select {
+	case c.out <- frame:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// trySend queues frame unless the queue is full or the connection is closed: events must not
+// block the request that caused them on a client that does not read.
+func (c *conn) trySend(frame []byte) bool {
+	select {
+	case c.out <- frame:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) writeLoop() {
+	defer c.node.wg.Done()
+	buf := make([]byte, 0, 64<<10)
+	for {
+		var f []byte
+		select {
+		case f = <-c.out:
+		case <-c.done:
+			return
+		}
+		closing := f == nil
+		buf = append(buf[:0], f...)
+	drain:
+		for !closing && len(buf) < maxWriteBatch {
+			select {
+			case f = <-c.out:
+				if f == nil {
+					closing = true
+					break drain
+				}
+				buf = append(buf, f...)
+			default:
+				break drain
+			}
+		}
+		if len(buf) > 0 {
+			if _, err := c.nc.Write(buf); err != nil {
+				c.log.Debug("cqlsim: write failed; closing connection", "err", err)
+				c.shutdown()
+				return
+			}
+		}
+		if closing {
+			c.shutdown()
+			return
+		}
+		if cap(buf) > 4*maxWriteBatch {
+			buf = make([]byte, 0, 64<<10)
+		}
+	}
+}
+
+// errFatal marks a protocol error after which the connection is closed (the frame stream can no
+// longer be trusted).
+var errFatal = errors.New("fatal protocol error")
+
+func (c *conn) readLoop() {
+	defer c.node.wg.Done()
+	defer c.node.forget(c)
+	defer c.node.cluster.events.remove(c)
+	br := bufio.NewReaderSize(c.nc, 64<<10)
+	var hdr [wire.MaxHeaderLen]byte
+	for {
+		err := c.readFrame(br, hdr[:])
+		if err != nil {
+			if errors.Is(err, errFatal) {
+				c.log.Debug("cqlsim: closing connection after protocol error", "err", err)
+			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.log.Debug("cqlsim: read failed; closing connection", "err", err)
+			}
+			break
+		}
+	}
+	// Let in-flight requests answer, then have the writer flush and close.
+	c.reqs.Wait()
+	if !c.send(nil) {
+		c.shutdown()
+	}
+}
+
+// readFrame reads and handles one frame. It returns an error when the connection must close.
+func (c *conn) readFrame(br *bufio.Reader, hdr []byte) error {
+	if _, err := io.ReadFull(br, hdr[:1]); err != nil {
+		return err
+	}
+	n := wire.HeaderLen(hdr[0] & 0x7f)
+	if _, err := io.ReadFull(br, hdr[1:n]); err != nil {
+		return fmt.Errorf("reading frame header: %w", err)
+	}
+	h, err := wire.ParseHeader(hdr[:n])
+	if err != nil {
+		return err
+	}
+	maxLen := c.node.cluster.opts.MaxFrameLength
+	if h.Length < 0 || int64(h.Length) > int64(maxLen) {
+		c.protocolError(h, fmt.Sprintf("Invalid frame body length %d (the limit is %d bytes)", h.Length, maxLen))
+		return fmt.Errorf("%w: body length %d", errFatal, h.Length)
+	}
+	body, err := readBody(br, int(h.Length))
+	if err != nil {
+		return fmt.Errorf("reading frame body (%d bytes): %w", h.Length, err)
+	}
+	return c.handleFrame(h, body)
+}
+
+// readBody reads exactly n bytes, growing the buffer as data arrives so that a header claiming a
+// huge body costs memory only for the bytes actually sent.
+func readBody(r io.Reader, n int) ([]byte, error) {
+	const chunk = 1 << 20
+	if n <= chunk {
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	b := make([]byte, 0, chunk)
+	for len(b) < n {
+		want := min(n-len(b), chunk)
+		b = append(b, make([]byte, want)...)
+		if _, err := io.ReadFull(r, b[len(b)-want:]); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,255 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
+)
+
+// Query parameter flags (spec v4 §4.1.4).
+const (
+	queryValues            byte = 0x01
+	querySkipMetadata      byte = 0x02
+	queryPageSize          byte = 0x04
+	queryPagingState       byte = 0x08
+	querySerialConsistency byte = 0x10
+	queryDefaultTimestamp  byte = 0x20
+	queryNames             byte = 0x40
+)
+
+// maxConsistency is the highest consistency code (LOCAL_ONE, 0x000A).
+const maxConsistency = 0x000A
+
+// ErrMalformed is wrapped by every decoding error: the request body does not follow the spec.
+var ErrMalformed = errors.New("malformed request")
+
+// QueryParams are the <query_parameters> of QUERY and EXECUTE.
+type QueryParams struct {
+	Consistency  uint16
+	Values       engine.Values
+	SkipMetadata bool
+	PageSize     int32 // <= 0: no paging
+	PagingState  []byte
+	Serial       uint16 // 0 when not given
+	Timestamp    int64  // 0 when not given
+}
+
+// Query is a QUERY request.
+type Query struct {
+	Query  string
+	Params QueryParams
+}
+
+// Prepare is a PREPARE request.
+type Prepare struct {
+	Query string
+}
+
+// Execute is an EXECUTE request.
+type Execute struct {
+	ID     []byte
+	Params QueryParams
+}
+
+// BatchStatement is one statement of a BATCH: Query text, or the ID of a prepared statement.
+type BatchStatement struct {
+	Query  string
+	ID     []byte // nil for a query string
+	Values engine.Values
+}
+
+// Batch is a BATCH request.
+type Batch struct {
+	Type        uint8 // 0 logged, 1 unlogged, 2 counter
+	Statements  []BatchStatement
+	Consistency uint16
+	Serial      uint16
+	Timestamp   int64
+}
+
+// Request is a decoded request body: exactly one field is set, or none for OPTIONS.
+type Request struct {
+	Startup      map[string]string
+	Register     []string
+	AuthResponse []byte // the SASL token (nil token is legal)
+	Query        *Query
+	Prepare      *Prepare
+	Execute      *Execute
+	Batch        *Batch
+}
+
+// DecodeRequest decodes the body of a request frame with header h. The body must already be
+// decompressed. Values in the result are sub-slices of body. Errors wrap ErrMalformed and say what
+// was wrong where; an unknown or response opcode is an error too.
+func DecodeRequest(h Header, body []byte) (*Request, error) {
+	r := &reader{b: body}
+	if h.Flags&FlagCustomPayload != 0 {
+		r.skipBytesMap("custom payload")
+	}
+	req := &Request{}
+	switch h.Opcode {
+	case OpOptions:
+	case OpStartup:
+		req.Startup = r.stringMap("STARTUP options")
+	case OpRegister:
+		req.Register = r.stringList("REGISTER event types")
+	case OpAuthResponse:
+		req.AuthResponse = r.bytes("AUTH_RESPONSE token")
+	case OpQuery:
+		q := &Query{Query: r.longString("query string")}
+		readParams(r, &q.Params)
+		req.Query = q
+	case OpPrepare:
+		req.Prepare = &Prepare{Query: r.longString("query string")}
+	case OpExecute:
+		e := &Execute{ID: r.shortBytes("prepared id")}
+		readParams(r, &e.Params)
+		req.Execute = e
+	case OpBatch:
+		req.Batch = readBatch(r)
+	default:
+		return nil, fmt.Errorf("%w: opcode %s is not a request", ErrMalformed, OpcodeName(h.Opcode))
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("%w: %s body: %w", ErrMalformed, OpcodeName(h.Opcode), r.err)
+	}
+	return req, nil
+}
+
+func readConsistency(r *reader, what string) uint16 {
+	c := r.short(what)
+	if r.err == nil && c > maxConsistency {
+		r.fail("unknown %s code 0x%04X", what, c)
+	}
+	return c
+}
+
+// readValue reads one [value]: length -1 is NULL, -2 is unset, other negative lengths are errors.
+func readValue(r *reader, what string) engine.Value {
+	n := r.int(what + " length")
+	if r.err != nil {
+		return engine.Value{}
+	}
+	switch {
+	case n == -1:
+		return engine.Value{}
+	case n == -2:
+		return engine.Value{Unset: true}
+	case n < 0:
+		r.fail("%s has invalid length %d", what, n)
+		return engine.Value{}
+	}
+	b := r.take(int(n), what)
+	if b == nil && r.err == nil {
+		b = []byte{}
+	}
+	return engine.Value{Bytes: b}
+}
+
+// readValues reads a short count and that many values, each preceded by a name when named.
+func readValues(r *reader, named bool) engine.Values {
+	n := int(r.short("value count"))
+	if r.err != nil || n == 0 {
+		return engine.Values{}
+	}
+	if n*4 > r.remaining() {
+		r.fail("%d values claimed, %d bytes remain", n, r.remaining())
+		return engine.Values{}
+	}
+	if named {
+		m := make(map[string]engine.Value, n)
+		for i := 0; i < n && r.err == nil; i++ {
+			name := r.string("value name")
+			m[name] = readValue(r, "value")
+		}
+		return engine.Values{Named: m}
+	}
+	vs := make([]engine.Value, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		vs = append(vs, readValue(r, "value"))
+	}
+	return engine.Values{Positional: vs}
+}
+
+func readParams(r *reader, p *QueryParams) {
+	p.Consistency = readConsistency(r, "consistency")
+	flags := r.byte("query flags")
+	if r.err != nil {
+		return
+	}
+	if flags&0x80 != 0 {
+		r.fail("unknown query flags 0x%02X", flags)
+		return
+	}
+	if flags&queryValues != 0 {
+		p.Values = readValues(r, flags&queryNames != 0)
+	}
+	p.SkipMetadata = flags&querySkipMetadata != 0
+	if flags&queryPageSize != 0 {
+		p.PageSize = r.int("page size")
+	}
+	if flags&queryPagingState != 0 {
+		p.PagingState = r.bytes("paging state")
+	}
+	if flags&querySerialConsistency != 0 {
+		p.Serial = readConsistency(r, "serial consistency")
+	}
+	if flags&queryDefaultTimestamp != 0 {
+		p.Timestamp = r.long("default timestamp")
+	}
+}
+
+func readBatch(r *reader) *Batch {
+	b := &Batch{Type: r.byte("batch type")}
+	if r.err == nil && b.Type > 2 {
+		r.fail("unknown batch type %d", b.Type)
+	}
+	n := int(r.short("statement count"))
+	if r.err != nil {
+		return nil
+	}
+	// Each statement takes at least 1 (kind) + 2 (id or query length) + 2 (value count) bytes.
+	if n*5 > r.remaining() {
+		r.fail("%d batch statements claimed, %d bytes remain", n, r.remaining())
+		return nil
+	}
+	b.Statements = make([]BatchStatement, 0, n)
+	for i := 0; i < n && r.err == nil; i++ {
+		var s BatchStatement
+		switch kind := r.byte("statement kind"); kind {
+		case 0:
+			s.Query = r.longString("batch query string")
+		case 1:
+			s.ID = r.shortBytes("batch prepared id")
+		default:
+			if r.err == nil {
+				r.fail("unknown batch statement kind %d", kind)
+			}
+		}
+		// Values are read unnamed, as Cassandra does: the names flag comes after the statements,
+		// and named values in batches are rejected below (CASSANDRA-10246).
+		s.Values = readValues(r, false)
+		b.Statements = append(b.Statements, s)
+	}
+	b.Consistency = readConsistency(r, "consistency")
+	flags := r.byte("batch flags")
+	if r.err != nil {
+		return nil
+	}
+	if flags&queryNames != 0 {
+		r.fail("named values in BATCH are not supported")
+		return nil
+	}
+	if flags&^(querySerialConsistency|queryDefaultTimestamp) != 0 {
+		r.fail("unknown batch flags 0x%02X", flags)
+		return nil
+	}
+	if flags&querySerialConsistency != 0 {
+		b.Serial = readConsistency(r, "serial consistency")
+	}
+	if flags&queryDefaultTimestamp != 0 {
+		b.Timestamp = r.long("default timestamp")
+	}
+	return b
+}

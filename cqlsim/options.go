@@ -1,0 +1,78 @@
+package cqlsim
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Defaults applied by Start to zero fields of Options.
+const (
+	DefaultListen      = "127.0.0.1:0"
+	DefaultClusterName = "cqlsim"
+	DefaultDataCenter  = "datacenter1"
+	DefaultRack        = "rack1"
+	// DefaultMaxFrameLength caps the body of a request frame; longer frames get a protocol
+	// error and the connection is closed.
+	DefaultMaxFrameLength = 256 << 20
+)
+
+// Options configures a simulated cluster. The zero value is a one-node cluster on a random port of
+// 127.0.0.1 with no authentication, speaking protocol v3 and v4.
+type Options struct {
+	// Nodes is the number of nodes (default 1). Node i (0-based) listens on the i-th address after
+	// the Listen host (127.0.0.1, 127.0.0.2, ...), all on the same port, as a real multi-node
+	// cluster does; on Linux every 127.0.0.x address works on loopback without setup.
+	Nodes int
+	// Listen is "host:port" of the first node (default "127.0.0.1:0"). Port 0 picks a free port,
+	// the same on every node's address.
+	Listen string
+	// Username and Password, when Username is non-empty, enable Cassandra's PasswordAuthenticator:
+	// clients must authenticate with SASL PLAIN and exactly these credentials.
+	Username string
+	Password string
+	// MaxProtocolVersion is the highest native protocol version served: 3 or 4 (default 4).
+	// Requests in any other version get a PROTOCOL_ERROR naming the supported range.
+	MaxProtocolVersion int
+	// ClusterName, DataCenter, Rack and ReleaseVersion are served in system.local and
+	// system.peers (defaults "cqlsim", "datacenter1", "rack1" and the engine's release version).
+	ClusterName    string
+	DataCenter     string
+	Rack           string
+	ReleaseVersion string
+	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
+	MaxFrameLength int
+	// Now is the clock for timestamps and TTL expiry (default time.Now).
+	Now func() time.Time
+	// Logger receives connection-level events (accepted and closed connections, protocol errors)
+	// at debug level and unexpected failures at warn level. Nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns a copy of o with defaults filled in.
+func (o Options) withDefaults() Options {
+	if o.Nodes <= 0 {
+		o.Nodes = 1
+	}
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.MaxProtocolVersion == 0 {
+		o.MaxProtocolVersion = 4
+	}
+	if o.ClusterName == "" {
+		o.ClusterName = DefaultClusterName
+	}
+	if o.DataCenter == "" {
+		o.DataCenter = DefaultDataCenter
+	}
+	if o.Rack == "" {
+		o.Rack = DefaultRack
+	}
+	if o.MaxFrameLength <= 0 {
+		o.MaxFrameLength = DefaultMaxFrameLength
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

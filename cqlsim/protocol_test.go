@@ -1,0 +1,190 @@
+package cqlsim_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+func TestOptionsSupported(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.send(primitive.ProtocolVersion4, 7, &message.Options{})
+	f := rc.read()
+	s, ok := f.Body.Message.(*message.Supported)
+	if !ok {
+		t.Fatalf("OPTIONS answered with %v, want SUPPORTED", f.Body.Message)
+	}
+	if f.Header.StreamId != 7 || f.Header.Version != primitive.ProtocolVersion4 {
+		t.Errorf("SUPPORTED header = %+v, want stream 7 version 4", f.Header)
+	}
+	want := map[string][]string{
+		"CQL_VERSION":       {"3.4.7"},
+		"COMPRESSION":       {"lz4", "snappy"},
+		"PROTOCOL_VERSIONS": {"3/v3", "4/v4"},
+	}
+	for k, v := range want {
+		if !slices.Equal(s.Options[k], v) {
+			t.Errorf("SUPPORTED[%s] = %v, want %v", k, s.Options[k], v)
+		}
+	}
+	// OPTIONS keeps working after STARTUP, as a heartbeat.
+	rc.startup(nil)
+	rc.send(primitive.ProtocolVersion4, 8, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.StreamId != 8 {
+		t.Fatalf("heartbeat OPTIONS answered with %v on stream %d", f.Body.Message, f.Header.StreamId)
+	}
+}
+
+func TestUnsupportedProtocolVersions(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	for _, v := range []byte{5, 6, 0x41, 0x42, 0x7f} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			rc.write(rawFrame(v, 0, 0x1234, 0x05, nil))
+			f := rc.read()
+			if f.Header.Version != primitive.ProtocolVersion4 || f.Header.StreamId != 0x1234 {
+				t.Fatalf("error header = version %d stream %#x, want version 4 stream 0x1234", f.Header.Version, f.Header.StreamId)
+			}
+			e, ok := f.Body.Message.(*message.ProtocolError)
+			if !ok {
+				t.Fatalf("got %v, want PROTOCOL_ERROR", f.Body.Message)
+			}
+			want := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is 4", v)
+			if e.ErrorMessage != want {
+				t.Errorf("message = %q, want %q", e.ErrorMessage, want)
+			}
+			// The connection survives: the client may go on in a supported version.
+			rc.startup(nil)
+		})
+	}
+	for _, v := range []byte{1, 2} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			// v1/v2 header: version, flags, 1-byte stream, opcode, length.
+			rc.write([]byte{v, 0, 9, 0x05, 0, 0, 0, 0})
+			hdr := rc.readRaw(8)
+			if hdr[0] != 0x80|v || hdr[2] != 9 || hdr[3] != 0 {
+				t.Fatalf("v%d error header = % x, want version %#x stream 9 opcode ERROR", v, hdr, 0x80|v)
+			}
+			body := rc.readRaw(int(binary.BigEndian.Uint32(hdr[4:])))
+			if code := binary.BigEndian.Uint32(body); code != 0x0A {
+				t.Fatalf("error code %#x, want 0x0A", code)
+			}
+			if msg := string(body[6:]); !strings.Contains(msg, fmt.Sprintf("unsupported protocol version (%d)", v)) {
+				t.Errorf("message %q does not name version %d", msg, v)
+			}
+		})
+	}
+}
+
+func TestMaxProtocolVersion3(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.write(rawFrame(4, 0, 3, 0x05, nil))
+	f := rc.read()
+	e, ok := f.Body.Message.(*message.ProtocolError)
+	if !ok || f.Header.Version != primitive.ProtocolVersion3 {
+		t.Fatalf("v4 against a v3 server: got %v in version %d, want PROTOCOL_ERROR in v3", f.Body.Message, f.Header.Version)
+	}
+	if !strings.HasSuffix(e.ErrorMessage, "the lowest supported version is 3 and the greatest is 3") {
+		t.Errorf("message %q", e.ErrorMessage)
+	}
+	if _, err := cqlsim.Start(cqlsim.Options{MaxProtocolVersion: 5}); err == nil {
+		t.Error("Start with MaxProtocolVersion 5 succeeded, want an error (v5 is not implemented)")
+	}
+}
+
+func TestVersionChangeOnConnectionIsFatal(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	rc.write(rawFrame(3, 0, 2, 0x05, nil))
+	f := rc.read()
+	e, ok := f.Body.Message.(*message.ProtocolError)
+	if !ok || f.Header.Version != primitive.ProtocolVersion4 {
+		t.Fatalf("got %v in v%d, want PROTOCOL_ERROR in v4", f.Body.Message, f.Header.Version)
+	}
+	if !strings.Contains(e.ErrorMessage, "Got 3 but previous messages on this connection had version 4") {
+		t.Errorf("message %q", e.ErrorMessage)
+	}
+	rc.expectClosed()
+}
+
+func TestStatementBeforeStartup(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.send(primitive.ProtocolVersion4, 4, &message.Query{Query: "SELECT * FROM system.local", Options: &message.QueryOptions{}})
+	f := rc.read()
+	e, ok := f.Body.Message.(*message.ProtocolError)
+	if !ok || e.ErrorMessage != "Unexpected message QUERY, expecting STARTUP or OPTIONS" {
+		t.Fatalf("got %v, want PROTOCOL_ERROR about STARTUP", f.Body.Message)
+	}
+	rc.startup(nil)
+	rc.send(primitive.ProtocolVersion4, 5, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
+	if _, ok := rc.read().Body.Message.(*message.ProtocolError); !ok {
+		t.Fatal("a second STARTUP was accepted")
+	}
+}
+
+func TestStartupValidation(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	for name, opts := range map[string]map[string]string{
+		"no CQL_VERSION":      {},
+		"unknown compression": {"CQL_VERSION": "3.0.0", "COMPRESSION": "zstd"},
+		"CQL version 2":       {"CQL_VERSION": "2.0.0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			rc.send(primitive.ProtocolVersion4, 1, &message.Startup{Options: opts})
+			if f := rc.read(); f.Header.OpCode != primitive.OpCodeError {
+				t.Fatalf("STARTUP %v answered with %v, want an error", opts, f.Body.Message)
+			}
+		})
+	}
+}
+
+func TestRegister(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	rc.send(primitive.ProtocolVersion4, 2, &message.Register{EventTypes: []primitive.EventType{
+		primitive.EventTypeTopologyChange, primitive.EventTypeStatusChange, primitive.EventTypeSchemaChange}})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeReady || f.Header.StreamId != 2 {
+		t.Fatalf("REGISTER answered with %v on stream %d, want READY on 2", f.Body.Message, f.Header.StreamId)
+	}
+	body := append([]byte{0, 1, 0, 13}, "NO_SUCH_EVENT"...)
+	rc.write(rawFrame(4, 0, 3, 0x0B, body))
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeError {
+		t.Fatalf("REGISTER of an unknown event answered with %v", f.Body.Message)
+	}
+}
+
+func TestExecuteUnknownIDIsUnprepared(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	id := []byte{0xde, 0xad, 0xbe, 0xef}
+	rc.send(primitive.ProtocolVersion4, 11, &message.Execute{QueryId: id, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+	f := rc.read()
+	u, ok := f.Body.Message.(*message.Unprepared)
+	if !ok || f.Header.StreamId != 11 {
+		t.Fatalf("got %v on stream %d, want UNPREPARED on 11", f.Body.Message, f.Header.StreamId)
+	}
+	if !slices.Equal(u.Id, id) {
+		t.Errorf("UNPREPARED id = %x, want %x", u.Id, id)
+	}
+	// Also inside a BATCH.
+	rc.send(primitive.ProtocolVersion4, 12, &message.Batch{Type: primitive.BatchTypeLogged, Consistency: primitive.ConsistencyLevelOne,
+		Children: []*message.BatchChild{{Id: id}}})
+	if u, ok := rc.read().Body.Message.(*message.Unprepared); !ok || !slices.Equal(u.Id, id) {
+		t.Fatalf("BATCH with an unknown id: got %v, want UNPREPARED %x", u, id)
+	}
+}

@@ -1,0 +1,71 @@
+package cqlsim
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/frame"
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
+)
+
+// codec encodes response frames. It holds no compressor: replies are sent uncompressed, which the
+// protocol allows even on connections that negotiated compression (spec v4 §5).
+var codec = frame.NewCodec()
+
+// encodeFrame encodes msg as a response to a request with header h (same version and stream).
+// Warnings are attached for protocol v4 and later.
+func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte, error) {
+	if h.Version < 3 {
+		// go-cassandra-native-protocol cannot encode v1 headers; the only message cqlsim sends in
+		// v1/v2 is the protocol error rejecting them, whose body is version independent.
+		e, ok := msg.(*message.ProtocolError)
+		if !ok {
+			return nil, fmt.Errorf("cannot encode %T in protocol v%d", msg, h.Version)
+		}
+		var body []byte
+		body = append(body, 0, 0, 0, 0x0A)
+		body = append(body, byte(len(e.ErrorMessage)>>8), byte(len(e.ErrorMessage)))
+		body = append(body, e.ErrorMessage...)
+		out := wire.AppendHeader(nil, wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpError}, len(body))
+		return append(out, body...), nil
+	}
+	hdr := &frame.Header{
+		IsResponse: true,
+		Version:    primitive.ProtocolVersion(h.Version),
+		StreamId:   h.Stream,
+		OpCode:     msg.GetOpCode(),
+	}
+	body := &frame.Body{Message: msg}
+	if len(warnings) > 0 && h.Version >= 4 {
+		hdr.Flags |= primitive.HeaderFlagWarning
+		body.Warnings = warnings
+	}
+	var buf bytes.Buffer
+	if err := codec.EncodeFrame(&frame.Frame{Header: hdr, Body: body}, &buf); err != nil {
+		return nil, fmt.Errorf("encoding %s response on stream %d: %w", wire.OpcodeName(byte(msg.GetOpCode())), h.Stream, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// reply encodes msg as the response to h and queues it. A message that cannot be encoded (a
+// cqlsim bug, e.g. a value the codec rejects) becomes a SERVER_ERROR so the client never hangs.
+func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
+	b, err := encodeFrame(h, msg, warnings)
+	if err != nil {
+		c.log.Warn("cqlsim: cannot encode response", "err", err)
+		if b, err = encodeFrame(h, &message.ServerError{ErrorMessage: err.Error()}, nil); err != nil {
+			c.shutdown()
+			return
+		}
+	}
+	c.send(b)
+}
+
+// protocolError replies PROTOCOL_ERROR with msg on h's stream, in h's version.
+func (c *conn) protocolError(h wire.Header, msg string) {
+	c.log.Debug("cqlsim: protocol error", "stream", h.Stream, "opcode", wire.OpcodeName(h.Opcode), "msg", msg)
+	c.reply(h, &message.ProtocolError{ErrorMessage: msg}, nil)
+}

@@ -1,0 +1,226 @@
+package cqlsim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
+)
+
+// serve runs one statement request (QUERY, PREPARE, EXECUTE, BATCH) on its own goroutine and
+// queues the response. A panic in the engine becomes a SERVER_ERROR for this request only.
+func (c *conn) serve(h wire.Header, req *wire.Request) {
+	defer c.reqs.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Warn("cqlsim: engine panic", "opcode", wire.OpcodeName(h.Opcode), "panic", p)
+			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
+		}
+	}()
+	msg, warnings := c.execute(req)
+	c.reply(h, msg, warnings)
+}
+
+func (c *conn) currentKeyspace() string {
+	if ks := c.keyspace.Load(); ks != nil {
+		return *ks
+	}
+	return ""
+}
+
+// execute runs a decoded statement request on the engine and returns the response message.
+func (c *conn) execute(req *wire.Request) (message.Message, []string) {
+	eng := c.node.cluster.engine
+	node := c.node.index
+	switch {
+	case req.Prepare != nil:
+		p, err := eng.Prepare(c.currentKeyspace(), req.Prepare.Query)
+		if err != nil {
+			return errorMessage(err), nil
+		}
+		return preparedMessage(p), nil
+	case req.Query != nil:
+		q := req.Query
+		return c.result(eng.Execute(&engine.Request{
+			Node:        node,
+			Keyspace:    c.currentKeyspace(),
+			Query:       q.Query,
+			Values:      q.Params.Values,
+			PageSize:    q.Params.PageSize,
+			PagingState: q.Params.PagingState,
+			Timestamp:   q.Params.Timestamp,
+			Consistency: q.Params.Consistency,
+			Serial:      q.Params.Serial,
+		}))
+	case req.Execute != nil:
+		e := req.Execute
+		p, ok := eng.Lookup(e.ID)
+		if !ok {
+			return unprepared(e.ID), nil
+		}
+		return c.result(eng.Execute(&engine.Request{
+			Node:        node,
+			Keyspace:    c.currentKeyspace(),
+			Prepared:    p,
+			Values:      e.Params.Values,
+			PageSize:    e.Params.PageSize,
+			PagingState: e.Params.PagingState,
+			Timestamp:   e.Params.Timestamp,
+			Consistency: e.Params.Consistency,
+			Serial:      e.Params.Serial,
+		}))
+	case req.Batch != nil:
+		b := req.Batch
+		br := &engine.BatchRequest{
+			Node:        node,
+			Keyspace:    c.currentKeyspace(),
+			Type:        b.Type,
+			Statements:  make([]engine.Request, len(b.Statements)),
+			Timestamp:   b.Timestamp,
+			Consistency: b.Consistency,
+			Serial:      b.Serial,
+		}
+		for i, s := range b.Statements {
+			r := engine.Request{Node: node, Keyspace: br.Keyspace, Query: s.Query, Values: s.Values,
+				Timestamp: b.Timestamp, Consistency: b.Consistency, Serial: b.Serial}
+			if s.ID != nil {
+				p, ok := eng.Lookup(s.ID)
+				if !ok {
+					return unprepared(s.ID), nil
+				}
+				r.Prepared = p
+			}
+			br.Statements[i] = r
+		}
+		return c.result(eng.Batch(br))
+	}
+	return &message.ProtocolError{ErrorMessage: "request has no statement"}, nil
+}
+
+// result maps an engine outcome to a RESULT or ERROR message, applying its side effects: USE sets
+// the connection's keyspace, DDL pushes a SCHEMA_CHANGE event.
+func (c *conn) result(res *engine.Result, err error) (message.Message, []string) {
+	if err != nil {
+		return errorMessage(err), nil
+	}
+	if res == nil {
+		return &message.ServerError{ErrorMessage: "internal error in cqlsim: the engine returned no result"}, nil
+	}
+	switch res.Kind {
+	case engine.ResultVoid:
+		return &message.VoidResult{}, res.Warnings
+	case engine.ResultRows:
+		if len(res.Columns) == 0 {
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: rows result without columns"}, nil
+		}
+		rows := make(message.RowSet, len(res.Rows))
+		for i, r := range res.Rows {
+			rows[i] = r
+		}
+		return &message.RowsResult{
+			Metadata: &message.RowsMetadata{
+				ColumnCount: int32(len(res.Columns)),
+				PagingState: res.PagingState,
+				Columns:     columnMetadata(res.Columns),
+			},
+			Data: rows,
+		}, res.Warnings
+	case engine.ResultSetKeyspace:
+		ks := res.Keyspace
+		c.keyspace.Store(&ks)
+		return &message.SetKeyspaceResult{Keyspace: ks}, res.Warnings
+	case engine.ResultSchemaChange:
+		sc := res.SchemaChange
+		if sc == nil {
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: schema change result without details"}, nil
+		}
+		c.node.cluster.publishSchemaChange(sc)
+		return &message.SchemaChangeResult{
+			ChangeType: primitive.SchemaChangeType(sc.Change),
+			Target:     primitive.SchemaChangeTarget(sc.Target),
+			Keyspace:   sc.Keyspace,
+			Object:     sc.Name,
+		}, res.Warnings
+	}
+	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, nil
+}
+
+func columnMetadata(cols []engine.Column) []*message.ColumnMetadata {
+	out := make([]*message.ColumnMetadata, len(cols))
+	for i, col := range cols {
+		out[i] = &message.ColumnMetadata{Keyspace: col.Keyspace, Table: col.Table, Name: col.Name, Index: int32(i), Type: col.Type}
+	}
+	return out
+}
+
+func preparedMessage(p *engine.Prepared) *message.PreparedResult {
+	vars := &message.VariablesMetadata{Columns: columnMetadata(p.Vars), PkIndices: p.PKIndexes}
+	if vars.PkIndices == nil {
+		vars.PkIndices = []uint16{}
+	}
+	result := &message.RowsMetadata{ColumnCount: int32(len(p.Result))}
+	if len(p.Result) > 0 {
+		result.Columns = columnMetadata(p.Result)
+	}
+	return &message.PreparedResult{PreparedQueryId: p.ID, VariablesMetadata: vars, ResultMetadata: result}
+}
+
+func unprepared(id []byte) *message.Unprepared {
+	return &message.Unprepared{
+		ErrorMessage: fmt.Sprintf("Prepared query with ID %x not found (either the query was not prepared on this host (maybe the host has been restarted?) or you have prepared too many queries and it has been evicted from the internal cache)", id),
+		Id:           id,
+	}
+}
+
+// errorMessage maps an engine error to the ERROR message of its code. Errors that are not
+// *engine.Error are server errors.
+func errorMessage(err error) message.Message {
+	var e *engine.Error
+	if !errors.As(err, &e) {
+		return &message.ServerError{ErrorMessage: err.Error()}
+	}
+	msg := e.Message
+	switch primitive.ErrorCode(e.Code) {
+	case primitive.ErrorCodeServerError:
+		return &message.ServerError{ErrorMessage: msg}
+	case primitive.ErrorCodeProtocolError:
+		return &message.ProtocolError{ErrorMessage: msg}
+	case primitive.ErrorCodeAuthenticationError:
+		return &message.AuthenticationError{ErrorMessage: msg}
+	case primitive.ErrorCodeUnavailable:
+		return &message.Unavailable{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, Required: 1}
+	case primitive.ErrorCodeOverloaded:
+		return &message.Overloaded{ErrorMessage: msg}
+	case primitive.ErrorCodeIsBootstrapping:
+		return &message.IsBootstrapping{ErrorMessage: msg}
+	case primitive.ErrorCodeTruncateError:
+		return &message.TruncateError{ErrorMessage: msg}
+	case primitive.ErrorCodeWriteTimeout:
+		return &message.WriteTimeout{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, BlockFor: 1, WriteType: primitive.WriteTypeSimple}
+	case primitive.ErrorCodeReadTimeout:
+		return &message.ReadTimeout{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, BlockFor: 1}
+	case primitive.ErrorCodeReadFailure:
+		return &message.ReadFailure{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, BlockFor: 1, NumFailures: 1}
+	case primitive.ErrorCodeWriteFailure:
+		return &message.WriteFailure{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, BlockFor: 1, NumFailures: 1, WriteType: primitive.WriteTypeSimple}
+	case primitive.ErrorCodeFunctionFailure:
+		return &message.FunctionFailure{ErrorMessage: msg, Keyspace: e.Keyspace, Arguments: []string{}}
+	case primitive.ErrorCodeSyntaxError:
+		return &message.SyntaxError{ErrorMessage: msg}
+	case primitive.ErrorCodeUnauthorized:
+		return &message.Unauthorized{ErrorMessage: msg}
+	case primitive.ErrorCodeInvalid:
+		return &message.Invalid{ErrorMessage: msg}
+	case primitive.ErrorCodeConfigError:
+		return &message.ConfigError{ErrorMessage: msg}
+	case primitive.ErrorCodeAlreadyExists:
+		return &message.AlreadyExists{ErrorMessage: msg, Keyspace: e.Keyspace, Table: e.Table}
+	case primitive.ErrorCodeUnprepared:
+		return &message.Unprepared{ErrorMessage: msg, Id: e.ID}
+	}
+	return &message.ServerError{ErrorMessage: fmt.Sprintf("%s (engine error code 0x%04X)", msg, int32(e.Code))}
+}
