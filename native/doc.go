@@ -1,8 +1,44 @@
-// Package native is the new core of cqlbridge: a context-first, channel-based Cassandra and ScyllaDB
-// client. It holds Session, statements, prepared statements, batches, the immutable paged Result,
-// row iteration with Go iterators, typed scanning and structured errors. Asynchronous calls return
-// a handle whose completion is a channel, and the synchronous calls are built on them.
+// Package native is the new core of cqlbridge: a context-first, channel-based Cassandra and
+// ScyllaDB client. It imports nothing of gocql; the compatibility layer (compat/gocql) and the
+// legacy future model (future, callbacks) are built on top of it.
 //
-// native imports nothing of gocql; the compatibility layer (compat/gocql) and the legacy future
-// model (future, callbacks) are built on top of it.
+// # Sessions
+//
+// Connect opens a Session from a Config; the zero value of every Config field selects a
+// documented default (LOCAL_QUORUM, 5000 rows per page, a 12 s timeout, two connections per
+// node, token-aware routing). A Session is safe for concurrent use; share one per cluster.
+//
+// # Statements
+//
+// A Statement is a value: Query makes a simple statement, Prepared.Bind a bound prepared one,
+// and the With methods (WithConsistency, WithPageSize, WithPagingState, WithTimestamp,
+// WithIdempotent, WithTracing, WithCustomPayload, WithHost, ...) return modified copies.
+// Values are positional, or named with Named. Batch groups statements in one request.
+// Session.Prepare caches prepared statements by keyspace and text and re-prepares them
+// transparently when a node answers UNPREPARED. A USE statement changes the keyspace of every
+// connection of the session.
+//
+// # Results
+//
+// Session.Execute returns an immutable *Result: a page of rows with their Columns, the paging
+// state, warnings, trace id, custom payload, schema change and LWT outcome (Applied).
+// Result.NextPage returns the next page as a new Result and leaves the old one unchanged.
+// Rows are read with Go iterators: Result.Rows for one page, Result.All and Session.Iter across
+// pages. Row.Scan decodes cells into Go values (the mapping is documented in package cqltype);
+// Row.Raw gives the encoded bytes. Collect, CollectOne, RowTo and ScanOne are generic helpers.
+//
+// # Asynchronous requests
+//
+// Session.ExecuteAsync, Session.ExecuteBatchAsync and Result.NextPageAsync return a *Pending
+// at once; its Done channel closes when the request completes, and Result returns the outcome.
+// One goroutine can keep thousands of requests in flight. The synchronous methods are built on
+// the asynchronous ones.
+//
+// # Errors
+//
+// Every server error is a typed error (*UnavailableError, *ReadTimeoutError,
+// *WriteTimeoutError, *SyntaxError, ...) carrying all the fields the protocol defines; each
+// unwraps to a *RequestError with the code, message and host. Client errors are
+// ErrSessionClosed, ErrTimeout, *NoHostAvailableError (with each host's cause), *BindError
+// (wrong value count or type, detected before anything is sent) and *ScanError.
 package native

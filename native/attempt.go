@@ -1,0 +1,62 @@
+package native
+
+import (
+	"context"
+	"time"
+)
+
+// Attempt describes one attempt of a request on one node, for Config.Observer and
+// RetryPolicy.
+type Attempt struct {
+	// Statement is the CQL text of the statement, or "BATCH" for a batch.
+	Statement string
+	// Host is the node (host:port) the attempt ran on.
+	Host string
+	// Number is the attempt's 0-based number within the request.
+	Number int
+	// Consistency is the level the attempt ran at.
+	Consistency Consistency
+	// Idempotent is the request's idempotence flag.
+	Idempotent bool
+	// Reprepare is true for the PREPARE sent after an UNPREPARED error.
+	Reprepare bool
+	// Start and End bound the attempt.
+	Start, End time.Time
+	// Rows is the number of rows the attempt returned.
+	Rows int
+	// Err is the attempt's error, nil on success.
+	Err error
+}
+
+// RetryAction is what a RetryPolicy decides after a failed attempt.
+type RetryAction uint8
+
+// The retry actions.
+const (
+	// Fail returns the attempt's error to the caller.
+	Fail RetryAction = iota
+	// RetrySameHost tries again on the same node.
+	RetrySameHost
+	// RetryNextHost tries again on the next node of the query plan.
+	RetryNextHost
+	// Ignore returns an empty (void) result instead of the error.
+	Ignore
+)
+
+// RetryDecision is a RetryPolicy's answer: the action, and optionally a new consistency
+// level for the retry.
+type RetryDecision struct {
+	Action RetryAction
+	// Consistency replaces the request's level for the retry when SetConsistency is true
+	// (a downgrading policy).
+	Consistency    Consistency
+	SetConsistency bool
+}
+
+// RetryPolicy decides whether a failed attempt is retried. a describes the failed attempt
+// (a.Err is its error; a.Number counts the attempts made so far). Implementations must be
+// safe for concurrent use and should retry non-idempotent requests only for errors that
+// prove the request was not applied (for example UnavailableError).
+type RetryPolicy interface {
+	Retry(ctx context.Context, a *Attempt) RetryDecision
+}

@@ -1,0 +1,119 @@
+package native
+
+import "time"
+
+// BatchType is the kind of a batch.
+type BatchType uint8
+
+// The batch types.
+const (
+	// LoggedBatch is atomic: once written to the batch log, all its statements are applied.
+	LoggedBatch BatchType = 0
+	// UnloggedBatch groups statements without the batch log.
+	UnloggedBatch BatchType = 1
+	// CounterBatch groups counter updates.
+	CounterBatch BatchType = 2
+)
+
+// String returns "LOGGED", "UNLOGGED" or "COUNTER".
+func (t BatchType) String() string {
+	switch t {
+	case LoggedBatch:
+		return "LOGGED"
+	case UnloggedBatch:
+		return "UNLOGGED"
+	case CounterBatch:
+		return "COUNTER"
+	}
+	return "BATCH(?)"
+}
+
+// Batch is a group of modifying statements sent in one BATCH request. Like Statement it is a
+// value: Add and the With methods return a modified copy. Only the text (or prepared id) and
+// the values of each statement are used; the options of the batch apply to all of them.
+// Named values are supported for prepared statements (they are ordered by the bind
+// metadata); simple statements in a batch take positional values only.
+type Batch struct {
+	typ   BatchType
+	stmts []Statement
+	opts  options
+}
+
+// NewBatch returns a batch of type typ holding stmts.
+func NewBatch(typ BatchType, stmts ...Statement) Batch {
+	return Batch{typ: typ, stmts: stmts}
+}
+
+// Add returns a copy of b with stmts appended; b itself is unchanged.
+func (b Batch) Add(stmts ...Statement) Batch {
+	n := make([]Statement, 0, len(b.stmts)+len(stmts))
+	n = append(n, b.stmts...)
+	b.stmts = append(n, stmts...)
+	return b
+}
+
+// Type returns the batch type.
+func (b Batch) Type() BatchType { return b.typ }
+
+// Statements returns the statements of the batch. The slice is shared; do not modify it.
+func (b Batch) Statements() []Statement { return b.stmts }
+
+// WithConsistency returns a copy of b that runs at consistency c.
+func (b Batch) WithConsistency(c Consistency) Batch {
+	b.opts.consistency = c
+	b.opts.set |= setConsistency
+	return b
+}
+
+// WithSerialConsistency returns a copy of b whose conditional updates use c.
+func (b Batch) WithSerialConsistency(c Consistency) Batch {
+	b.opts.serialConsistency = c
+	b.opts.set |= setSerialConsistency
+	return b
+}
+
+// WithTimestamp returns a copy of b whose writes carry this timestamp (microseconds since the
+// Unix epoch).
+func (b Batch) WithTimestamp(micros int64) Batch {
+	b.opts.timestamp = micros
+	b.opts.set |= setTimestamp
+	return b
+}
+
+// WithIdempotent returns a copy of b marked idempotent (or not).
+func (b Batch) WithIdempotent(idempotent bool) Batch {
+	b.opts.idempotent = idempotent
+	return b
+}
+
+// WithTracing returns a copy of b that asks the server to trace it.
+func (b Batch) WithTracing(trace bool) Batch {
+	b.opts.tracing = trace
+	return b
+}
+
+// WithKeyspace returns a copy of b that runs in keyspace ks (protocol v5 and later; see
+// Statement.WithKeyspace).
+func (b Batch) WithKeyspace(ks string) Batch {
+	b.opts.keyspace = ks
+	return b
+}
+
+// WithCustomPayload returns a copy of b that sends this custom payload.
+func (b Batch) WithCustomPayload(payload map[string][]byte) Batch {
+	b.opts.payload = payload
+	return b
+}
+
+// WithHost returns a copy of b that runs on the node with this address only.
+func (b Batch) WithHost(addr string) Batch {
+	b.opts.host = addr
+	return b
+}
+
+// WithTimeout returns a copy of b with its own timeout; d <= 0 disables it.
+func (b Batch) WithTimeout(d time.Duration) Batch {
+	b.opts.timeout = d
+	b.opts.set |= setTimeout
+	return b
+}

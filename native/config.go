@@ -1,0 +1,125 @@
+package native
+
+import (
+	"context"
+	"crypto/tls"
+	"time"
+)
+
+// Config configures a Session. The zero value of every field selects the documented default,
+// so Config{Hosts: []string{"127.0.0.1"}} is a complete configuration.
+type Config struct {
+	// Hosts are the contact points, as "host" or "host:port" (port 9042 when omitted). The
+	// session connects to the first that answers, reads the cluster's topology from it and
+	// then connects to every node it finds (unless DisablePeerDiscovery is set).
+	Hosts []string
+
+	// Keyspace is the keyspace statements run in when they name no keyspace; every
+	// connection sends USE for it after its handshake. Empty means none.
+	Keyspace string
+
+	// Consistency is the default consistency level of statements and batches. Zero selects
+	// DefaultConsistency (LOCAL_QUORUM); ANY, which is only valid for writes, can be asked for
+	// per statement with WithConsistency.
+	Consistency Consistency
+
+	// SerialConsistency is the default serial consistency of conditional (LWT) statements.
+	// Zero leaves it to the server (SERIAL).
+	SerialConsistency Consistency
+
+	// PageSize is the default number of rows per page. Zero selects 5000; a negative value
+	// disables paging (the server returns every row in one page).
+	PageSize int
+
+	// Timeout bounds each request, retries and re-prepares included, in addition to the
+	// caller's context. Zero selects 12s; a negative value disables it.
+	Timeout time.Duration
+
+	// ConnectTimeout bounds dialling and the handshake of each connection. Zero selects 10s.
+	ConnectTimeout time.Duration
+
+	// ConnsPerHost is the number of connections kept to each node. Zero selects 2. Each
+	// connection multiplexes up to 32768 concurrent requests.
+	ConnsPerHost int
+
+	// Compression is the frame compression: "" (none), "lz4" or "snappy".
+	Compression string
+
+	// Authenticator answers the server's authentication challenges; nil sends no
+	// credentials. PasswordAuthenticator covers Cassandra's PasswordAuthenticator.
+	Authenticator Authenticator
+
+	// TLS enables TLS with this configuration when non-nil.
+	TLS *tls.Config
+
+	// HeartbeatInterval is how often an idle connection sends OPTIONS to detect a dead peer.
+	// Zero selects 30s; a negative value disables heartbeats.
+	HeartbeatInterval time.Duration
+
+	// ProtocolVersion is the native protocol version to speak. Zero selects 4, the only
+	// version supported so far.
+	ProtocolVersion int
+
+	// Routing chooses the coordinator of each request. The zero value is TokenAware.
+	Routing Routing
+
+	// LocalDC, when set, makes routing prefer nodes of this data center; nodes of other data
+	// centers are only used when no local node is available.
+	LocalDC string
+
+	// RetryPolicy decides whether a failed attempt is retried. Nil retries nothing (the
+	// transparent re-prepare after an UNPREPARED error is not a retry and always happens).
+	RetryPolicy RetryPolicy
+
+	// Observer, when set, is called after every attempt of every request (including
+	// re-prepares and retries), in the goroutine that ran the attempt. It must not block.
+	Observer func(ctx context.Context, a Attempt)
+
+	// DisablePeerDiscovery makes the session use only the contact points, never the nodes
+	// listed in system.peers.
+	DisablePeerDiscovery bool
+
+	// HostFilter, when set, excludes every node for which it returns false.
+	HostFilter func(Host) bool
+
+	// AddressTranslator, when set, maps the address a node advertises (host:port) to the
+	// address to dial, for clusters behind NAT.
+	AddressTranslator func(addr string) string
+
+	// ClientTimestamps makes the session give every statement and batch without an explicit
+	// timestamp the current time as its default timestamp (the protocol's
+	// default-timestamp flag). By default the coordinator assigns timestamps.
+	ClientTimestamps bool
+}
+
+// Routing selects how a session picks the coordinator of a request.
+type Routing int
+
+const (
+	// TokenAware sends a request to a replica of its partition when the partition key is
+	// known (a prepared statement whose key columns are all bound), and otherwise round-robin.
+	TokenAware Routing = iota
+	// RoundRobin spreads requests over all nodes in turn.
+	RoundRobin
+)
+
+// String returns "token-aware" or "round-robin".
+func (r Routing) String() string {
+	switch r {
+	case TokenAware:
+		return "token-aware"
+	case RoundRobin:
+		return "round-robin"
+	}
+	return "routing(?)"
+}
+
+// Defaults applied to zero Config fields.
+const (
+	DefaultPageSize          = 5000
+	DefaultTimeout           = 12 * time.Second
+	DefaultConnectTimeout    = 10 * time.Second
+	DefaultConnsPerHost      = 2
+	DefaultHeartbeatInterval = 30 * time.Second
+	DefaultPort              = "9042"
+)

@@ -1,0 +1,69 @@
+package native
+
+import "sync"
+
+// Pending is a request in flight, returned by the Async methods of Session and Result. Its
+// completion is a channel, so one goroutine can start thousands of requests and select on
+// them. A Pending completes exactly once, with a Result or an error.
+type Pending struct {
+	done  chan struct{}
+	res   *Result
+	err   error
+	mu    sync.Mutex
+	hooks []func()
+	fired bool
+}
+
+func newPending() *Pending { return &Pending{done: make(chan struct{})} }
+
+// donePending returns an already completed Pending.
+func donePending(res *Result, err error) *Pending {
+	p := newPending()
+	p.complete(res, err)
+	return p
+}
+
+// Done returns a channel closed when the request has completed.
+func (p *Pending) Done() <-chan struct{} { return p.done }
+
+// Result waits for the request to complete and returns its outcome. It can be called any
+// number of times, from any goroutine.
+func (p *Pending) Result() (*Result, error) {
+	<-p.done
+	return p.res, p.err
+}
+
+// OnDone arranges for f to run once p has completed: in the goroutine that completes the
+// request, in registration order with other functions given to OnDone, or immediately in the
+// caller's goroutine, before OnDone returns, when p has already completed. f must not block:
+// it delays the completion of other requests.
+func (p *Pending) OnDone(f func()) {
+	p.mu.Lock()
+	if p.fired {
+		p.mu.Unlock()
+		f()
+		return
+	}
+	p.hooks = append(p.hooks, f)
+	p.mu.Unlock()
+}
+
+// complete records the outcome, wakes the waiters and runs the hooks.
+func (p *Pending) complete(res *Result, err error) {
+	p.res, p.err = res, err
+	close(p.done)
+	for {
+		p.mu.Lock()
+		hooks := p.hooks
+		p.hooks = nil
+		if len(hooks) == 0 {
+			p.fired = true
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		for _, f := range hooks {
+			f()
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package native
+
+// Prepared is a statement prepared on the cluster. It is immutable and safe for concurrent
+// use; Bind makes executable Statements from it. A session caches prepared statements by
+// keyspace and text, so preparing the same text twice costs one round trip, and
+// re-prepares them transparently when a node has forgotten them (UNPREPARED).
+type Prepared struct {
+	id               []byte
+	resultMetadataID []byte
+	cql              string
+	keyspace         string
+	params           []Column
+	pkIndexes        []int
+	columns          []Column
+}
+
+// ID returns the server's id of the statement. Do not modify the slice.
+func (p *Prepared) ID() []byte { return p.id }
+
+// CQL returns the statement's text.
+func (p *Prepared) CQL() string { return p.cql }
+
+// Keyspace returns the keyspace the statement was prepared in (the session keyspace at the
+// time, when the text names none).
+func (p *Prepared) Keyspace() string { return p.keyspace }
+
+// Params describes the bind markers, in order: name (the column name for "?" markers) and
+// CQL type. Do not modify the slice.
+func (p *Prepared) Params() []Column { return p.params }
+
+// PartitionKeyIndexes returns, for each partition key column in order, the index of the
+// bind marker that supplies it; nil when not all of them are bound (routing then cannot be
+// token-aware). Do not modify the slice.
+func (p *Prepared) PartitionKeyIndexes() []int { return p.pkIndexes }
+
+// Columns describes the result columns (nil for statements that return no rows). Do not
+// modify the slice.
+func (p *Prepared) Columns() []Column { return p.columns }
+
+// Bind returns a statement executing p with values, by position, or by name when every
+// value is a NamedValue. The number and types of values are checked against Params when
+// the statement is executed, before anything is sent.
+func (p *Prepared) Bind(values ...any) Statement {
+	return Statement{cql: p.cql, prepared: p, values: values}
+}

@@ -1,0 +1,232 @@
+package native
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"iter"
+)
+
+// ResultKind says what a response carried.
+type ResultKind uint8
+
+// The kinds of result.
+const (
+	// ResultVoid is the result of a statement that returns nothing (most writes).
+	ResultVoid ResultKind = iota + 1
+	// ResultRows carries a page of rows (a SELECT, or a conditional write's [applied] row).
+	ResultRows
+	// ResultSetKeyspace is the result of USE.
+	ResultSetKeyspace
+	// ResultSchemaChange is the result of DDL.
+	ResultSchemaChange
+)
+
+// String returns "void", "rows", "set keyspace" or "schema change".
+func (k ResultKind) String() string {
+	switch k {
+	case ResultVoid:
+		return "void"
+	case ResultRows:
+		return "rows"
+	case ResultSetKeyspace:
+		return "set keyspace"
+	case ResultSchemaChange:
+		return "schema change"
+	}
+	return "result(?)"
+}
+
+// SchemaChange describes the schema change a DDL statement made.
+type SchemaChange struct {
+	Change   string   // CREATED, UPDATED or DROPPED
+	Target   string   // KEYSPACE, TABLE, TYPE, FUNCTION or AGGREGATE
+	Keyspace string   // affected keyspace
+	Name     string   // table, type, function or aggregate name; empty for KEYSPACE
+	ArgTypes []string // argument types of a function or aggregate
+}
+
+// Result is the immutable outcome of one request: for a SELECT one page of rows with its
+// column metadata and the paging state for the next page, plus the warnings, trace id and
+// custom payload of the response. A Result is safe for concurrent use and stays valid
+// forever: NextPage returns a new Result, and rows are read from the Result's own memory.
+type Result struct {
+	kind        ResultKind
+	columns     []Column
+	data        []byte   // the rows' cells, as sent by the server
+	rowCount    int      // rows in data
+	offsets     []uint32 // start of each row in data, when rowCount > 1
+	pagingState []byte
+	warnings    []string
+	traceID     [16]byte
+	traced      bool
+	payload     map[string][]byte
+	change      *SchemaChange
+	keyspace    string
+	host        string
+	stmt        Statement // statement that produced this page (zero for batches)
+	batch       bool
+	sess        *Session
+}
+
+// Kind says what the response carried.
+func (r *Result) Kind() ResultKind { return r.kind }
+
+// Columns describes the result columns. Do not modify the slice.
+func (r *Result) Columns() []Column { return r.columns }
+
+// Len returns the number of rows in this page.
+func (r *Result) Len() int { return r.rowCount }
+
+// Row returns the i-th row of this page (0-based); ok is false when i is out of range.
+func (r *Result) Row(i int) (row Row, ok bool) {
+	if i < 0 || i >= r.rowCount {
+		return Row{}, false
+	}
+	if r.rowCount == 1 {
+		return Row{res: r, data: r.data}, true
+	}
+	end := len(r.data)
+	if i+1 < r.rowCount {
+		end = int(r.offsets[i+1])
+	}
+	return Row{res: r, data: r.data[r.offsets[i]:end]}, true
+}
+
+// First returns the first row of this page; ok is false when the page is empty.
+func (r *Result) First() (row Row, ok bool) { return r.Row(0) }
+
+// Rows iterates over the rows of this page only, with their index.
+func (r *Result) Rows() iter.Seq2[int, Row] {
+	return func(yield func(int, Row) bool) {
+		for i := range r.rowCount {
+			row, _ := r.Row(i)
+			if !yield(i, row) {
+				return
+			}
+		}
+	}
+}
+
+// All iterates over the rows of this page and then of every following page, fetching each
+// page when the previous one is exhausted. A failed fetch is yielded as the last element,
+// with a zero Row. Stopping the loop early fetches nothing more.
+func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		page := r
+		for {
+			for i := range page.rowCount {
+				row, _ := page.Row(i)
+				if !yield(row, nil) {
+					return
+				}
+			}
+			if !page.HasMorePages() {
+				return
+			}
+			next, err := page.NextPage(ctx)
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			page = next
+		}
+	}
+}
+
+// PagingState returns the opaque state that resumes the query after this page
+// (Statement.WithPagingState), or nil when this is the last page. Do not modify it.
+func (r *Result) PagingState() []byte { return r.pagingState }
+
+// HasMorePages reports whether the server has more pages after this one.
+func (r *Result) HasMorePages() bool { return len(r.pagingState) > 0 }
+
+// NextPage fetches the page after r, running the same statement with r's paging state, and
+// returns it as a new Result; r is unchanged. It returns ErrNoMorePages when r is the last
+// page.
+func (r *Result) NextPage(ctx context.Context) (*Result, error) {
+	return r.NextPageAsync(ctx).Result()
+}
+
+// NextPageAsync starts fetching the page after r and returns at once.
+func (r *Result) NextPageAsync(ctx context.Context) *Pending {
+	if !r.HasMorePages() {
+		return donePending(nil, ErrNoMorePages)
+	}
+	if r.sess == nil || r.batch {
+		return donePending(nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages))
+	}
+	return r.sess.ExecuteAsync(ctx, r.stmt.WithPagingState(r.pagingState))
+}
+
+// Warnings returns the warnings the server attached to the response. Do not modify the
+// slice.
+func (r *Result) Warnings() []string { return r.warnings }
+
+// TraceID returns the tracing session id when the statement was traced (WithTracing).
+func (r *Result) TraceID() (id [16]byte, ok bool) { return r.traceID, r.traced }
+
+// CustomPayload returns the custom payload of the response, or nil. Do not modify it.
+func (r *Result) CustomPayload() map[string][]byte { return r.payload }
+
+// SchemaChange describes the change made by a DDL statement, or returns nil.
+func (r *Result) SchemaChange() *SchemaChange { return r.change }
+
+// Keyspace returns the keyspace set by a USE statement (Kind ResultSetKeyspace).
+func (r *Result) Keyspace() string { return r.keyspace }
+
+// Host returns the address (host:port) of the coordinator that answered.
+func (r *Result) Host() string { return r.host }
+
+// Statement returns the statement that produced this page, with the paging state it was run
+// with; the zero Statement for a batch.
+func (r *Result) Statement() Statement { return r.stmt }
+
+// Applied reports whether a conditional statement (INSERT ... IF NOT EXISTS, UPDATE ... IF,
+// a batch with conditions) was applied: the value of the boolean [applied] column of the
+// first row. A result without an [applied] column reports true.
+func (r *Result) Applied() bool {
+	if len(r.columns) == 0 || r.columns[0].Name != "[applied]" || r.rowCount == 0 {
+		return true
+	}
+	row, _ := r.First()
+	b := row.Raw(0)
+	return len(b) == 1 && b[0] != 0
+}
+
+// indexRows checks that data holds rowCount rows of len(columns) cells each, and records
+// where each row starts when there is more than one. It never reads outside data.
+func (r *Result) indexRows() error {
+	n := len(r.columns)
+	off := 0
+	if r.rowCount > 1 {
+		// A row needs at least 4 bytes per column; never trust the count for the allocation.
+		if n == 0 || r.rowCount > len(r.data)/(4*n) {
+			return fmt.Errorf("native: malformed rows: %d rows of %d columns cannot fit in %d bytes", r.rowCount, n, len(r.data))
+		}
+		r.offsets = make([]uint32, r.rowCount)
+	}
+	for i := range r.rowCount {
+		if r.offsets != nil {
+			r.offsets[i] = uint32(off)
+		}
+		for c := range n {
+			if len(r.data)-off < 4 {
+				return fmt.Errorf("native: malformed rows: row %d column %d: truncated length", i, c)
+			}
+			l := int32(binary.BigEndian.Uint32(r.data[off:]))
+			off += 4
+			if l < 0 {
+				continue
+			}
+			if int(l) > len(r.data)-off {
+				return fmt.Errorf("native: malformed rows: row %d column %d: %d bytes announced, %d left", i, c, l, len(r.data)-off)
+			}
+			off += int(l)
+		}
+	}
+	if off != len(r.data) {
+		return fmt.Errorf("native: malformed rows: %d bytes left after %d rows", len(r.data)-off, r.rowCount)
+	}
+	return nil
+}

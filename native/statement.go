@@ -1,0 +1,201 @@
+package native
+
+import (
+	"time"
+)
+
+// Statement is one CQL statement with its values and options: a simple statement made by
+// Query, or a bound prepared statement made by Prepared.Bind. It is a value: every With
+// method returns a modified copy and leaves the receiver unchanged, so a Statement can be
+// built once and shared between goroutines. Options not set fall back to the session's
+// Config.
+//
+// Values are bound by position, or by name when every value is a NamedValue (see Named). Go
+// values map to CQL types as documented in package cqltype; nil is NULL and Unset leaves a
+// column unchanged. The slices and maps given to a Statement (values, paging state, custom
+// payload) must not be modified while it is in use.
+type Statement struct {
+	cql      string
+	prepared *Prepared
+	values   []any
+	opts     options
+}
+
+// options are the per-request settings shared by Statement and Batch.
+type options struct {
+	set               optionSet
+	consistency       Consistency
+	serialConsistency Consistency
+	pageSize          int32
+	timestamp         int64
+	timeout           time.Duration
+	pagingState       []byte
+	keyspace          string
+	host              string
+	payload           map[string][]byte
+	idempotent        bool
+	tracing           bool
+	skipMetadata      bool
+}
+
+type optionSet uint16
+
+const (
+	setConsistency optionSet = 1 << iota
+	setSerialConsistency
+	setPageSize
+	setTimestamp
+	setTimeout
+	setSkipMetadata
+)
+
+// NamedValue is a value bound to a bind marker by name (":name" in the CQL text, or the
+// column name for "?" markers of a prepared statement).
+type NamedValue struct {
+	Name  string
+	Value any
+}
+
+// Named returns a NamedValue. A statement's values must be either all named or all
+// positional.
+func Named(name string, value any) NamedValue { return NamedValue{Name: name, Value: value} }
+
+// unsetValue is the type of Unset.
+type unsetValue struct{}
+
+// Unset is a value that leaves its bind marker unset: the column keeps its current value
+// (protocol v4's "not set" value), unlike nil, which writes NULL.
+var Unset = unsetValue{}
+
+// Query returns a simple (unprepared) statement. The CQL text is sent as is on every
+// execution; for a statement run more than once, Session.Prepare it and use Prepared.Bind.
+func Query(cql string, values ...any) Statement {
+	return Statement{cql: cql, values: values}
+}
+
+// CQL returns the statement's text.
+func (s Statement) CQL() string { return s.cql }
+
+// Prepared returns the prepared statement s was bound from, or nil for a simple statement.
+func (s Statement) Prepared() *Prepared { return s.prepared }
+
+// Values returns the bound values. The slice is shared; do not modify it.
+func (s Statement) Values() []any { return s.values }
+
+// WithValues returns a copy of s bound to values instead of its current ones.
+func (s Statement) WithValues(values ...any) Statement {
+	s.values = values
+	return s
+}
+
+// WithConsistency returns a copy of s that runs at consistency c.
+func (s Statement) WithConsistency(c Consistency) Statement {
+	s.opts.consistency = c
+	s.opts.set |= setConsistency
+	return s
+}
+
+// Consistency returns the statement's consistency and whether it was set (otherwise the
+// session's default applies).
+func (s Statement) Consistency() (Consistency, bool) {
+	return s.opts.consistency, s.opts.set&setConsistency != 0
+}
+
+// WithSerialConsistency returns a copy of s whose conditional updates use c (SERIAL or
+// LOCAL_SERIAL) for their Paxos phase.
+func (s Statement) WithSerialConsistency(c Consistency) Statement {
+	s.opts.serialConsistency = c
+	s.opts.set |= setSerialConsistency
+	return s
+}
+
+// WithPageSize returns a copy of s that fetches n rows per page; n <= 0 disables paging.
+func (s Statement) WithPageSize(n int) Statement {
+	if n <= 0 {
+		n = -1
+	}
+	if n > 1<<31-1 {
+		n = 1<<31 - 1
+	}
+	s.opts.pageSize = int32(n)
+	s.opts.set |= setPageSize
+	return s
+}
+
+// PageSize returns the statement's page size and whether it was set.
+func (s Statement) PageSize() (int, bool) { return int(s.opts.pageSize), s.opts.set&setPageSize != 0 }
+
+// WithPagingState returns a copy of s that resumes after the page whose Result.PagingState
+// returned state. A nil state starts from the first page.
+func (s Statement) WithPagingState(state []byte) Statement {
+	s.opts.pagingState = state
+	return s
+}
+
+// PagingState returns the paging state set with WithPagingState.
+func (s Statement) PagingState() []byte { return s.opts.pagingState }
+
+// WithTimestamp returns a copy of s whose writes carry this timestamp (microseconds since
+// the Unix epoch) instead of one assigned by the coordinator.
+func (s Statement) WithTimestamp(micros int64) Statement {
+	s.opts.timestamp = micros
+	s.opts.set |= setTimestamp
+	return s
+}
+
+// WithIdempotent returns a copy of s marked idempotent (or not): only idempotent
+// statements are retried after a timeout or a connection failure whose outcome is unknown.
+func (s Statement) WithIdempotent(idempotent bool) Statement {
+	s.opts.idempotent = idempotent
+	return s
+}
+
+// Idempotent reports whether s is marked idempotent.
+func (s Statement) Idempotent() bool { return s.opts.idempotent }
+
+// WithTracing returns a copy of s that asks the server to trace its execution; the trace id
+// is in Result.TraceID.
+func (s Statement) WithTracing(trace bool) Statement {
+	s.opts.tracing = trace
+	return s
+}
+
+// WithKeyspace returns a copy of s that runs in keyspace ks instead of the session's. The
+// protocol carries a per-statement keyspace from version 5 on; with version 4, executing the
+// statement fails with an error wrapping ErrUnsupported (name the keyspace in the CQL text
+// instead).
+func (s Statement) WithKeyspace(ks string) Statement {
+	s.opts.keyspace = ks
+	return s
+}
+
+// WithCustomPayload returns a copy of s that sends this custom payload with the request.
+func (s Statement) WithCustomPayload(payload map[string][]byte) Statement {
+	s.opts.payload = payload
+	return s
+}
+
+// WithHost returns a copy of s that runs on the node with this address (host:port, as in
+// Host.Addr) and nowhere else: no routing, no failover to other nodes.
+func (s Statement) WithHost(addr string) Statement {
+	s.opts.host = addr
+	return s
+}
+
+// WithTimeout returns a copy of s with its own timeout instead of Config.Timeout; d <= 0
+// disables the timeout (the context still applies).
+func (s Statement) WithTimeout(d time.Duration) Statement {
+	s.opts.timeout = d
+	s.opts.set |= setTimeout
+	return s
+}
+
+// WithSkipMetadata returns a copy of s that asks the server to omit (skip true) or send
+// (skip false) the result metadata of a prepared statement. By default it is skipped and
+// the metadata returned by PREPARE is used, which saves decoding it on every execution.
+// Simple statements always receive metadata.
+func (s Statement) WithSkipMetadata(skip bool) Statement {
+	s.opts.skipMetadata = skip
+	s.opts.set |= setSkipMetadata
+	return s
+}
