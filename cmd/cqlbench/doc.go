@@ -1,0 +1,14 @@
+// Command cqlbench is a Latte-style benchmark of gocql v1.7.0, cqlbridge's compat/gocql shim, the
+// native core, and a "floor" driver (a bare socket loop sending pre-encoded frames: the physical
+// limit of the machine for a workload), run against the same server.
+//
+//	go run ./cmd/cqlbench --driver native --workload read_prepared --concurrency 32 --duration 10s --sim
+//	go run ./cmd/cqlbench --compare gocql,compat,native,floor --workload read_prepared --hosts 127.0.0.1 --json out.json --plot out.svg
+//
+// Per run it reports throughput, request latency (p50/p90/p99/p99.9/max from an HDR histogram),
+// with --rate the cycle latency measured from each operation's scheduled start (so a stalled
+// client cannot hide queueing: coordinated omission), client CPU per operation (getrusage of this
+// process; with --sim the server runs as a separate process), allocations and bytes per operation
+// (runtime metrics), and errors by type. --compare runs the drivers in turn, in interleaved
+// repetitions, against one server process and prints ratios to gocql.
+package main

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+)
+
+// plotColors are the series colours, in driver order.
+var plotColors = []string{"#d62728", "#1f77b4", "#2ca02c", "#7f7f7f", "#9467bd", "#ff7f0e"}
+
+// writePlot draws an SVG with two panels: the request-latency distribution of each result
+// (latency against percentile on a "nines" scale, both logarithmic) and throughput bars.
+func writePlot(path string, results []*runResult) error {
+	const (
+		width, height  = 960, 420
+		lx, ly, lw, lh = 70.0, 40.0, 520.0, 320.0 // latency panel
+		bx, bw         = 680.0, 240.0             // throughput panel (same y and height)
+	)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	title := "cqlbench"
+	if len(results) > 0 {
+		title = fmt.Sprintf("cqlbench %s, concurrency %d", results[0].Workload, results[0].Concurrency)
+	}
+	fmt.Fprintf(&sb, `<text x="%d" y="20" font-size="15">%s</text>`+"\n", 20, title)
+
+	// Latency panel: x = log10(1/(1-q)) from q=0 to q=0.9999 (0..4 nines), y = log10(µs).
+	maxLat := int64(1)
+	minLat := int64(math.MaxInt64)
+	for _, r := range results {
+		if m := r.Request.Max(); m > maxLat {
+			maxLat = m
+		}
+		if m := r.Request.Min(); m > 0 && m < minLat {
+			minLat = m
+		}
+	}
+	if minLat == math.MaxInt64 {
+		minLat = 1
+	}
+	yLo := math.Floor(math.Log10(float64(minLat)))
+	yHi := math.Ceil(math.Log10(float64(maxLat)))
+	if yHi <= yLo {
+		yHi = yLo + 1
+	}
+	yOf := func(us int64) float64 {
+		v := math.Log10(math.Max(float64(us), 1))
+		return ly + lh - (v-yLo)/(yHi-yLo)*lh
+	}
+	xOf := func(q float64) float64 { return lx + math.Log10(1/(1-q))/4*lw }
+	fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="%.0f" height="%.0f" fill="none" stroke="#444"/>`+"\n", lx, ly, lw, lh)
+	for i, lbl := range []string{"p0", "p90", "p99", "p99.9", "p99.99"} {
+		x := lx + float64(i)/4*lw
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#ddd"/><text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", x, ly, x, ly+lh, x, ly+lh+16, lbl)
+	}
+	for e := yLo; e <= yHi; e++ {
+		y := ly + lh - (e-yLo)/(yHi-yLo)*lh
+		fmt.Fprintf(&sb, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", lx, y, lx+lw, y, lx-6, y+4, fmtMicros(math.Pow(10, e)))
+	}
+	fmt.Fprintf(&sb, `<text x="%.0f" y="%.0f" text-anchor="middle">request latency by percentile</text>`+"\n", lx+lw/2, ly-8)
+	for i, r := range results {
+		col := plotColors[i%len(plotColors)]
+		var pts []string
+		for k := 0; k <= 200; k++ {
+			q := 1 - math.Pow(10, -4*float64(k)/200)
+			if k == 200 {
+				q = 0.9999
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(q), yOf(r.Request.ValueAtQuantile(q*100))))
+		}
+		fmt.Fprintf(&sb, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", col, strings.Join(pts, " "))
+		fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx+10, ly+10+float64(i)*16, col, lx+24, ly+19+float64(i)*16, r.Driver)
+	}
+
+	// Throughput panel.
+	maxOps := 1.0
+	for _, r := range results {
+		maxOps = math.Max(maxOps, r.opsPerS())
+	}
+	fmt.Fprintf(&sb, `<text x="%.0f" y="%.0f" text-anchor="middle">throughput (ops/s)</text>`+"\n", bx+bw/2, ly-8)
+	fmt.Fprintf(&sb, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#444"/>`+"\n", bx, ly+lh, bx+bw, ly+lh)
+	n := float64(len(results))
+	for i, r := range results {
+		col := plotColors[i%len(plotColors)]
+		slot := bw / math.Max(n, 1)
+		h := r.opsPerS() / maxOps * (lh - 20)
+		x := bx + float64(i)*slot + slot*0.15
+		fmt.Fprintf(&sb, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`+"\n", x, ly+lh-h, slot*0.7, h, col)
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" text-anchor="middle">%.0f</text>`+"\n", x+slot*0.35, ly+lh-h-4, r.opsPerS())
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, ly+lh+16, r.Driver)
+	}
+	sb.WriteString("</svg>\n")
+	return os.WriteFile(path, []byte(sb.String()), 0o644)
+}
+
+func fmtMicros(us float64) string {
+	switch {
+	case us >= 1e6:
+		return fmt.Sprintf("%gs", us/1e6)
+	case us >= 1e3:
+		return fmt.Sprintf("%gms", us/1e3)
+	}
+	return fmt.Sprintf("%gµs", us)
+}

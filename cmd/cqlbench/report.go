@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// jsonRecord is one run in --json output. The keys are a fixed interface other tools read.
+type jsonRecord struct {
+	Driver      string           `json:"driver"`
+	Workload    string           `json:"workload"`
+	Concurrency int              `json:"concurrency"`
+	OpsPerS     float64          `json:"ops_per_s"`
+	P50us       int64            `json:"p50_us"`
+	P99us       int64            `json:"p99_us"`
+	P999us      int64            `json:"p999_us"`
+	CPUusPerOp  float64          `json:"cpu_us_per_op"`
+	AllocsPerOp float64          `json:"allocs_per_op"`
+	BytesPerOp  float64          `json:"bytes_per_op"`
+	Errors      map[string]int64 `json:"errors"`
+}
+
+func (r *runResult) record() jsonRecord {
+	return jsonRecord{
+		Driver: r.Driver, Workload: r.Workload, Concurrency: r.Concurrency,
+		OpsPerS:     round(r.opsPerS(), 1),
+		P50us:       r.Request.ValueAtQuantile(50),
+		P99us:       r.Request.ValueAtQuantile(99),
+		P999us:      r.Request.ValueAtQuantile(99.9),
+		CPUusPerOp:  round(r.perOp(float64(r.CPU.Microseconds())), 2),
+		AllocsPerOp: round(r.perOp(float64(r.Allocs)), 2),
+		BytesPerOp:  round(r.perOp(float64(r.Bytes)), 1),
+		Errors:      r.Errors,
+	}
+}
+
+func round(v float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	if v < 0 {
+		return float64(int64(v*p-0.5)) / p
+	}
+	return float64(int64(v*p+0.5)) / p
+}
+
+// writeJSON writes one object for a single run, or an array for --compare.
+func writeJSON(path string, results []*runResult, single bool) error {
+	var v any
+	if single {
+		v = results[0].record()
+	} else {
+		recs := make([]jsonRecord, len(results))
+		for i, r := range results {
+			recs[i] = r.record()
+		}
+		v = recs
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// printTable prints one line per result with every measured figure, and ratios to the baseline
+// (gocql) when it is among the results.
+func printTable(w io.Writer, results []*runResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	rated := false
+	for _, r := range results {
+		rated = rated || r.Rated
+	}
+	hdr := "driver\tworkload\tconc\tops/s\tp50 µs\tp90 µs\tp99 µs\tp99.9 µs\tmax µs\t"
+	if rated {
+		hdr += "cycle p50\tcycle p99\tcycle p99.9\t"
+	}
+	hdr += "CPU µs/op\tallocs/op\tB/op\terrors\t"
+	fmt.Fprintln(tw, hdr)
+	for _, r := range results {
+		rec := r.record()
+		line := fmt.Sprintf("%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%d\t", r.Driver, r.Workload, r.Concurrency, rec.OpsPerS,
+			rec.P50us, r.Request.ValueAtQuantile(90), rec.P99us, rec.P999us, r.Request.Max())
+		if rated {
+			line += fmt.Sprintf("%d\t%d\t%d\t", r.Cycle.ValueAtQuantile(50), r.Cycle.ValueAtQuantile(99), r.Cycle.ValueAtQuantile(99.9))
+		}
+		line += fmt.Sprintf("%.1f\t%.1f\t%.0f\t%s\t", rec.CPUusPerOp, rec.AllocsPerOp, rec.BytesPerOp, errorSummary(r.Errors))
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+
+	var base *runResult
+	for _, r := range results {
+		if r.Driver == "gocql" {
+			base = r
+		}
+	}
+	if base == nil || len(results) < 2 {
+		return
+	}
+	b := base.record()
+	fmt.Fprintln(w, "\nratios to gocql (lower is better except ops/s):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver\tops/s\tp50\tp99\tCPU/op\tallocs/op\tB/op\t")
+	for _, r := range results {
+		rec := r.record()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Driver,
+			ratio(rec.OpsPerS, b.OpsPerS), ratio(float64(rec.P50us), float64(b.P50us)), ratio(float64(rec.P99us), float64(b.P99us)),
+			ratio(rec.CPUusPerOp, b.CPUusPerOp), ratio(rec.AllocsPerOp, b.AllocsPerOp), ratio(rec.BytesPerOp, b.BytesPerOp))
+	}
+	tw.Flush()
+}
+
+func ratio(v, base float64) string {
+	if base == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", v/base)
+}
+
+func errorSummary(m map[string]int64) string {
+	if len(m) == 0 {
+		return "0"
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	return strings.Join(parts, ",")
+}
