@@ -26,12 +26,17 @@ const EnvHosts = "CQL_HOSTS"
 const DefaultPort = "9042"
 
 // Hosts returns the contact points from CQL_HOSTS as host:port strings. When CQL_HOSTS is unset
-// it skips the test with a message saying how to provide a server.
+// it returns the address of an embedded cqlsim server shared by the whole test binary (see
+// EmbeddedHosts); only when that cannot start does it skip the test, with a message saying how to
+// provide a server.
 func Hosts(tb testing.TB) []string {
 	tb.Helper()
 	hosts := HostsFromEnv()
 	if len(hosts) == 0 {
-		tb.Skipf("%s is unset and no embedded server is wired in: run `make test` (starts Apache Cassandra) or set %s=127.0.0.1", EnvHosts, EnvHosts)
+		var err error
+		if hosts, err = EmbeddedHosts(); err != nil {
+			tb.Skipf("%s is unset and the embedded cqlsim is unavailable (%v): run `make test` (starts Apache Cassandra) or set %s=127.0.0.1", EnvHosts, err, EnvHosts)
+		}
 	}
 	return hosts
 }

@@ -1,0 +1,104 @@
+package cqlsim_test
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+// longString encodes a [long string].
+func longString(s string) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)
+}
+
+func TestMalformedBodiesGetProtocolErrors(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	cases := []struct {
+		name   string
+		opcode byte
+		body   []byte
+		want   string // substring of the error message
+	}{
+		{"query string longer than body", 0x07, []byte{0x7f, 0xff, 0xff, 0xff, 'S'}, "query string"},
+		{"negative query length", 0x07, []byte{0xff, 0xff, 0xff, 0xf0}, "negative length"},
+		{"missing query parameters", 0x07, longString("SELECT 1"), "consistency"},
+		{"unknown consistency", 0x07, append(longString("SELECT 1"), 0x00, 0x42, 0x00), "consistency code 0x0042"},
+		{"value count beyond body", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0xff, 0xff), "values claimed"},
+		{"value longer than body", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00), "value needs"},
+		{"invalid value length", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0x00, 0x01, 0xff, 0xff, 0xff, 0xf0), "invalid length"},
+		{"unknown query flag", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x80), "unknown query flags"},
+		{"execute id beyond body", 0x0A, []byte{0x00, 0x20, 1, 2}, "prepared id"},
+		{"unknown batch type", 0x0D, []byte{0x07, 0x00, 0x00, 0x00, 0x01, 0x00}, "unknown batch type"},
+		{"unknown batch statement kind", 0x0D, []byte{0x00, 0x00, 0x01, 0x05, 0, 0, 0, 0, 0, 0, 0, 0}, "statement kind"},
+		{"batch with named values", 0x0D, []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x40}, "named values"},
+		{"response opcode", 0x08, nil, "not a request"},
+		{"unknown opcode", 0x3f, nil, "not a request"},
+		{"empty prepare", 0x09, nil, "query string"},
+	}
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stream := int16(100 + i)
+			rc.write(rawFrame(4, 0, stream, tc.opcode, tc.body))
+			f := rc.read()
+			e, ok := f.Body.Message.(*message.ProtocolError)
+			if !ok {
+				t.Fatalf("got %v, want PROTOCOL_ERROR", f.Body.Message)
+			}
+			if f.Header.StreamId != stream {
+				t.Errorf("error on stream %d, want %d", f.Header.StreamId, stream)
+			}
+			if !strings.Contains(e.ErrorMessage, tc.want) {
+				t.Errorf("message %q does not mention %q", e.ErrorMessage, tc.want)
+			}
+		})
+	}
+	// The connection survived all of them.
+	rc.send(primitive.ProtocolVersion4, 99, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported {
+		t.Fatalf("after malformed frames: %v", f.Body.Message)
+	}
+}
+
+func TestUnframeableInputClosesConnection(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxFrameLength: 1 << 20})
+	cases := []struct {
+		name  string
+		frame []byte
+	}{
+		{"negative body length", []byte{4, 0, 0, 1, 0x05, 0xff, 0xff, 0xff, 0xff}},
+		{"body beyond the limit", []byte{4, 0, 0, 1, 0x07, 0x10, 0x00, 0x00, 0x00}},
+		{"response bit", rawFrame(0x84, 0, 1, 0x05, nil)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			rc.write(tc.frame)
+			f := rc.read()
+			if _, ok := f.Body.Message.(*message.ProtocolError); !ok || f.Header.StreamId != 1 {
+				t.Fatalf("got %v on stream %d, want PROTOCOL_ERROR on 1", f.Body.Message, f.Header.StreamId)
+			}
+			rc.expectClosed()
+		})
+	}
+}
+
+func TestTruncatedFrameDoesNotHangClose(t *testing.T) {
+	c, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, c.Addrs()[0])
+	// A header announcing 100 bytes, then only 3 of them: the server waits for the rest.
+	rc.write(append(rawFrame(4, 0, 1, 0x07, nil)[:5], 0, 0, 0, 100, 1, 2, 3))
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	rc.expectClosed()
+}
