@@ -2,6 +2,8 @@ package native
 
 import (
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
 
 // Statement is one CQL statement with its values and options: a simple statement made by
@@ -60,12 +62,9 @@ type NamedValue struct {
 // positional.
 func Named(name string, value any) NamedValue { return NamedValue{Name: name, Value: value} }
 
-// unsetValue is the type of Unset.
-type unsetValue struct{}
-
 // Unset is a value that leaves its bind marker unset: the column keeps its current value
-// (protocol v4's "not set" value), unlike nil, which writes NULL.
-var Unset = unsetValue{}
+// (protocol v4's "not set" value), unlike nil, which writes NULL. It is cqltype.Unset.
+var Unset = cqltype.Unset
 
 // Query returns a simple (unprepared) statement. The CQL text is sent as is on every
 // execution; for a statement run more than once, Session.Prepare it and use Prepared.Bind.

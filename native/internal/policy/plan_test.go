@@ -1,0 +1,67 @@
+package policy
+
+import (
+	"slices"
+	"testing"
+)
+
+func collect(p Plan) []int {
+	var out []int
+	for {
+		n, ok := p.Next()
+		if !ok {
+			return out
+		}
+		out = append(out, n)
+	}
+}
+
+func TestPlanRoundRobin(t *testing.T) {
+	for start, want := range [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2}} {
+		if got := collect(NewPlan(nil, 3, nil, uint64(start))); !slices.Equal(got, want) {
+			t.Errorf("start %d: %v, want %v", start, got, want)
+		}
+	}
+}
+
+func TestPlanReplicasFirstEachNodeOnce(t *testing.T) {
+	got := collect(NewPlan([]int32{3, 1}, 5, nil, 1))
+	// Replicas rotated by start 1: 1, 3; then the others from offset 1, skipping replicas.
+	if want := []int{1, 3, 2, 4, 0}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestPlanLocalBeforeRemote(t *testing.T) {
+	remote := []bool{false, true, false, true}
+	got := collect(NewPlan([]int32{1, 2}, 4, remote, 0))
+	if want := []int{2, 0, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestPlanEmpty(t *testing.T) {
+	if got := collect(NewPlan(nil, 0, nil, 7)); len(got) != 0 {
+		t.Errorf("empty cluster gave %v", got)
+	}
+	// Replicas beyond the node count (a stale ring) are skipped.
+	if got := collect(NewPlan([]int32{9}, 2, nil, 0)); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("stale replica: %v", got)
+	}
+}
+
+func TestPlanAllocatesNothing(t *testing.T) {
+	reps := []int32{2, 0}
+	remote := []bool{false, false, true}
+	allocs := testing.AllocsPerRun(100, func() {
+		p := NewPlan(reps, 3, remote, 5)
+		for {
+			if _, ok := p.Next(); !ok {
+				break
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("plan allocates %v times", allocs)
+	}
+}
