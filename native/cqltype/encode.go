@@ -1,0 +1,837 @@
+package cqltype
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"net"
+	"net/netip"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/inf.v0"
+)
+
+// Append appends v, encoded as CQL type t, to dst as one protocol [value]: a
+// 4-byte length and the body, length -1 for NULL (a nil v, nil pointer, nil
+// slice or map...) and -2 for Unset. See the package documentation for the Go
+// types accepted for each CQL type. On error dst is returned unchanged (same
+// length) and the error is a *ValueError.
+//
+// For the common scalar Go types Append allocates nothing.
+func Append(dst []byte, t *Type, v any) ([]byte, error) {
+	switch v.(type) {
+	case nil:
+		return AppendNull(dst), nil
+	case UnsetValue:
+		return AppendUnset(dst), nil
+	}
+	if t == nil {
+		return dst, &ValueError{GoType: goTypeName(v), At: &Type{Kind: KindCustom, Custom: "<nil type>"},
+			Err: errors.New("no CQL type given")}
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	out, null, err := appendBody(dst, t, v)
+	if err != nil {
+		return dst[:start], finish(err, t)
+	}
+	if null {
+		return AppendNull(out[:start]), nil
+	}
+	n := len(out) - start - 4
+	if n > math.MaxInt32 {
+		return out[:start], finish(encodeError(t, v, invalid("encoded value is %d bytes, over the protocol limit", n)), t)
+	}
+	binary.BigEndian.PutUint32(out[start:], uint32(n))
+	return out, nil
+}
+
+// Marshal encodes v as CQL type t and returns the body of the value (without the
+// length prefix), nil for NULL. It is Append for callers that need the body on
+// its own, such as routing-key computation.
+func Marshal(t *Type, v any) ([]byte, error) {
+	if _, ok := v.(UnsetValue); ok {
+		return nil, finish(encodeError(t, v, invalid("unset has no body")), t)
+	}
+	if v == nil {
+		return nil, nil
+	}
+	out, null, err := appendBody(nil, t, v)
+	if err != nil {
+		return nil, finish(err, t)
+	}
+	if null {
+		return nil, nil
+	}
+	if out == nil {
+		out = []byte{}
+	}
+	return out, nil
+}
+
+// errNoMatch tells that appendScalar has no case for the Go type.
+var errNoMatch = errors.New("no match")
+
+var (
+	marshalerType = reflect.TypeFor[Marshaler]()
+	bytesType     = reflect.TypeFor[[]byte]()
+)
+
+// appendBody appends the body of v. null reports a NULL value (nothing appended).
+func appendBody(dst []byte, t *Type, v any) (out []byte, null bool, err error) {
+	switch x := v.(type) {
+	case nil:
+		return dst, true, nil
+	case UnsetValue:
+		return dst, false, encodeError(t, v, invalid("unset is only allowed as a whole bound value"))
+	case Marshaler:
+		return appendMarshaler(dst, t, x)
+	}
+	out, null, err = appendScalar(dst, t, v)
+	if err != errNoMatch {
+		return out, null, err
+	}
+	return appendReflect(dst, t, reflect.ValueOf(v))
+}
+
+func appendMarshaler(dst []byte, t *Type, m Marshaler) ([]byte, bool, error) {
+	if rv := reflect.ValueOf(m); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return dst, true, nil
+	}
+	b, err := m.MarshalCQL(t)
+	if err != nil {
+		return dst, false, encodeError(t, m, err)
+	}
+	if b == nil {
+		return dst, true, nil
+	}
+	return append(dst, b...), false, nil
+}
+
+// intOf extracts a Go integer. ok is false when v is no integer type; big is
+// true for a uint64 above math.MaxInt64.
+func intOf(v any) (n int64, big, ok bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), false, true
+	case int64:
+		return x, false, true
+	case int32:
+		return int64(x), false, true
+	case int16:
+		return int64(x), false, true
+	case int8:
+		return int64(x), false, true
+	case uint:
+		return int64(x), uint64(x) > math.MaxInt64, true
+	case uint64:
+		return int64(x), x > math.MaxInt64, true
+	case uint32:
+		return int64(x), false, true
+	case uint16:
+		return int64(x), false, true
+	case uint8:
+		return int64(x), false, true
+	}
+	return 0, false, false
+}
+
+func intRange(k Kind) (lo, hi int64) {
+	switch k {
+	case KindInt:
+		return math.MinInt32, math.MaxInt32
+	case KindSmallint:
+		return math.MinInt16, math.MaxInt16
+	case KindTinyint:
+		return math.MinInt8, math.MaxInt8
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+func appendFixedInt(dst []byte, k Kind, n int64) []byte {
+	switch k {
+	case KindInt:
+		return binary.BigEndian.AppendUint32(dst, uint32(n))
+	case KindSmallint:
+		return binary.BigEndian.AppendUint16(dst, uint16(n))
+	case KindTinyint:
+		return append(dst, byte(n))
+	}
+	return binary.BigEndian.AppendUint64(dst, uint64(n))
+}
+
+// appendScalar encodes the Go types accepted directly for each kind. It returns
+// errNoMatch when it has no case for v, leaving reflection to appendReflect.
+func appendScalar(dst []byte, t *Type, v any) ([]byte, bool, error) {
+	switch t.Kind {
+	case KindInt, KindBigint, KindCounter, KindSmallint, KindTinyint:
+		n, tooBig, ok := intOf(v)
+		if !ok {
+			return dst, false, errNoMatch
+		}
+		lo, hi := intRange(t.Kind)
+		if tooBig || n < lo || n > hi {
+			return dst, false, encodeError(t, v, ErrOutOfRange)
+		}
+		return appendFixedInt(dst, t.Kind, n), false, nil
+
+	case KindVarint:
+		switch x := v.(type) {
+		case *big.Int:
+			if x == nil {
+				return dst, true, nil
+			}
+			return appendVarintBig(dst, x), false, nil
+		case big.Int:
+			return appendVarintBig(dst, &x), false, nil
+		}
+		n, tooBig, ok := intOf(v)
+		if !ok {
+			return dst, false, errNoMatch
+		}
+		if tooBig {
+			return appendVarintBig(dst, new(big.Int).SetUint64(uint64(n))), false, nil
+		}
+		return appendVarintInt64(dst, n), false, nil
+
+	case KindFloat:
+		switch x := v.(type) {
+		case float32:
+			return binary.BigEndian.AppendUint32(dst, math.Float32bits(x)), false, nil
+		case float64:
+			f := float32(x)
+			if float64(f) != x && !math.IsNaN(x) {
+				return dst, false, encodeError(t, v, outOfRange("not exactly representable as a 32-bit float"))
+			}
+			return binary.BigEndian.AppendUint32(dst, math.Float32bits(f)), false, nil
+		}
+
+	case KindDouble:
+		switch x := v.(type) {
+		case float64:
+			return binary.BigEndian.AppendUint64(dst, math.Float64bits(x)), false, nil
+		case float32:
+			return binary.BigEndian.AppendUint64(dst, math.Float64bits(float64(x))), false, nil
+		}
+
+	case KindBoolean:
+		if x, ok := v.(bool); ok {
+			if x {
+				return append(dst, 1), false, nil
+			}
+			return append(dst, 0), false, nil
+		}
+
+	case KindVarchar, KindASCII:
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = x
+		case []byte:
+			if x == nil {
+				return dst, true, nil
+			}
+			if t.Kind == KindASCII {
+				if i := nonASCII(string(x)); i >= 0 {
+					return dst, false, encodeError(t, v, invalid("byte 0x%02x at offset %d is not ASCII", x[i], i))
+				}
+			}
+			return append(dst, x...), false, nil
+		default:
+			return dst, false, errNoMatch
+		}
+		if t.Kind == KindASCII {
+			if i := nonASCII(s); i >= 0 {
+				return dst, false, encodeError(t, v, invalid("byte 0x%02x at offset %d is not ASCII", s[i], i))
+			}
+		}
+		return append(dst, s...), false, nil
+
+	case KindBlob, KindCustom:
+		switch x := v.(type) {
+		case []byte:
+			if x == nil {
+				return dst, true, nil
+			}
+			return append(dst, x...), false, nil
+		case string:
+			if t.Kind == KindBlob {
+				return append(dst, x...), false, nil
+			}
+		}
+
+	case KindTimestamp:
+		switch x := v.(type) {
+		case time.Time:
+			return binary.BigEndian.AppendUint64(dst, uint64(x.UnixMilli())), false, nil
+		case int64:
+			return binary.BigEndian.AppendUint64(dst, uint64(x)), false, nil
+		}
+
+	case KindDate:
+		switch x := v.(type) {
+		case Date:
+			return appendDateBody(dst, x), false, nil
+		case time.Time:
+			d, err := DateOf(x)
+			if err != nil {
+				return dst, false, encodeError(t, v, err)
+			}
+			return appendDateBody(dst, d), false, nil
+		}
+
+	case KindTime:
+		var n int64
+		switch x := v.(type) {
+		case time.Duration:
+			n = int64(x)
+		case int64:
+			n = x
+		default:
+			return dst, false, errNoMatch
+		}
+		if err := checkTimeOfDay(n); err != nil {
+			return dst, false, encodeError(t, v, err)
+		}
+		return binary.BigEndian.AppendUint64(dst, uint64(n)), false, nil
+
+	case KindUUID, KindTimeUUID:
+		var u UUID
+		switch x := v.(type) {
+		case UUID:
+			u = x
+		case [16]byte:
+			u = x
+		case []byte:
+			if x == nil {
+				return dst, true, nil
+			}
+			if len(x) != 16 {
+				return dst, false, encodeError(t, v, invalid("a UUID has 16 bytes, got %d", len(x)))
+			}
+			u = UUID(x)
+		case string:
+			var err error
+			if u, err = ParseUUID(x); err != nil {
+				return dst, false, encodeError(t, v, fmt.Errorf("%w: %w", ErrInvalidValue, err))
+			}
+		default:
+			return dst, false, errNoMatch
+		}
+		if t.Kind == KindTimeUUID && u.Version() != 1 {
+			return dst, false, encodeError(t, v, invalid("UUID %s is version %d, timeuuid needs version 1", u, u.Version()))
+		}
+		return append(dst, u[:]...), false, nil
+
+	case KindInet:
+		switch x := v.(type) {
+		case net.IP:
+			if x == nil {
+				return dst, true, nil
+			}
+			if ip4 := x.To4(); ip4 != nil {
+				return append(dst, ip4...), false, nil
+			}
+			if len(x) != net.IPv6len {
+				return dst, false, encodeError(t, v, invalid("an IP address has 4 or 16 bytes, got %d", len(x)))
+			}
+			return append(dst, x...), false, nil
+		case netip.Addr:
+			if !x.IsValid() {
+				return dst, true, nil
+			}
+			return appendAddr(dst, x), false, nil
+		case string:
+			a, err := netip.ParseAddr(x)
+			if err != nil {
+				return dst, false, encodeError(t, v, fmt.Errorf("%w: %w", ErrInvalidValue, err))
+			}
+			return appendAddr(dst, a), false, nil
+		}
+
+	case KindDuration:
+		switch x := v.(type) {
+		case Duration:
+			if !x.valid() {
+				return dst, false, encodeError(t, v, invalid("months, days and nanoseconds must not mix signs in %+v", x))
+			}
+			return appendDurationBody(dst, x), false, nil
+		case time.Duration:
+			return appendDurationBody(dst, Duration{Nanoseconds: int64(x)}), false, nil
+		}
+
+	case KindDecimal:
+		switch x := v.(type) {
+		case Decimal:
+			return appendDecimal(dst, x.Scale, x.Unscaled), false, nil
+		case *Decimal:
+			if x == nil {
+				return dst, true, nil
+			}
+			return appendDecimal(dst, x.Scale, x.Unscaled), false, nil
+		case *inf.Dec:
+			if x == nil {
+				return dst, true, nil
+			}
+			return appendDecimal(dst, int32(x.Scale()), x.UnscaledBig()), false, nil
+		case inf.Dec:
+			return appendDecimal(dst, int32(x.Scale()), x.UnscaledBig()), false, nil
+		}
+
+	case KindVector:
+		switch x := v.(type) {
+		case []float32:
+			if t.Elem.Kind != KindFloat {
+				break
+			}
+			if x == nil {
+				return dst, true, nil
+			}
+			if len(x) != t.Dim {
+				return dst, false, encodeError(t, v, invalid("vector needs %d elements, got %d", t.Dim, len(x)))
+			}
+			for _, f := range x {
+				dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(f))
+			}
+			return dst, false, nil
+		case []float64:
+			if t.Elem.Kind != KindDouble {
+				break
+			}
+			if x == nil {
+				return dst, true, nil
+			}
+			if len(x) != t.Dim {
+				return dst, false, encodeError(t, v, invalid("vector needs %d elements, got %d", t.Dim, len(x)))
+			}
+			for _, f := range x {
+				dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(f))
+			}
+			return dst, false, nil
+		}
+	}
+	return dst, false, errNoMatch
+}
+
+func appendAddr(dst []byte, a netip.Addr) []byte {
+	if a.Is4() {
+		b := a.As4()
+		return append(dst, b[:]...)
+	}
+	b := a.As16()
+	return append(dst, b[:]...)
+}
+
+func appendDecimal(dst []byte, scale int32, unscaled *big.Int) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(scale))
+	if unscaled == nil {
+		return append(dst, 0)
+	}
+	return appendVarintBig(dst, unscaled)
+}
+
+func nonASCII(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendReflect encodes what appendScalar does not know: pointers, named types,
+// collections, tuples, UDTs and vectors.
+func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return dst, true, nil
+		}
+		if rv.Kind() == reflect.Pointer && rv.Type().Implements(marshalerType) {
+			return appendMarshaler(dst, t, rv.Interface().(Marshaler))
+		}
+		rv = rv.Elem()
+	}
+	if !rv.IsValid() {
+		return dst, true, nil
+	}
+	if rv.Type().Implements(marshalerType) && rv.CanInterface() {
+		return appendMarshaler(dst, t, rv.Interface().(Marshaler))
+	}
+	if rv.CanAddr() && reflect.PointerTo(rv.Type()).Implements(marshalerType) && rv.Addr().CanInterface() {
+		return appendMarshaler(dst, t, rv.Addr().Interface().(Marshaler))
+	}
+	switch t.Kind {
+	case KindList, KindSet:
+		return appendListRV(dst, t, rv)
+	case KindMap:
+		return appendMapRV(dst, t, rv)
+	case KindTuple:
+		return appendTupleRV(dst, t, rv)
+	case KindUDT:
+		return appendUDTRV(dst, t, rv)
+	case KindVector:
+		return appendVectorRV(dst, t, rv)
+	}
+	// A scalar. First the value itself (covers UUID, time.Time, Decimal...).
+	if rv.CanInterface() {
+		out, null, err := appendScalar(dst, t, rv.Interface())
+		if err != errNoMatch {
+			return out, null, err
+		}
+	}
+	// Then named types by their underlying kind (type Celsius float64...).
+	var base any
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		base = rv.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		base = rv.Uint()
+	case reflect.Float32:
+		base = float32(rv.Float())
+	case reflect.Float64:
+		base = rv.Float()
+	case reflect.String:
+		base = rv.String()
+	case reflect.Bool:
+		base = rv.Bool()
+	case reflect.Slice:
+		if rv.Type().Elem().Kind() == reflect.Uint8 {
+			if rv.IsNil() {
+				return dst, true, nil
+			}
+			base = rv.Bytes()
+		}
+	case reflect.Array:
+		if rv.Len() == 16 && rv.Type().Elem().Kind() == reflect.Uint8 {
+			var u [16]byte
+			reflect.Copy(reflect.ValueOf(&u).Elem(), rv)
+			base = u
+		}
+	}
+	if base != nil {
+		out, null, err := appendScalar(dst, t, base)
+		if err != errNoMatch {
+			var ve *ValueError
+			if errors.As(err, &ve) {
+				ve.GoType = rv.Type().String()
+			}
+			return out, null, err
+		}
+	}
+	return dst, false, unsupported(t, rv)
+}
+
+func unsupported(t *Type, rv reflect.Value) error {
+	return &ValueError{At: t, GoType: rv.Type().String(), Err: ErrUnsupportedGoType}
+}
+
+// appendElemRV appends one element as [bytes] (4-byte length, -1 for NULL).
+func appendElemRV(dst []byte, t *Type, rv reflect.Value, nullOK bool, where string) ([]byte, error) {
+	dst, off := reserveLen(dst)
+	out, null, err := appendReflect(dst, t, rv)
+	if err != nil {
+		return dst[:off], err
+	}
+	if null {
+		if !nullOK {
+			return dst[:off], &ValueError{At: t, GoType: rv.Type().String(), Err: invalid("NULL is not allowed in a %s", where)}
+		}
+		return AppendNull(out[:off]), nil
+	}
+	if len(out)-off-4 > math.MaxInt32 {
+		return dst[:off], &ValueError{At: t, GoType: rv.Type().String(), Err: invalid("element over the protocol size limit")}
+	}
+	patchLen(out, off)
+	return out, nil
+}
+
+func appendCount(dst []byte, t *Type, rv reflect.Value, n int) ([]byte, error) {
+	if n > math.MaxInt32 {
+		return dst, &ValueError{At: t, GoType: rv.Type().String(), Err: invalid("%d elements, over the protocol limit", n)}
+	}
+	return binary.BigEndian.AppendUint32(dst, uint32(n)), nil
+}
+
+func appendListRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	where := t.Kind.String()
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return dst, true, nil
+		}
+		n := rv.Len()
+		dst, err := appendCount(dst, t, rv, n)
+		if err != nil {
+			return dst, false, err
+		}
+		for i := range n {
+			if dst, err = appendElemRV(dst, t.Elem, rv.Index(i), false, where); err != nil {
+				return dst, false, withPath(err, "["+strconv.Itoa(i)+"]")
+			}
+		}
+		return dst, false, nil
+	case reflect.Map:
+		if t.Kind != KindSet {
+			break
+		}
+		vt := rv.Type().Elem()
+		isBool := vt.Kind() == reflect.Bool
+		if !isBool && !(vt.Kind() == reflect.Struct && vt.NumField() == 0) {
+			break
+		}
+		if rv.IsNil() {
+			return dst, true, nil
+		}
+		n := 0
+		for it := rv.MapRange(); it.Next(); {
+			if !isBool || it.Value().Bool() {
+				n++
+			}
+		}
+		dst, err := appendCount(dst, t, rv, n)
+		if err != nil {
+			return dst, false, err
+		}
+		for it := rv.MapRange(); it.Next(); {
+			if isBool && !it.Value().Bool() {
+				continue
+			}
+			if dst, err = appendElemRV(dst, t.Elem, it.Key(), false, where); err != nil {
+				return dst, false, withPath(err, "["+formatKey(it.Key())+"]")
+			}
+		}
+		return dst, false, nil
+	}
+	return dst, false, unsupported(t, rv)
+}
+
+func formatKey(k reflect.Value) string {
+	for k.Kind() == reflect.Interface && !k.IsNil() {
+		k = k.Elem()
+	}
+	if k.Kind() == reflect.String {
+		return strconv.Quote(k.String())
+	}
+	if k.CanInterface() {
+		s := fmt.Sprint(k.Interface())
+		if len(s) > 40 {
+			s = s[:37] + "..."
+		}
+		return s
+	}
+	return "?"
+}
+
+func appendMapRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	if rv.Kind() != reflect.Map {
+		return dst, false, unsupported(t, rv)
+	}
+	if rv.IsNil() {
+		return dst, true, nil
+	}
+	dst, err := appendCount(dst, t, rv, rv.Len())
+	if err != nil {
+		return dst, false, err
+	}
+	for it := rv.MapRange(); it.Next(); {
+		if dst, err = appendElemRV(dst, t.Key, it.Key(), false, "map"); err != nil {
+			return dst, false, withPath(err, "[key "+formatKey(it.Key())+"]")
+		}
+		if dst, err = appendElemRV(dst, t.Value, it.Value(), false, "map"); err != nil {
+			return dst, false, withPath(err, "["+formatKey(it.Key())+"]")
+		}
+	}
+	return dst, false, nil
+}
+
+// tupleFields returns the exported fields of a struct type used for a tuple, in
+// order, skipping fields tagged `cql:"-"`.
+func tupleFields(st reflect.Type) []int {
+	var idx []int
+	for i := range st.NumField() {
+		f := st.Field(i)
+		if !f.IsExported() || f.Tag.Get("cql") == "-" {
+			continue
+		}
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+func appendTupleRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	var elem func(i int) reflect.Value
+	switch rv.Kind() {
+	case reflect.Struct:
+		idx := tupleFields(rv.Type())
+		if len(idx) != len(t.Elems) {
+			return dst, false, &ValueError{At: t, GoType: rv.Type().String(),
+				Err: invalid("struct has %d exported fields, the tuple %d elements", len(idx), len(t.Elems))}
+		}
+		elem = func(i int) reflect.Value { return rv.Field(idx[i]) }
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return dst, true, nil
+		}
+		if rv.Len() != len(t.Elems) {
+			return dst, false, &ValueError{At: t, GoType: rv.Type().String(),
+				Err: invalid("%d values for a tuple of %d elements", rv.Len(), len(t.Elems))}
+		}
+		elem = rv.Index
+	default:
+		return dst, false, unsupported(t, rv)
+	}
+	var err error
+	for i, et := range t.Elems {
+		if dst, err = appendElemRV(dst, et, elem(i), true, "tuple"); err != nil {
+			return dst, false, withPath(err, "."+strconv.Itoa(i))
+		}
+	}
+	return dst, false, nil
+}
+
+// udtFieldName returns the UDT field a struct field maps to ("" to skip it).
+func udtFieldName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("cql")
+	if tag == "-" {
+		return ""
+	}
+	if name, _, _ := strings.Cut(tag, ","); name != "" {
+		return name
+	}
+	return strings.ToLower(f.Name)
+}
+
+func appendUDTRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	switch rv.Kind() {
+	case reflect.Struct:
+		st := rv.Type()
+		byName := make(map[string]int, st.NumField())
+		for i := range st.NumField() {
+			if name := udtFieldName(st.Field(i)); name != "" {
+				byName[name] = i
+			}
+		}
+		for name := range byName {
+			if udtFieldIndex(t, name) < 0 {
+				return dst, false, &ValueError{At: t, GoType: st.String(),
+					Err: invalid("struct field %s maps to %q, which %s does not have", st.Field(byName[name]).Name, name, t)}
+			}
+		}
+		var err error
+		for _, f := range t.Fields {
+			i, ok := byName[f.Name]
+			if !ok {
+				dst = AppendNull(dst)
+				continue
+			}
+			if dst, err = appendElemRV(dst, f.Type, rv.Field(i), true, "UDT"); err != nil {
+				return dst, false, withPath(err, "."+f.Name)
+			}
+		}
+		return dst, false, nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			break
+		}
+		if rv.IsNil() {
+			return dst, true, nil
+		}
+		for it := rv.MapRange(); it.Next(); {
+			if udtFieldIndex(t, it.Key().String()) < 0 {
+				return dst, false, &ValueError{At: t, GoType: rv.Type().String(),
+					Err: invalid("key %q is not a field of %s", it.Key().String(), t)}
+			}
+		}
+		var err error
+		kt := rv.Type().Key()
+		for _, f := range t.Fields {
+			fv := rv.MapIndex(reflect.ValueOf(f.Name).Convert(kt))
+			if !fv.IsValid() {
+				dst = AppendNull(dst)
+				continue
+			}
+			if dst, err = appendElemRV(dst, f.Type, fv, true, "UDT"); err != nil {
+				return dst, false, withPath(err, "."+f.Name)
+			}
+		}
+		return dst, false, nil
+	}
+	return dst, false, unsupported(t, rv)
+}
+
+func udtFieldIndex(t *Type, name string) int {
+	for i, f := range t.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// fixedSize returns the serialized size of a type whose values all have the
+// same length (the types Cassandra packs without length prefix inside a
+// vector), or 0.
+func fixedSize(t *Type) int {
+	switch t.Kind {
+	case KindBoolean:
+		return 1
+	case KindInt, KindFloat:
+		return 4
+	case KindBigint, KindDouble, KindTimestamp:
+		return 8
+	case KindUUID, KindTimeUUID:
+		return 16
+	case KindVector:
+		if n := fixedSize(t.Elem); n > 0 {
+			return n * t.Dim
+		}
+	}
+	return 0
+}
+
+func appendVectorRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return dst, false, unsupported(t, rv)
+	}
+	if rv.Kind() == reflect.Slice && rv.IsNil() {
+		return dst, true, nil
+	}
+	if rv.Len() != t.Dim {
+		return dst, false, &ValueError{At: t, GoType: rv.Type().String(),
+			Err: invalid("vector needs %d elements, got %d", t.Dim, rv.Len())}
+	}
+	size := fixedSize(t.Elem)
+	for i := range t.Dim {
+		mark := len(dst)
+		out, null, err := appendReflect(dst, t.Elem, rv.Index(i))
+		if err == nil && null {
+			err = &ValueError{At: t.Elem, GoType: rv.Index(i).Type().String(), Err: invalid("NULL is not allowed in a vector")}
+		}
+		if err == nil && size > 0 && len(out)-mark != size {
+			err = &ValueError{At: t.Elem, GoType: rv.Index(i).Type().String(),
+				Err: invalid("vector element needs %d bytes, got %d", size, len(out)-mark)}
+		}
+		if err != nil {
+			return dst[:mark], false, withPath(err, "["+strconv.Itoa(i)+"]")
+		}
+		dst = out
+		if size == 0 {
+			// Prefix the body with its length as an unsigned vint.
+			n := len(dst) - mark
+			var pre [9]byte
+			p := appendUvint(pre[:0], uint64(n))
+			dst = append(dst, p...)
+			copy(dst[mark+len(p):], dst[mark:mark+n])
+			copy(dst[mark:], p)
+		}
+	}
+	return dst, false, nil
+}
