@@ -1,0 +1,150 @@
+package conn
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+const (
+	statePending   uint32 = iota // sent or being sent, no response yet
+	stateAbandoned               // the caller gave up; the reader recycles the call on the late response
+	stateDelivered               // the response (or the connection's error) is in the call
+)
+
+// Call is one request in flight. Calls are pooled: after Release a Call must not be used.
+//
+// A Call completes exactly once, with a response frame or with the connection's error. Done
+// returns a channel that receives one value at completion; receive from it at most once, and
+// only before Response or Release.
+type Call struct {
+	c      *Conn
+	stream int16
+	state  atomic.Uint32
+	sent   atomic.Bool // the completion token was sent on ch
+	ch     chan struct{}
+
+	hdr  proto.Header
+	body *[]byte
+	err  error
+	resp *proto.Response
+
+	got     bool // completion observed by this Call's methods
+	drained bool // the token was received by this Call's methods
+	decoded bool
+}
+
+var callPool = sync.Pool{New: func() any { return &Call{ch: make(chan struct{}, 1)} }}
+
+func getCall() *Call { return callPool.Get().(*Call) }
+
+// Done returns a channel that receives one value when the call completes.
+func (call *Call) Done() <-chan struct{} { return call.ch }
+
+// Stream returns the stream id the request was sent on.
+func (call *Call) Stream() int16 { return call.stream }
+
+// wait blocks until the call is complete.
+func (call *Call) wait() {
+	if call.got {
+		return
+	}
+	if call.state.Load() == stateDelivered {
+		// Complete; the token is in ch, on its way, or was received from Done.
+		call.got = true
+		return
+	}
+	<-call.ch
+	call.got, call.drained = true, true
+}
+
+// Response waits for the call to complete and decodes the response in the caller's goroutine.
+// It returns the connection's error (matching ErrConnClosed) if the connection failed first, a
+// *proto.ErrorResponse for a server ERROR message, or an error for a malformed frame (which
+// also closes the connection). The Response belongs to the Call: it stays valid until Release.
+// Calling Response again returns the same values.
+func (call *Call) Response() (*proto.Response, error) {
+	call.wait()
+	if call.decoded {
+		return call.resp, call.err
+	}
+	call.decoded = true
+	if call.err != nil {
+		return nil, call.err
+	}
+	resp := proto.AcquireResponse()
+	err := resp.Decode(call.hdr, *call.body, call.body, &call.c.dopts)
+	call.body = nil // owned by resp now
+	if err != nil {
+		resp.Release()
+		call.err = fmt.Errorf("conn %s: stream %d: %w", call.c.addr, call.stream, err)
+		call.c.fail(call.err)
+		return nil, call.err
+	}
+	if e, ok := resp.Msg.(*proto.ErrorResponse); ok {
+		resp.Release()
+		call.err = e
+		return nil, e
+	}
+	call.resp = resp
+	return resp, nil
+}
+
+// Release gives the Call and its response buffers back to their pools. Releasing a call that
+// has not completed abandons it: its stream id is reclaimed, and the response discarded, when
+// the late response arrives. Release on nil does nothing.
+func (call *Call) Release() {
+	if call == nil {
+		return
+	}
+	if call.state.CompareAndSwap(statePending, stateAbandoned) {
+		return
+	}
+	if call.state.Load() != stateDelivered {
+		return // already abandoned
+	}
+	if call.resp != nil {
+		call.resp.Release()
+	} else if call.body != nil {
+		proto.PutBuffer(call.body)
+	}
+	call.recycle(true)
+}
+
+// deliver completes the call with a frame or an error. Only the goroutine that claimed the
+// call's slot calls it.
+func (call *Call) deliver(h proto.Header, body *[]byte, err error) {
+	call.hdr, call.body, call.err = h, body, err
+	if !call.state.CompareAndSwap(statePending, stateDelivered) {
+		// Abandoned by its caller: nobody will read this response.
+		proto.PutBuffer(body)
+		call.recycle(false)
+		return
+	}
+	call.ch <- struct{}{}
+	call.sent.Store(true)
+}
+
+// recycle resets the call and returns it to the pool. delivered says a completion token was
+// (or is being) sent; any token not received by the Call's methods is drained first, so a
+// reused Call never sees a stale one.
+func (call *Call) recycle(delivered bool) {
+	if delivered && !call.drained {
+		for !call.sent.Load() {
+			runtime.Gosched()
+		}
+		select {
+		case <-call.ch:
+		default:
+		}
+	}
+	call.c = nil
+	call.hdr, call.body, call.err, call.resp = proto.Header{}, nil, nil, nil
+	call.got, call.drained, call.decoded = false, false, false
+	call.sent.Store(false)
+	call.state.Store(statePending)
+	callPool.Put(call)
+}

@@ -1,0 +1,286 @@
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// Defaults applied by Dial for zero Config fields.
+const (
+	DefaultMaxStreams        = 32768
+	DefaultHeartbeatInterval = 30 * time.Second
+	DefaultDialTimeout       = 10 * time.Second
+	// MaxStreams is the largest number of stream ids a protocol v3+ connection can use.
+	MaxStreams = 32768
+)
+
+// Config configures a connection. The zero value is usable: no compression, no
+// authentication, plain TCP, DefaultMaxStreams, DefaultHeartbeatInterval.
+type Config struct {
+	// Compression is "", "lz4" or "snappy".
+	Compression string
+	// Authenticator answers the server's AUTHENTICATE; nil fails the dial when the server
+	// requires authentication.
+	Authenticator proto.Authenticator
+	// TLS, when non-nil, wraps the connection in TLS. An empty ServerName is set to the host
+	// of the address.
+	TLS *tls.Config
+	// Keyspace, when not empty, is selected with USE after the handshake.
+	Keyspace string
+	// HeartbeatInterval is how often an idle connection sends OPTIONS; a heartbeat that gets
+	// no answer within the same interval closes the connection. 0 means
+	// DefaultHeartbeatInterval; a negative value disables heartbeats.
+	HeartbeatInterval time.Duration
+	// DialTimeout bounds connecting and the whole handshake; 0 means DefaultDialTimeout.
+	DialTimeout time.Duration
+	// MaxStreams is the number of stream ids (concurrent requests), 1 to 32768; 0 means
+	// DefaultMaxStreams.
+	MaxStreams int
+	// MaxFrameSize bounds the body of a received frame; 0 means proto.DefaultMaxFrameSize.
+	MaxFrameSize int
+	// StartupOptions are extra STARTUP options (e.g. DRIVER_NAME); CQL_VERSION and
+	// COMPRESSION are set by Dial unless given here.
+	StartupOptions map[string]string
+	// OnEvent receives the events the connection was registered for (see Register). It is
+	// called from a goroutine of its own, one event at a time; events that arrive while 256
+	// are waiting are dropped. nil ignores events.
+	OnEvent func(proto.Event)
+	// RateLimitErrorCode is the code of ScyllaDB's rate limit error; 0 takes it from the
+	// SCYLLA_RATE_LIMIT_ERROR option of SUPPORTED, else proto.ErrCodeRateLimit.
+	RateLimitErrorCode proto.ErrorCode
+	// Dialer opens the TCP connection; nil uses a net.Dialer.
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Conn is one connection to a CQL server. Its methods are safe for concurrent use.
+type Conn struct {
+	addr    string
+	cfg     Config
+	nc      net.Conn
+	version proto.Version
+	comp    proto.Compressor // compresses requests; set once the handshake agreed on it
+	dopts   proto.DecodeOptions
+
+	supported map[string][]string
+
+	streams  chan int16 // free stream ids
+	slots    []atomic.Pointer[Call]
+	writeCh  chan *[]byte
+	frames   atomic.Uint64 // frames read, for idle detection
+	events   chan proto.Event
+	maxFrame int
+
+	done      chan struct{}
+	closeOnce sync.Once
+	err       error // set before done is closed
+	wg        sync.WaitGroup
+}
+
+func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
+	c := &Conn{
+		addr:     addr,
+		cfg:      cfg,
+		nc:       nc,
+		version:  proto.Version4,
+		streams:  make(chan int16, cfg.MaxStreams),
+		slots:    make([]atomic.Pointer[Call], cfg.MaxStreams),
+		writeCh:  make(chan *[]byte, cfg.MaxStreams),
+		maxFrame: cfg.MaxFrameSize,
+		done:     make(chan struct{}),
+	}
+	for i := 0; i < cfg.MaxStreams; i++ {
+		c.streams <- int16(i)
+	}
+	c.dopts.MaxBodySize = cfg.MaxFrameSize
+	c.dopts.RateLimitCode = cfg.RateLimitErrorCode
+	if cfg.Compression != "" {
+		comp, err := proto.NewCompressor(cfg.Compression)
+		if err != nil {
+			return nil, err
+		}
+		c.dopts.Compressor = comp
+	}
+	if cfg.OnEvent != nil {
+		c.events = make(chan proto.Event, 256)
+	}
+	return c, nil
+}
+
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.MaxStreams == 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.MaxStreams < 1 || cfg.MaxStreams > MaxStreams {
+		return cfg, fmt.Errorf("conn: MaxStreams %d out of range 1..%d", cfg.MaxStreams, MaxStreams)
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = DefaultDialTimeout
+	}
+	if cfg.MaxFrameSize <= 0 {
+		cfg.MaxFrameSize = proto.DefaultMaxFrameSize
+	}
+	switch cfg.Compression {
+	case "", "lz4", "snappy":
+	default:
+		return cfg, fmt.Errorf("conn: unknown compression %q (want \"\", \"lz4\" or \"snappy\")", cfg.Compression)
+	}
+	return cfg, nil
+}
+
+// Addr returns the address the connection was dialed with.
+func (c *Conn) Addr() string { return c.addr }
+
+// Version returns the protocol version in use.
+func (c *Conn) Version() proto.Version { return c.version }
+
+// Supported returns the options of the server's SUPPORTED answer to the handshake's OPTIONS.
+// The map must not be modified.
+func (c *Conn) Supported() map[string][]string { return c.supported }
+
+// InFlight returns the number of stream ids in use: requests sent or being sent whose response
+// has not arrived yet, including abandoned ones.
+func (c *Conn) InFlight() int { return cap(c.streams) - len(c.streams) }
+
+// Done returns a channel closed when the connection is closed or broken.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns nil while the connection is open, then a *ClosedError (matching ErrConnClosed)
+// saying why it closed.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the connection, fails every pending request with an error matching
+// ErrConnClosed, and waits for the connection's reader, writer and heartbeat goroutines to
+// exit. It is safe to call more than once.
+func (c *Conn) Close() error {
+	c.fail(ErrClosedByClient)
+	c.wg.Wait()
+	return nil
+}
+
+// fail closes the connection with cause, once. It does not wait.
+func (c *Conn) fail(cause error) {
+	c.closeOnce.Do(func() {
+		c.err = &ClosedError{Addr: c.addr, Cause: cause}
+		close(c.done)
+		_ = c.nc.Close()
+	})
+}
+
+// Register subscribes the connection to server events of the given types
+// (proto.EventTopologyChange, proto.EventStatusChange, proto.EventSchemaChange). Events are
+// delivered to Config.OnEvent.
+func (c *Conn) Register(ctx context.Context, eventTypes ...string) error {
+	resp, err := c.Do(ctx, &proto.Register{EventTypes: eventTypes})
+	if err != nil {
+		return fmt.Errorf("conn %s: REGISTER %v: %w", c.addr, eventTypes, err)
+	}
+	defer resp.Release()
+	if _, ok := resp.Msg.(*proto.Ready); !ok {
+		return fmt.Errorf("conn %s: REGISTER %v: unexpected %s response", c.addr, eventTypes, resp.Header.Opcode)
+	}
+	return nil
+}
+
+// acquireStream takes a free stream id, waiting for one when all are in use.
+func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
+	select {
+	case id := <-c.streams:
+		return id, nil
+	default:
+	}
+	select {
+	case id := <-c.streams:
+		return id, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-c.done:
+		return 0, c.err
+	}
+}
+
+// Start encodes req in the caller's goroutine and queues it for the writer. It waits only for
+// a free stream id (respecting ctx), never for the network. The returned Call completes when
+// the response arrives or the connection fails; call Release when done with it.
+func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
+	select {
+	case <-c.done:
+		return nil, c.err
+	default:
+	}
+	stream, err := c.acquireStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := proto.GetBuffer(512)
+	*f, err = proto.AppendFrame((*f)[:0], c.version, stream, req, c.comp)
+	if err != nil {
+		proto.PutBuffer(f)
+		c.streams <- stream
+		return nil, fmt.Errorf("conn %s: encoding %s request: %w", c.addr, req.Opcode(), err)
+	}
+	call := getCall()
+	call.c = c
+	call.stream = stream
+	c.slots[stream].Store(call)
+	// The store above happens before this check; the reader sweeps the slots only after done
+	// is closed. So either the check sees done closed, or the sweep sees the call.
+	select {
+	case <-c.done:
+		proto.PutBuffer(f)
+		if c.slots[stream].CompareAndSwap(call, nil) {
+			call.recycle(false)
+			return nil, c.err
+		}
+		// The sweep claimed the call and completes it with the connection's error.
+		return call, nil
+	default:
+	}
+	select {
+	case c.writeCh <- f:
+	case <-c.done:
+		// Closed after the check above: the sweep completes the call.
+		proto.PutBuffer(f)
+	}
+	return call, nil
+}
+
+// Do sends req and waits for its response. A server ERROR is returned as the error (a
+// *proto.ErrorResponse) with a nil Response. When ctx ends first Do returns ctx.Err() at once;
+// the stream id is reclaimed when the late response arrives. The caller owns the returned
+// Response and should Release it when done with its contents.
+func (c *Conn) Do(ctx context.Context, req proto.Request) (*proto.Response, error) {
+	call, err := c.Start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-call.ch:
+		call.drained, call.got = true, true
+	case <-ctx.Done():
+		if call.state.CompareAndSwap(statePending, stateAbandoned) {
+			return nil, ctx.Err()
+		}
+		// The response arrived at the same time: use it.
+	}
+	resp, err := call.Response()
+	call.resp = nil // owned by the caller now
+	call.Release()
+	return resp, err
+}

@@ -1,0 +1,182 @@
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// Dial connects to addr (host:port), over TLS when cfg.TLS is set, and performs the handshake:
+// OPTIONS (the answer is kept, see Supported), STARTUP with CQL_VERSION 3.0.0 and the
+// configured compression, SASL authentication when the server asks for it, and USE when
+// cfg.Keyspace is set. cfg.DialTimeout (and ctx) bound the whole sequence. Errors are
+// *DialError values naming the address and the step that failed.
+func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, &DialError{Addr: addr, Step: "config", Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	defer cancel()
+
+	dial := cfg.Dialer
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &DialError{Addr: addr, Step: "connect", Err: err}
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	if cfg.TLS != nil {
+		tcfg := cfg.TLS
+		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
+			host, _, _ := net.SplitHostPort(addr)
+			tcfg = tcfg.Clone()
+			tcfg.ServerName = host
+		}
+		tlsConn := tls.Client(nc, tcfg)
+		if err := tlsConn.HandshakeContext(ctx); err != nil {
+			_ = nc.Close()
+			return nil, &DialError{Addr: addr, Step: "tls handshake", Err: err}
+		}
+		nc = tlsConn
+	}
+	c, err := newConn(nc, addr, cfg)
+	if err != nil {
+		_ = nc.Close()
+		return nil, &DialError{Addr: addr, Step: "config", Err: err}
+	}
+	c.start()
+	if step, err := c.handshake(ctx); err != nil {
+		_ = c.Close()
+		return nil, &DialError{Addr: addr, Step: step, Err: err}
+	}
+	if cfg.HeartbeatInterval > 0 {
+		c.wg.Add(1)
+		go c.heartbeatLoop(cfg.HeartbeatInterval)
+	}
+	return c, nil
+}
+
+// handshake runs OPTIONS, STARTUP, authentication and USE, returning the failed step's name.
+func (c *Conn) handshake(ctx context.Context) (string, error) {
+	resp, err := c.Do(ctx, &proto.Options{})
+	if err != nil {
+		return "OPTIONS", err
+	}
+	sup, ok := resp.Msg.(*proto.Supported)
+	if !ok {
+		resp.Release()
+		return "OPTIONS", fmt.Errorf("expected SUPPORTED, got %s", resp.Header.Opcode)
+	}
+	c.supported = sup.Options
+	resp.Release()
+	if c.cfg.RateLimitErrorCode == 0 {
+		c.dopts.RateLimitCode = rateLimitCode(c.supported)
+	}
+
+	opts := map[string]string{proto.StartupCQLVersion: proto.DefaultCQLVersion}
+	if c.cfg.Compression != "" {
+		if algs, ok := c.supported[proto.StartupCompression]; ok && !slices.Contains(algs, c.cfg.Compression) {
+			return "OPTIONS", fmt.Errorf("server does not support compression %q (it supports %v)", c.cfg.Compression, algs)
+		}
+		opts[proto.StartupCompression] = c.cfg.Compression
+	}
+	for k, v := range c.cfg.StartupOptions {
+		opts[k] = v
+	}
+	resp, err = c.Do(ctx, &proto.Startup{Options: opts})
+	if err != nil {
+		return "STARTUP", err
+	}
+	msg := resp.Msg
+	resp.Release()
+	switch m := msg.(type) {
+	case *proto.Ready:
+	case *proto.Authenticate:
+		if err := c.authenticate(ctx, m.Authenticator); err != nil {
+			return "authentication", err
+		}
+	default:
+		return "STARTUP", fmt.Errorf("expected READY or AUTHENTICATE, got %s", msg.Opcode())
+	}
+	c.comp = c.dopts.Compressor
+
+	if c.cfg.Keyspace != "" {
+		if err := c.use(ctx, c.cfg.Keyspace); err != nil {
+			return "USE", err
+		}
+	}
+	return "", nil
+}
+
+func (c *Conn) authenticate(ctx context.Context, class string) error {
+	if c.cfg.Authenticator == nil {
+		return fmt.Errorf("server requires authentication with %s but no Authenticator is configured", class)
+	}
+	ex, token, err := c.cfg.Authenticator.Start(class)
+	if err != nil {
+		return err
+	}
+	for {
+		resp, err := c.Do(ctx, &proto.AuthResponse{Token: token})
+		if err != nil {
+			return err
+		}
+		msg := resp.Msg
+		resp.Release()
+		switch m := msg.(type) {
+		case *proto.AuthSuccess:
+			return ex.Success(m.Token)
+		case *proto.AuthChallenge:
+			if token, err = ex.Challenge(m.Token); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("expected AUTH_CHALLENGE or AUTH_SUCCESS, got %s", msg.Opcode())
+		}
+	}
+}
+
+// use selects keyspace with a USE statement.
+func (c *Conn) use(ctx context.Context, keyspace string) error {
+	resp, err := c.Do(ctx, &proto.Query{
+		Query:  "USE " + QuoteIdentifier(keyspace),
+		Params: proto.QueryParams{Consistency: proto.One},
+	})
+	if err != nil {
+		return err
+	}
+	defer resp.Release()
+	if _, ok := resp.Msg.(*proto.SetKeyspaceResult); !ok {
+		return fmt.Errorf("USE %s: unexpected result %T", keyspace, resp.Msg)
+	}
+	return nil
+}
+
+// QuoteIdentifier returns name as a double-quoted CQL identifier (inner quotes doubled).
+func QuoteIdentifier(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// rateLimitCode reads ScyllaDB's SCYLLA_RATE_LIMIT_ERROR=ERROR_CODE=n option.
+func rateLimitCode(supported map[string][]string) proto.ErrorCode {
+	for _, v := range supported["SCYLLA_RATE_LIMIT_ERROR"] {
+		if s, ok := strings.CutPrefix(v, "ERROR_CODE="); ok {
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				return proto.ErrorCode(n)
+			}
+		}
+	}
+	return proto.ErrCodeRateLimit
+}

@@ -1,0 +1,18 @@
+// Package conn is one CQL native protocol connection of the native core: dialing (TCP or TLS),
+// the handshake (OPTIONS, STARTUP with compression, SASL authentication, USE), and multiplexed
+// requests over up to 32768 stream ids.
+//
+// Each connection runs one writer goroutine, which takes every request already queued and
+// writes them with a single Write call (no timers: a lone request is written at once), and one
+// reader goroutine, which reads frames into pooled buffers and hands each to the request
+// waiting on its stream through that request's own buffered channel. Requests are encoded in
+// the caller's goroutine, and responses are decoded there too (Call.Response), so the two
+// connection goroutines only move bytes.
+//
+// When every stream id is taken, new requests wait for one (respecting their context) instead
+// of failing. A request whose context ends returns ctx.Err() at once; its stream id stays
+// reserved until the server's late response arrives, and that response is then discarded.
+// Idle connections send OPTIONS every HeartbeatInterval and close when one goes unanswered.
+// Close, or a broken connection, fails every pending request with an error that matches
+// ErrConnClosed and wraps the cause.
+package conn

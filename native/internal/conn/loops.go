@@ -1,0 +1,234 @@
+package conn
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+const (
+	// writeBatchLimit stops the writer from gathering more queued frames once its buffer
+	// holds this many bytes.
+	writeBatchLimit = 256 << 10
+	// writeBufferKeep is the largest write buffer kept between batches.
+	writeBufferKeep = 1 << 20
+	readBufferSize  = 64 << 10
+	// readChunk bounds how much of a large frame body is allocated ahead of the bytes that
+	// actually arrived, so a header claiming a huge length costs nothing until the data comes.
+	readChunk = 1 << 20
+)
+
+func (c *Conn) start() {
+	c.wg.Add(2)
+	go c.writeLoop()
+	go c.readLoop()
+	if c.events != nil {
+		go c.eventLoop()
+	}
+}
+
+// writeLoop writes every queued frame: it takes one (blocking), then everything else already
+// queued without blocking, and writes the lot with one Write call.
+func (c *Conn) writeLoop() {
+	defer c.wg.Done()
+	buf := make([]byte, 0, 64<<10)
+	for {
+		var f *[]byte
+		select {
+		case f = <-c.writeCh:
+		case <-c.done:
+			return
+		}
+		buf = append(buf[:0], *f...)
+		proto.PutBuffer(f)
+	gather:
+		for len(buf) < writeBatchLimit {
+			select {
+			case f = <-c.writeCh:
+				buf = append(buf, *f...)
+				proto.PutBuffer(f)
+			default:
+				break gather
+			}
+		}
+		if _, err := c.nc.Write(buf); err != nil {
+			c.fail(fmt.Errorf("writing: %w", err))
+			return
+		}
+		if cap(buf) > writeBufferKeep {
+			buf = make([]byte, 0, 64<<10)
+		}
+	}
+}
+
+// readLoop reads frames and hands each to the call waiting on its stream. When reading fails
+// it closes the connection and completes every pending call with the connection's error.
+func (c *Conn) readLoop() {
+	defer c.wg.Done()
+	err := c.readFrames()
+	c.fail(err)
+	// done is closed: no new call can take a slot without seeing it (see Start).
+	for i := range c.slots {
+		if call := c.slots[i].Swap(nil); call != nil {
+			call.deliver(proto.Header{}, nil, c.err)
+		}
+	}
+}
+
+func (c *Conn) readFrames() error {
+	br := bufio.NewReaderSize(c.nc, readBufferSize)
+	var hb [proto.HeaderSize]byte
+	for {
+		if _, err := io.ReadFull(br, hb[:]); err != nil {
+			return readError(err)
+		}
+		h, err := proto.ParseHeader(hb[:], c.maxFrame)
+		if err != nil {
+			return err
+		}
+		if !h.Response {
+			return fmt.Errorf("%w: received a %s frame without the response bit", proto.ErrMalformed, h.Opcode)
+		}
+		if h.Version != c.version && h.Opcode != proto.OpError {
+			return fmt.Errorf("%w: received a protocol v%d %s frame on a v%d connection", proto.ErrMalformed, h.Version, h.Opcode, c.version)
+		}
+		body, err := readBody(br, h.Length)
+		if err != nil {
+			return readError(err)
+		}
+		c.frames.Add(1)
+		if h.Stream < 0 {
+			c.handleEvent(h, body)
+			continue
+		}
+		if int(h.Stream) >= len(c.slots) {
+			proto.PutBuffer(body)
+			return fmt.Errorf("%w: response on stream %d, beyond the %d streams in use", proto.ErrMalformed, h.Stream, len(c.slots))
+		}
+		call := c.slots[h.Stream].Swap(nil)
+		if call == nil {
+			// No request is waiting on this stream (a server bug): drop the frame.
+			proto.PutBuffer(body)
+			continue
+		}
+		c.streams <- h.Stream
+		call.deliver(h, body, nil)
+	}
+}
+
+func readError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("reading: connection closed in the middle of a frame: %w", err)
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return ErrClosedByClient
+	}
+	return fmt.Errorf("reading: %w", err)
+}
+
+// readBody reads an n-byte body into a pooled buffer. Bodies above readChunk grow with the
+// data actually received.
+func readBody(r io.Reader, n int) (*[]byte, error) {
+	if n <= readChunk {
+		b := proto.GetBuffer(n)
+		*b = (*b)[:n]
+		if _, err := io.ReadFull(r, *b); err != nil {
+			proto.PutBuffer(b)
+			return nil, err
+		}
+		return b, nil
+	}
+	b := proto.GetBuffer(readChunk)
+	for len(*b) < n {
+		m := min(n-len(*b), readChunk)
+		start := len(*b)
+		if cap(*b)-start < m {
+			nb := make([]byte, start, max(2*cap(*b), start+m))
+			copy(nb, *b)
+			proto.PutBuffer(b)
+			b = &nb
+		}
+		*b = (*b)[:start+m]
+		if _, err := io.ReadFull(r, (*b)[start:]); err != nil {
+			proto.PutBuffer(b)
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// handleEvent decodes an EVENT frame and queues it for OnEvent.
+func (c *Conn) handleEvent(h proto.Header, body *[]byte) {
+	if c.events == nil || h.Opcode != proto.OpEvent {
+		proto.PutBuffer(body)
+		return
+	}
+	resp := proto.AcquireResponse()
+	err := resp.Decode(h, *body, body, &c.dopts)
+	if err != nil {
+		resp.Release()
+		return
+	}
+	ev, ok := resp.Msg.(*proto.Event)
+	if !ok {
+		resp.Release()
+		return
+	}
+	e := *ev
+	resp.Release()
+	select {
+	case c.events <- e:
+	default: // OnEvent is behind: drop rather than stall the reader.
+	}
+}
+
+// eventLoop calls OnEvent for each queued event. Close does not wait for it (OnEvent may call
+// Close); it exits as soon as the connection is closed.
+func (c *Conn) eventLoop() {
+	for {
+		select {
+		case e := <-c.events:
+			c.cfg.OnEvent(e)
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// heartbeatLoop sends OPTIONS when no frame arrived during a whole interval, and closes the
+// connection when the answer does not come within the next interval.
+func (c *Conn) heartbeatLoop(interval time.Duration) {
+	defer c.wg.Done()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	seen := c.frames.Load()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		if n := c.frames.Load(); n != seen {
+			seen = n
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		resp, err := c.Do(ctx, &proto.Options{})
+		cancel()
+		if err != nil {
+			if c.Err() != nil {
+				return
+			}
+			c.fail(fmt.Errorf("%w: OPTIONS got no answer within %s: %v", ErrHeartbeat, interval, err))
+			return
+		}
+		resp.Release()
+		seen = c.frames.Load()
+	}
+}
