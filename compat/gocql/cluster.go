@@ -1,0 +1,203 @@
+package gocql
+
+import (
+	"net"
+	"time"
+)
+
+// ClusterConfig configures a Session. Build it with NewCluster, change the fields, then call
+// CreateSession. Fields the native core has no equivalent for are accepted and documented as
+// having no effect.
+type ClusterConfig struct {
+	// Hosts are the contact points (host or host:port); the rest of the ring is discovered.
+	Hosts []string
+
+	// CQLVersion is sent in STARTUP (default "3.0.0").
+	CQLVersion string
+
+	// ProtoVersion is the protocol version; 0 lets the driver negotiate.
+	ProtoVersion int
+
+	// Timeout bounds one attempt of a request (default 11s); it does not bound the whole
+	// query when retries or paging are involved.
+	Timeout time.Duration
+
+	// ConnectTimeout bounds opening a connection, handshake included (default 11s).
+	ConnectTimeout time.Duration
+
+	// WriteTimeout bounds writing a request; the native core uses Timeout for the whole
+	// attempt, so it has no separate effect.
+	WriteTimeout time.Duration
+
+	// Port is the CQL port used for hosts given without one (default 9042).
+	Port int
+
+	// Keyspace is the initial keyspace of every connection.
+	Keyspace string
+
+	// NumConns is the number of connections per host (default 2).
+	NumConns int
+
+	// Consistency is the default consistency of queries and batches (default Quorum).
+	Consistency Consistency
+
+	// Compressor compresses frames; only snappy and lz4 compressors are supported, by name.
+	Compressor Compressor
+
+	// Authenticator answers the server's authentication challenge.
+	Authenticator Authenticator
+
+	// AuthProvider returns the authenticator for a host; it takes precedence over
+	// Authenticator.
+	AuthProvider func(h *HostInfo) (Authenticator, error)
+
+	// RetryPolicy is the default retry policy of queries and batches (default nil: no retry).
+	RetryPolicy RetryPolicy
+
+	// ConvictionPolicy decides when a failing host is marked down (default
+	// SimpleConvictionPolicy).
+	ConvictionPolicy ConvictionPolicy
+
+	// ReconnectionPolicy spaces reconnection attempts at session creation (default 3 retries
+	// one second apart).
+	ReconnectionPolicy ReconnectionPolicy
+
+	// SocketKeepalive is the TCP keep-alive period (0 leaves the system default).
+	SocketKeepalive time.Duration
+
+	// MaxPreparedStmts bounds the prepared statement cache (default 1000).
+	MaxPreparedStmts int
+
+	// MaxRoutingKeyInfo bounds the routing key cache (default 1000).
+	MaxRoutingKeyInfo int
+
+	// PageSize is the default page size (default 5000; <= 0 disables paging).
+	PageSize int
+
+	// SerialConsistency is the default serial consistency of conditional updates.
+	SerialConsistency SerialConsistency
+
+	// SslOpts enables TLS.
+	SslOpts *SslOptions
+
+	// DefaultTimestamp sends a client-side timestamp with each request (default true).
+	DefaultTimestamp bool
+
+	// PoolConfig configures host selection.
+	PoolConfig PoolConfig
+
+	// ReconnectInterval is how often down hosts are re-dialled (default 60s).
+	ReconnectInterval time.Duration
+
+	// MaxWaitSchemaAgreement bounds the wait for schema agreement after DDL (default 60s).
+	MaxWaitSchemaAgreement time.Duration
+
+	// HostFilter selects the hosts connected to.
+	HostFilter HostFilter
+
+	// AddressTranslator maps discovered addresses to dialled ones.
+	AddressTranslator AddressTranslator
+
+	// IgnorePeerAddr uses the contact point address rather than the peer address (no effect).
+	IgnorePeerAddr bool
+
+	// DisableInitialHostLookup connects only to Hosts, without reading system.peers.
+	DisableInitialHostLookup bool
+
+	// Events disables kinds of server events.
+	Events struct {
+		DisableNodeStatusEvents bool
+		DisableTopologyEvents   bool
+		DisableSchemaEvents     bool
+	}
+
+	// DisableSkipMetadata asks the server for result metadata on every EXECUTE.
+	DisableSkipMetadata bool
+
+	// QueryObserver is the default query observer.
+	QueryObserver QueryObserver
+
+	// BatchObserver is the default batch observer.
+	BatchObserver BatchObserver
+
+	// ConnectObserver is told about every connection the session opens.
+	ConnectObserver ConnectObserver
+
+	// FrameHeaderObserver is accepted but never called (no frame access in the native core).
+	FrameHeaderObserver FrameHeaderObserver
+
+	// StreamObserver is accepted but never called (no stream access in the native core).
+	StreamObserver StreamObserver
+
+	// DefaultIdempotence is the default of Query.Idempotent.
+	DefaultIdempotence bool
+
+	// WriteCoalesceWaitTime is gocql's write coalescing delay; the native core writes every
+	// queued request at once without a timer, so it has no effect.
+	WriteCoalesceWaitTime time.Duration
+
+	// Dialer opens the TCP connections.
+	Dialer Dialer
+
+	// HostDialer opens connections to hosts, TLS included; it takes precedence over Dialer.
+	HostDialer HostDialer
+
+	// Logger receives the session's diagnostics (default: the package Logger).
+	Logger StdLogger
+
+	// disableControlConn is kept unexported like gocql's.
+	disableControlConn bool
+}
+
+// PoolConfig configures host selection.
+type PoolConfig struct {
+	// HostSelectionPolicy chooses the hosts of each query plan (default RoundRobinHostPolicy).
+	// A policy must not be shared between sessions.
+	HostSelectionPolicy HostSelectionPolicy
+}
+
+// NewCluster returns a configuration with gocql v1.7.0's defaults and the given contact
+// points.
+func NewCluster(hosts ...string) *ClusterConfig {
+	return &ClusterConfig{
+		Hosts:                  hosts,
+		CQLVersion:             "3.0.0",
+		Timeout:                11 * time.Second,
+		ConnectTimeout:         11 * time.Second,
+		Port:                   9042,
+		NumConns:               2,
+		Consistency:            Quorum,
+		MaxPreparedStmts:       1000,
+		MaxRoutingKeyInfo:      1000,
+		PageSize:               5000,
+		DefaultTimestamp:       true,
+		MaxWaitSchemaAgreement: 60 * time.Second,
+		ReconnectInterval:      60 * time.Second,
+		ConvictionPolicy:       &SimpleConvictionPolicy{},
+		ReconnectionPolicy:     &ConstantReconnectionPolicy{MaxRetries: 3, Interval: time.Second},
+		WriteCoalesceWaitTime:  200 * time.Microsecond,
+	}
+}
+
+// CreateSession connects to the cluster and returns a Session.
+func (cfg *ClusterConfig) CreateSession() (*Session, error) {
+	return NewSession(*cfg)
+}
+
+func (cfg *ClusterConfig) logger() StdLogger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return Logger
+}
+
+func (cfg *ClusterConfig) translateAddressPort(addr net.IP, port int) (net.IP, int) {
+	if cfg.AddressTranslator == nil || len(addr) == 0 {
+		return addr, port
+	}
+	return cfg.AddressTranslator.Translate(addr, port)
+}
+
+func (cfg *ClusterConfig) filterHost(h *HostInfo) bool {
+	return cfg.HostFilter != nil && !cfg.HostFilter.Accept(h)
+}

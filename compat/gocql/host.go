@@ -1,0 +1,414 @@
+package gocql
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// nodeState is whether a host is up or down.
+type nodeState int32
+
+// The states a host can be in.
+const (
+	NodeUp nodeState = iota
+	NodeDown
+)
+
+func (s nodeState) String() string {
+	switch s {
+	case NodeUp:
+		return "UP"
+	case NodeDown:
+		return "DOWN"
+	}
+	return "UNKNOWN_" + strconv.Itoa(int(s))
+}
+
+// cassVersion is a Cassandra release version as reported in system.local.release_version.
+type cassVersion struct {
+	Major, Minor, Patch int
+}
+
+// Set parses a version such as "5.0.9" or "4.1.3-SNAPSHOT" (the qualifier is ignored).
+func (c *cassVersion) Set(v string) error {
+	if v == "" {
+		return nil
+	}
+	return c.parse(v)
+}
+
+// UnmarshalCQL parses a version stored as text.
+func (c *cassVersion) UnmarshalCQL(_ TypeInfo, data []byte) error {
+	return c.parse(string(data))
+}
+
+func (c *cassVersion) parse(v string) error {
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		v = v[:i]
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return fmt.Errorf("gocql: invalid version %q: want major.minor[.patch]", v)
+	}
+	var nums [3]int
+	for i := 0; i < len(parts) && i < 3; i++ {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil {
+			return fmt.Errorf("gocql: invalid version %q: %w", v, err)
+		}
+		nums[i] = n
+	}
+	c.Major, c.Minor, c.Patch = nums[0], nums[1], nums[2]
+	return nil
+}
+
+// Before reports whether the version is older than major.minor.patch.
+func (c cassVersion) Before(major, minor, patch int) bool {
+	if c.Major != major {
+		return c.Major < major
+	}
+	if c.Minor != minor {
+		return c.Minor < minor
+	}
+	return c.Patch < patch
+}
+
+// AtLeast reports whether the version is major.minor.patch or newer.
+func (c cassVersion) AtLeast(major, minor, patch int) bool {
+	return !c.Before(major, minor, patch)
+}
+
+func (c cassVersion) String() string {
+	return fmt.Sprintf("v%d.%d.%d", c.Major, c.Minor, c.Patch)
+}
+
+// HostInfo describes one node of the cluster as read from system.local and system.peers.
+// It is safe for concurrent use.
+type HostInfo struct {
+	mu               sync.RWMutex
+	hostname         string
+	peer             net.IP
+	broadcastAddress net.IP
+	listenAddress    net.IP
+	rpcAddress       net.IP
+	preferredIP      net.IP
+	connectAddress   net.IP
+	port             int
+	dataCenter       string
+	rack             string
+	hostID           string
+	workload         string
+	graph            bool
+	dseVersion       string
+	partitioner      string
+	clusterName      string
+	version          cassVersion
+	state            nodeState
+	schemaVersion    string
+	tokens           []string
+}
+
+// Equal reports whether both describe the same node (same connect address and port).
+func (h *HostInfo) Equal(host *HostInfo) bool {
+	if h == host {
+		return true
+	}
+	if h == nil || host == nil {
+		return false
+	}
+	return h.ConnectAddress().Equal(host.ConnectAddress()) && h.Port() == host.Port()
+}
+
+// Peer is the address the node was discovered under (system.peers.peer).
+func (h *HostInfo) Peer() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.peer
+}
+
+// ConnectAddress is the address the driver connects to: the explicitly set connect address,
+// else the RPC address, the preferred IP, the broadcast address or the peer address, in
+// that order (the first one that is set and not unspecified).
+func (h *HostInfo) ConnectAddress() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, ip := range []net.IP{h.connectAddress, h.rpcAddress, h.preferredIP, h.broadcastAddress, h.peer} {
+		if len(ip) > 0 && !ip.IsUnspecified() {
+			return ip
+		}
+	}
+	return nil
+}
+
+// SetConnectAddress overrides the address the driver connects to and returns h.
+func (h *HostInfo) SetConnectAddress(address net.IP) *HostInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.connectAddress = address
+	return h
+}
+
+// BroadcastAddress is system.local/peers broadcast_address.
+func (h *HostInfo) BroadcastAddress() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.broadcastAddress
+}
+
+// ListenAddress is system.local listen_address.
+func (h *HostInfo) ListenAddress() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.listenAddress
+}
+
+// RPCAddress is system.local/peers rpc_address.
+func (h *HostInfo) RPCAddress() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.rpcAddress
+}
+
+// PreferredIP is system.peers preferred_ip.
+func (h *HostInfo) PreferredIP() net.IP {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.preferredIP
+}
+
+// DataCenter is the node's data centre.
+func (h *HostInfo) DataCenter() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.dataCenter
+}
+
+// Rack is the node's rack.
+func (h *HostInfo) Rack() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.rack
+}
+
+// HostID is the node's host_id as a UUID string.
+func (h *HostInfo) HostID() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.hostID
+}
+
+// SetHostID sets the host id.
+func (h *HostInfo) SetHostID(hostID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hostID = hostID
+}
+
+// WorkLoad is the DSE workload, empty on Apache Cassandra.
+func (h *HostInfo) WorkLoad() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.workload
+}
+
+// Graph reports whether DSE graph is enabled on the node.
+func (h *HostInfo) Graph() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.graph
+}
+
+// DSEVersion is the DSE version, empty on Apache Cassandra.
+func (h *HostInfo) DSEVersion() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.dseVersion
+}
+
+// Partitioner is the cluster's partitioner class.
+func (h *HostInfo) Partitioner() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.partitioner
+}
+
+// ClusterName is the cluster name (system.local only).
+func (h *HostInfo) ClusterName() string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.clusterName
+}
+
+// Version is the node's Cassandra release version.
+func (h *HostInfo) Version() cassVersion {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.version
+}
+
+// State is whether the driver considers the node up or down.
+func (h *HostInfo) State() nodeState {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.state
+}
+
+func (h *HostInfo) setState(s nodeState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.state = s
+}
+
+// IsUp reports whether the node is considered up.
+func (h *HostInfo) IsUp() bool {
+	return h != nil && h.State() == NodeUp
+}
+
+// Tokens are the node's ring tokens as strings.
+func (h *HostInfo) Tokens() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.tokens
+}
+
+// Port is the CQL port the driver connects to.
+func (h *HostInfo) Port() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.port
+}
+
+// HostnameAndPort is the configured host name (or, failing that, the connect address) and
+// port, joined as host:port.
+func (h *HostInfo) HostnameAndPort() string {
+	h.mu.RLock()
+	name, port := h.hostname, h.port
+	h.mu.RUnlock()
+	if name == "" {
+		name = h.ConnectAddress().String()
+	}
+	return net.JoinHostPort(name, strconv.Itoa(port))
+}
+
+// ConnectAddressAndPort is the connect address and port joined as host:port.
+func (h *HostInfo) ConnectAddressAndPort() string {
+	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+}
+
+// String describes the host for logs.
+func (h *HostInfo) String() string {
+	if h == nil {
+		return "[HostInfo nil]"
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return fmt.Sprintf("[HostInfo hostname=%q connectAddress=%q peer=%q rpc_address=%q broadcast_address=%q "+
+		"preferred_ip=%q port=%d data_center=%q rack=%q host_id=%q version=%q state=%s num_tokens=%d]",
+		h.hostname, h.connectAddress, h.peer, h.rpcAddress, h.broadcastAddress, h.preferredIP,
+		h.port, h.dataCenter, h.rack, h.hostID, h.version, h.state, len(h.tokens))
+}
+
+// HostFilter decides which discovered hosts the driver connects to.
+type HostFilter interface {
+	// Accept is called when a host is discovered; returning true adds it to the pools.
+	Accept(host *HostInfo) bool
+}
+
+// HostFilterFunc adapts a function to HostFilter.
+type HostFilterFunc func(host *HostInfo) bool
+
+// Accept calls fn(host).
+func (fn HostFilterFunc) Accept(host *HostInfo) bool { return fn(host) }
+
+// AcceptAllFilter accepts every host.
+func AcceptAllFilter() HostFilter {
+	return HostFilterFunc(func(*HostInfo) bool { return true })
+}
+
+// DenyAllFilter rejects every host.
+func DenyAllFilter() HostFilter {
+	return HostFilterFunc(func(*HostInfo) bool { return false })
+}
+
+// DataCentreHostFilter accepts only hosts in the given data centre.
+func DataCentreHostFilter(dataCentre string) HostFilter {
+	return HostFilterFunc(func(h *HostInfo) bool { return h.DataCenter() == dataCentre })
+}
+
+// WhiteListHostFilter accepts only hosts whose connect address is one of hosts (names are
+// resolved once, when the filter is built; a name that does not resolve is skipped).
+func WhiteListHostFilter(hosts ...string) HostFilter {
+	var allowed []net.IP
+	for _, h := range hosts {
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			h = host
+		}
+		if ip := net.ParseIP(h); ip != nil {
+			allowed = append(allowed, ip)
+			continue
+		}
+		ips, err := LookupIP(h)
+		if err != nil {
+			continue
+		}
+		allowed = append(allowed, ips...)
+	}
+	return HostFilterFunc(func(h *HostInfo) bool {
+		addr := h.ConnectAddress()
+		for _, ip := range allowed {
+			if ip.Equal(addr) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// AddressTranslator maps node addresses discovered from the cluster (system.peers, events) to
+// the addresses the driver dials, for example public to private IPs.
+type AddressTranslator interface {
+	// Translate returns the address and port to use for addr:port; it returns its input when
+	// no translation applies.
+	Translate(addr net.IP, port int) (net.IP, int)
+}
+
+// AddressTranslatorFunc adapts a function to AddressTranslator.
+type AddressTranslatorFunc func(addr net.IP, port int) (net.IP, int)
+
+// Translate calls fn(addr, port).
+func (fn AddressTranslatorFunc) Translate(addr net.IP, port int) (net.IP, int) {
+	return fn(addr, port)
+}
+
+// IdentityTranslator returns a translator that changes nothing.
+func IdentityTranslator() AddressTranslator {
+	return AddressTranslatorFunc(func(addr net.IP, port int) (net.IP, int) { return addr, port })
+}
+
+// JoinHostPort returns addr unchanged when it already carries a port, else addr:port.
+func JoinHostPort(addr string, port int) string {
+	addr = strings.TrimSpace(addr)
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr
+	}
+	return net.JoinHostPort(addr, strconv.Itoa(port))
+}
+
+// LookupIP resolves host with the system resolver.
+func LookupIP(host string) ([]net.IP, error) {
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return nil, fmt.Errorf("gocql: resolving %q: %w", host, err)
+	}
+	return ips, nil
+}
+
+// ErrCannotFindHost is returned when a host is not known to the session.
+var ErrCannotFindHost = errors.New("cannot find host")
+
+// ErrHostAlreadyExists is returned when adding a host that is already known.
+var ErrHostAlreadyExists = errors.New("host already exists")

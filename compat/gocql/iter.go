@@ -1,0 +1,406 @@
+package gocql
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+)
+
+// ColumnInfo describes one result column.
+type ColumnInfo struct {
+	Keyspace string
+	Table    string
+	Name     string
+	TypeInfo TypeInfo
+}
+
+// String describes the column for logs.
+func (c ColumnInfo) String() string {
+	return fmt.Sprintf("[column keyspace=%s table=%s name=%s type=%v]", c.Keyspace, c.Table, c.Name, c.TypeInfo)
+}
+
+// RowData holds the column names of a result (tuple columns expanded as name[i]) and a
+// freshly allocated destination for each.
+type RowData struct {
+	Columns []string
+	Values  []interface{}
+}
+
+// TupleColumnName is the name under which element n of tuple column c appears in RowData,
+// MapScan and SliceMap results: "c[n]".
+func TupleColumnName(c string, n int) string {
+	return fmt.Sprintf("%s[%d]", c, n)
+}
+
+// Iter iterates over the rows of a query result, fetching further pages as needed. When a
+// page is exhausted the next one replaces it inside the same *Iter. An Iter is not safe for
+// concurrent use.
+type Iter struct {
+	err            error
+	pos            int
+	numRows        int
+	rows           [][][]byte
+	columns        []ColumnInfo
+	actualColCount int
+	pageState      []byte
+	next           *nextIter
+	host           *HostInfo
+	warnings       []string
+	customPayload  map[string][]byte
+	closed         atomic.Bool
+}
+
+// nextIter fetches the page after the current one, synchronously or ahead of time.
+type nextIter struct {
+	qry  *Query
+	pos  int
+	once sync.Once
+	iter *Iter
+}
+
+func (n *nextIter) fetch() *Iter {
+	n.once.Do(func() { n.iter = n.qry.session.executeQuery(n.qry) })
+	return n.iter
+}
+
+func (n *nextIter) fetchAsync() {
+	go n.fetch()
+}
+
+func countColumns(cols []ColumnInfo) int {
+	n := 0
+	for _, c := range cols {
+		if t, ok := c.TypeInfo.(TupleTypeInfo); ok {
+			n += len(t.Elems)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// Host returns the host that answered the current page (nil when no host was tried).
+func (iter *Iter) Host() *HostInfo { return iter.host }
+
+// Columns returns the current page's column metadata.
+func (iter *Iter) Columns() []ColumnInfo { return iter.columns }
+
+// NumRows returns the number of rows of the current page.
+func (iter *Iter) NumRows() int { return iter.numRows }
+
+// PageState returns the paging state of the current page; it is empty on the last page.
+func (iter *Iter) PageState() []byte { return iter.pageState }
+
+// Warnings returns the server's warnings for the current page (nil after Close).
+func (iter *Iter) Warnings() []string {
+	if iter.closed.Load() {
+		return nil
+	}
+	return iter.warnings
+}
+
+// GetCustomPayload returns the custom payload of the current page's response (nil after
+// Close).
+func (iter *Iter) GetCustomPayload() map[string][]byte {
+	if iter.closed.Load() {
+		return nil
+	}
+	return iter.customPayload
+}
+
+// WillSwitchPage reports whether the next Scan will fetch (or switch to) the next page:
+// the current page is exhausted and automatic paging has another page to get.
+func (iter *Iter) WillSwitchPage() bool {
+	return iter.pos >= iter.numRows && iter.next != nil
+}
+
+// Scan copies the next row's columns into dest and reports whether there was one. It fetches
+// the next page when the current one is exhausted (skipping empty pages). A tuple column
+// takes one destination per element; a nil destination skips its column. It returns false at
+// the end of the results, after an error (see Close), and after Close.
+func (iter *Iter) Scan(dest ...interface{}) bool {
+	if iter.err != nil || iter.closed.Load() {
+		return false
+	}
+	for iter.pos >= iter.numRows {
+		if iter.next == nil {
+			return false
+		}
+		next := iter.next.fetch()
+		iter.replaceWith(next)
+		if iter.err != nil {
+			return false
+		}
+	}
+	if iter.next != nil && iter.pos >= iter.next.pos {
+		iter.next.fetchAsync()
+	}
+	if len(dest) != iter.actualColCount {
+		iter.err = fmt.Errorf("gocql: not enough columns to scan into: have %d want %d", len(dest), iter.actualColCount)
+		return false
+	}
+	if err := scanRow(iter.rows[iter.pos], iter.columns, dest); err != nil {
+		iter.err = err
+		return false
+	}
+	iter.pos++
+	return true
+}
+
+// replaceWith copies the state of next into iter, which keeps its identity.
+func (iter *Iter) replaceWith(next *Iter) {
+	iter.err = next.err
+	iter.pos = next.pos
+	iter.numRows = next.numRows
+	iter.rows = next.rows
+	iter.columns = next.columns
+	iter.actualColCount = next.actualColCount
+	iter.pageState = next.pageState
+	iter.next = next.next
+	iter.host = next.host
+	iter.warnings = next.warnings
+	iter.customPayload = next.customPayload
+}
+
+// scanRow unmarshals the cells of one row into dest (len(dest) == expanded column count).
+func scanRow(row [][]byte, cols []ColumnInfo, dest []interface{}) error {
+	i := 0
+	for c, col := range cols {
+		var cell []byte
+		if c < len(row) {
+			cell = row[c]
+		}
+		n, err := scanColumn(cell, col, dest[i:])
+		if err != nil {
+			return err
+		}
+		i += n
+	}
+	return nil
+}
+
+func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
+	if t, ok := col.TypeInfo.(TupleTypeInfo); ok {
+		n := len(t.Elems)
+		if dest[0] == nil && n == 1 {
+			return 1, nil
+		}
+		if err := Unmarshal(col.TypeInfo, cell, dest[:n]); err != nil {
+			return 0, fmt.Errorf("gocql: scanning column %q: %w", col.Name, err)
+		}
+		return n, nil
+	}
+	if dest[0] == nil {
+		return 1, nil
+	}
+	if err := Unmarshal(col.TypeInfo, cell, dest[0]); err != nil {
+		return 0, fmt.Errorf("gocql: scanning column %q: %w", col.Name, err)
+	}
+	return 1, nil
+}
+
+// Close closes the iterator and returns the error that stopped the iteration, if any: the
+// query's error, a scan error, or the failure of a next-page fetch. Calling it again returns
+// the same error. It does not stop a background page fetch already started.
+func (iter *Iter) Close() error {
+	if iter.closed.CompareAndSwap(false, true) {
+		iter.rows = nil
+	}
+	return iter.err
+}
+
+func (iter *Iter) checkErrAndNotFound() error {
+	if iter.err != nil {
+		return iter.err
+	}
+	if iter.numRows == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Scanner returns a row-by-row scanner over iter, or nil for a nil *Iter.
+func (iter *Iter) Scanner() Scanner {
+	if iter == nil {
+		return nil
+	}
+	return &iterScanner{iter: iter}
+}
+
+// Scanner reads rows one at a time: Next, then Scan, until Next returns false; then Err.
+type Scanner interface {
+	// Next advances to the next row (fetching pages as needed) and reports whether there is
+	// one. Next must be called before every Scan.
+	Next() bool
+	// Scan copies the current row into dest. A wrong number of destinations or an unmarshal
+	// error is returned without ending the iteration.
+	Scan(...interface{}) error
+	// Err returns the error that ended the iteration and releases the iterator; the Scanner
+	// must not be used afterwards.
+	Err() error
+}
+
+type iterScanner struct {
+	iter  *Iter
+	row   [][]byte
+	valid bool
+}
+
+func (is *iterScanner) Next() bool {
+	iter := is.iter
+	if iter.err != nil || iter.closed.Load() {
+		return false
+	}
+	for iter.pos >= iter.numRows {
+		if iter.next == nil {
+			return false
+		}
+		iter.replaceWith(iter.next.fetch())
+		if iter.err != nil {
+			return false
+		}
+	}
+	is.row = iter.rows[iter.pos]
+	iter.pos++
+	is.valid = true
+	return true
+}
+
+func (is *iterScanner) Scan(dest ...interface{}) error {
+	if !is.valid {
+		return errors.New("gocql: Scan called without calling Next")
+	}
+	iter := is.iter
+	if len(dest) != iter.actualColCount {
+		return fmt.Errorf("gocql: not enough columns to scan into: have %d want %d", len(dest), iter.actualColCount)
+	}
+	err := scanRow(is.row, iter.columns, dest)
+	is.valid = false
+	return err
+}
+
+func (is *iterScanner) Err() error {
+	iter := is.iter
+	is.iter = nil
+	is.row = nil
+	is.valid = false
+	if iter == nil {
+		return errors.New("gocql: Scanner used after Err")
+	}
+	return iter.Close()
+}
+
+// RowData returns the column names (tuple columns expanded) and new destinations of the
+// matching Go types, or the iterator's error.
+func (iter *Iter) RowData() (RowData, error) {
+	if iter.err != nil {
+		return RowData{}, iter.err
+	}
+	cols := iter.Columns()
+	rd := RowData{Columns: make([]string, 0, len(cols)), Values: make([]interface{}, 0, len(cols))}
+	for _, c := range cols {
+		if t, ok := c.TypeInfo.(TupleTypeInfo); ok {
+			for i, e := range t.Elems {
+				v, err := e.NewWithError()
+				if err != nil {
+					return RowData{}, err
+				}
+				rd.Columns = append(rd.Columns, TupleColumnName(c.Name, i))
+				rd.Values = append(rd.Values, v)
+			}
+			continue
+		}
+		v, err := c.TypeInfo.NewWithError()
+		if err != nil {
+			return RowData{}, err
+		}
+		rd.Columns = append(rd.Columns, c.Name)
+		rd.Values = append(rd.Values, v)
+	}
+	return rd, nil
+}
+
+// rowMap stores the dereferenced values into m (slices copied).
+func (r *RowData) rowMap(m map[string]interface{}) {
+	for i, name := range r.Columns {
+		v := reflect.Indirect(reflect.ValueOf(r.Values[i]))
+		if !v.IsValid() {
+			m[name] = nil
+			continue
+		}
+		if v.Kind() == reflect.Slice && !v.IsNil() {
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(c, v)
+			m[name] = c.Interface()
+			continue
+		}
+		m[name] = v.Interface()
+	}
+}
+
+// MapScan reads the next row into m, keyed by column name, and reports whether there was one.
+// Pointers already present in m under a column's name are used as that column's destination.
+func (iter *Iter) MapScan(m map[string]interface{}) bool {
+	if iter.err != nil || iter.closed.Load() {
+		return false
+	}
+	// The columns are those of the page the row comes from, so switch pages first.
+	if !iter.ensureRow() {
+		return false
+	}
+	rd, err := iter.RowData()
+	if err != nil {
+		iter.err = err
+		return false
+	}
+	for i, c := range rd.Columns {
+		if d, ok := m[c]; ok && isPointer(d) {
+			rd.Values[i] = d
+		}
+	}
+	if !iter.Scan(rd.Values...) {
+		return false
+	}
+	rd.rowMap(m)
+	return true
+}
+
+func isPointer(v interface{}) bool {
+	return v != nil && reflect.TypeOf(v).Kind() == reflect.Pointer
+}
+
+// ensureRow switches pages until a row is available; false at the end or on error.
+func (iter *Iter) ensureRow() bool {
+	for iter.pos >= iter.numRows {
+		if iter.next == nil {
+			return false
+		}
+		iter.replaceWith(iter.next.fetch())
+		if iter.err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// SliceMap reads all remaining rows, across pages, as maps keyed by column name. With no rows
+// it returns an empty, non-nil slice; on error nil and the error. It does not close iter.
+func (iter *Iter) SliceMap() ([]map[string]interface{}, error) {
+	if iter.err != nil {
+		return nil, iter.err
+	}
+	out := make([]map[string]interface{}, 0)
+	for {
+		m := make(map[string]interface{}, len(iter.columns))
+		if !iter.MapScan(m) {
+			break
+		}
+		out = append(out, m)
+	}
+	if iter.err != nil {
+		return nil, iter.err
+	}
+	return out, nil
+}

@@ -1,0 +1,565 @@
+package gocql
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Default aliases of thrift-era tables.
+const (
+	DEFAULT_KEY_ALIAS    = "key"
+	DEFAULT_COLUMN_ALIAS = "column"
+	DEFAULT_VALUE_ALIAS  = "value"
+)
+
+// Cassandra marshal classes used in legacy schema tables.
+const (
+	REVERSED_TYPE   = "org.apache.cassandra.db.marshal.ReversedType"
+	COMPOSITE_TYPE  = "org.apache.cassandra.db.marshal.CompositeType"
+	COLLECTION_TYPE = "org.apache.cassandra.db.marshal.ColumnToCollectionType"
+	LIST_TYPE       = "org.apache.cassandra.db.marshal.ListType"
+	SET_TYPE        = "org.apache.cassandra.db.marshal.SetType"
+	MAP_TYPE        = "org.apache.cassandra.db.marshal.MapType"
+)
+
+// KeyspaceMetadata is the schema of a keyspace.
+type KeyspaceMetadata struct {
+	Name            string
+	DurableWrites   bool
+	StrategyClass   string
+	StrategyOptions map[string]interface{}
+	Tables          map[string]*TableMetadata
+	Functions       map[string]*FunctionMetadata
+	Aggregates      map[string]*AggregateMetadata
+	// Deprecated: use MaterializedViews for views and UserTypes for user types.
+	Views             map[string]*ViewMetadata
+	MaterializedViews map[string]*MaterializedViewMetadata
+	UserTypes         map[string]*UserTypeMetadata
+}
+
+// TableMetadata is the schema of a table.
+type TableMetadata struct {
+	Keyspace          string
+	Name              string
+	KeyValidator      string
+	Comparator        string
+	DefaultValidator  string
+	KeyAliases        []string
+	ColumnAliases     []string
+	ValueAlias        string
+	PartitionKey      []*ColumnMetadata
+	ClusteringColumns []*ColumnMetadata
+	Columns           map[string]*ColumnMetadata
+	OrderedColumns    []string
+}
+
+// ColumnKind is the role of a column in its table.
+type ColumnKind int
+
+// The column roles.
+const (
+	ColumnUnkownKind ColumnKind = iota
+	ColumnPartitionKey
+	ColumnClusteringKey
+	ColumnRegular
+	ColumnCompact
+	ColumnStatic
+)
+
+// String returns the schema name of the kind.
+func (c ColumnKind) String() string {
+	switch c {
+	case ColumnPartitionKey:
+		return "partition_key"
+	case ColumnClusteringKey:
+		return "clustering_key"
+	case ColumnRegular:
+		return "regular"
+	case ColumnCompact:
+		return "compact"
+	case ColumnStatic:
+		return "static"
+	}
+	return fmt.Sprintf("unknown_column_%d", int(c))
+}
+
+// UnmarshalCQL parses the kind column of system_schema.columns.
+func (c *ColumnKind) UnmarshalCQL(typ TypeInfo, p []byte) error {
+	if typ.Type() != TypeVarchar {
+		return unmarshalErrorf("unable to marshall %s into ColumnKind, expected Varchar", typ)
+	}
+	k, err := columnKindFromSchema(string(p))
+	if err != nil {
+		return err
+	}
+	*c = k
+	return nil
+}
+
+func columnKindFromSchema(kind string) (ColumnKind, error) {
+	switch kind {
+	case "partition_key":
+		return ColumnPartitionKey, nil
+	case "clustering_key", "clustering":
+		return ColumnClusteringKey, nil
+	case "regular":
+		return ColumnRegular, nil
+	case "compact_value":
+		return ColumnCompact, nil
+	case "static":
+		return ColumnStatic, nil
+	}
+	return ColumnUnkownKind, fmt.Errorf("gocql: unknown column kind %q", kind)
+}
+
+// ColumnOrder is the clustering order of a column.
+type ColumnOrder bool
+
+// The clustering orders.
+const (
+	ASC  ColumnOrder = false
+	DESC ColumnOrder = true
+)
+
+// ColumnIndexMetadata describes a secondary index on a column.
+type ColumnIndexMetadata struct {
+	Name    string
+	Type    string
+	Options map[string]interface{}
+}
+
+// ColumnMetadata is the schema of a column.
+type ColumnMetadata struct {
+	Keyspace        string
+	Table           string
+	Name            string
+	ComponentIndex  int
+	Kind            ColumnKind
+	Validator       string
+	Type            TypeInfo
+	ClusteringOrder string
+	Order           ColumnOrder
+	Index           ColumnIndexMetadata
+}
+
+// FunctionMetadata is the schema of a user-defined function.
+type FunctionMetadata struct {
+	Keyspace          string
+	Name              string
+	ArgumentTypes     []TypeInfo
+	ArgumentNames     []string
+	Body              string
+	CalledOnNullInput bool
+	Language          string
+	ReturnType        TypeInfo
+}
+
+// AggregateMetadata is the schema of a user-defined aggregate.
+type AggregateMetadata struct {
+	Keyspace      string
+	Name          string
+	ArgumentTypes []TypeInfo
+	FinalFunc     FunctionMetadata
+	InitCond      string
+	ReturnType    TypeInfo
+	StateFunc     FunctionMetadata
+	StateType     TypeInfo
+
+	stateFunc string
+	finalFunc string
+}
+
+// ViewMetadata is the schema of a user-defined type, under its deprecated name.
+//
+// Deprecated: use UserTypeMetadata and MaterializedViewMetadata.
+type ViewMetadata struct {
+	Keyspace   string
+	Name       string
+	FieldNames []string
+	FieldTypes []TypeInfo
+}
+
+// MaterializedViewMetadata is the schema of a materialized view.
+type MaterializedViewMetadata struct {
+	Keyspace                string
+	Name                    string
+	BaseTableId             UUID
+	BaseTable               *TableMetadata
+	BloomFilterFpChance     float64
+	Caching                 map[string]string
+	Comment                 string
+	Compaction              map[string]string
+	Compression             map[string]string
+	CrcCheckChance          float64
+	DcLocalReadRepairChance float64
+	DefaultTimeToLive       int
+	Extensions              map[string]string
+	GcGraceSeconds          int
+	Id                      UUID
+	IncludeAllColumns       bool
+	MaxIndexInterval        int
+	MemtableFlushPeriodInMs int
+	MinIndexInterval        int
+	ReadRepairChance        float64
+	SpeculativeRetry        string
+
+	baseTableName string
+}
+
+// UserTypeMetadata is the schema of a user-defined type.
+type UserTypeMetadata struct {
+	Keyspace   string
+	Name       string
+	FieldNames []string
+	FieldTypes []TypeInfo
+}
+
+// KeyspaceMetadata reads the schema of keyspace from system_schema: tables, columns, user
+// types, functions, aggregates and materialized views.
+func (s *Session) KeyspaceMetadata(keyspace string) (*KeyspaceMetadata, error) {
+	if s.Closed() {
+		return nil, ErrSessionClosed
+	}
+	if keyspace == "" {
+		return nil, ErrNoKeyspace
+	}
+	return s.keyspaceMeta(context.Background(), keyspace, true)
+}
+
+// schemaQuery runs a system_schema query at consistency ONE without paging.
+func (s *Session) schemaQuery(ctx context.Context, stmt string, values ...interface{}) *Iter {
+	return s.Query(stmt, values...).WithContext(ctx).Consistency(One).PageSize(0).Idempotent(true).Iter()
+}
+
+func (s *Session) keyspaceMeta(ctx context.Context, keyspace string, full bool) (*KeyspaceMetadata, error) {
+	ks := &KeyspaceMetadata{Name: keyspace}
+	var replication map[string]string
+	iter := s.schemaQuery(ctx, "SELECT durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name = ?", keyspace)
+	found := iter.Scan(&ks.DurableWrites, &replication)
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("gocql: reading keyspace %q metadata: %w", keyspace, err)
+	}
+	if !found {
+		return nil, ErrKeyspaceDoesNotExist
+	}
+	ks.StrategyClass = replication["class"]
+	ks.StrategyOptions = make(map[string]interface{}, len(replication))
+	for k, v := range replication {
+		if k != "class" {
+			ks.StrategyOptions[k] = v
+		}
+	}
+	if !full {
+		return ks, nil
+	}
+	types, err := s.userTypes(ctx, keyspace)
+	if err != nil {
+		return nil, err
+	}
+	ks.UserTypes = make(map[string]*UserTypeMetadata, len(types))
+	ks.Views = make(map[string]*ViewMetadata, len(types))
+	for _, t := range types {
+		ks.UserTypes[t.Name] = t
+		ks.Views[t.Name] = &ViewMetadata{Keyspace: t.Keyspace, Name: t.Name, FieldNames: t.FieldNames, FieldTypes: t.FieldTypes}
+	}
+	parse := func(s string) TypeInfo { return parseCQLType(s, keyspace, ks.UserTypes) }
+	if err := s.readTables(ctx, ks, parse); err != nil {
+		return nil, err
+	}
+	if err := s.readFunctions(ctx, ks, parse); err != nil {
+		return nil, err
+	}
+	if err := s.readViews(ctx, ks); err != nil {
+		return nil, err
+	}
+	return ks, nil
+}
+
+func (s *Session) userTypes(ctx context.Context, keyspace string) ([]*UserTypeMetadata, error) {
+	iter := s.schemaQuery(ctx, "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = ?", keyspace)
+	type raw struct {
+		name          string
+		fields, types []string
+	}
+	var rows []raw
+	var r raw
+	for iter.Scan(&r.name, &r.fields, &r.types) {
+		rows = append(rows, r)
+		r = raw{}
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("gocql: reading user types of %q: %w", keyspace, err)
+	}
+	known := make(map[string]*UserTypeMetadata, len(rows))
+	out := make([]*UserTypeMetadata, 0, len(rows))
+	// Types may refer to one another; resolve in dependency order by retrying.
+	for pending := rows; len(pending) > 0; {
+		var left []raw
+		for _, r := range pending {
+			ready := true
+			for _, t := range r.types {
+				for _, name := range udtNames(t) {
+					if _, ok := known[name]; !ok && name != r.name {
+						ready = false
+					}
+				}
+			}
+			if !ready {
+				left = append(left, r)
+				continue
+			}
+			u := &UserTypeMetadata{Keyspace: keyspace, Name: r.name, FieldNames: r.fields}
+			for _, t := range r.types {
+				u.FieldTypes = append(u.FieldTypes, parseCQLType(t, keyspace, known))
+			}
+			known[r.name] = u
+			out = append(out, u)
+		}
+		if len(left) == len(pending) {
+			for _, r := range left { // unresolvable: parse with what is known
+				u := &UserTypeMetadata{Keyspace: keyspace, Name: r.name, FieldNames: r.fields}
+				for _, t := range r.types {
+					u.FieldTypes = append(u.FieldTypes, parseCQLType(t, keyspace, known))
+				}
+				out = append(out, u)
+			}
+			break
+		}
+		pending = left
+	}
+	return out, nil
+}
+
+func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata, parse func(string) TypeInfo) error {
+	ks.Tables = make(map[string]*TableMetadata)
+	iter := s.schemaQuery(ctx, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", ks.Name)
+	var name string
+	for iter.Scan(&name) {
+		ks.Tables[name] = &TableMetadata{Keyspace: ks.Name, Name: name, Columns: make(map[string]*ColumnMetadata)}
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("gocql: reading tables of %q: %w", ks.Name, err)
+	}
+	iter = s.schemaQuery(ctx, "SELECT table_name, column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = ?", ks.Name)
+	var (
+		table, column, order, kind, typ string
+		pos                             int
+	)
+	var cols []*ColumnMetadata
+	for iter.Scan(&table, &column, &order, &kind, &pos, &typ) {
+		k, _ := columnKindFromSchema(kind)
+		c := &ColumnMetadata{Keyspace: ks.Name, Table: table, Name: column, ComponentIndex: pos, Kind: k,
+			Validator: typ, Type: parse(typ), ClusteringOrder: order, Order: ColumnOrder(order == "desc")}
+		cols = append(cols, c)
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("gocql: reading columns of %q: %w", ks.Name, err)
+	}
+	for _, c := range cols {
+		t, ok := ks.Tables[c.Table]
+		if !ok {
+			continue // a view's column; views are read separately
+		}
+		t.Columns[c.Name] = c
+	}
+	for _, t := range ks.Tables {
+		orderColumns(t)
+	}
+	return nil
+}
+
+// orderColumns fills PartitionKey, ClusteringColumns and OrderedColumns (partition key,
+// clustering columns, then the others by name).
+func orderColumns(t *TableMetadata) {
+	var others []*ColumnMetadata
+	for _, c := range t.Columns {
+		switch c.Kind {
+		case ColumnPartitionKey:
+			t.PartitionKey = append(t.PartitionKey, c)
+		case ColumnClusteringKey:
+			t.ClusteringColumns = append(t.ClusteringColumns, c)
+		default:
+			others = append(others, c)
+		}
+	}
+	byPos := func(cs []*ColumnMetadata) {
+		sort.Slice(cs, func(i, j int) bool { return cs[i].ComponentIndex < cs[j].ComponentIndex })
+	}
+	byPos(t.PartitionKey)
+	byPos(t.ClusteringColumns)
+	sort.Slice(others, func(i, j int) bool { return others[i].Name < others[j].Name })
+	for _, group := range [][]*ColumnMetadata{t.PartitionKey, t.ClusteringColumns, others} {
+		for _, c := range group {
+			t.OrderedColumns = append(t.OrderedColumns, c.Name)
+		}
+	}
+}
+
+func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata, parse func(string) TypeInfo) error {
+	ks.Functions = make(map[string]*FunctionMetadata)
+	iter := s.schemaQuery(ctx, "SELECT function_name, argument_types, argument_names, body, called_on_null_input, language, return_type FROM system_schema.functions WHERE keyspace_name = ?", ks.Name)
+	var (
+		name, body, lang, ret string
+		argTypes, argNames    []string
+		onNull                bool
+	)
+	for iter.Scan(&name, &argTypes, &argNames, &body, &onNull, &lang, &ret) {
+		f := &FunctionMetadata{Keyspace: ks.Name, Name: name, ArgumentNames: argNames, Body: body,
+			CalledOnNullInput: onNull, Language: lang, ReturnType: parse(ret)}
+		for _, a := range argTypes {
+			f.ArgumentTypes = append(f.ArgumentTypes, parse(a))
+		}
+		ks.Functions[name] = f
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("gocql: reading functions of %q: %w", ks.Name, err)
+	}
+	ks.Aggregates = make(map[string]*AggregateMetadata)
+	iter = s.schemaQuery(ctx, "SELECT aggregate_name, argument_types, final_func, initcond, return_type, state_func, state_type FROM system_schema.aggregates WHERE keyspace_name = ?", ks.Name)
+	var final, initCond, state, stateType string
+	for iter.Scan(&name, &argTypes, &final, &initCond, &ret, &state, &stateType) {
+		a := &AggregateMetadata{Keyspace: ks.Name, Name: name, InitCond: initCond, ReturnType: parse(ret),
+			StateType: parse(stateType), stateFunc: state, finalFunc: final}
+		for _, t := range argTypes {
+			a.ArgumentTypes = append(a.ArgumentTypes, parse(t))
+		}
+		if f, ok := ks.Functions[state]; ok {
+			a.StateFunc = *f
+		}
+		if f, ok := ks.Functions[final]; ok {
+			a.FinalFunc = *f
+		}
+		ks.Aggregates[name] = a
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("gocql: reading aggregates of %q: %w", ks.Name, err)
+	}
+	return nil
+}
+
+func (s *Session) readViews(ctx context.Context, ks *KeyspaceMetadata) error {
+	ks.MaterializedViews = make(map[string]*MaterializedViewMetadata)
+	iter := s.schemaQuery(ctx, "SELECT view_name, base_table_id, base_table_name, bloom_filter_fp_chance, caching, comment, compaction, compression, crc_check_chance, default_time_to_live, extensions, gc_grace_seconds, id, include_all_columns, max_index_interval, memtable_flush_period_in_ms, min_index_interval, speculative_retry FROM system_schema.views WHERE keyspace_name = ?", ks.Name)
+	for {
+		v := &MaterializedViewMetadata{Keyspace: ks.Name}
+		var extensions map[string][]byte
+		if !iter.Scan(&v.Name, &v.BaseTableId, &v.baseTableName, &v.BloomFilterFpChance, &v.Caching, &v.Comment,
+			&v.Compaction, &v.Compression, &v.CrcCheckChance, &v.DefaultTimeToLive, &extensions, &v.GcGraceSeconds,
+			&v.Id, &v.IncludeAllColumns, &v.MaxIndexInterval, &v.MemtableFlushPeriodInMs, &v.MinIndexInterval,
+			&v.SpeculativeRetry) {
+			break
+		}
+		v.Extensions = make(map[string]string, len(extensions))
+		for k, b := range extensions {
+			v.Extensions[k] = string(b)
+		}
+		v.BaseTable = ks.Tables[v.baseTableName]
+		ks.MaterializedViews[v.Name] = v
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("gocql: reading views of %q: %w", ks.Name, err)
+	}
+	return nil
+}
+
+var cqlTypeNames = map[string]Type{
+	"ascii": TypeAscii, "bigint": TypeBigInt, "blob": TypeBlob, "boolean": TypeBoolean,
+	"counter": TypeCounter, "date": TypeDate, "decimal": TypeDecimal, "double": TypeDouble,
+	"duration": TypeDuration, "float": TypeFloat, "int": TypeInt, "smallint": TypeSmallInt,
+	"tinyint": TypeTinyInt, "time": TypeTime, "timestamp": TypeTimestamp, "uuid": TypeUUID,
+	"varchar": TypeVarchar, "text": TypeVarchar, "varint": TypeVarint, "timeuuid": TypeTimeUUID,
+	"inet": TypeInet,
+}
+
+// parseCQLType parses a CQL type as written in system_schema ("frozen<map<text, int>>",
+// "tuple<int, text>", a user type name). Unknown names become custom types.
+func parseCQLType(s, keyspace string, udts map[string]*UserTypeMetadata) TypeInfo {
+	s = strings.TrimSpace(s)
+	name, args := splitType(s)
+	switch strings.ToLower(name) {
+	case "frozen":
+		if len(args) == 1 {
+			return parseCQLType(args[0], keyspace, udts)
+		}
+	case "list", "set":
+		if len(args) == 1 {
+			t := TypeList
+			if strings.EqualFold(name, "set") {
+				t = TypeSet
+			}
+			return CollectionType{NativeType: NewNativeType(protoVersion4, t, ""), Elem: parseCQLType(args[0], keyspace, udts)}
+		}
+	case "map":
+		if len(args) == 2 {
+			return CollectionType{NativeType: NewNativeType(protoVersion4, TypeMap, ""),
+				Key: parseCQLType(args[0], keyspace, udts), Elem: parseCQLType(args[1], keyspace, udts)}
+		}
+	case "tuple":
+		elems := make([]TypeInfo, len(args))
+		for i, a := range args {
+			elems[i] = parseCQLType(a, keyspace, udts)
+		}
+		return TupleTypeInfo{NativeType: NewNativeType(protoVersion4, TypeTuple, ""), Elems: elems}
+	}
+	if t, ok := cqlTypeNames[strings.ToLower(s)]; ok {
+		return NewNativeType(protoVersion4, t, "")
+	}
+	if u, ok := udts[strings.Trim(s, `"`)]; ok {
+		fields := make([]UDTField, len(u.FieldNames))
+		for i := range u.FieldNames {
+			var ft TypeInfo
+			if i < len(u.FieldTypes) {
+				ft = u.FieldTypes[i]
+			}
+			fields[i] = UDTField{Name: u.FieldNames[i], Type: ft}
+		}
+		return UDTTypeInfo{NativeType: NewNativeType(protoVersion4, TypeUDT, ""), KeySpace: keyspace, Name: u.Name, Elements: fields}
+	}
+	return NewNativeType(protoVersion4, TypeCustom, s)
+}
+
+// splitType splits "name<a, b<c, d>>" into "name" and its top-level arguments.
+func splitType(s string) (string, []string) {
+	open := strings.IndexByte(s, '<')
+	if open < 0 || !strings.HasSuffix(s, ">") {
+		return s, nil
+	}
+	name := strings.TrimSpace(s[:open])
+	inner := s[open+1 : len(s)-1]
+	var args []string
+	depth, start := 0, 0
+	for i := 0; i < len(inner); i++ {
+		switch inner[i] {
+		case '<':
+			depth++
+		case '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				args = append(args, strings.TrimSpace(inner[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	args = append(args, strings.TrimSpace(inner[start:]))
+	return name, args
+}
+
+// udtNames lists the bare names in a type string that may be user types.
+func udtNames(s string) []string {
+	name, args := splitType(strings.TrimSpace(s))
+	if args == nil {
+		n := strings.Trim(name, `"`)
+		if _, ok := cqlTypeNames[strings.ToLower(n)]; ok {
+			return nil
+		}
+		return []string{n}
+	}
+	var out []string
+	for _, a := range args {
+		out = append(out, udtNames(a)...)
+	}
+	return out
+}

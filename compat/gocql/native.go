@@ -1,0 +1,8 @@
+package gocql
+
+import "github.com/cqlbridge/cqlbridge/native"
+
+// Native returns the native session this Session runs on. It shares the connections, the
+// prepared statement cache and the topology, so code can move call sites to the native API
+// one at a time. Closing the gocql Session closes it too.
+func (s *Session) Native() *native.Session { return s.native }

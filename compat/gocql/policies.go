@@ -1,0 +1,600 @@
+package gocql
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RetryType is a retry policy's decision for a failed attempt.
+type RetryType uint16
+
+// The retry decisions.
+const (
+	Retry         RetryType = 0x00 // retry on the same host
+	RetryNextHost RetryType = 0x01 // retry on the next host of the query plan
+	Ignore        RetryType = 0x02 // stop retrying; like gocql, the error is still returned
+	Rethrow       RetryType = 0x03 // stop retrying and return the error
+)
+
+// RetryableQuery is what a RetryPolicy sees of a query or batch.
+type RetryableQuery interface {
+	Attempts() int
+	SetConsistency(c Consistency)
+	GetConsistency() Consistency
+	Context() context.Context
+}
+
+// RetryPolicy decides whether and how a failed attempt is retried. As in gocql v1.7.0, the
+// policy is consulted whatever the query's idempotence.
+type RetryPolicy interface {
+	// Attempt reports whether another attempt may be made; q.Attempts() counts the
+	// attempts made so far by this query object.
+	Attempt(RetryableQuery) bool
+	// GetRetryType chooses how to retry after err.
+	GetRetryType(error) RetryType
+}
+
+// SimpleRetryPolicy retries up to NumRetries times, always on the next host of the plan (so
+// with a single host no retry happens, as in gocql).
+type SimpleRetryPolicy struct {
+	NumRetries int // number of retries allowed
+}
+
+// Attempt reports whether q.Attempts() <= NumRetries.
+func (s *SimpleRetryPolicy) Attempt(q RetryableQuery) bool {
+	return q.Attempts() <= s.NumRetries
+}
+
+// GetRetryType always returns RetryNextHost.
+func (s *SimpleRetryPolicy) GetRetryType(error) RetryType { return RetryNextHost }
+
+// ExponentialBackoffRetryPolicy retries up to NumRetries times on the next host, sleeping
+// between attempts for Min*2^(attempt-1) (with jitter), capped at Max. Min defaults to 100ms
+// and Max to 10s. Unlike gocql, the sleep ends early when the query's context is done.
+type ExponentialBackoffRetryPolicy struct {
+	NumRetries int
+	Min, Max   time.Duration
+}
+
+// Attempt sleeps the backoff for the next attempt and reports whether it may be made.
+func (e *ExponentialBackoffRetryPolicy) Attempt(q RetryableQuery) bool {
+	if q.Attempts() > e.NumRetries {
+		return false
+	}
+	ctx := q.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := time.NewTimer(backoff(e.Min, e.Max, q.Attempts()))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// GetRetryType always returns RetryNextHost.
+func (e *ExponentialBackoffRetryPolicy) GetRetryType(error) RetryType { return RetryNextHost }
+
+func backoff(lo, hi time.Duration, attempts int) time.Duration {
+	if lo <= 0 {
+		lo = 100 * time.Millisecond
+	}
+	if hi <= 0 {
+		hi = 10 * time.Second
+	}
+	d := float64(lo) * math.Pow(2, float64(attempts-1))
+	d += rand.Float64()*float64(lo) - float64(lo)/2
+	if d > float64(hi) {
+		return hi
+	}
+	if d < 0 {
+		return 0
+	}
+	return time.Duration(d)
+}
+
+// DowngradingConsistencyRetryPolicy retries with the next consistency level of
+// ConsistencyLevelsToTry on each attempt (it changes the query's consistency, as gocql does).
+type DowngradingConsistencyRetryPolicy struct {
+	ConsistencyLevelsToTry []Consistency
+}
+
+// Attempt allows len(ConsistencyLevelsToTry) retries and sets the consistency for the next one.
+func (d *DowngradingConsistencyRetryPolicy) Attempt(q RetryableQuery) bool {
+	n := q.Attempts()
+	if n > len(d.ConsistencyLevelsToTry) {
+		return false
+	}
+	if n > 0 {
+		q.SetConsistency(d.ConsistencyLevelsToTry[n-1])
+	}
+	return true
+}
+
+// GetRetryType retries an Unavailable with live replicas, a ReadTimeout, and an unlogged batch
+// WriteTimeout on the same host; ignores a simple, batch or counter write timeout that reached
+// at least one replica; rethrows other timeouts; moves to the next host on anything else.
+func (d *DowngradingConsistencyRetryPolicy) GetRetryType(err error) RetryType {
+	switch e := err.(type) {
+	case *RequestErrUnavailable:
+		if e.Alive > 0 {
+			return Retry
+		}
+		return Rethrow
+	case *RequestErrWriteTimeout:
+		switch e.WriteType {
+		case "SIMPLE", "BATCH", "COUNTER":
+			if e.Received > 0 {
+				return Ignore
+			}
+			return Rethrow
+		case "UNLOGGED_BATCH":
+			return Retry
+		}
+		return Rethrow
+	case *RequestErrReadTimeout:
+		return Retry
+	}
+	return RetryNextHost
+}
+
+// SpeculativeExecutionPolicy configures speculative executions of idempotent queries: up to
+// Attempts() extra executions, one every Delay(), the first result winning.
+type SpeculativeExecutionPolicy interface {
+	Attempts() int
+	Delay() time.Duration
+}
+
+// NonSpeculativeExecution disables speculative execution (the default).
+type NonSpeculativeExecution struct{}
+
+// Attempts returns 0.
+func (sp NonSpeculativeExecution) Attempts() int { return 0 }
+
+// Delay returns 1ns (unused).
+func (sp NonSpeculativeExecution) Delay() time.Duration { return 1 }
+
+// SimpleSpeculativeExecution starts up to NumAttempts extra executions, one every TimeoutDelay.
+type SimpleSpeculativeExecution struct {
+	NumAttempts  int
+	TimeoutDelay time.Duration
+}
+
+// Attempts returns NumAttempts.
+func (sp *SimpleSpeculativeExecution) Attempts() int { return sp.NumAttempts }
+
+// Delay returns TimeoutDelay.
+func (sp *SimpleSpeculativeExecution) Delay() time.Duration { return sp.TimeoutDelay }
+
+// ReconnectionPolicy spaces the attempts to reconnect to a host.
+type ReconnectionPolicy interface {
+	GetInterval(currentRetry int) time.Duration
+	GetMaxRetries() int
+}
+
+// ConstantReconnectionPolicy waits Interval between up to MaxRetries attempts.
+type ConstantReconnectionPolicy struct {
+	MaxRetries int
+	Interval   time.Duration
+}
+
+// GetInterval returns Interval.
+func (c *ConstantReconnectionPolicy) GetInterval(int) time.Duration { return c.Interval }
+
+// GetMaxRetries returns MaxRetries.
+func (c *ConstantReconnectionPolicy) GetMaxRetries() int { return c.MaxRetries }
+
+// ExponentialReconnectionPolicy waits InitialInterval*2^retry (with jitter), capped at
+// MaxInterval (no cap when zero), between up to MaxRetries attempts.
+type ExponentialReconnectionPolicy struct {
+	MaxRetries      int
+	InitialInterval time.Duration
+	MaxInterval     time.Duration
+}
+
+// GetInterval returns the wait before retry number currentRetry.
+func (e *ExponentialReconnectionPolicy) GetInterval(currentRetry int) time.Duration {
+	hi := e.MaxInterval
+	if hi <= 0 {
+		hi = math.MaxInt64
+	}
+	return backoff(e.InitialInterval, hi, currentRetry)
+}
+
+// GetMaxRetries returns MaxRetries.
+func (e *ExponentialReconnectionPolicy) GetMaxRetries() int { return e.MaxRetries }
+
+// ConvictionPolicy decides whether a connection failure marks a host down.
+type ConvictionPolicy interface {
+	// AddFailure returns true when the host should be marked down.
+	AddFailure(error error, host *HostInfo) bool
+	// Reset forgets the failures of host.
+	Reset(host *HostInfo)
+}
+
+// SimpleConvictionPolicy convicts a host on its first failure.
+type SimpleConvictionPolicy struct{}
+
+// AddFailure returns true.
+func (e *SimpleConvictionPolicy) AddFailure(error, *HostInfo) bool { return true }
+
+// Reset does nothing.
+func (e *SimpleConvictionPolicy) Reset(*HostInfo) {}
+
+// HostStateNotifier is told about hosts joining, leaving, coming up and going down.
+type HostStateNotifier interface {
+	AddHost(host *HostInfo)
+	RemoveHost(host *HostInfo)
+	HostUp(host *HostInfo)
+	HostDown(host *HostInfo)
+}
+
+// KeyspaceUpdateEvent reports a schema change of a keyspace.
+type KeyspaceUpdateEvent struct {
+	Keyspace string
+	Change   string
+}
+
+// SetPartitioner is implemented by policies that need the cluster's partitioner.
+type SetPartitioner interface {
+	SetPartitioner(partitioner string)
+}
+
+// SetHosts is implemented by policies that accept the whole host list at once.
+type SetHosts interface {
+	SetHosts(hosts []*HostInfo)
+}
+
+// HostTierer ranks hosts by distance (0 is closest) for tiered selection.
+type HostTierer interface {
+	// HostTier returns the tier of host, starting at 0.
+	HostTier(host *HostInfo) uint
+	// MaxHostTier returns the largest tier HostTier can return.
+	MaxHostTier() uint
+}
+
+// SelectedHost is one host of a query plan.
+type SelectedHost interface {
+	Info() *HostInfo
+	// Mark reports the outcome of using the host (nil on success).
+	Mark(error)
+}
+
+// NextHost returns the next host of a query plan, or nil when the plan is exhausted.
+type NextHost func() SelectedHost
+
+// HostSelectionPolicy builds query plans. An instance belongs to one session.
+type HostSelectionPolicy interface {
+	HostStateNotifier
+	SetPartitioner
+	KeyspaceChanged(KeyspaceUpdateEvent)
+	Init(*Session)
+	IsLocal(host *HostInfo) bool
+	// Pick returns the plan for one query execution. The returned NextHost is not called
+	// concurrently.
+	Pick(ExecutableQuery) NextHost
+}
+
+// ReadyPolicy is implemented by host selection policies that tell when they can be used.
+type ReadyPolicy interface {
+	Ready() bool
+}
+
+type selectedHost HostInfo
+
+func (h *selectedHost) Info() *HostInfo { return (*HostInfo)(h) }
+func (h *selectedHost) Mark(error)      {}
+
+// hostList is a copy-on-write list of hosts shared by the policies.
+type hostList struct {
+	mu    sync.Mutex
+	hosts atomic.Pointer[[]*HostInfo]
+}
+
+func (l *hostList) get() []*HostInfo {
+	if p := l.hosts.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (l *hostList) add(h *HostInfo) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.get()
+	for _, x := range cur {
+		if x.Equal(h) {
+			return
+		}
+	}
+	next := make([]*HostInfo, len(cur), len(cur)+1)
+	copy(next, cur)
+	next = append(next, h)
+	l.hosts.Store(&next)
+}
+
+func (l *hostList) remove(h *HostInfo) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.get()
+	next := make([]*HostInfo, 0, len(cur))
+	for _, x := range cur {
+		if !x.Equal(h) {
+			next = append(next, x)
+		}
+	}
+	l.hosts.Store(&next)
+}
+
+// rotation returns a plan walking hosts from a rotating start, skipping hosts that are down.
+func rotation(hosts []*HostInfo, start uint64) NextHost {
+	i := 0
+	return func() SelectedHost {
+		for i < len(hosts) {
+			h := hosts[(start+uint64(i))%uint64(len(hosts))]
+			i++
+			if h.IsUp() {
+				return (*selectedHost)(h)
+			}
+		}
+		return nil
+	}
+}
+
+// RoundRobinHostPolicy returns a policy that starts each plan at the next host in turn and
+// then tries the others in order.
+func RoundRobinHostPolicy() HostSelectionPolicy { return &roundRobinHostPolicy{} }
+
+type roundRobinHostPolicy struct {
+	hosts hostList
+	next  atomic.Uint64
+}
+
+func (r *roundRobinHostPolicy) IsLocal(*HostInfo) bool              { return true }
+func (r *roundRobinHostPolicy) KeyspaceChanged(KeyspaceUpdateEvent) {}
+func (r *roundRobinHostPolicy) SetPartitioner(string)               {}
+func (r *roundRobinHostPolicy) Init(*Session)                       {}
+func (r *roundRobinHostPolicy) AddHost(h *HostInfo)                 { r.hosts.add(h) }
+func (r *roundRobinHostPolicy) RemoveHost(h *HostInfo)              { r.hosts.remove(h) }
+func (r *roundRobinHostPolicy) HostUp(h *HostInfo)                  { r.hosts.add(h) }
+func (r *roundRobinHostPolicy) HostDown(*HostInfo)                  {}
+func (r *roundRobinHostPolicy) Pick(ExecutableQuery) NextHost {
+	return rotation(r.hosts.get(), r.next.Add(1)-1)
+}
+
+// DCAwareRoundRobinPolicy returns a policy that round-robins over the hosts of localDC
+// first, then over the hosts of the other data centres.
+func DCAwareRoundRobinPolicy(localDC string) HostSelectionPolicy {
+	return &tieredPolicy{tier: func(h *HostInfo) uint {
+		if h.DataCenter() == localDC {
+			return 0
+		}
+		return 1
+	}, maxTier: 1}
+}
+
+// RackAwareRoundRobinPolicy returns a policy that round-robins over the hosts of localRack in
+// localDC, then the rest of localDC, then the other data centres.
+func RackAwareRoundRobinPolicy(localDC string, localRack string) HostSelectionPolicy {
+	return &tieredPolicy{tier: func(h *HostInfo) uint {
+		switch {
+		case h.DataCenter() != localDC:
+			return 2
+		case h.Rack() != localRack:
+			return 1
+		}
+		return 0
+	}, maxTier: 2}
+}
+
+// tieredPolicy round-robins within each tier, closest tier first.
+type tieredPolicy struct {
+	tier    func(*HostInfo) uint
+	maxTier uint
+	hosts   hostList
+	next    atomic.Uint64
+}
+
+func (d *tieredPolicy) Init(*Session)                       {}
+func (d *tieredPolicy) KeyspaceChanged(KeyspaceUpdateEvent) {}
+func (d *tieredPolicy) SetPartitioner(string)               {}
+func (d *tieredPolicy) IsLocal(h *HostInfo) bool            { return d.tier(h) == 0 }
+func (d *tieredPolicy) AddHost(h *HostInfo)                 { d.hosts.add(h) }
+func (d *tieredPolicy) RemoveHost(h *HostInfo)              { d.hosts.remove(h) }
+func (d *tieredPolicy) HostUp(h *HostInfo)                  { d.hosts.add(h) }
+func (d *tieredPolicy) HostDown(*HostInfo)                  {}
+
+// HostTier returns the host's tier (0 is closest).
+func (d *tieredPolicy) HostTier(h *HostInfo) uint { return d.tier(h) }
+
+// MaxHostTier returns the largest tier.
+func (d *tieredPolicy) MaxHostTier() uint { return d.maxTier }
+
+func (d *tieredPolicy) Pick(ExecutableQuery) NextHost {
+	all := d.hosts.get()
+	start := d.next.Add(1) - 1
+	tiers := make([][]*HostInfo, d.maxTier+1)
+	for _, h := range all {
+		t := d.tier(h)
+		tiers[t] = append(tiers[t], h)
+	}
+	t := 0
+	cur := rotation(tiers[0], start)
+	return func() SelectedHost {
+		for {
+			if h := cur(); h != nil {
+				return h
+			}
+			t++
+			if t >= len(tiers) {
+				return nil
+			}
+			cur = rotation(tiers[t], start)
+		}
+	}
+}
+
+// SingleHostReadyPolicy wraps p so that it reports Ready once one host is up (and p itself,
+// if it is a ReadyPolicy, is ready).
+func SingleHostReadyPolicy(p HostSelectionPolicy) *singleHostReadyPolicy {
+	return &singleHostReadyPolicy{HostSelectionPolicy: p}
+}
+
+type singleHostReadyPolicy struct {
+	HostSelectionPolicy
+	ready atomic.Bool
+}
+
+// HostUp forwards to the wrapped policy and marks the policy ready.
+func (s *singleHostReadyPolicy) HostUp(h *HostInfo) {
+	s.HostSelectionPolicy.HostUp(h)
+	s.ready.Store(true)
+}
+
+// Ready reports whether a host came up and the wrapped policy is ready.
+func (s *singleHostReadyPolicy) Ready() bool {
+	if !s.ready.Load() {
+		return false
+	}
+	if rp, ok := s.HostSelectionPolicy.(ReadyPolicy); ok {
+		return rp.Ready()
+	}
+	return true
+}
+
+// NonLocalReplicasFallback makes TokenAwareHostPolicy try the replicas outside the local data
+// centre before falling back to the fallback policy.
+func NonLocalReplicasFallback() func(policy *tokenAwareHostPolicy) {
+	return func(t *tokenAwareHostPolicy) { t.nonLocalReplicasFallback = true }
+}
+
+// ShuffleReplicas makes TokenAwareHostPolicy shuffle the replicas of each plan.
+func ShuffleReplicas() func(*tokenAwareHostPolicy) {
+	return func(t *tokenAwareHostPolicy) { t.shuffleReplicas = true }
+}
+
+// TokenAwareHostPolicy returns a policy that sends a query first to the replicas owning its
+// partition (found from the routing key with the Murmur3 token ring, replicas being the next
+// distinct hosts on the ring), then to the hosts of fallback. Without a routing key, or with
+// another partitioner, it is fallback.
+func TokenAwareHostPolicy(fallback HostSelectionPolicy, opts ...func(*tokenAwareHostPolicy)) HostSelectionPolicy {
+	t := &tokenAwareHostPolicy{fallback: fallback}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+type tokenAwareHostPolicy struct {
+	fallback                 HostSelectionPolicy
+	nonLocalReplicasFallback bool
+	shuffleReplicas          bool
+	session                  atomic.Pointer[Session]
+	partitioner              atomic.Value // string
+	hosts                    hostList
+}
+
+func (t *tokenAwareHostPolicy) Init(s *Session) {
+	t.session.Store(s)
+	t.fallback.Init(s)
+}
+
+func (t *tokenAwareHostPolicy) IsLocal(h *HostInfo) bool { return t.fallback.IsLocal(h) }
+
+func (t *tokenAwareHostPolicy) KeyspaceChanged(e KeyspaceUpdateEvent) { t.fallback.KeyspaceChanged(e) }
+
+func (t *tokenAwareHostPolicy) SetPartitioner(p string) {
+	t.partitioner.Store(p)
+	t.fallback.SetPartitioner(p)
+}
+
+func (t *tokenAwareHostPolicy) AddHost(h *HostInfo) {
+	t.hosts.add(h)
+	t.fallback.AddHost(h)
+}
+
+func (t *tokenAwareHostPolicy) RemoveHost(h *HostInfo) {
+	t.hosts.remove(h)
+	t.fallback.RemoveHost(h)
+}
+
+func (t *tokenAwareHostPolicy) HostUp(h *HostInfo) {
+	t.hosts.add(h)
+	t.fallback.HostUp(h)
+}
+
+func (t *tokenAwareHostPolicy) HostDown(h *HostInfo) { t.fallback.HostDown(h) }
+
+func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
+	fb := t.fallback.Pick(q)
+	p, _ := t.partitioner.Load().(string)
+	if q == nil || (p != "" && p != murmur3Partitioner) {
+		return fb
+	}
+	key, err := q.GetRoutingKey()
+	if err != nil || len(key) == 0 {
+		return fb
+	}
+	replicas := replicasFor(t.hosts.get(), murmur3Token(key), t.replicationFactor(q.Keyspace()))
+	if t.shuffleReplicas {
+		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
+	}
+	var ordered []*HostInfo
+	for _, h := range replicas {
+		if h.IsUp() && t.fallback.IsLocal(h) {
+			ordered = append(ordered, h)
+		}
+	}
+	if t.nonLocalReplicasFallback {
+		for _, h := range replicas {
+			if h.IsUp() && !t.fallback.IsLocal(h) {
+				ordered = append(ordered, h)
+			}
+		}
+	}
+	i := 0
+	return func() SelectedHost {
+		if i < len(ordered) {
+			i++
+			return (*selectedHost)(ordered[i-1])
+		}
+		for {
+			h := fb()
+			if h == nil {
+				return nil
+			}
+			dup := false
+			for _, r := range ordered {
+				if r.Equal(h.Info()) {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				return h
+			}
+		}
+	}
+}
+
+// replicationFactor reads the keyspace's replication factor from the session's schema
+// metadata; 1 when unknown.
+func (t *tokenAwareHostPolicy) replicationFactor(keyspace string) int {
+	s := t.session.Load()
+	if s == nil || keyspace == "" {
+		return 1
+	}
+	return s.replicationFactor(keyspace)
+}
+
+// ErrUnknownRetryType is returned when a retry policy returns a RetryType the executor does
+// not know.
+var ErrUnknownRetryType = errors.New("unknown retry type returned by retry policy")

@@ -1,0 +1,486 @@
+package gocql
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+)
+
+// QueryInfo describes a prepared statement to the binding function of Session.Bind.
+type QueryInfo struct {
+	Id          []byte
+	Args        []ColumnInfo
+	Rval        []ColumnInfo
+	PKeyColumns []int
+}
+
+// ExecutableQuery is implemented by *Query and *Batch; host selection policies receive it.
+type ExecutableQuery interface {
+	GetRoutingKey() ([]byte, error)
+	Keyspace() string
+	Table() string
+	IsIdempotent() bool
+	RetryableQuery
+
+	// execute runs one attempt on host and reports it to the observers.
+	execute(ctx context.Context, s *Session, host *HostInfo) *Iter
+	retryPolicy() RetryPolicy
+	speculativeExecutionPolicy() SpeculativeExecutionPolicy
+}
+
+// queryRoutingInfo holds what the routing key lookup learnt about the statement; a pointer so
+// that copies of a Query share it (and no mutex is copied).
+type queryRoutingInfo struct {
+	mu       sync.Mutex
+	keyspace string
+	table    string
+}
+
+// Query is a statement with its values and execution options. The builder methods change the
+// Query they are called on and return it (except WithContext, which returns a shallow copy).
+// A Query is not safe for concurrent modification.
+type Query struct {
+	stmt                  string
+	values                []interface{}
+	cons                  Consistency
+	pageSize              int
+	routingKey            []byte
+	pageState             []byte
+	prefetch              float64
+	trace                 Tracer
+	observer              QueryObserver
+	session               *Session
+	rt                    RetryPolicy
+	spec                  SpeculativeExecutionPolicy
+	binding               func(q *QueryInfo) ([]interface{}, error)
+	serialCons            SerialConsistency
+	defaultTimestamp      bool
+	defaultTimestampValue int64
+	disableSkipMetadata   bool
+	context               context.Context
+	idempotent            bool
+	customPayload         map[string][]byte
+	metrics               *queryMetrics
+	refCount              uint32 // accessed atomically
+	disableAutoPage       bool
+	routingInfo           *queryRoutingInfo
+	released              bool
+}
+
+func (q *Query) defaultsFromSession() {
+	s := q.session
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	q.cons = s.cons
+	q.pageSize = s.pageSize
+	q.trace = s.trace
+	q.observer = s.queryObserver
+	q.prefetch = s.prefetch
+	q.rt = s.cfg.RetryPolicy
+	q.serialCons = s.cfg.SerialConsistency
+	q.defaultTimestamp = s.cfg.DefaultTimestamp
+	q.idempotent = s.cfg.DefaultIdempotence
+	q.metrics = newQueryMetrics()
+	q.spec = &NonSpeculativeExecution{}
+}
+
+// Statement returns the CQL text.
+func (q Query) Statement() string { return q.stmt }
+
+// Values returns the bound values.
+func (q Query) Values() []interface{} { return q.values }
+
+// String describes the query for logs.
+func (q Query) String() string {
+	return fmt.Sprintf("[query statement=%q values=%+v consistency=%s]", q.stmt, q.values, q.cons)
+}
+
+// Attempts returns how many attempts all executions of this Query made so far.
+func (q *Query) Attempts() int { return q.metrics.attempts() }
+
+// AddAttempts adds i attempts on host to the query's metrics.
+func (q *Query) AddAttempts(i int, host *HostInfo) { q.metrics.addAttempts(i, host) }
+
+// Latency returns the mean latency of the query's attempts, in nanoseconds.
+func (q *Query) Latency() int64 { return q.metrics.latency() }
+
+// AddLatency adds l nanoseconds of latency on host to the query's metrics.
+func (q *Query) AddLatency(l int64, host *HostInfo) { q.metrics.addLatency(l, host) }
+
+// Consistency sets the consistency level and returns q.
+func (q *Query) Consistency(c Consistency) *Query {
+	q.cons = c
+	return q
+}
+
+// GetConsistency returns the consistency level.
+func (q *Query) GetConsistency() Consistency { return q.cons }
+
+// SetConsistency sets the consistency level (used by retry policies).
+func (q *Query) SetConsistency(c Consistency) { q.cons = c }
+
+// CustomPayload sets the custom payload sent with the request and returns q.
+func (q *Query) CustomPayload(customPayload map[string][]byte) *Query {
+	q.customPayload = customPayload
+	return q
+}
+
+// Context returns the query's context (context.Background when none was set).
+func (q *Query) Context() context.Context {
+	if q.context == nil {
+		return context.Background()
+	}
+	return q.context
+}
+
+// Trace enables tracing with tracer and returns q.
+func (q *Query) Trace(trace Tracer) *Query {
+	q.trace = trace
+	return q
+}
+
+// Observer sets the query observer and returns q.
+func (q *Query) Observer(observer QueryObserver) *Query {
+	q.observer = observer
+	return q
+}
+
+// PageSize sets the page size (<= 0 disables paging) and returns q.
+func (q *Query) PageSize(n int) *Query {
+	q.pageSize = n
+	return q
+}
+
+// DefaultTimestamp enables or disables the client-side timestamp and returns q.
+func (q *Query) DefaultTimestamp(enable bool) *Query {
+	q.defaultTimestamp = enable
+	return q
+}
+
+// WithTimestamp sends timestamp (microseconds) as the client-side timestamp and returns q.
+func (q *Query) WithTimestamp(timestamp int64) *Query {
+	q.DefaultTimestamp(true)
+	q.defaultTimestampValue = timestamp
+	return q
+}
+
+// RoutingKey sets the routing key used by token-aware routing and returns q.
+func (q *Query) RoutingKey(routingKey []byte) *Query {
+	q.routingKey = routingKey
+	return q
+}
+
+// WithContext returns a shallow copy of q using ctx. The copy shares the metrics, routing
+// information and values of q; later changes to either do not affect the other's fields.
+func (q *Query) WithContext(ctx context.Context) *Query {
+	c := q.shallowCopy()
+	c.context = ctx
+	return c
+}
+
+// Cancel does nothing; cancel the query's context instead.
+//
+// Deprecated: use WithContext.
+func (q *Query) Cancel() {}
+
+// shallowCopy copies every field but the reference count.
+func (q *Query) shallowCopy() *Query {
+	c := &Query{
+		stmt: q.stmt, values: q.values, cons: q.cons, pageSize: q.pageSize, routingKey: q.routingKey,
+		pageState: q.pageState, prefetch: q.prefetch, trace: q.trace, observer: q.observer,
+		session: q.session, rt: q.rt, spec: q.spec, binding: q.binding, serialCons: q.serialCons,
+		defaultTimestamp: q.defaultTimestamp, defaultTimestampValue: q.defaultTimestampValue,
+		disableSkipMetadata: q.disableSkipMetadata, context: q.context, idempotent: q.idempotent,
+		customPayload: q.customPayload, metrics: q.metrics, disableAutoPage: q.disableAutoPage,
+		routingInfo: q.routingInfo, released: q.released,
+	}
+	c.refCount = 1
+	return c
+}
+
+// Keyspace returns the keyspace the query's table belongs to when the routing lookup found it,
+// else the session's keyspace.
+func (q *Query) Keyspace() string {
+	if q.routingInfo != nil {
+		q.routingInfo.mu.Lock()
+		ks := q.routingInfo.keyspace
+		q.routingInfo.mu.Unlock()
+		if ks != "" {
+			return ks
+		}
+	}
+	if q.session == nil {
+		return ""
+	}
+	return q.session.cfg.Keyspace
+}
+
+// Table returns the query's table when the routing lookup found it.
+func (q *Query) Table() string {
+	if q.routingInfo == nil {
+		return ""
+	}
+	q.routingInfo.mu.Lock()
+	defer q.routingInfo.mu.Unlock()
+	return q.routingInfo.table
+}
+
+// GetRoutingKey returns the routing key: the one set with RoutingKey, else the partition key
+// values encoded from the prepared statement's metadata (composite keys joined as Cassandra's
+// CompositeType). It returns nil when the statement has no partition key information.
+func (q *Query) GetRoutingKey() ([]byte, error) {
+	if q.routingKey != nil {
+		return q.routingKey, nil
+	}
+	if q.session == nil || (q.binding != nil && len(q.values) == 0) || !shouldPrepare(q.stmt) {
+		return nil, nil
+	}
+	info, err := q.session.routingKeyInfo(q.Context(), q.stmt)
+	if err != nil || info == nil {
+		return nil, err
+	}
+	q.routingInfo.mu.Lock()
+	q.routingInfo.keyspace, q.routingInfo.table = info.keyspace, info.table
+	q.routingInfo.mu.Unlock()
+	return createRoutingKey(info, q.values)
+}
+
+// routingKeyInfo is the partition key part of a prepared statement's metadata.
+type routingKeyInfo struct {
+	indexes  []int
+	types    []TypeInfo
+	keyspace string
+	table    string
+}
+
+func createRoutingKey(info *routingKeyInfo, values []interface{}) ([]byte, error) {
+	if info == nil || len(info.indexes) == 0 {
+		return nil, nil
+	}
+	for _, i := range info.indexes {
+		if i >= len(values) {
+			return nil, nil
+		}
+	}
+	if len(info.indexes) == 1 {
+		return Marshal(info.types[0], values[info.indexes[0]])
+	}
+	var buf []byte
+	for i, idx := range info.indexes {
+		enc, err := Marshal(info.types[i], values[idx])
+		if err != nil {
+			return nil, err
+		}
+		buf = binary.BigEndian.AppendUint16(buf, uint16(len(enc)))
+		buf = append(buf, enc...)
+		buf = append(buf, 0)
+	}
+	return buf, nil
+}
+
+// Prefetch sets the fraction of a page left unread when the next page is fetched in the
+// background (default 0.25) and returns q.
+func (q *Query) Prefetch(p float64) *Query {
+	q.prefetch = p
+	return q
+}
+
+// RetryPolicy sets the retry policy and returns q.
+func (q *Query) RetryPolicy(r RetryPolicy) *Query {
+	q.rt = r
+	return q
+}
+
+// SetSpeculativeExecutionPolicy sets the speculative execution policy (used only when the
+// query is idempotent) and returns q.
+func (q *Query) SetSpeculativeExecutionPolicy(sp SpeculativeExecutionPolicy) *Query {
+	q.spec = sp
+	return q
+}
+
+// IsIdempotent reports whether the query was marked idempotent.
+func (q *Query) IsIdempotent() bool { return q.idempotent }
+
+// Idempotent marks the query idempotent (allowing speculative execution) and returns q.
+func (q *Query) Idempotent(value bool) *Query {
+	q.idempotent = value
+	return q
+}
+
+// Bind replaces the values, clears the page state (auto-paging stays as it was) and returns q.
+func (q *Query) Bind(v ...interface{}) *Query {
+	q.values = v
+	q.pageState = nil
+	return q
+}
+
+// SerialConsistency sets the serial consistency of a conditional update and returns q.
+func (q *Query) SerialConsistency(cons SerialConsistency) *Query {
+	q.serialCons = cons
+	return q
+}
+
+// PageState sets the paging state to resume from and disables automatic paging (even for a
+// nil state); it returns q.
+func (q *Query) PageState(state []byte) *Query {
+	q.pageState = state
+	q.disableAutoPage = true
+	return q
+}
+
+// NoSkipMetadata asks the server for result metadata with every execution and returns q.
+func (q *Query) NoSkipMetadata() *Query {
+	q.disableSkipMetadata = true
+	return q
+}
+
+// Exec executes the query and returns its error, discarding rows.
+func (q *Query) Exec() error {
+	return q.Iter().Close()
+}
+
+// isUseStatement reports whether stmt starts with "use" in any case.
+func isUseStatement(stmt string) bool {
+	return len(stmt) >= 3 && strings.EqualFold(stmt[:3], "use")
+}
+
+// shouldPrepare reports whether the statement is prepared before execution: SELECT, INSERT,
+// UPDATE, DELETE and BATCH (BEGIN ... APPLY BATCH) statements are, as in gocql.
+func shouldPrepare(stmt string) bool {
+	stmt = strings.TrimLeftFunc(strings.TrimRightFunc(stmt, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ';'
+	}), unicode.IsSpace)
+	var kind string
+	if n := strings.IndexFunc(stmt, unicode.IsSpace); n >= 0 {
+		kind = strings.ToLower(stmt[:n])
+	}
+	if kind == "begin" {
+		if n := strings.LastIndexFunc(stmt, unicode.IsSpace); n >= 0 {
+			kind = strings.ToLower(stmt[n+1:])
+		}
+	}
+	switch kind {
+	case "select", "insert", "update", "delete", "batch":
+		return true
+	}
+	return false
+}
+
+// Iter executes the query and returns an iterator over its rows. Each call executes the query
+// again. A USE statement is not executed: the iterator carries ErrUseStmt.
+func (q *Query) Iter() *Iter {
+	if isUseStatement(q.stmt) {
+		return &Iter{err: ErrUseStmt}
+	}
+	if q.session == nil {
+		return &Iter{err: errors.New("gocql: query was not created by a session")}
+	}
+	return q.session.executeQuery(q)
+}
+
+// MapScan executes the query and reads the first row into m; ErrNotFound when there is none.
+func (q *Query) MapScan(m map[string]interface{}) error {
+	iter := q.Iter()
+	if err := iter.checkErrAndNotFound(); err != nil {
+		return err
+	}
+	iter.MapScan(m)
+	return iter.Close()
+}
+
+// Scan executes the query and scans the first row into dest; ErrNotFound when there is none.
+func (q *Query) Scan(dest ...interface{}) error {
+	iter := q.Iter()
+	if err := iter.checkErrAndNotFound(); err != nil {
+		return err
+	}
+	iter.Scan(dest...)
+	return iter.Close()
+}
+
+// ScanCAS executes a conditional update (asking for result metadata) and reports whether it
+// was applied; when it was not, the current values are scanned into dest.
+func (q *Query) ScanCAS(dest ...interface{}) (applied bool, err error) {
+	q.disableSkipMetadata = true
+	iter := q.Iter()
+	if err := iter.checkErrAndNotFound(); err != nil {
+		return false, err
+	}
+	if len(iter.Columns()) > 1 {
+		iter.Scan(append([]interface{}{&applied}, dest...)...)
+	} else {
+		iter.Scan(&applied)
+	}
+	return applied, iter.Close()
+}
+
+// MapScanCAS is ScanCAS reading the row into dest (without the "[applied]" key). Unlike
+// gocql, a result without a boolean "[applied]" column is an error, not a panic.
+func (q *Query) MapScanCAS(dest map[string]interface{}) (applied bool, err error) {
+	q.disableSkipMetadata = true
+	iter := q.Iter()
+	if err := iter.checkErrAndNotFound(); err != nil {
+		return false, err
+	}
+	iter.MapScan(dest)
+	applied, err = takeApplied(dest)
+	if cerr := iter.Close(); cerr != nil {
+		return applied, cerr
+	}
+	return applied, err
+}
+
+// takeApplied removes "[applied]" from m and returns it.
+func takeApplied(m map[string]interface{}) (bool, error) {
+	v, ok := m["[applied]"]
+	if !ok {
+		return false, errors.New("gocql: result has no [applied] column: not a conditional statement")
+	}
+	delete(m, "[applied]")
+	applied, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("gocql: [applied] column holds %T, want bool", v)
+	}
+	return applied, nil
+}
+
+// Release marks the query as no longer used by the caller. Once no execution holds it, its
+// fields are cleared and it must not be used again.
+func (q *Query) Release() {
+	if atomic.AddUint32(&q.refCount, ^uint32(0)) == 0 {
+		q.reset()
+	}
+}
+
+func (q *Query) borrow() { atomic.AddUint32(&q.refCount, 1) }
+
+func (q *Query) unborrow() {
+	if atomic.AddUint32(&q.refCount, ^uint32(0)) == 0 {
+		q.reset()
+	}
+}
+
+func (q *Query) reset() {
+	*q = Query{routingInfo: &queryRoutingInfo{}, metrics: newQueryMetrics(), released: true}
+}
+
+func (q *Query) retryPolicy() RetryPolicy { return q.rt }
+
+func (q *Query) speculativeExecutionPolicy() SpeculativeExecutionPolicy { return q.spec }
+
+// namedValue is a value bound by name (see NamedValue).
+type namedValue struct {
+	name  string
+	value interface{}
+}
+
+// NamedValue binds value to the bind marker called name (":name" in the statement). A query
+// must bind all its values by name or all by position.
+func NamedValue(name string, value interface{}) interface{} {
+	return &namedValue{name: name, value: value}
+}

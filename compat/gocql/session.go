@@ -1,0 +1,1060 @@
+package gocql
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
+)
+
+// protoVersion4 is the protocol version the native core speaks.
+const protoVersion4 = 4
+
+// Session is a connection to a cluster, safe for concurrent use by any number of goroutines.
+// It runs on cqlbridge's native core: Session.Native returns the native session sharing the
+// same connections.
+type Session struct {
+	cfg    ClusterConfig
+	native *native.Session
+	policy HostSelectionPolicy
+	logger StdLogger
+
+	mu            sync.RWMutex
+	cons          Consistency
+	pageSize      int
+	prefetch      float64
+	trace         Tracer
+	queryObserver QueryObserver
+	batchObserver BatchObserver
+
+	hostsMu sync.Mutex
+	hosts   map[string]*HostInfo // by connect address host:port
+
+	prepared sync.Map // *native.Prepared -> *preparedInfo
+
+	closed    atomic.Bool
+	stop      chan struct{}
+	refresher sync.WaitGroup
+}
+
+// preparedInfo is a prepared statement's metadata in gocql's terms.
+type preparedInfo struct {
+	stmt    *native.Prepared
+	args    []ColumnInfo
+	rval    []ColumnInfo
+	pkIdx   []int
+	argCols int
+}
+
+// NewSession connects to the cluster described by cfg.
+//
+// Deprecated: use ClusterConfig.CreateSession.
+func NewSession(cfg ClusterConfig) (*Session, error) {
+	if len(cfg.Hosts) == 0 {
+		return nil, ErrNoHosts
+	}
+	ncfg, err := nativeConfig(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gocql: unable to create session: %w", err)
+	}
+	ns, err := connectNative(&cfg, ncfg)
+	if err != nil {
+		return nil, fmt.Errorf("gocql: unable to create session: %w: %w", ErrNoConnectionsStarted, convertError(err))
+	}
+	s := &Session{
+		cfg:           cfg,
+		native:        ns,
+		logger:        cfg.logger(),
+		cons:          cfg.Consistency,
+		pageSize:      cfg.PageSize,
+		prefetch:      0.25,
+		queryObserver: cfg.QueryObserver,
+		batchObserver: cfg.BatchObserver,
+		hosts:         make(map[string]*HostInfo),
+		stop:          make(chan struct{}),
+	}
+	s.policy = cfg.PoolConfig.HostSelectionPolicy
+	if s.policy == nil {
+		s.policy = RoundRobinHostPolicy()
+	}
+	s.policy.Init(s)
+	s.refreshHosts()
+	s.refresher.Add(1)
+	go s.refreshLoop()
+	return s, nil
+}
+
+// connectNative opens the native session, retrying as the reconnection policy allows.
+func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, error) {
+	retries := 0
+	if cfg.ReconnectionPolicy != nil {
+		retries = cfg.ReconnectionPolicy.GetMaxRetries()
+	}
+	timeout := cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 11 * time.Second
+	}
+	var lastErr error
+	for attempt := 0; attempt <= retries; attempt++ {
+		if attempt > 0 {
+			time.Sleep(cfg.ReconnectionPolicy.GetInterval(attempt))
+		}
+		// The whole handshake, topology discovery and pool opening share one bound.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
+		ns, err := native.Connect(ctx, ncfg)
+		cancel()
+		if err == nil {
+			return ns, nil
+		}
+		lastErr = err
+		if errors.Is(err, native.ErrNotImplemented) {
+			break
+		}
+		var re *native.RequestError
+		if errors.As(err, &re) {
+			break // a server error (bad keyspace, authentication) does not go away by retrying
+		}
+	}
+	return nil, lastErr
+}
+
+// nativeConfig translates a ClusterConfig into the native core's configuration.
+func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
+	port := cfg.Port
+	if port == 0 {
+		port = 9042
+	}
+	n := native.Config{
+		Keyspace:             cfg.Keyspace,
+		Consistency:          native.Consistency(cfg.Consistency),
+		SerialConsistency:    native.Consistency(cfg.SerialConsistency),
+		PageSize:             cfg.PageSize,
+		Timeout:              -1, // per-attempt timeouts are set on every statement
+		ConnectTimeout:       cfg.ConnectTimeout,
+		ConnsPerHost:         cfg.NumConns,
+		ProtocolVersion:      cfg.ProtoVersion,
+		Routing:              native.RoundRobin,
+		DisablePeerDiscovery: cfg.DisableInitialHostLookup,
+	}
+	if n.PageSize <= 0 {
+		n.PageSize = -1
+	}
+	if cfg.Consistency == Any {
+		n.Consistency = native.One // ANY is set per statement; the session default must be valid for reads
+	}
+	for _, h := range cfg.Hosts {
+		n.Hosts = append(n.Hosts, JoinHostPort(h, port))
+	}
+	if cfg.Compressor != nil {
+		switch name := cfg.Compressor.Name(); name {
+		case "snappy", "lz4":
+			n.Compression = name
+		default:
+			return n, fmt.Errorf("gocql: compressor %q is not supported by the native core (snappy and lz4 are)", name)
+		}
+	}
+	if cfg.AuthProvider != nil || cfg.Authenticator != nil {
+		n.Authenticator = authAdapter{cfg: cfg}
+	}
+	if cfg.SslOpts != nil {
+		tc, err := tlsConfigOf(cfg.SslOpts)
+		if err != nil {
+			return n, err
+		}
+		n.TLS = tc
+	}
+	if cfg.HostFilter != nil {
+		filter := cfg.HostFilter
+		n.HostFilter = func(h native.Host) bool { return filter.Accept(hostInfoOf(h, port)) }
+	}
+	if cfg.AddressTranslator != nil {
+		tr := cfg.AddressTranslator
+		n.AddressTranslator = func(addr string) string {
+			host, p, err := net.SplitHostPort(addr)
+			if err != nil {
+				return addr
+			}
+			pn, err := strconv.Atoi(p)
+			if err != nil {
+				return addr
+			}
+			ip, pn2 := tr.Translate(net.ParseIP(host), pn)
+			if ip == nil {
+				return addr
+			}
+			return net.JoinHostPort(ip.String(), strconv.Itoa(pn2))
+		}
+	}
+	return n, nil
+}
+
+// tlsConfigOf builds the TLS configuration gocql derives from SslOptions.
+func tlsConfigOf(o *SslOptions) (*tls.Config, error) {
+	var tc *tls.Config
+	if o.Config != nil {
+		tc = o.Config.Clone()
+	} else {
+		tc = &tls.Config{InsecureSkipVerify: !o.EnableHostVerification} //nolint:gosec // gocql semantics
+	}
+	if o.EnableHostVerification {
+		tc.InsecureSkipVerify = false
+	}
+	if o.CaPath != "" {
+		pem, err := os.ReadFile(o.CaPath)
+		if err != nil {
+			return nil, fmt.Errorf("gocql: unable to open CA certs: %w", err)
+		}
+		if tc.RootCAs == nil {
+			tc.RootCAs = x509.NewCertPool()
+		}
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("gocql: unable to parse CA certificates in %s", o.CaPath)
+		}
+	}
+	if o.CertPath != "" || o.KeyPath != "" {
+		cert, err := tls.LoadX509KeyPair(o.CertPath, o.KeyPath)
+		if err != nil {
+			return nil, fmt.Errorf("gocql: unable to load X509 key pair: %w", err)
+		}
+		tc.Certificates = append(tc.Certificates, cert)
+	}
+	return tc, nil
+}
+
+// authAdapter drives a gocql Authenticator through the native core's conversation API.
+type authAdapter struct{ cfg *ClusterConfig }
+
+func (a authAdapter) NewConversation(class string) (native.AuthConversation, error) {
+	auth := a.cfg.Authenticator
+	if a.cfg.AuthProvider != nil {
+		var err error
+		if auth, err = a.cfg.AuthProvider(nil); err != nil {
+			return nil, err
+		}
+	}
+	if auth == nil {
+		return nil, fmt.Errorf("gocql: server requires authentication (%s) but no Authenticator is configured", class)
+	}
+	return &authConversation{auth: auth, class: class}, nil
+}
+
+type authConversation struct {
+	auth  Authenticator
+	class string
+}
+
+func (c *authConversation) InitialResponse() ([]byte, error) {
+	resp, next, err := c.auth.Challenge([]byte(c.class))
+	if err != nil {
+		return nil, err
+	}
+	if next != nil {
+		c.auth = next
+	}
+	return resp, nil
+}
+
+func (c *authConversation) Challenge(token []byte) ([]byte, error) {
+	resp, next, err := c.auth.Challenge(token)
+	if err != nil {
+		return nil, err
+	}
+	if next != nil {
+		c.auth = next
+	}
+	return resp, nil
+}
+
+func (c *authConversation) Success(token []byte) error { return c.auth.Success(token) }
+
+// hostInfoOf converts a native host description.
+func hostInfoOf(h native.Host, defaultPort int) *HostInfo {
+	hi := &HostInfo{
+		hostID:      h.HostID,
+		dataCenter:  h.DataCenter,
+		rack:        h.Rack,
+		partitioner: h.Partitioner,
+		tokens:      h.Tokens,
+		port:        defaultPort,
+		state:       NodeDown,
+	}
+	if h.Up {
+		hi.state = NodeUp
+	}
+	if host, p, err := net.SplitHostPort(h.Addr); err == nil {
+		hi.hostname = host
+		hi.connectAddress = net.ParseIP(host)
+		if n, err := strconv.Atoi(p); err == nil {
+			hi.port = n
+		}
+	}
+	if h.RPCAddress.IsValid() {
+		hi.rpcAddress = net.IP(h.RPCAddress.AsSlice())
+		hi.peer = hi.rpcAddress
+	}
+	if ap, err := netip.ParseAddr(hi.hostname); err == nil && hi.peer == nil {
+		hi.peer = net.IP(ap.AsSlice())
+	}
+	_ = hi.version.Set(h.ReleaseVersion)
+	return hi
+}
+
+// refreshLoop re-reads the topology every second until Close.
+func (s *Session) refreshLoop() {
+	defer s.refresher.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.refreshHosts()
+		}
+	}
+}
+
+// refreshHosts synchronises the host map and the policy with the native core's topology.
+func (s *Session) refreshHosts() {
+	port := s.cfg.Port
+	if port == 0 {
+		port = 9042
+	}
+	seen := make(map[string]bool)
+	s.hostsMu.Lock()
+	defer s.hostsMu.Unlock()
+	for _, nh := range s.native.Hosts() {
+		fresh := hostInfoOf(nh, port)
+		key := nh.Addr
+		seen[key] = true
+		cur, ok := s.hosts[key]
+		if !ok {
+			s.hosts[key] = fresh
+			s.policy.SetPartitioner(fresh.Partitioner())
+			s.policy.AddHost(fresh)
+			if fresh.IsUp() {
+				s.policy.HostUp(fresh)
+			}
+			continue
+		}
+		was := cur.State()
+		cur.mu.Lock()
+		cur.dataCenter, cur.rack, cur.tokens, cur.hostID = fresh.dataCenter, fresh.rack, fresh.tokens, fresh.hostID
+		cur.partitioner, cur.version, cur.state = fresh.partitioner, fresh.version, fresh.state
+		cur.mu.Unlock()
+		switch {
+		case was != NodeUp && fresh.IsUp():
+			s.policy.HostUp(cur)
+		case was == NodeUp && !fresh.IsUp():
+			s.policy.HostDown(cur)
+		}
+	}
+	for key, h := range s.hosts {
+		if !seen[key] {
+			delete(s.hosts, key)
+			s.policy.RemoveHost(h)
+		}
+	}
+}
+
+// hostByAddr returns the HostInfo of a host:port address, nil when unknown.
+func (s *Session) hostByAddr(addr string) *HostInfo {
+	s.hostsMu.Lock()
+	defer s.hostsMu.Unlock()
+	return s.hosts[addr]
+}
+
+// allHosts returns the known hosts.
+func (s *Session) allHosts() []*HostInfo {
+	s.hostsMu.Lock()
+	defer s.hostsMu.Unlock()
+	out := make([]*HostInfo, 0, len(s.hosts))
+	for _, h := range s.hosts {
+		out = append(out, h)
+	}
+	return out
+}
+
+// SetConsistency sets the default consistency of queries created afterwards.
+func (s *Session) SetConsistency(cons Consistency) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cons = cons
+}
+
+// SetPageSize sets the default page size of queries created afterwards.
+func (s *Session) SetPageSize(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pageSize = n
+}
+
+// SetPrefetch sets the default prefetch fraction of queries created afterwards.
+func (s *Session) SetPrefetch(p float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prefetch = p
+}
+
+// SetTrace sets the default tracer of queries and batches created afterwards.
+func (s *Session) SetTrace(trace Tracer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trace = trace
+}
+
+// Query returns a query for stmt bound to values, with the session's defaults.
+func (s *Session) Query(stmt string, values ...interface{}) *Query {
+	q := &Query{stmt: stmt, values: values, session: s, routingInfo: &queryRoutingInfo{}}
+	q.refCount = 1
+	q.defaultsFromSession()
+	return q
+}
+
+// Bind returns a query whose values b computes from the prepared statement's metadata at
+// each execution.
+func (s *Session) Bind(stmt string, b func(q *QueryInfo) ([]interface{}, error)) *Query {
+	q := s.Query(stmt)
+	q.binding = b
+	return q
+}
+
+// NewBatch returns a batch with the session's defaults.
+func (s *Session) NewBatch(typ BatchType) *Batch {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return &Batch{
+		Type:             typ,
+		rt:               s.cfg.RetryPolicy,
+		serialCons:       s.cfg.SerialConsistency,
+		trace:            s.trace,
+		observer:         s.batchObserver,
+		session:          s,
+		Cons:             s.cons,
+		defaultTimestamp: s.cfg.DefaultTimestamp,
+		keyspace:         s.cfg.Keyspace,
+		metrics:          newQueryMetrics(),
+		spec:             &NonSpeculativeExecution{},
+		routingInfo:      &queryRoutingInfo{},
+	}
+}
+
+// Close closes the session and all its connections. It is idempotent.
+func (s *Session) Close() {
+	if s == nil || !s.closed.CompareAndSwap(false, true) {
+		return
+	}
+	close(s.stop)
+	s.refresher.Wait()
+	if err := s.native.Close(); err != nil {
+		s.logger.Printf("gocql: closing session: %v", err)
+	}
+}
+
+// Closed reports whether Close was called.
+func (s *Session) Closed() bool { return s.closed.Load() }
+
+// ExecuteBatch executes a batch and returns its error.
+func (s *Session) ExecuteBatch(batch *Batch) error {
+	return s.executeBatch(batch).Close()
+}
+
+func (s *Session) executeBatch(batch *Batch) *Iter {
+	if s.Closed() {
+		return &Iter{err: ErrSessionClosed}
+	}
+	if batch.Size() > BatchSizeMaximum {
+		return &Iter{err: ErrTooManyStmts}
+	}
+	if batch.session == nil {
+		batch.session = s
+	}
+	return s.execute(batch)
+}
+
+// ExecuteBatchCAS executes a conditional batch and reports whether it was applied. When it
+// was not, the first row's current values are scanned into dest and the returned iterator,
+// still open, yields the following rows (scan them with &applied first).
+func (s *Session) ExecuteBatchCAS(batch *Batch, dest ...interface{}) (applied bool, iter *Iter, err error) {
+	iter = s.executeBatch(batch)
+	if err := iter.checkErrAndNotFound(); err != nil {
+		iter.Close()
+		return false, nil, err
+	}
+	if len(iter.Columns()) > 1 {
+		iter.Scan(append([]interface{}{&applied}, dest...)...)
+	} else {
+		iter.Scan(&applied)
+	}
+	return applied, iter, nil
+}
+
+// MapExecuteBatchCAS is ExecuteBatchCAS reading the first row into dest. Unlike gocql, a
+// result without a boolean "[applied]" column is an error, not a panic.
+func (s *Session) MapExecuteBatchCAS(batch *Batch, dest map[string]interface{}) (applied bool, iter *Iter, err error) {
+	iter = s.executeBatch(batch)
+	if err := iter.checkErrAndNotFound(); err != nil {
+		iter.Close()
+		return false, nil, err
+	}
+	iter.MapScan(dest)
+	if iter.err != nil {
+		return false, iter, iter.err
+	}
+	applied, err = takeApplied(dest)
+	return applied, iter, err
+}
+
+// executeQuery runs a query (or a page of it) through the host plan, retries and
+// speculative executions.
+func (s *Session) executeQuery(q *Query) *Iter {
+	if s.Closed() {
+		return &Iter{err: ErrSessionClosed}
+	}
+	if q.released {
+		return &Iter{err: errors.New("gocql: query used after Release")}
+	}
+	q.borrow()
+	defer q.unborrow()
+	return s.execute(q)
+}
+
+// execute runs qry with speculative executions when it is idempotent and its policy asks
+// for them: the first result (even an error) wins and the others are cancelled.
+func (s *Session) execute(qry ExecutableQuery) *Iter {
+	ctx := qry.Context()
+	plan := s.plan(qry)
+	sp := qry.speculativeExecutionPolicy()
+	if !qry.IsIdempotent() || sp == nil || sp.Attempts() <= 0 {
+		return s.run(ctx, qry, plan)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	shared := func() SelectedHost {
+		mu.Lock()
+		defer mu.Unlock()
+		return plan()
+	}
+	results := make(chan *Iter, 1)
+	var wg sync.WaitGroup
+	start := func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			it := s.run(ctx, qry, shared)
+			select {
+			case results <- it:
+			default:
+			}
+		}()
+	}
+	defer wg.Wait()
+	start()
+	t := time.NewTicker(sp.Delay())
+	defer t.Stop()
+	for i := 0; i < sp.Attempts(); i++ {
+		select {
+		case it := <-results:
+			return it
+		case <-t.C:
+			start()
+		}
+	}
+	return <-results
+}
+
+// plan returns the host plan of qry; when the policy knows no host yet, a plan with one
+// nil entry lets the native core route the request itself.
+func (s *Session) plan(qry ExecutableQuery) NextHost {
+	next := s.policy.Pick(qry)
+	first := true
+	return func() SelectedHost {
+		h := next()
+		if h == nil && first && len(s.allHosts()) == 0 {
+			first = false
+			return &selectedHost{}
+		}
+		first = false
+		return h
+	}
+}
+
+// run is gocql's retry loop over a host plan.
+func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan NextHost) *Iter {
+	rt := qry.retryPolicy()
+	var lastErr error
+	for sel := plan(); sel != nil; sel = plan() {
+		host := sel.Info()
+		if host != nil && host.connectAddress == nil && host.hostname == "" {
+			host = nil // the "let the core route" placeholder
+		}
+		if host != nil && !host.IsUp() {
+			continue
+		}
+		for {
+			iter := qry.execute(ctx, s, host)
+			switch {
+			case iter.err == nil, errors.Is(iter.err, context.Canceled),
+				errors.Is(iter.err, context.DeadlineExceeded), iter.err == ErrNotFound:
+				sel.Mark(nil)
+				return iter
+			}
+			sel.Mark(iter.err)
+			if rt == nil || !rt.Attempt(qry) {
+				return iter
+			}
+			lastErr = iter.err
+			switch rt.GetRetryType(iter.err) {
+			case Retry:
+				continue
+			case Rethrow, Ignore:
+				return iter
+			case RetryNextHost:
+			default:
+				return &Iter{err: ErrUnknownRetryType}
+			}
+			break
+		}
+	}
+	if lastErr != nil {
+		return &Iter{err: lastErr}
+	}
+	return &Iter{err: ErrNoConnections}
+}
+
+// statementOptions applies the options shared by queries and pages.
+func (s *Session) attemptTimeout() time.Duration {
+	if s.cfg.Timeout <= 0 {
+		return 0
+	}
+	return s.cfg.Timeout
+}
+
+// prepare prepares stmt (cached by the native core) and converts its metadata.
+func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, error) {
+	p, err := s.native.Prepare(ctx, stmt)
+	if err != nil {
+		return nil, convertError(err)
+	}
+	if v, ok := s.prepared.Load(p); ok {
+		return v.(*preparedInfo), nil
+	}
+	info := &preparedInfo{
+		stmt:  p,
+		args:  columnsOf(protoVersion4, p.Params()),
+		rval:  columnsOf(protoVersion4, p.Columns()),
+		pkIdx: p.PartitionKeyIndexes(),
+	}
+	info.argCols = countColumns(info.args)
+	v, _ := s.prepared.LoadOrStore(p, info)
+	return v.(*preparedInfo), nil
+}
+
+// routingKeyInfo returns the partition key description of stmt, nil when unknown.
+func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyInfo, error) {
+	info, err := s.prepare(ctx, stmt)
+	if err != nil {
+		return nil, err
+	}
+	if len(info.pkIdx) == 0 || len(info.args) == 0 {
+		return nil, nil
+	}
+	rk := &routingKeyInfo{indexes: info.pkIdx, keyspace: info.args[0].Keyspace, table: info.args[0].Table}
+	for _, i := range info.pkIdx {
+		if i >= len(info.args) {
+			return nil, nil
+		}
+		rk.types = append(rk.types, info.args[i].TypeInfo)
+	}
+	return rk, nil
+}
+
+// replicationFactor reads the replication factor of a SimpleStrategy keyspace (or the
+// largest data-centre factor of a NetworkTopologyStrategy one); 1 when unknown.
+func (s *Session) replicationFactor(keyspace string) int {
+	ks, err := s.keyspaceMeta(context.Background(), keyspace, false)
+	if err != nil || ks == nil {
+		return 1
+	}
+	rf := 1
+	for k, v := range ks.StrategyOptions {
+		if k == "class" {
+			continue
+		}
+		if str, ok := v.(string); ok {
+			if n, err := strconv.Atoi(str); err == nil && n > rf {
+				rf = n
+			}
+		}
+	}
+	return rf
+}
+
+// marshalValues encodes values with gocql's rules for the bind markers described by args.
+func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
+	out := make([]any, len(values))
+	for i, v := range values {
+		name := ""
+		if nv, ok := v.(*namedValue); ok {
+			name, v = nv.name, nv.value
+		}
+		var enc any
+		if isUnset(v) {
+			enc = native.Unset
+		} else {
+			b, err := Marshal(args[i].TypeInfo, v)
+			if err != nil {
+				return nil, fmt.Errorf("gocql: marshalling value %d (%s %s): %w", i, args[i].Name, args[i].TypeInfo, err)
+			}
+			enc = rawValue(b)
+		}
+		if name != "" {
+			enc = native.Named(name, enc)
+		}
+		out[i] = enc
+	}
+	return out, nil
+}
+
+// rawValue is a value already encoded by gocql's Marshal; nil is NULL.
+type rawValue []byte
+
+// MarshalCQL returns the encoded bytes.
+func (r rawValue) MarshalCQL(*cqltype.Type) ([]byte, error) { return r, nil }
+
+// awaitSchemaAgreementAfterDDL waits for agreement after a schema change, logging failures as
+// gocql does.
+func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context) {
+	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+		s.logger.Println(err)
+	}
+}
+
+// AwaitSchemaAgreement waits until every node reports the same schema version, at most
+// ClusterConfig.MaxWaitSchemaAgreement (and no longer than ctx allows).
+func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
+	if s.Closed() {
+		return ErrSessionClosed
+	}
+	wait := s.cfg.MaxWaitSchemaAgreement
+	if wait <= 0 {
+		wait = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var versions map[string]bool
+	var err error
+	for {
+		versions, err = s.schemaVersions(ctx)
+		if err == nil && len(versions) <= 1 {
+			return nil
+		}
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			if err != nil {
+				return err
+			}
+			schemas := make([]string, 0, len(versions))
+			for v := range versions {
+				schemas = append(schemas, v)
+			}
+			return fmt.Errorf("gocql: cluster schema versions not consistent: %+v", schemas)
+		case <-t.C:
+		}
+	}
+}
+
+// schemaVersions reads the schema versions of the up peers and of the node answering.
+func (s *Session) schemaVersions(ctx context.Context) (map[string]bool, error) {
+	var host string
+	for _, h := range s.allHosts() {
+		if h.IsUp() {
+			host = h.ConnectAddressAndPort()
+			break
+		}
+	}
+	run := func(cql string) (*native.Result, error) {
+		st := native.Query(cql).WithConsistency(native.One).WithPageSize(-1)
+		if host != "" {
+			st = st.WithHost(host)
+		}
+		return s.native.Execute(ctx, st)
+	}
+	versions := make(map[string]bool)
+	for _, cql := range []string{
+		"SELECT peer, rpc_address, schema_version FROM system.peers",
+		"SELECT schema_version FROM system.local WHERE key='local'",
+	} {
+		res, err := run(cql)
+		if err != nil {
+			return nil, convertError(err)
+		}
+		idx := len(res.Columns()) - 1
+		for _, row := range res.Rows() {
+			raw := row.Raw(idx)
+			if len(raw) == 16 {
+				versions[UUID(raw).String()] = true
+			}
+		}
+	}
+	return versions, nil
+}
+
+// statement builds the native statement for one attempt of q on host.
+func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (native.Statement, *preparedInfo, error) {
+	var st native.Statement
+	var info *preparedInfo
+	if shouldPrepare(q.stmt) {
+		var err error
+		if info, err = s.prepare(ctx, q.stmt); err != nil {
+			return st, nil, err
+		}
+		values := q.values
+		if q.binding != nil {
+			values, err = q.binding(&QueryInfo{Id: info.stmt.ID(), Args: info.args, Rval: info.rval, PKeyColumns: info.pkIdx})
+			if err != nil {
+				return st, nil, err
+			}
+		}
+		if len(values) != info.argCols {
+			return st, nil, fmt.Errorf("gocql: expected %d values send got %d", info.argCols, len(values))
+		}
+		enc, err := marshalValues(info.args, values)
+		if err != nil {
+			return st, nil, err
+		}
+		st = info.stmt.Bind(enc...).WithSkipMetadata(!(s.cfg.DisableSkipMetadata || q.disableSkipMetadata))
+		if len(info.args) > 0 && q.routingInfo != nil {
+			q.routingInfo.mu.Lock()
+			q.routingInfo.keyspace, q.routingInfo.table = info.args[0].Keyspace, info.args[0].Table
+			q.routingInfo.mu.Unlock()
+		}
+	} else {
+		st = native.Query(q.stmt)
+	}
+	st = st.WithConsistency(native.Consistency(q.cons)).WithIdempotent(q.idempotent).WithTimeout(s.attemptTimeout())
+	if q.serialCons != 0 {
+		st = st.WithSerialConsistency(native.Consistency(q.serialCons))
+	}
+	st = st.WithPageSize(q.pageSize)
+	if len(q.pageState) > 0 {
+		st = st.WithPagingState(q.pageState)
+	}
+	if q.defaultTimestamp {
+		ts := q.defaultTimestampValue
+		if ts == 0 {
+			ts = time.Now().UnixMicro()
+		}
+		st = st.WithTimestamp(ts)
+	}
+	if q.trace != nil {
+		st = st.WithTracing(true)
+	}
+	if q.customPayload != nil {
+		st = st.WithCustomPayload(q.customPayload)
+	}
+	if host != nil {
+		st = st.WithHost(host.ConnectAddressAndPort())
+	}
+	return st, info, nil
+}
+
+// execute runs one attempt of q on host and reports it to the observer.
+func (q *Query) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
+	start := time.Now()
+	iter := s.attemptQuery(ctx, q, host)
+	end := time.Now()
+	attempt := q.metrics.attempt(end.Sub(start), iter.host)
+	if q.observer != nil {
+		q.observer.ObserveQuery(ctx, ObservedQuery{
+			Keyspace:  s.cfg.Keyspace,
+			Statement: q.stmt,
+			Values:    q.values,
+			Start:     start,
+			End:       end,
+			Rows:      iter.numRows,
+			Host:      iter.host,
+			Metrics:   q.metrics.hostMetrics(iter.host),
+			Err:       iter.err,
+			Attempt:   attempt,
+		})
+	}
+	return iter
+}
+
+func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *Iter {
+	if err := ctx.Err(); err != nil {
+		return &Iter{err: err, host: host}
+	}
+	st, info, err := s.statement(ctx, q, host)
+	if err != nil {
+		return &Iter{err: err, host: host}
+	}
+	res, err := s.native.Execute(ctx, st)
+	if err != nil {
+		return &Iter{err: convertError(err), host: host}
+	}
+	if host == nil {
+		host = s.hostByAddr(res.Host())
+	}
+	if id, ok := res.TraceID(); ok && q.trace != nil {
+		q.trace.Trace(id[:])
+	}
+	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload()}
+	switch res.Kind() {
+	case native.ResultRows:
+		iter.fillRows(res, info)
+		if res.HasMorePages() && !q.disableAutoPage {
+			next := q.shallowCopy()
+			next.pageState = append([]byte(nil), res.PagingState()...)
+			next.metrics = newQueryMetrics()
+			pos := int((1 - q.prefetch) * float64(iter.numRows))
+			if pos < 1 {
+				pos = 1
+			}
+			iter.next = &nextIter{qry: next, pos: pos}
+		}
+	case native.ResultSchemaChange:
+		s.awaitSchemaAgreementAfterDDL(ctx)
+	}
+	return iter
+}
+
+// fillRows loads a page of rows into iter.
+func (iter *Iter) fillRows(res *native.Result, info *preparedInfo) {
+	if info != nil && len(res.Columns()) == len(info.rval) && len(info.rval) > 0 && sameColumns(res.Columns(), info) {
+		iter.columns = info.rval
+	} else {
+		iter.columns = columnsOf(protoVersion4, res.Columns())
+	}
+	iter.actualColCount = countColumns(iter.columns)
+	iter.numRows = res.Len()
+	iter.rows = make([][][]byte, 0, iter.numRows)
+	ncols := len(res.Columns())
+	for _, row := range res.Rows() {
+		cells := make([][]byte, ncols)
+		for c := 0; c < ncols; c++ {
+			cells[c] = row.Raw(c)
+		}
+		iter.rows = append(iter.rows, cells)
+	}
+	iter.pageState = res.PagingState()
+}
+
+// sameColumns reports whether the page's columns are the prepared result columns (so their
+// converted metadata can be reused).
+func sameColumns(cols []native.Column, info *preparedInfo) bool {
+	pc := info.stmt.Columns()
+	if len(pc) != len(cols) {
+		return false
+	}
+	for i := range cols {
+		if cols[i].Name != pc[i].Name || cols[i].Type != pc[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// execute runs one attempt of b on host and reports it to the observer.
+func (b *Batch) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
+	start := time.Now()
+	iter := s.attemptBatch(ctx, b, host)
+	end := time.Now()
+	attempt := b.metrics.attempt(end.Sub(start), iter.host)
+	if b.observer != nil {
+		stmts := make([]string, len(b.Entries))
+		values := make([][]interface{}, len(b.Entries))
+		for i, e := range b.Entries {
+			stmts[i], values[i] = e.Stmt, e.Args
+		}
+		b.observer.ObserveBatch(ctx, ObservedBatch{
+			Keyspace: s.cfg.Keyspace, Statements: stmts, Values: values, Start: start, End: end,
+			Host: iter.host, Err: iter.err, Metrics: b.metrics.hostMetrics(iter.host), Attempt: attempt,
+		})
+	}
+	return iter
+}
+
+func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *Iter {
+	if err := ctx.Err(); err != nil {
+		return &Iter{err: err, host: host}
+	}
+	stmts := make([]native.Statement, 0, len(b.Entries))
+	for i, e := range b.Entries {
+		if len(e.Args) == 0 && e.binding == nil {
+			stmts = append(stmts, native.Query(e.Stmt))
+			continue
+		}
+		info, err := s.prepare(ctx, e.Stmt)
+		if err != nil {
+			return &Iter{err: err, host: host}
+		}
+		values := e.Args
+		if e.binding != nil {
+			if values, err = e.binding(&QueryInfo{Id: info.stmt.ID(), Args: info.args, Rval: info.rval, PKeyColumns: info.pkIdx}); err != nil {
+				return &Iter{err: err, host: host}
+			}
+		}
+		if len(values) != info.argCols {
+			return &Iter{err: fmt.Errorf("gocql: batch statement %d expected %d values send got %d", i, info.argCols, len(values)), host: host}
+		}
+		enc, err := marshalValues(info.args, values)
+		if err != nil {
+			return &Iter{err: err, host: host}
+		}
+		stmts = append(stmts, info.stmt.Bind(enc...))
+	}
+	nb := native.NewBatch(native.BatchType(b.Type), stmts...).
+		WithConsistency(native.Consistency(b.Cons)).
+		WithIdempotent(b.IsIdempotent()).
+		WithTimeout(s.attemptTimeout())
+	if b.serialCons != 0 {
+		nb = nb.WithSerialConsistency(native.Consistency(b.serialCons))
+	}
+	if b.defaultTimestamp {
+		ts := b.defaultTimestampValue
+		if ts == 0 {
+			ts = time.Now().UnixMicro()
+		}
+		nb = nb.WithTimestamp(ts)
+	}
+	if b.trace != nil {
+		nb = nb.WithTracing(true)
+	}
+	if b.CustomPayload != nil {
+		nb = nb.WithCustomPayload(b.CustomPayload)
+	}
+	if host != nil {
+		nb = nb.WithHost(host.ConnectAddressAndPort())
+	}
+	res, err := s.native.ExecuteBatch(ctx, nb)
+	if err != nil {
+		return &Iter{err: convertError(err), host: host}
+	}
+	if host == nil {
+		host = s.hostByAddr(res.Host())
+	}
+	if id, ok := res.TraceID(); ok && b.trace != nil {
+		b.trace.Trace(id[:])
+	}
+	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload()}
+	if res.Kind() == native.ResultRows {
+		iter.fillRows(res, nil)
+	}
+	return iter
+}
