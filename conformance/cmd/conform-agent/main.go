@@ -1,0 +1,130 @@
+// Command conform-agent runs the conformance scenarios with whatever package the import path
+// github.com/gocql/gocql resolves to in this build: the real gocql v1.7.0 (the legacy build) or
+// cqlbridge's drop-in (the shim build, made with -modfile adding the replace). It writes the
+// traces as JSON. The runner (conformance/cmd/conform) builds and runs it; it is not meant to be
+// run by hand, though it can be:
+//
+//	go run ./conformance/cmd/conform-agent --hosts 127.0.0.1 --out legacy.json
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/conformance/scenarios"
+	"github.com/cqlbridge/cqlbridge/conformance/trace"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "conform-agent:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	hosts := flag.String("hosts", "", "comma-separated server addresses")
+	out := flag.String("out", "", "file to write the traces to")
+	filter := flag.String("run", "", "only scenarios whose name matches this regular expression")
+	sabotage := flag.String("sabotage", "", "corrupt the trace of this scenario (self-test of the comparison)")
+	label := flag.String("label", "agent", "short label used in the keyspace name")
+	flag.Parse()
+	if *hosts == "" || *out == "" {
+		return fmt.Errorf("--hosts and --out are required")
+	}
+	var re *regexp.Regexp
+	if *filter != "" {
+		var err error
+		if re, err = regexp.Compile(*filter); err != nil {
+			return fmt.Errorf("--run: %w", err)
+		}
+	}
+	hostList := strings.Split(*hosts, ",")
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	ks := "conform_" + *label + "_" + hex.EncodeToString(b[:])
+
+	admin := gocql.NewCluster(hostList...)
+	admin.Consistency = gocql.One
+	admin.Timeout = 30 * time.Second
+	admin.ConnectTimeout = 30 * time.Second
+	as, err := admin.CreateSession()
+	if err != nil {
+		return fmt.Errorf("connecting to %v: %w", hostList, err)
+	}
+	defer as.Close()
+	if err := as.Query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
+		return fmt.Errorf("creating keyspace %s: %w", ks, err)
+	}
+	defer as.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
+
+	cluster := gocql.NewCluster(hostList...)
+	cluster.Keyspace = ks
+	cluster.Consistency = gocql.One
+	cluster.Timeout = 20 * time.Second
+	cluster.ConnectTimeout = 20 * time.Second
+	s, err := cluster.CreateSession()
+	if err != nil {
+		return fmt.Errorf("session on keyspace %s: %w", ks, err)
+	}
+	defer s.Close()
+
+	normalize := normalizer(ks, hostList)
+	var results []trace.Scenario
+	for i, sc := range scenarios.All() {
+		if re != nil && !re.MatchString(sc.Name) {
+			continue
+		}
+		rec := trace.NewRecorder(normalize)
+		res := trace.Scenario{Name: sc.Name}
+		func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			defer func() {
+				if p := recover(); p != nil {
+					res.Panic = normalize(fmt.Sprint(p))
+				}
+			}()
+			n := i
+			sc.Run(&scenarios.Env{Ctx: ctx, Session: s, Keyspace: ks, Hosts: hostList, R: rec,
+				Table: func(prefix string) string { return fmt.Sprintf("%s_%d", prefix, n) }})
+		}()
+		res.Events = rec.Events()
+		if sc.Name == *sabotage && len(res.Events) > 0 {
+			ev := &res.Events[len(res.Events)-1]
+			ev.Values = append(ev.Values, "int:999999 (sabotaged)")
+		}
+		results = append(results, res)
+	}
+	data, err := trace.Encode(results)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out, data, 0o644)
+}
+
+// normalizer blanks what legitimately differs between two runs: the per-run keyspace name, the
+// servers' addresses, and the package qualifiers of type names (the shim's value types may be
+// aliases of cqlbridge's native types).
+func normalizer(ks string, hosts []string) func(string) string {
+	repl := []string{ks, "<keyspace>"}
+	for _, h := range hosts {
+		host := h
+		if i := strings.LastIndex(h, ":"); i > 0 {
+			host = h[:i]
+		}
+		repl = append(repl, host, "<host>")
+	}
+	repl = append(repl, "cqltype.", "gocql.", "native.", "gocql.")
+	r := strings.NewReplacer(repl...)
+	return r.Replace
+}

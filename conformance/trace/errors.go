@@ -1,0 +1,8 @@
+package trace
+
+import "context"
+
+var (
+	contextCanceled = context.Canceled
+	contextDeadline = context.DeadlineExceeded
+)
