@@ -1,5 +1,48 @@
 // Package cqlsim is an embedded, in-memory CQL server that real drivers accept: protocol
 // negotiation, system tables, an in-memory store for a CQL subset, paging, prepared statements,
 // lightweight transactions, batches and multi-node clusters on 127.0.0.x. It serves tests,
-// examples and benchmarks.
+// examples and benchmarks, the way miniredis does for Redis users.
+//
+// Start a cluster, point any driver at its Addrs, and Close it when done:
+//
+//	c, err := cqlsim.Start(cqlsim.Options{Nodes: 3})
+//	...
+//	defer c.Close()
+//	cluster := gocql.NewCluster(c.Addrs()...)
+//
+// In tests, StartT does the same and closes the cluster at cleanup. The command cmd/cqlsim runs
+// a cluster as a process for drivers in other languages.
+//
+// # Protocol
+//
+// cqlsim speaks native protocol v3 and v4 (Options.MaxProtocolVersion caps it at 3). Like
+// Cassandra it answers a frame in any other version (v1, v2, v5, the DSE versions 0x41/0x42)
+// with a PROTOCOL_ERROR "Invalid or unsupported protocol version (N); the lowest supported version
+// is 3 and the greatest is 4" on the request's stream id, encoded in its highest version (v1 and v2
+// get it in their own header layout), so that drivers downgrade. OPTIONS answers SUPPORTED with
+// CQL_VERSION, COMPRESSION (lz4, snappy) and PROTOCOL_VERSIONS, before and after STARTUP (drivers
+// use it as a heartbeat). STARTUP selects compression case-insensitively; compressed requests are
+// decompressed and responses are sent uncompressed, which the protocol allows. With
+// Options.Username set, STARTUP answers AUTHENTICATE for Cassandra's PasswordAuthenticator and
+// SASL PLAIN credentials are checked. REGISTER subscribes a connection to SCHEMA_CHANGE (pushed
+// after every DDL statement, on stream -1), TOPOLOGY_CHANGE and STATUS_CHANGE events.
+//
+// Each connection has one reader and one writer goroutine; statements (QUERY, PREPARE, EXECUTE,
+// BATCH) run concurrently, one goroutine per stream id, and the writer sends every queued response
+// with one write. Malformed input never crashes the server: a frame whose body cannot be decoded
+// gets a PROTOCOL_ERROR on its stream and the connection goes on; a frame that cannot be delimited
+// (negative or oversized length, see Options.MaxFrameLength) gets a PROTOCOL_ERROR and the
+// connection is closed.
+//
+// # Cluster
+//
+// Node i listens on the i-th IPv4 address from Options.Listen (127.0.0.1, 127.0.0.2, ...) on one
+// shared port, and owns distinct Murmur3 tokens. All nodes share one engine (schema and data), as
+// a fully replicated cluster would; each serves itself in system.local and the others in
+// system.peers and system.peers_v2.
+//
+// # Engine
+//
+// CQL parsing, storage, system and schema tables and statement execution live in the internal
+// engine package; this package is the protocol layer around it.
 package cqlsim
