@@ -19,8 +19,10 @@ import (
 
 // drivers maps --driver names to their constructors.
 var drivers = map[string]func(context.Context, runConfig) (driver, error){
-	"gocql": newGocqlDriver,
-	"floor": newFloorDriver,
+	"gocql":  newGocqlDriver,
+	"floor":  newFloorDriver,
+	"native": newNativeDriver,
+	"compat": newCompatDriver,
 }
 
 func main() {
