@@ -79,7 +79,7 @@ var errNoMatch = errors.New("no match")
 
 var (
 	marshalerType = reflect.TypeFor[Marshaler]()
-	bytesType     = reflect.TypeFor[[]byte]()
+	unsetType     = reflect.TypeFor[UnsetValue]()
 )
 
 // appendBody appends the body of v. null reports a NULL value (nothing appended).
@@ -459,6 +459,9 @@ func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 	if !rv.IsValid() {
 		return dst, true, nil
 	}
+	if rv.Type() == unsetType {
+		return dst, false, &ValueError{At: t, GoType: rv.Type().String(), Err: invalid("unset is only allowed as a whole bound value")}
+	}
 	if rv.Type().Implements(marshalerType) && rv.CanInterface() {
 		return appendMarshaler(dst, t, rv.Interface().(Marshaler))
 	}
@@ -527,7 +530,11 @@ func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 }
 
 func unsupported(t *Type, rv reflect.Value) error {
-	return &ValueError{At: t, GoType: rv.Type().String(), Err: ErrUnsupportedGoType}
+	e := &ValueError{At: t, GoType: rv.Type().String(), Err: ErrUnsupportedGoType}
+	if rv.CanInterface() {
+		e.Value = shortValue(rv.Interface())
+	}
+	return e
 }
 
 // appendElemRV appends one element as [bytes] (4-byte length, -1 for NULL).

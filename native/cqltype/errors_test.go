@@ -1,0 +1,221 @@
+package cqltype
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEncodeErrors(t *testing.T) {
+	udt := NewUDT("ks", "addr", Field{"street", tText}, Field{"zip", tInt})
+	cases := []struct {
+		name  string
+		typ   *Type
+		v     any
+		cause error
+		msg   string // the full message
+	}{
+		{"nested path", NewMap(tText, NewTuple(tText, tInt)), map[string]any{"a": []any{"x", int64(9999999999)}}, ErrOutOfRange,
+			`map<text, frozen<tuple<text, int>>>: value["a"].1: cannot encode int64 9999999999 as int: out of range`},
+		{"int overflow", tInt, int64(math.MaxInt32 + 1), ErrOutOfRange,
+			`int: cannot encode int64 2147483648 as int: out of range`},
+		{"int underflow from int", tInt, math.MinInt32 - 1, ErrOutOfRange,
+			`int: cannot encode int -2147483649 as int: out of range`},
+		{"bigint from huge uint64", tBigint, uint64(math.MaxUint64), ErrOutOfRange,
+			`bigint: cannot encode uint64 18446744073709551615 as bigint: out of range`},
+		{"smallint", tSmallint, 40000, ErrOutOfRange, `smallint: cannot encode int 40000 as smallint: out of range`},
+		{"tinyint named type", tTinyint, level(0), nil, ""}, // fits: no error
+		{"tinyint", tTinyint, uint8(200), ErrOutOfRange, `tinyint: cannot encode uint8 200 as tinyint: out of range`},
+		{"float64 into int", tInt, 1.0, ErrUnsupportedGoType, `int: cannot encode float64 1 as int: unsupported Go type`},
+		{"string into int", tInt, "1", ErrUnsupportedGoType, `int: cannot encode string "1" as int: unsupported Go type`},
+		{"int into text", tText, 1, ErrUnsupportedGoType, `text: cannot encode int 1 as text: unsupported Go type`},
+		{"lossy float", tFloat, 0.1, ErrOutOfRange,
+			`float: cannot encode float64 0.1 as float: out of range: not exactly representable as a 32-bit float`},
+		{"int into double", tDouble, 1, ErrUnsupportedGoType, `double: cannot encode int 1 as double: unsupported Go type`},
+		{"non-ascii", tASCII, "é", ErrInvalidValue, `ascii: cannot encode string "é" as ascii: invalid value: byte 0xc3 at offset 0 is not ASCII`},
+		{"time of day too big", tTime, 24 * time.Hour, ErrOutOfRange, ""},
+		{"negative time of day", tTime, -time.Nanosecond, ErrOutOfRange, ""},
+		{"v4 uuid as timeuuid", tTimeUUID, UUID{6: 0x40}, ErrInvalidValue, ""},
+		{"bad uuid text", tUUID, "not-a-uuid", ErrBadUUID, ""},
+		{"uuid wrong byte count", tUUID, []byte{1, 2}, ErrInvalidValue, ""},
+		{"bad inet text", tInet, "1.2.3", ErrInvalidValue, ""},
+		{"inet wrong bytes", tInet, []byte{1, 2, 3, 4}, ErrUnsupportedGoType, ""},
+		{"mixed-sign duration", tDuration, Duration{Months: 1, Days: -1}, ErrInvalidValue, ""},
+		{"null in list", NewList(tText), []*string{nil}, ErrInvalidValue,
+			`list<text>: value[0]: cannot encode *string as text: invalid value: NULL is not allowed in a list`},
+		{"null map value", NewMap(tText, tInt), map[string]any{"k": nil}, ErrInvalidValue, ""},
+		{"unset inside list", NewList(tInt), []any{Unset}, ErrInvalidValue, ""},
+		{"map key error path", NewMap(tInt, tText), map[int64]string{1 << 40: "v"}, ErrOutOfRange,
+			`map<int, text>: value[key 1099511627776]: cannot encode int64 1099511627776 as int: out of range`},
+		{"list into map", NewMap(tText, tText), []string{"a"}, ErrUnsupportedGoType, ""},
+		{"tuple arity", NewTuple(tInt, tInt), []any{1}, ErrInvalidValue, ""},
+		{"tuple struct arity", NewTuple(tInt), pair{}, ErrInvalidValue, ""},
+		{"udt unknown struct field", udt, struct{ Street, City string }{}, ErrInvalidValue,
+			`addr: cannot encode struct { Street string; City string } as addr: invalid value: struct field City maps to "city", which addr does not have`},
+		{"udt unknown map key", udt, map[string]any{"town": "x"}, ErrInvalidValue, ""},
+		{"udt field path", NewList(udt), []map[string]any{{"zip": "12"}}, ErrUnsupportedGoType,
+			`list<frozen<addr>>: value[0].zip: cannot encode string "12" as int: unsupported Go type`},
+		{"vector dimension", NewVector(tFloat, 3), []float32{1}, ErrInvalidValue, ""},
+		{"vector dimension reflect", NewVector(tInt, 2), []int{1, 2, 3}, ErrInvalidValue, ""},
+		{"vector null element", NewVector(tText, 1), []*string{nil}, ErrInvalidValue, ""},
+		{"vector element path", NewVector(tInt, 2), []int64{1, 1 << 40}, ErrOutOfRange, ""},
+		{"struct into int", tInt, struct{}{}, ErrUnsupportedGoType, ""},
+		{"channel into list", NewList(tInt), make(chan int), ErrUnsupportedGoType, ""},
+		{"set from map[int]int", NewSet(tInt), map[int]int{}, ErrUnsupportedGoType, ""},
+		{"marshaler error", tText, failingMarshaler{}, errMarshalBoom, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dst := []byte("keep")
+			out, err := Append(dst, c.typ, c.v)
+			if c.cause == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, encoded %x", out)
+			}
+			if string(out) != "keep" {
+				t.Errorf("dst changed on error: %q", out)
+			}
+			var ve *ValueError
+			if !errors.As(err, &ve) {
+				t.Fatalf("error %T is not a *ValueError: %v", err, err)
+			}
+			if ve.Type != c.typ {
+				t.Errorf("ValueError.Type = %v, want %v", ve.Type, c.typ)
+			}
+			if ve.Decode {
+				t.Error("Decode set on an encoding error")
+			}
+			if !errors.Is(err, c.cause) {
+				t.Errorf("error %q does not wrap %v", err, c.cause)
+			}
+			if c.msg != "" && err.Error() != c.msg {
+				t.Errorf("message\n got: %s\nwant: %s", err, c.msg)
+			}
+			if _, err := Marshal(c.typ, c.v); !errors.Is(err, c.cause) {
+				t.Errorf("Marshal error %v does not wrap %v", err, c.cause)
+			}
+		})
+	}
+}
+
+var errMarshalBoom = errors.New("boom")
+
+type failingMarshaler struct{}
+
+func (failingMarshaler) MarshalCQL(*Type) ([]byte, error) { return nil, errMarshalBoom }
+
+func TestDecodeErrors(t *testing.T) {
+	intList := encodeBody(t, NewList(tBigint), []int64{1, 1 << 40})
+	cases := []struct {
+		name  string
+		typ   *Type
+		b     []byte
+		dst   any
+		cause error
+		msg   string
+	}{
+		{"int wrong length", tInt, []byte{1, 2, 3}, new(int32), ErrMalformedValue,
+			"int: cannot decode int into int32: malformed value: int needs 4 bytes, got 3"},
+		{"bigint into int32 overflow", tBigint, encodeBody(t, tBigint, int64(1)<<40), new(int32), ErrOutOfRange, ""},
+		{"negative into uint", tInt, encodeBody(t, tInt, -1), new(uint32), ErrOutOfRange, ""},
+		{"text into int", tText, []byte("1"), new(int), ErrUnsupportedGoType,
+			"text: cannot decode text into int: unsupported Go type"},
+		{"int into string", tInt, encodeBody(t, tInt, 1), new(string), ErrUnsupportedGoType, ""},
+		{"double into float32 lossy", tDouble, encodeBody(t, tDouble, 0.1), new(float32), ErrOutOfRange, ""},
+		{"varint too big for int64", tVarint, encodeBody(t, tVarint, new(big.Int).Lsh(big.NewInt(1), 70)), new(int64), ErrOutOfRange, ""},
+		{"non-pointer", tInt, encodeBody(t, tInt, 1), 5, ErrUnsupportedGoType,
+			"int: cannot decode int into int: unsupported Go type: the target must be a non-nil pointer"},
+		{"nil pointer", tInt, encodeBody(t, tInt, 1), (*int)(nil), ErrUnsupportedGoType, ""},
+		{"nested path", NewList(tBigint), intList, new([]int32), ErrOutOfRange,
+			"list<bigint>: value[1]: cannot decode bigint into int32: out of range: 1099511627776"},
+		{"list truncated", NewList(tInt), []byte{0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1}, new([]int32), ErrMalformedValue, ""},
+		{"list huge count", NewList(tInt), []byte{0x7f, 0xff, 0xff, 0xff}, new([]int32), ErrMalformedValue, ""},
+		{"list negative count", NewList(tInt), []byte{0xff, 0xff, 0xff, 0xfe}, new([]int32), ErrMalformedValue, ""},
+		{"list trailing bytes", NewList(tInt), append(encodeBody(t, NewList(tInt), []int{1}), 0), new([]int32), ErrMalformedValue, ""},
+		{"list into array of other size", NewList(tInt), encodeBody(t, NewList(tInt), []int{1}), new([2]int), ErrOutOfRange, ""},
+		{"map blob key into any", NewMap(tBlob, tInt), encodeBody(t, NewMap(tText, tInt), map[string]int{"a": 1}), new(any), ErrUnsupportedGoType, ""},
+		{"time out of range", tTime, encodeBody(t, tBigint, int64(-1)), new(time.Duration), ErrMalformedValue, ""},
+		{"duration truncated", tDuration, []byte{0x02, 0x04}, new(Duration), ErrMalformedValue, ""},
+		{"duration with days into time.Duration", tDuration, encodeBody(t, tDuration, Duration{Days: 1}), new(time.Duration), ErrOutOfRange, ""},
+		{"inet 5 bytes", tInet, []byte{1, 2, 3, 4, 5}, new(any), ErrMalformedValue, ""},
+		{"decimal short", tDecimal, []byte{0, 0, 0, 1}, new(Decimal), ErrMalformedValue, ""},
+		{"vector wrong size", NewVector(tFloat, 2), []byte{0, 0, 0, 0}, new([]float32), ErrMalformedValue, ""},
+		{"vector wrong size reflect", NewVector(tInt, 2), []byte{0, 0, 0, 0}, new([]int32), ErrMalformedValue, ""},
+		{"vector bad vint", NewVector(tText, 1), []byte{0xff}, new([]string), ErrMalformedValue, ""},
+		{"vector element beyond end", NewVector(tText, 1), []byte{5, 'a'}, new([]string), ErrMalformedValue, ""},
+		{"tuple into wrong struct", NewTuple(tInt, tInt, tInt), encodeBody(t, NewTuple(tInt, tInt, tInt), []any{1, 2, 3}), new(pair), ErrUnsupportedGoType, ""},
+		{"udt into int", NewUDT("k", "u", Field{"a", tInt}), []byte{0, 0, 0, 0}, new(int), ErrUnsupportedGoType, ""},
+		{"udt field bad length", NewUDT("k", "u", Field{"a", tInt}), []byte{0, 0, 0, 9, 1}, new(map[string]any), ErrMalformedValue, ""},
+		{"unmarshaler error", tText, []byte("x"), new(failingUnmarshaler), errMarshalBoom, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Decode(c.typ, c.b, c.dst)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var ve *ValueError
+			if !errors.As(err, &ve) || !ve.Decode || ve.Type != c.typ {
+				t.Fatalf("want a decoding *ValueError for %s, got %T %v", c.typ, err, err)
+			}
+			if !errors.Is(err, c.cause) {
+				t.Errorf("error %q does not wrap %v", err, c.cause)
+			}
+			if c.msg != "" && err.Error() != c.msg {
+				t.Errorf("message\n got: %s\nwant: %s", err, c.msg)
+			}
+		})
+	}
+}
+
+type failingUnmarshaler struct{}
+
+func (*failingUnmarshaler) UnmarshalCQL(*Type, []byte) error { return errMarshalBoom }
+
+// TestMarshalerHooks checks that custom Marshaler/Unmarshaler types are used,
+// also nested inside collections.
+func TestMarshalerHooks(t *testing.T) {
+	typ := NewList(tText)
+	body := encodeBody(t, typ, []upper{"ab", "c"})
+	var plain []string
+	if err := Decode(typ, body, &plain); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(plain, ",") != "AB,C" {
+		t.Errorf("Marshaler not used: %v", plain)
+	}
+	var back []upper
+	if err := Decode(typ, body, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 2 || back[0] != "ab" || back[1] != "c" {
+		t.Errorf("Unmarshaler not used: %v", back)
+	}
+	// A Marshaler returning nil is NULL.
+	if buf, err := Append(nil, tText, upper("")); err != nil || string(buf) != "\xff\xff\xff\xff" {
+		t.Errorf("nil from MarshalCQL: %x %v", buf, err)
+	}
+}
+
+// upper stores text upper-cased and reads it back lower-cased.
+type upper string
+
+func (u upper) MarshalCQL(*Type) ([]byte, error) {
+	if u == "" {
+		return nil, nil
+	}
+	return []byte(strings.ToUpper(string(u))), nil
+}
+
+func (u *upper) UnmarshalCQL(_ *Type, b []byte) error {
+	*u = upper(strings.ToLower(string(b)))
+	return nil
+}
