@@ -108,7 +108,7 @@ func TestValueDifferential(t *testing.T) {
 	}
 	gen := []struct {
 		typ   *Type
-		mine  func() any       // value for this package
+		mine  func() any      // value for this package
 		their func(v any) any // the same value for datacodec
 	}{
 		{tInt, func() any { return int32(randInt(32)) }, nil},
