@@ -185,7 +185,8 @@ func (c *conn) readFrame(br *bufio.Reader, hdr []byte) error {
 }
 
 // readBody reads exactly n bytes, growing the buffer as data arrives so that a header claiming a
-// huge body costs memory only for the bytes actually sent.
+// huge body costs memory only for the bytes actually sent. Every frame gets a fresh buffer: bind
+// values are passed to the engine as sub-slices of the body, and the engine may keep them.
 func readBody(r io.Reader, n int) ([]byte, error) {
 	const chunk = 1 << 20
 	if n <= chunk {

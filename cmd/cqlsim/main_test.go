@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// readyLine reads the first stdout line and checks its form: "cqlsim ready a,b,...".
+func readyLine(t *testing.T, r io.Reader, nodes int) []string {
+	t.Helper()
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the ready line: %q, %v", line, err)
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "cqlsim ready ")
+	if !ok {
+		t.Fatalf("first line %q is not the ready line", line)
+	}
+	addrs := strings.Split(rest, ",")
+	if len(addrs) != nodes {
+		t.Fatalf("ready line lists %d addresses, want %d: %q", len(addrs), nodes, line)
+	}
+	for _, a := range addrs {
+		c, err := net.DialTimeout("tcp", a, 5*time.Second)
+		if err != nil {
+			t.Fatalf("ready line names %s but it does not accept connections: %v", a, err)
+		}
+		_ = c.Close()
+	}
+	return addrs
+}
+
+func TestRunPrintsReadyAndStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--nodes", "2"}, pw, io.Discard)
+		_ = pw.Close()
+	}()
+	addrs := readyLine(t, pr, 2)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run returned %v after cancellation, want nil", err)
+	}
+	if c, err := net.DialTimeout("tcp", addrs[0], time.Second); err == nil {
+		_ = c.Close()
+		t.Fatalf("%s still accepts connections after shutdown", addrs[0])
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--nodes", "x"},
+		{"--listen", "nohost"},
+		{"--max-protocol-version", "5"},
+		{"extra"},
+	} {
+		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
+			t.Errorf("run(%q) succeeded, want an error", args)
+		}
+	}
+}
+
+// TestBinaryStopsCleanlyOnSignals builds the command and checks that SIGINT and SIGTERM stop it
+// with exit status 0 after it printed exactly one line.
+func TestBinaryStopsCleanlyOnSignals(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "cqlsim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "--listen", "127.0.0.1:0", "--nodes", "3")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(stdout)
+			line, err := br.ReadString('\n')
+			if err != nil || !strings.HasPrefix(line, "cqlsim ready 127.0.0.1:") {
+				_ = cmd.Process.Kill()
+				t.Fatalf("ready line %q, %v", line, err)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(br)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("after %v: %v", sig, err)
+			}
+			if len(rest) != 0 {
+				t.Errorf("printed more than the ready line: %q", rest)
+			}
+		})
+	}
+}
