@@ -107,11 +107,7 @@ func (c *conn) supported() *message.Supported {
 // v1 and v2, in the client's own version, whose header layout differs).
 func (c *conn) unsupportedVersion(h wire.Header, maxV uint8) {
 	msg := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is %d", h.Version, maxV)
-	reply := h
-	if h.Version >= 3 {
-		reply.Version = maxV
-	}
-	c.protocolError(reply, msg)
+	c.protocolError(h, msg) // answered in maxV, or in v1/v2's own layout
 }
 
 func (c *conn) startup(h wire.Header, opts map[string]string) {

@@ -75,14 +75,18 @@ func TestUnframeableInputClosesConnection(t *testing.T) {
 		{"negative body length", []byte{4, 0, 0, 1, 0x05, 0xff, 0xff, 0xff, 0xff}},
 		{"body beyond the limit", []byte{4, 0, 0, 1, 0x07, 0x10, 0x00, 0x00, 0x00}},
 		{"response bit", rawFrame(0x84, 0, 1, 0x05, nil)},
+		{"not CQL at all", []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rc := dialRaw(t, c.Addrs()[0])
 			rc.write(tc.frame)
 			f := rc.read()
-			if _, ok := f.Body.Message.(*message.ProtocolError); !ok || f.Header.StreamId != 1 {
-				t.Fatalf("got %v on stream %d, want PROTOCOL_ERROR on 1", f.Body.Message, f.Header.StreamId)
+			if _, ok := f.Body.Message.(*message.ProtocolError); !ok {
+				t.Fatalf("got %v, want PROTOCOL_ERROR", f.Body.Message)
+			}
+			if f.Header.Version != primitive.ProtocolVersion4 {
+				t.Errorf("error in version %d, want 4", f.Header.Version)
 			}
 			rc.expectClosed()
 		})

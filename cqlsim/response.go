@@ -64,8 +64,12 @@ func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
 	c.send(b)
 }
 
-// protocolError replies PROTOCOL_ERROR with msg on h's stream, in h's version.
+// protocolError replies PROTOCOL_ERROR with msg on h's stream, in h's version when cqlsim speaks
+// it (or v1/v2, whose layout it can write), else in the server's highest version.
 func (c *conn) protocolError(h wire.Header, msg string) {
 	c.log.Debug("cqlsim: protocol error", "stream", h.Stream, "opcode", wire.OpcodeName(h.Opcode), "msg", msg)
+	if maxV := uint8(c.node.cluster.opts.MaxProtocolVersion); h.Version > maxV {
+		h.Version = maxV
+	}
 	c.reply(h, &message.ProtocolError{ErrorMessage: msg}, nil)
 }
