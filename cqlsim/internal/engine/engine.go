@@ -1,30 +1,260 @@
 package engine
 
-import "errors"
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
 
-// errNotImplemented is returned by the placeholder engine until the real one lands.
-var errNotImplemented = errors.New("cqlsim engine: not implemented yet")
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
 
 // Engine is the shared, concurrency-safe CQL engine of one simulated cluster.
 type Engine struct {
 	opts Options
+
+	mu            sync.Mutex // guards everything below
+	keyspaces     map[string]*keyspace
+	schemaVersion [16]byte
+	schemaGen     uint64
+	lastTS        int64
+	clockSeq      uint64
+	node          [6]byte
+
+	pmu      sync.Mutex
+	prepared map[string]*Prepared
+	parsed   map[string]*cql.Parsed
 }
 
+// maxParseCache bounds the parsed-statement cache.
+const maxParseCache = 4096
+
 // New creates an engine serving the given nodes.
-func New(opts Options) (*Engine, error) { return &Engine{opts: opts}, nil }
+func New(opts Options) (*Engine, error) {
+	if len(opts.Nodes) == 0 {
+		opts.Nodes = []NodeInfo{{Addr: "127.0.0.1", Port: 9042}}
+	}
+	for i := range opts.Nodes {
+		n := &opts.Nodes[i]
+		if n.DataCenter == "" {
+			n.DataCenter = "datacenter1"
+		}
+		if n.Rack == "" {
+			n.Rack = "rack1"
+		}
+		if n.Port == 0 {
+			n.Port = 9042
+		}
+	}
+	if opts.ClusterName == "" {
+		opts.ClusterName = "cqlsim"
+	}
+	if opts.ReleaseVersion == "" {
+		opts.ReleaseVersion = "5.0.0"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	e := &Engine{
+		opts:      opts,
+		keyspaces: map[string]*keyspace{},
+		prepared:  map[string]*Prepared{},
+		parsed:    map[string]*cql.Parsed{},
+	}
+	if _, err := rand.Read(e.node[:]); err != nil {
+		return nil, err
+	}
+	e.node[0] |= 0x01 // multicast bit: a random node id
+	if err := e.installSystemKeyspaces(); err != nil {
+		return nil, err
+	}
+	e.bumpSchema()
+	return e, nil
+}
+
+func (e *Engine) now() time.Time { return e.opts.Now() }
+
+// nextTimestamp returns a strictly increasing write timestamp in microseconds.
+func (e *Engine) nextTimestamp() int64 {
+	ts := e.now().UnixMicro()
+	if ts <= e.lastTS {
+		ts = e.lastTS + 1
+	}
+	e.lastTS = ts
+	return ts
+}
+
+func (e *Engine) bumpSchema() {
+	e.schemaGen++
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0F | 0x40
+	b[8] = b[8]&0x3F | 0x80
+	e.schemaVersion = b
+}
+
+// SchemaVersion returns the current schema version uuid (changes on every DDL).
+func (e *Engine) SchemaVersion() [16]byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.schemaVersion
+}
+
+// newTimeUUID returns a version 1 UUID for time t, unique within the engine.
+func (e *Engine) newTimeUUID(t time.Time) []byte {
+	const gregorianOffset = 0x01B21DD213814000
+	e.clockSeq++
+	ts := uint64(t.UnixNano()/100+gregorianOffset) + e.clockSeq%10000
+	var b [16]byte
+	binary.BigEndian.PutUint32(b[0:], uint32(ts))
+	binary.BigEndian.PutUint16(b[4:], uint16(ts>>32))
+	binary.BigEndian.PutUint16(b[6:], uint16(ts>>48)&0x0FFF|0x1000)
+	seq := uint16(e.clockSeq/10000) & 0x3FFF
+	binary.BigEndian.PutUint16(b[8:], seq|0x8000)
+	copy(b[10:], e.node[:])
+	return b[:]
+}
+
+func (e *Engine) randomUUID() []byte {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0F | 0x40
+	b[8] = b[8]&0x3F | 0x80
+	return b[:]
+}
+
+// parse returns the parsed statement for query, from the cache when possible.
+func (e *Engine) parse(query string) (*cql.Parsed, error) {
+	e.pmu.Lock()
+	p, ok := e.parsed[query]
+	e.pmu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := cql.Parse(query)
+	if err != nil {
+		var se *cql.SyntaxError
+		if errors.As(err, &se) {
+			return nil, syntaxError(se.Error())
+		}
+		return nil, syntaxError(err.Error())
+	}
+	e.pmu.Lock()
+	if len(e.parsed) >= maxParseCache {
+		clear(e.parsed)
+	}
+	e.parsed[query] = p
+	e.pmu.Unlock()
+	return p, nil
+}
+
+// preparedID computes Cassandra's statement id: md5 of the keyspace then the query text.
+func preparedID(keyspace, query string) []byte {
+	sum := md5.Sum([]byte(keyspace + query))
+	return sum[:]
+}
 
 // Prepare parses and prepares query in keyspace, caching it under a stable id.
-func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) { return nil, errNotImplemented }
+func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
+	p, err := e.parse(query)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	pl, err := e.plan(p, keyspace)
+	e.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	prep := &Prepared{
+		ID:       preparedID(keyspace, query),
+		Query:    query,
+		Keyspace: keyspace,
+		Vars:     pl.vars(),
+		Result:   pl.resultColumns(),
+	}
+	prep.PKIndexes = pl.pkIndexes()
+	e.pmu.Lock()
+	e.prepared[hex.EncodeToString(prep.ID)] = prep
+	e.pmu.Unlock()
+	return prep, nil
+}
 
 // Lookup returns the prepared statement with the given id, if known (else the caller answers
 // UNPREPARED).
-func (e *Engine) Lookup(id []byte) (*Prepared, bool) { return nil, false }
+func (e *Engine) Lookup(id []byte) (*Prepared, bool) {
+	e.pmu.Lock()
+	defer e.pmu.Unlock()
+	p, ok := e.prepared[hex.EncodeToString(id)]
+	return p, ok
+}
 
 // Execute runs one statement.
-func (e *Engine) Execute(req *Request) (*Result, error) { return nil, errNotImplemented }
+func (e *Engine) Execute(req *Request) (*Result, error) {
+	query, ks := req.Query, req.Keyspace
+	if req.Prepared != nil {
+		query = req.Prepared.Query
+		if req.Prepared.Keyspace != "" {
+			ks = req.Prepared.Keyspace
+		}
+	}
+	p, err := e.parse(query)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	pl, err := e.plan(p, ks)
+	if err != nil {
+		return nil, err
+	}
+	vars := pl.vars()
+	if req.Values.Named == nil && len(req.Values.Positional) != len(vars) {
+		return nil, invalid("There were %d markers(?) in CQL but %d bound variables", len(vars), len(req.Values.Positional))
+	}
+	ctx := &evalCtx{values: req.Values, vars: vars, now: e.now(), e: e}
+	return pl.exec(e, ctx, req)
+}
 
-// Batch runs a batch.
-func (e *Engine) Batch(req *BatchRequest) (*Result, error) { return nil, errNotImplemented }
+// plan is an analysed statement, ready to run with bind values.
+type plan interface {
+	vars() []Column
+	resultColumns() []Column
+	pkIndexes() []uint16
+	exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error)
+}
 
-// SchemaVersion returns the current schema version uuid (changes on every DDL).
-func (e *Engine) SchemaVersion() [16]byte { return [16]byte{} }
+// basePlan carries the bind-variable metadata common to all plans.
+type basePlan struct {
+	v []Column
+}
+
+func (b *basePlan) vars() []Column          { return b.v }
+func (b *basePlan) resultColumns() []Column { return nil }
+func (b *basePlan) pkIndexes() []uint16     { return nil }
+
+// plan analyses a parsed statement against the current schema (e.mu held).
+func (e *Engine) plan(p *cql.Parsed, ks string) (plan, error) {
+	vars := make([]Column, p.Markers)
+	switch st := p.Stmt.(type) {
+	case *cql.Select:
+		return e.planSelect(st, ks, vars)
+	case *cql.Insert:
+		return e.planInsert(st, ks, vars)
+	case *cql.Update:
+		return e.planUpdate(st, ks, vars)
+	case *cql.Delete:
+		return e.planDelete(st, ks, vars)
+	case *cql.Batch:
+		return e.planBatchStmt(st, ks, vars)
+	case *cql.Unsupported:
+		return nil, unsupported(st.What)
+	default:
+		return &ddlPlan{basePlan: basePlan{v: vars}, stmt: st, ks: ks}, nil
+	}
+}
+
+func voidResult() *Result { return &Result{Kind: ResultVoid} }

@@ -1,0 +1,322 @@
+package cql
+
+// Statement is one parsed CQL statement.
+type Statement interface{ stmt() }
+
+// QualifiedName is an optionally keyspace-qualified name; Keyspace is "" when not given.
+type QualifiedName struct {
+	Keyspace string
+	Name     string
+}
+
+// TypeExpr is a CQL type as written: a name (int, text, a UDT name), or a parameterised type
+// (list, set, map, tuple, frozen, vector) with its arguments.
+type TypeExpr struct {
+	Name     string // lower-cased native or collection name, or the UDT name
+	Keyspace string // for qualified UDT names
+	Args     []*TypeExpr
+	Dim      int // vector dimension
+}
+
+// TermKind classifies a Term.
+type TermKind int
+
+// The term kinds.
+const (
+	TermString TermKind = iota + 1
+	TermInteger
+	TermFloat
+	TermBool
+	TermUUID
+	TermHex
+	TermDuration
+	TermNull
+	TermBind     // ? or :name
+	TermList     // [a, b]
+	TermSet      // {a, b}
+	TermMap      // {k: v}, also a UDT literal when the keys are identifiers
+	TermTuple    // (a, b)
+	TermFunc     // now(), uuid(), token(...)
+	TermEmptyMap // {}: an empty set, map or UDT
+	TermCast     // (type) term
+)
+
+// Term is a value expression.
+type Term struct {
+	Kind     TermKind
+	Text     string  // literal text (string contents, number digits, ...), function name
+	Elems    []*Term // list/set/tuple elements, function args, map keys (with Values)
+	Values   []*Term // map values
+	Fields   []string
+	BindIdx  int    // index of a bind marker among all markers of the statement
+	BindName string // name of a named marker
+	Cast     *TypeExpr
+	Pos      Token
+}
+
+// Using holds USING TTL / TIMESTAMP / TIMEOUT.
+type Using struct {
+	TTL       *Term
+	Timestamp *Term
+}
+
+// ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD.
+type ColumnDef struct {
+	Name   string
+	Type   *TypeExpr
+	Static bool
+}
+
+// CreateKeyspace is CREATE KEYSPACE.
+type CreateKeyspace struct {
+	Name        string
+	IfNotExists bool
+	Options     map[string]*Term
+}
+
+// AlterKeyspace is ALTER KEYSPACE ... WITH.
+type AlterKeyspace struct {
+	Name    string
+	Options map[string]*Term
+}
+
+// DropKeyspace is DROP KEYSPACE.
+type DropKeyspace struct {
+	Name     string
+	IfExists bool
+}
+
+// CreateTable is CREATE TABLE.
+type CreateTable struct {
+	Table           QualifiedName
+	IfNotExists     bool
+	Columns         []ColumnDef
+	PartitionKey    []string
+	Clustering      []string
+	ClusteringOrder map[string]bool // column -> descending
+	OrderList       []string
+	CompactStorage  bool
+	Options         map[string]*Term
+}
+
+// AlterTable is ALTER TABLE ... ADD / DROP / WITH.
+type AlterTable struct {
+	Table   QualifiedName
+	Add     []ColumnDef
+	Drop    []string
+	Options map[string]*Term
+}
+
+// DropTable is DROP TABLE.
+type DropTable struct {
+	Table    QualifiedName
+	IfExists bool
+}
+
+// Truncate is TRUNCATE [TABLE].
+type Truncate struct{ Table QualifiedName }
+
+// CreateType is CREATE TYPE.
+type CreateType struct {
+	Type        QualifiedName
+	IfNotExists bool
+	Fields      []ColumnDef
+}
+
+// AlterType is ALTER TYPE ... ADD field.
+type AlterType struct {
+	Type QualifiedName
+	Add  []ColumnDef
+}
+
+// DropType is DROP TYPE.
+type DropType struct {
+	Type     QualifiedName
+	IfExists bool
+}
+
+// Use is USE keyspace.
+type Use struct{ Keyspace string }
+
+// Unsupported is a statement cqlsim recognises but does not implement.
+type Unsupported struct{ What string }
+
+// Operator is a relation or condition operator.
+type Operator string
+
+// The operators.
+const (
+	OpEq       Operator = "="
+	OpNe       Operator = "!="
+	OpLt       Operator = "<"
+	OpLe       Operator = "<="
+	OpGt       Operator = ">"
+	OpGe       Operator = ">="
+	OpIn       Operator = "IN"
+	OpContains Operator = "CONTAINS"
+	OpContKey  Operator = "CONTAINS KEY"
+	OpLike     Operator = "LIKE"
+)
+
+// Relation is one WHERE restriction: Columns op Value. Token is set for token(a, b) op term;
+// multiple Columns (a, b) > (1, 2) form a multi-column relation.
+type Relation struct {
+	Columns []string
+	Token   bool
+	Op      Operator
+	Value   *Term   // nil for IN with a list of terms
+	In      []*Term // IN (a, b)
+	Pos     Token
+}
+
+// Condition is one IF condition: Column [Elem] op Value.
+type Condition struct {
+	Column string
+	Elem   *Term // m['k'] = v
+	Field  string
+	Op     Operator
+	Value  *Term
+	In     []*Term
+}
+
+// Insert is INSERT INTO.
+type Insert struct {
+	Table       QualifiedName
+	Columns     []string
+	Values      []*Term
+	JSON        *Term
+	IfNotExists bool
+	Using       Using
+}
+
+// AssignKind classifies an UPDATE SET assignment.
+type AssignKind int
+
+// The assignment kinds.
+const (
+	AssignSet     AssignKind = iota + 1 // c = v
+	AssignAdd                           // c = c + v
+	AssignPrepend                       // c = v + c
+	AssignSub                           // c = c - v
+	AssignElem                          // c[k] = v
+	AssignField                         // c.f = v
+)
+
+// Assignment is one UPDATE SET item.
+type Assignment struct {
+	Column string
+	Kind   AssignKind
+	Key    *Term // element key/index
+	Field  string
+	Value  *Term
+	Pos    Token
+}
+
+// Update is UPDATE.
+type Update struct {
+	Table      QualifiedName
+	Using      Using
+	Set        []Assignment
+	Where      []Relation
+	Conditions []Condition
+	IfExists   bool
+}
+
+// DeleteTarget is a column, or an element of a collection column, to delete.
+type DeleteTarget struct {
+	Column string
+	Key    *Term
+	Field  string
+}
+
+// Delete is DELETE.
+type Delete struct {
+	Table      QualifiedName
+	Targets    []DeleteTarget
+	Using      Using
+	Where      []Relation
+	Conditions []Condition
+	IfExists   bool
+}
+
+// SelectorKind classifies a selector.
+type SelectorKind int
+
+// The selector kinds.
+const (
+	SelColumn SelectorKind = iota + 1
+	SelCountStar
+	SelFunc
+	SelWritetime
+	SelTTL
+	SelTerm
+	SelField
+)
+
+// Selector is one item of a SELECT list.
+type Selector struct {
+	Kind  SelectorKind
+	Name  string // column name or function name
+	Args  []*Selector
+	Term  *Term
+	Field string
+	Alias string
+	Pos   Token
+	Raw   string // source text, used as the default column name
+}
+
+// OrderBy is one ORDER BY item.
+type OrderBy struct {
+	Column string
+	Desc   bool
+}
+
+// Select is SELECT.
+type Select struct {
+	Table             QualifiedName
+	JSON              bool
+	Distinct          bool
+	Star              bool
+	Selectors         []Selector
+	Where             []Relation
+	GroupBy           []string
+	OrderBy           []OrderBy
+	Limit             *Term
+	PerPartitionLimit *Term
+	AllowFiltering    bool
+}
+
+// BatchType is LOGGED, UNLOGGED or COUNTER.
+type BatchType int
+
+// The batch types.
+const (
+	BatchLogged BatchType = iota
+	BatchUnlogged
+	BatchCounter
+)
+
+// Batch is BEGIN ... BATCH ... APPLY BATCH.
+type Batch struct {
+	Type       BatchType
+	Using      Using
+	Statements []Statement
+}
+
+func (*CreateKeyspace) stmt() {}
+func (*AlterKeyspace) stmt()  {}
+func (*DropKeyspace) stmt()   {}
+func (*CreateTable) stmt()    {}
+func (*AlterTable) stmt()     {}
+func (*DropTable) stmt()      {}
+func (*Truncate) stmt()       {}
+func (*CreateType) stmt()     {}
+func (*AlterType) stmt()      {}
+func (*DropType) stmt()       {}
+func (*Use) stmt()            {}
+func (*Unsupported) stmt()    {}
+func (*Insert) stmt()         {}
+func (*Update) stmt()         {}
+func (*Delete) stmt()         {}
+func (*Select) stmt()         {}
+func (*Batch) stmt()          {}

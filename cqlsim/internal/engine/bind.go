@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// boundTerm is a term with the type and receiver name it is evaluated against.
+type boundTerm struct {
+	t    *cql.Term
+	ty   *ctype
+	name string
+}
+
+func (b *boundTerm) eval(ctx *evalCtx) (termResult, error) { return ctx.evalTerm(b.t, b.ty, b.name) }
+
+// binder records the metadata of bind markers while a statement is analysed.
+type binder struct {
+	vars      []Column
+	ks, table string
+}
+
+func (bd *binder) bind(t *cql.Term, ty *ctype, name string) *boundTerm {
+	bd.register(t, ty, name)
+	return &boundTerm{t: t, ty: ty, name: name}
+}
+
+func (bd *binder) register(t *cql.Term, ty *ctype, name string) {
+	if t == nil || ty == nil {
+		return
+	}
+	switch t.Kind {
+	case cql.TermBind:
+		if t.BindIdx < len(bd.vars) {
+			n := name
+			if t.BindName != "" {
+				n = t.BindName
+			}
+			bd.vars[t.BindIdx] = Column{Keyspace: bd.ks, Table: bd.table, Name: n, Type: ty.dataType()}
+		}
+	case cql.TermList, cql.TermSet:
+		if ty.elem != nil {
+			for _, e := range t.Elems {
+				bd.register(e, ty.elem, "value("+name+")")
+			}
+		}
+	case cql.TermMap:
+		if t.Fields != nil && ty.code == primitive.DataTypeCodeUdt {
+			for i, f := range t.Fields {
+				for j, fn := range ty.fields {
+					if fn == f {
+						bd.register(t.Values[i], ty.elems[j], name+"."+f)
+					}
+				}
+			}
+		} else if ty.key != nil {
+			for i := range t.Elems {
+				bd.register(t.Elems[i], ty.key, "key("+name+")")
+				bd.register(t.Values[i], ty.val, "value("+name+")")
+			}
+		}
+	case cql.TermTuple:
+		for i, e := range t.Elems {
+			if i < len(ty.elems) {
+				bd.register(e, ty.elems[i], fmt.Sprintf("%s[%d]", name, i))
+			}
+		}
+	case cql.TermCast:
+		bd.register(t.Elems[0], ty, name)
+	case cql.TermFunc:
+		for _, a := range t.Elems {
+			bd.register(a, native(primitive.DataTypeCodeTimeuuid), name)
+		}
+	}
+	// markers left unregistered (type unknown) default to blob when prepared
+}
+
+// finish fills markers the analysis could not type.
+func (bd *binder) finish() []Column {
+	for i := range bd.vars {
+		if bd.vars[i].Type == nil {
+			bd.vars[i] = Column{Keyspace: bd.ks, Table: bd.table, Name: fmt.Sprintf("var%d", i), Type: tBlob.dataType()}
+		}
+	}
+	return bd.vars
+}
+
+// evalInt evaluates an int-typed term (LIMIT, TTL); ok is false for null/unset.
+func evalInt32(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
+	if b == nil {
+		return 0, false, nil
+	}
+	r, err := b.eval(ctx)
+	if err != nil || r.unset || r.b == nil {
+		return 0, false, err
+	}
+	if len(r.b) != 4 {
+		return 0, false, invalid("Expected 4 or 0 byte int (%d)", len(r.b))
+	}
+	return int64(int32(uint32(r.b[0])<<24 | uint32(r.b[1])<<16 | uint32(r.b[2])<<8 | uint32(r.b[3]))), true, nil
+}
+
+func evalInt64(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
+	if b == nil {
+		return 0, false, nil
+	}
+	r, err := b.eval(ctx)
+	if err != nil || r.unset || r.b == nil {
+		return 0, false, err
+	}
+	if len(r.b) != 8 {
+		return 0, false, invalid("Expected 8 or 0 byte long (%d)", len(r.b))
+	}
+	var v uint64
+	for _, c := range r.b {
+		v = v<<8 | uint64(c)
+	}
+	return int64(v), true, nil
+}

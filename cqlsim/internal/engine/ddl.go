@@ -1,0 +1,419 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// ddlPlan runs schema statements and USE.
+type ddlPlan struct {
+	basePlan
+	stmt cql.Statement
+	ks   string
+}
+
+func schemaResult(change, target, ks, name string) *Result {
+	return &Result{Kind: ResultSchemaChange, SchemaChange: &SchemaChange{Change: change, Target: target, Keyspace: ks, Name: name}}
+}
+
+func (e *Engine) udtResolver() typeResolver {
+	return func(ks, name string) (*ctype, bool) {
+		k, ok := e.keyspaces[ks]
+		if !ok {
+			return nil, false
+		}
+		t, ok := k.types[name]
+		return t, ok
+	}
+}
+
+// keyspaceFor resolves the keyspace of a possibly qualified name.
+func (e *Engine) keyspaceFor(qks, current string) (*keyspace, error) {
+	ks := qks
+	if ks == "" {
+		ks = current
+	}
+	if ks == "" {
+		return nil, invalid("No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename")
+	}
+	k, ok := e.keyspaces[ks]
+	if !ok {
+		return nil, noKeyspace(ks)
+	}
+	return k, nil
+}
+
+func userModifiable(k *keyspace) error {
+	if k.system {
+		return &Error{Code: CodeUnauthorized, Message: k.name + " keyspace is not user-modifiable."}
+	}
+	return nil
+}
+
+func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
+	switch st := d.stmt.(type) {
+	case *cql.Use:
+		if _, ok := e.keyspaces[st.Keyspace]; !ok {
+			return nil, noKeyspace(st.Keyspace)
+		}
+		return &Result{Kind: ResultSetKeyspace, Keyspace: st.Keyspace}, nil
+	case *cql.CreateKeyspace:
+		if len(st.Name) > 48 {
+			return nil, invalid("Keyspace name must not be more than 48 characters long (got %d characters for \"%s\")", len(st.Name), st.Name)
+		}
+		if _, ok := e.keyspaces[st.Name]; ok {
+			if st.IfNotExists {
+				return voidResult(), nil
+			}
+			return nil, keyspaceExists(st.Name)
+		}
+		repl, err := replicationFrom(st.Options)
+		if err != nil {
+			return nil, err
+		}
+		k := &keyspace{name: st.Name, durable: true, replication: repl, tables: map[string]*table{}, types: map[string]*ctype{}}
+		if dw, ok := st.Options["durable_writes"]; ok {
+			k.durable = dw.Text != "false"
+		}
+		e.keyspaces[st.Name] = k
+		e.bumpSchema()
+		return schemaResult("CREATED", "KEYSPACE", st.Name, ""), nil
+	case *cql.AlterKeyspace:
+		k, ok := e.keyspaces[st.Name]
+		if !ok {
+			return nil, noKeyspace(st.Name)
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		if _, ok := st.Options["replication"]; ok {
+			repl, err := replicationFrom(st.Options)
+			if err != nil {
+				return nil, err
+			}
+			k.replication = repl
+		}
+		if dw, ok := st.Options["durable_writes"]; ok {
+			k.durable = dw.Text != "false"
+		}
+		e.bumpSchema()
+		return schemaResult("UPDATED", "KEYSPACE", st.Name, ""), nil
+	case *cql.DropKeyspace:
+		k, ok := e.keyspaces[st.Name]
+		if !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, configError("Cannot drop non existing keyspace '%s'.", st.Name)
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		delete(e.keyspaces, st.Name)
+		e.bumpSchema()
+		return schemaResult("DROPPED", "KEYSPACE", st.Name, ""), nil
+	case *cql.CreateTable:
+		k, err := e.keyspaceFor(st.Table.Keyspace, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		if _, ok := k.tables[st.Table.Name]; ok {
+			if st.IfNotExists {
+				return voidResult(), nil
+			}
+			return nil, tableExists(k.name, st.Table.Name)
+		}
+		t, err := newTable(k.name, st.Table.Name, st.Columns, st.PartitionKey, st.Clustering, st.ClusteringOrder, e.udtResolver())
+		if err != nil {
+			return nil, err
+		}
+		for i, n := range st.OrderList {
+			if i >= len(t.ck) || t.ck[i].name != n {
+				return nil, invalid("The order of columns in the CLUSTERING ORDER directive must match that of the clustering columns (%s must appear before %s)", t.ck[min(i, len(t.ck)-1)].name, n)
+			}
+		}
+		if err := applyTableOptions(t, st.Options); err != nil {
+			return nil, err
+		}
+		k.tables[t.name] = t
+		e.bumpSchema()
+		return schemaResult("CREATED", "TABLE", k.name, t.name), nil
+	case *cql.AlterTable:
+		k, err := e.keyspaceFor(st.Table.Keyspace, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		t, ok := k.tables[st.Table.Name]
+		if !ok {
+			return nil, invalid("Table '%s.%s' doesn't exist", k.name, st.Table.Name)
+		}
+		if err := e.alterTable(t, st); err != nil {
+			return nil, err
+		}
+		e.bumpSchema()
+		return schemaResult("UPDATED", "TABLE", k.name, t.name), nil
+	case *cql.DropTable:
+		k, err := e.keyspaceFor(st.Table.Keyspace, d.ks)
+		if err != nil {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, err
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		if _, ok := k.tables[st.Table.Name]; !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, invalid("Table '%s.%s' doesn't exist", k.name, st.Table.Name)
+		}
+		delete(k.tables, st.Table.Name)
+		e.bumpSchema()
+		return schemaResult("DROPPED", "TABLE", k.name, st.Table.Name), nil
+	case *cql.Truncate:
+		t, err := e.lookupTable(st.Table, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		if t.virtual != nil {
+			return nil, invalid("Error during truncate: Cannot truncate virtual tables")
+		}
+		t.data = newTableData()
+		return voidResult(), nil
+	case *cql.CreateType:
+		k, err := e.keyspaceFor(st.Type.Keyspace, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		if err := userModifiable(k); err != nil {
+			return nil, err
+		}
+		if _, ok := k.types[st.Type.Name]; ok {
+			if st.IfNotExists {
+				return voidResult(), nil
+			}
+			return nil, &Error{Code: CodeAlreadyExists, Message: "A user type with name '" + st.Type.Name + "' already exists", Keyspace: k.name, Table: st.Type.Name}
+		}
+		if _, native := nativeTypes[st.Type.Name]; native {
+			return nil, invalid("Type name %s is reserved", st.Type.Name)
+		}
+		u := &ctype{code: primitive.DataTypeCodeUdt, ks: k.name, name: st.Type.Name}
+		seen := map[string]bool{}
+		for _, f := range st.Fields {
+			if seen[f.Name] {
+				return nil, invalid("Duplicate field name %s in type %s", f.Name, st.Type.Name)
+			}
+			seen[f.Name] = true
+			ft, err := resolveType(f.Type, k.name, e.udtResolver(), false)
+			if err != nil {
+				return nil, err
+			}
+			if ft.multiCell() {
+				return nil, invalid("Non-frozen UDTs with nested non-frozen collections are not supported")
+			}
+			if ft.isCounter() {
+				return nil, invalid("A user type cannot contain counters")
+			}
+			u.fields = append(u.fields, f.Name)
+			u.elems = append(u.elems, ft)
+		}
+		k.types[u.name] = u
+		k.typeOrder = append(k.typeOrder, u.name)
+		e.bumpSchema()
+		return schemaResult("CREATED", "TYPE", k.name, u.name), nil
+	case *cql.AlterType:
+		k, err := e.keyspaceFor(st.Type.Keyspace, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		u, ok := k.types[st.Type.Name]
+		if !ok {
+			return nil, invalid("No user type named %s exists.", st.Type.Name)
+		}
+		for _, f := range st.Add {
+			for _, existing := range u.fields {
+				if existing == f.Name {
+					return nil, invalid("Cannot add new field %s to type %s.%s: a field with name %s already exists", f.Name, k.name, u.name, f.Name)
+				}
+			}
+			ft, err := resolveType(f.Type, k.name, e.udtResolver(), false)
+			if err != nil {
+				return nil, err
+			}
+			// UDT values are shared by pointer across tables: extend in place.
+			u.fields = append(u.fields, f.Name)
+			u.elems = append(u.elems, ft)
+		}
+		e.bumpSchema()
+		return schemaResult("UPDATED", "TYPE", k.name, u.name), nil
+	case *cql.DropType:
+		k, err := e.keyspaceFor(st.Type.Keyspace, d.ks)
+		if err != nil {
+			return nil, err
+		}
+		u, ok := k.types[st.Type.Name]
+		if !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
+			return nil, invalid("Type '%s.%s' doesn't exist", k.name, st.Type.Name)
+		}
+		for _, t := range k.tables {
+			for _, c := range t.cols {
+				if usesType(c.typ, u) {
+					return nil, invalid("Cannot drop user type %s.%s as it is still used by table %s.%s", k.name, u.name, k.name, t.name)
+				}
+			}
+		}
+		delete(k.types, u.name)
+		for i, n := range k.typeOrder {
+			if n == u.name {
+				k.typeOrder = append(k.typeOrder[:i:i], k.typeOrder[i+1:]...)
+				break
+			}
+		}
+		e.bumpSchema()
+		return schemaResult("DROPPED", "TYPE", k.name, u.name), nil
+	}
+	return nil, unsupported("this statement")
+}
+
+func usesType(t, u *ctype) bool {
+	if t == nil {
+		return false
+	}
+	if t.code == primitive.DataTypeCodeUdt && t.ks == u.ks && t.name == u.name {
+		return true
+	}
+	if usesType(t.elem, u) || usesType(t.key, u) || usesType(t.val, u) {
+		return true
+	}
+	for _, e := range t.elems {
+		if usesType(e, u) {
+			return true
+		}
+	}
+	return false
+}
+
+func applyTableOptions(t *table, opts map[string]*cql.Term) error {
+	for name, v := range opts {
+		switch name {
+		case "default_time_to_live":
+			n, err := strconv.Atoi(v.Text)
+			if err != nil || n < 0 {
+				return configError("default_time_to_live must be greater than or equal to 0 (got %s)", v.Text)
+			}
+			t.ttl = int32(n)
+		case "comment":
+			t.comment = v.Text
+		case "bloom_filter_fp_chance", "caching", "compaction", "compression", "crc_check_chance", "gc_grace_seconds",
+			"max_index_interval", "memtable_flush_period_in_ms", "min_index_interval", "read_repair", "speculative_retry",
+			"additional_write_policy", "cdc", "extensions", "memtable", "allow_auto_snapshot", "incremental_backups",
+			"id", "read_repair_chance", "dclocal_read_repair_chance":
+		default:
+			return syntaxError("Unknown property '" + name + "'")
+		}
+	}
+	return nil
+}
+
+func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
+	if st.Options != nil {
+		return applyTableOptions(t, st.Options)
+	}
+	for _, d := range st.Add {
+		if _, ok := t.byName[d.Name]; ok {
+			return invalid("Column with name '%s' already exists", d.Name)
+		}
+		ty, err := resolveType(d.Type, t.ks, e.udtResolver(), false)
+		if err != nil {
+			return err
+		}
+		if err := checkNested(ty); err != nil {
+			return err
+		}
+		if d.Static && len(t.ck) == 0 {
+			return invalid("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+		}
+		if ty.isCounter() != t.counter {
+			if t.counter {
+				return invalid("Cannot add a non counter column (%s) in a counter column family", d.Name)
+			}
+			return invalid("Cannot add a counter column (%s) in a non counter column family", d.Name)
+		}
+	}
+	for _, n := range st.Drop {
+		c, ok := t.byName[n]
+		if !ok {
+			return invalid("Column %s was not found in table %s", n, t.name)
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return invalid("Cannot drop PRIMARY KEY part %s", n)
+		}
+	}
+	var others []*column
+	oldIdx := map[*column]int{}
+	for _, c := range t.cols {
+		oldIdx[c] = c.idx
+		if c.kind == kindRegular || c.kind == kindStatic {
+			drop := false
+			for _, n := range st.Drop {
+				drop = drop || n == c.name
+			}
+			if !drop {
+				others = append(others, c)
+			}
+		}
+	}
+	for _, d := range st.Add {
+		ty, _ := resolveType(d.Type, t.ks, e.udtResolver(), false)
+		c := &column{name: d.Name, typ: ty, kind: kindRegular, pos: -1, idx: -1}
+		if d.Static {
+			c.kind = kindStatic
+		}
+		others = append(others, c)
+	}
+	t.setColumns(others)
+	// remap stored cells to the new column indexes
+	remap := func(old []cell) []cell {
+		nc := make([]cell, len(t.cols))
+		for _, c := range t.cols {
+			if oi, ok := oldIdx[c]; ok && oi < len(old) {
+				nc[c.idx] = old[oi]
+			}
+		}
+		return nc
+	}
+	for _, p := range t.data.order {
+		p.static = remap(p.static)
+		for _, r := range p.rows {
+			r.cells = remap(r.cells)
+		}
+	}
+	return nil
+}
+
+// lookupTable resolves a table name (e.mu held).
+func (e *Engine) lookupTable(n cql.QualifiedName, current string) (*table, error) {
+	k, err := e.keyspaceFor(n.Keyspace, current)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := k.tables[n.Name]
+	if !ok {
+		return nil, invalid("unconfigured table %s", n.Name)
+	}
+	return t, nil
+}

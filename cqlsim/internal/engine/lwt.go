@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// casTarget is one row a conditional statement reads.
+type casTarget struct {
+	p  *partition
+	ck [][]byte
+}
+
+// casApply checks the conditions of mutations (all on one partition) and applies them all when
+// every condition holds (e.mu held). The result has Cassandra's LWT shape.
+func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
+	t := muts[0].m.t
+	now := muts[0].ctx.now.Unix()
+	applied := true
+	wildcard := false
+	var condCols []*column
+	seenCol := map[*column]bool{}
+	var targets [][][]byte
+	addTarget := func(ck [][]byte) {
+		for _, x := range targets {
+			if t.compareClustering(x, ck) == 0 {
+				return
+			}
+		}
+		targets = append(targets, ck)
+	}
+	p := t.getPartition(muts[0].pks[0], false)
+	for _, mu := range muts {
+		m := mu.m
+		if !m.conditional() {
+			continue
+		}
+		if m.ifNotExists || m.ifExists {
+			wildcard = true
+		}
+		for _, c := range m.conds {
+			if !seenCol[c.col] {
+				seenCol[c.col] = true
+				condCols = append(condCols, c.col)
+			}
+		}
+		ck := [][]byte{}
+		if mu.cks != nil {
+			ck = mu.cks[0]
+		}
+		addTarget(ck)
+		var r *row
+		if p != nil {
+			r = t.getRow(p, ck, false)
+		}
+		exists := r != nil && rowLive(r, p, now)
+		if len(t.ck) > 0 && mu.cks == nil && p != nil {
+			exists = rowsAnyLive(p, now) || staticLive(p, now)
+		}
+		switch {
+		case m.ifNotExists:
+			applied = applied && !exists
+		case m.ifExists:
+			applied = applied && exists
+		default:
+			var vals [][]byte
+			if p != nil {
+				vals = t.rowValues(p, r, now)
+				if r == nil {
+					// static columns still readable without a row
+					for _, c := range t.cols {
+						if c.kind == kindRegular {
+							vals[c.idx] = nil
+						}
+					}
+				}
+			} else {
+				vals = make([][]byte, len(t.cols))
+			}
+			for i, c := range m.conds {
+				if !condHolds(c, mu.condVals[i], vals[c.col.idx]) {
+					applied = false
+				}
+			}
+		}
+	}
+	appliedCol := Column{Keyspace: t.ks, Table: t.name, Name: "[applied]", Type: tBoolean.dataType()}
+	if applied {
+		for _, mu := range muts {
+			if err := mu.check(); err != nil {
+				return nil, err
+			}
+		}
+		for _, mu := range muts {
+			mu.apply(e)
+		}
+		return &Result{Kind: ResultRows, Columns: []Column{appliedCol}, Rows: [][][]byte{{{1}}}}, nil
+	}
+	// not applied: [applied]=false plus the current values of the rows read
+	var cols []*column
+	if wildcard {
+		cols = t.cols
+	} else {
+		if isBatch {
+			cols = append(cols, t.pk...)
+			cols = append(cols, t.ck...)
+		}
+		for _, c := range condCols {
+			dup := false
+			for _, x := range cols {
+				dup = dup || x == c
+			}
+			if !dup {
+				cols = append(cols, c)
+			}
+		}
+	}
+	res := &Result{Kind: ResultRows, Columns: []Column{appliedCol}}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, Column{Keyspace: t.ks, Table: t.name, Name: c.name, Type: c.typ.dataType()})
+	}
+	if p != nil {
+		sortBytesRows(t, targets)
+		for _, ck := range targets {
+			r := t.getRow(p, ck, false)
+			if r == nil || !rowLive(r, p, now) {
+				continue
+			}
+			vals := t.rowValues(p, r, now)
+			out := [][]byte{{0}}
+			for _, c := range cols {
+				out = append(out, vals[c.idx])
+			}
+			res.Rows = append(res.Rows, out)
+		}
+	}
+	if len(res.Rows) == 0 {
+		res.Columns = res.Columns[:1]
+		res.Rows = [][][]byte{{{0}}}
+	}
+	return res, nil
+}
+
+func sortBytesRows(t *table, cks [][][]byte) {
+	for i := 1; i < len(cks); i++ {
+		for j := i; j > 0 && t.compareClustering(cks[j-1], cks[j]) > 0; j-- {
+			cks[j-1], cks[j] = cks[j], cks[j-1]
+		}
+	}
+}
+
+// condHolds evaluates one IF condition against the current column value.
+func condHolds(c condition, rc resolvedCond, cur []byte) bool {
+	ty := c.col.typ
+	if c.elem != nil && cur != nil {
+		switch ty.code {
+		case primitive.DataTypeCodeList:
+			es, _ := decodeElems(cur)
+			idx := -1
+			if len(rc.key) == 4 {
+				idx = int(int32(beUint64(rc.key)))
+			}
+			if idx >= 0 && idx < len(es) {
+				cur = es[idx]
+			} else {
+				cur = nil
+			}
+			ty = ty.elem
+		case primitive.DataTypeCodeMap:
+			ks, vs, _ := decodeMap(cur)
+			found := []byte(nil)
+			for i := range ks {
+				if compareValues(ty.key, ks[i], rc.key) == 0 {
+					found = vs[i]
+				}
+			}
+			cur = found
+			ty = ty.val
+		}
+	} else if c.elem != nil {
+		if ty.code == primitive.DataTypeCodeList {
+			ty = ty.elem
+		} else {
+			ty = ty.val
+		}
+	}
+	if c.field >= 0 {
+		if cur != nil {
+			fs, err := decodeFields(cur, len(ty.elems))
+			if err == nil {
+				cur = fs[c.field]
+			} else {
+				cur = nil
+			}
+		}
+		ty = ty.elems[c.field]
+	}
+	if c.op == cql.OpIn {
+		for _, v := range rc.vs {
+			if (v == nil && cur == nil) || (v != nil && cur != nil && compareValues(ty, cur, v) == 0) {
+				return true
+			}
+		}
+		return false
+	}
+	v := rc.v.b
+	if rc.v.unset {
+		return true
+	}
+	switch c.op {
+	case cql.OpEq:
+		if v == nil || cur == nil {
+			return v == nil && cur == nil
+		}
+		return compareValues(ty, cur, v) == 0
+	case cql.OpNe:
+		if v == nil || cur == nil {
+			return (v == nil) != (cur == nil)
+		}
+		return compareValues(ty, cur, v) != 0
+	}
+	if cur == nil {
+		return false
+	}
+	return opMatches(c.op, compareValues(ty, cur, v))
+}

@@ -1,0 +1,1035 @@
+package engine
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+type modKind int
+
+const (
+	modInsert modKind = iota
+	modUpdate
+	modDelete
+)
+
+type assign struct {
+	col   *column
+	kind  cql.AssignKind
+	key   *boundTerm
+	val   *boundTerm
+	field int
+}
+
+type deleteTarget struct {
+	col   *column
+	key   *boundTerm
+	field int
+}
+
+type condition struct {
+	col   *column
+	elem  *boundTerm
+	field int
+	op    cql.Operator
+	val   *boundTerm
+	in    []*boundTerm
+}
+
+// modPlan is an analysed INSERT, UPDATE or DELETE.
+type modPlan struct {
+	basePlan
+	t           *table
+	kind        modKind
+	insCols     []*column
+	insVals     []*boundTerm
+	rels        []*rel
+	assigns     []assign
+	targets     []deleteTarget
+	ifNotExists bool
+	ifExists    bool
+	conds       []condition
+	ttl, ts     *boundTerm
+	pkIdx       []uint16
+}
+
+func (m *modPlan) pkIndexes() []uint16 { return m.pkIdx }
+func (m *modPlan) conditional() bool   { return m.ifNotExists || m.ifExists || len(m.conds) > 0 }
+
+func (e *Engine) modTable(n cql.QualifiedName, ks string) (*table, error) {
+	t, err := e.lookupTable(n, ks)
+	if err != nil {
+		return nil, err
+	}
+	if t.virtual != nil {
+		if t.isVirtualKs {
+			return nil, invalid("Virtual tables do not support modification statements")
+		}
+		return nil, &Error{Code: CodeUnauthorized, Message: t.ks + " keyspace is not user-modifiable."}
+	}
+	return t, nil
+}
+
+func (e *Engine) bindUsing(bd *binder, u cql.Using, m *modPlan) {
+	if u.TTL != nil {
+		m.ttl = bd.bind(u.TTL, tInt, "[ttl]")
+	}
+	if u.Timestamp != nil {
+		m.ts = bd.bind(u.Timestamp, tBigint, "[timestamp]")
+	}
+}
+
+func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, error) {
+	t, err := e.modTable(st.Table, ks)
+	if err != nil {
+		return nil, err
+	}
+	if st.JSON != nil {
+		return nil, unsupported("INSERT JSON")
+	}
+	if t.counter {
+		return nil, invalid("INSERT statements are not allowed on counter tables, use UPDATE instead")
+	}
+	if len(st.Columns) != len(st.Values) {
+		return nil, invalid("Unmatched column names/values")
+	}
+	bd := &binder{vars: vars, ks: t.ks, table: t.name}
+	m := &modPlan{t: t, kind: modInsert, ifNotExists: st.IfNotExists}
+	seen := map[*column]bool{}
+	for i, n := range st.Columns {
+		c, err := t.column(n)
+		if err != nil {
+			return nil, err
+		}
+		if seen[c] {
+			return nil, invalid("Multiple definitions found for column %s", n)
+		}
+		seen[c] = true
+		m.insCols = append(m.insCols, c)
+		m.insVals = append(m.insVals, bd.bind(st.Values[i], c.typ, c.name))
+	}
+	var missing []string
+	for _, c := range t.pk {
+		if !seen[c] {
+			missing = append(missing, c.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	onlyStatic := true
+	for _, c := range m.insCols {
+		if c.kind == kindRegular || c.kind == kindClustering {
+			onlyStatic = false
+		}
+	}
+	for _, c := range t.ck {
+		if !seen[c] && !onlyStatic {
+			missing = append(missing, c.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+	}
+	e.bindUsing(bd, st.Using, m)
+	for _, c := range t.pk {
+		for i, ic := range m.insCols {
+			if ic == c && m.insVals[i].t.Kind == cql.TermBind {
+				m.pkIdx = append(m.pkIdx, uint16(m.insVals[i].t.BindIdx))
+			}
+		}
+	}
+	if len(m.pkIdx) != len(t.pk) {
+		m.pkIdx = nil
+	}
+	m.v = bd.finish()
+	return m, nil
+}
+
+func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, error) {
+	t, err := e.modTable(st.Table, ks)
+	if err != nil {
+		return nil, err
+	}
+	bd := &binder{vars: vars, ks: t.ks, table: t.name}
+	m := &modPlan{t: t, kind: modUpdate, ifExists: st.IfExists}
+	e.bindUsing(bd, st.Using, m)
+	for _, a := range st.Set {
+		c, err := t.column(a.Column)
+		if err != nil {
+			return nil, err
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return nil, invalid("PRIMARY KEY part %s found in SET part", c.name)
+		}
+		as := assign{col: c, kind: a.Kind, field: -1}
+		code := c.typ.code
+		switch a.Kind {
+		case cql.AssignSet:
+			if c.typ.isCounter() {
+				return nil, invalid("Cannot set the value of counter column %s (counters can only be incremented/decremented, not set)", c.name)
+			}
+			as.val = bd.bind(a.Value, c.typ, c.name)
+		case cql.AssignAdd, cql.AssignSub, cql.AssignPrepend:
+			op := "+"
+			if a.Kind == cql.AssignSub {
+				op = "-"
+			}
+			switch {
+			case c.typ.isCounter() && a.Kind != cql.AssignPrepend:
+				as.val = bd.bind(a.Value, tBigint, c.name)
+			case c.typ.isCollection() && c.typ.frozen:
+				return nil, invalid("Invalid operation (%s = %s %s %s) for frozen collection column %s", c.name, c.name, op, termText(a.Value), c.name)
+			case code == primitive.DataTypeCodeList:
+				as.val = bd.bind(a.Value, c.typ, c.name)
+			case code == primitive.DataTypeCodeSet && a.Kind != cql.AssignPrepend:
+				as.val = bd.bind(a.Value, c.typ, c.name)
+			case code == primitive.DataTypeCodeMap && a.Kind == cql.AssignAdd:
+				as.val = bd.bind(a.Value, c.typ, c.name)
+			case code == primitive.DataTypeCodeMap && a.Kind == cql.AssignSub:
+				as.val = bd.bind(a.Value, setOf(c.typ.key), c.name)
+			default:
+				if a.Kind == cql.AssignPrepend {
+					return nil, invalid("Invalid operation (%s = %s + %s) for non list column %s", c.name, termText(a.Value), c.name, c.name)
+				}
+				return nil, invalid("Invalid operation (%s = %s %s %s) for non counter column %s", c.name, c.name, op, termText(a.Value), c.name)
+			}
+		case cql.AssignElem:
+			switch {
+			case c.typ.frozen && c.typ.isCollection():
+				return nil, invalid("Invalid operation (%s[%s] = %s) for frozen collection column %s", c.name, termText(a.Key), termText(a.Value), c.name)
+			case code == primitive.DataTypeCodeList:
+				as.key = bd.bind(a.Key, tInt, "idx("+c.name+")")
+				as.val = bd.bind(a.Value, c.typ.elem, "value("+c.name+")")
+			case code == primitive.DataTypeCodeMap:
+				as.key = bd.bind(a.Key, c.typ.key, "key("+c.name+")")
+				as.val = bd.bind(a.Value, c.typ.val, "value("+c.name+")")
+			default:
+				return nil, invalid("Invalid operation (%s[%s] = %s) for non list/map column %s", c.name, termText(a.Key), termText(a.Value), c.name)
+			}
+		case cql.AssignField:
+			if code != primitive.DataTypeCodeUdt {
+				return nil, invalid("Invalid operation (%s.%s = %s) for non-UDT column %s", c.name, a.Field, termText(a.Value), c.name)
+			}
+			if c.typ.frozen {
+				return nil, invalid("Invalid operation (%s.%s = %s) for frozen UDT column %s", c.name, a.Field, termText(a.Value), c.name)
+			}
+			idx := fieldIndex(c.typ, a.Field)
+			if idx < 0 {
+				return nil, invalid("UDT column %s does not have a field named %s", c.name, a.Field)
+			}
+			as.field = idx
+			as.val = bd.bind(a.Value, c.typ.elems[idx], c.name+"."+a.Field)
+		}
+		m.assigns = append(m.assigns, as)
+	}
+	if err := m.analyseKey(st.Where, bd, true); err != nil {
+		return nil, err
+	}
+	if err := m.analyseConditions(st.Conditions, bd); err != nil {
+		return nil, err
+	}
+	m.v = bd.finish()
+	return m, nil
+}
+
+func fieldIndex(t *ctype, f string) int {
+	for i, n := range t.fields {
+		if n == f {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, error) {
+	t, err := e.modTable(st.Table, ks)
+	if err != nil {
+		return nil, err
+	}
+	bd := &binder{vars: vars, ks: t.ks, table: t.name}
+	m := &modPlan{t: t, kind: modDelete, ifExists: st.IfExists}
+	for _, tg := range st.Targets {
+		c, err := t.column(tg.Column)
+		if err != nil {
+			return nil, err
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return nil, invalid("Invalid identifier %s for deletion (should not be a PRIMARY KEY part)", c.name)
+		}
+		dt := deleteTarget{col: c, field: -1}
+		if tg.Key != nil {
+			switch {
+			case c.typ.frozen || !c.typ.isCollection():
+				return nil, invalid("Invalid operation (%s[%s]) for frozen or non-collection column %s", c.name, termText(tg.Key), c.name)
+			case c.typ.code == primitive.DataTypeCodeList:
+				dt.key = bd.bind(tg.Key, tInt, "idx("+c.name+")")
+			case c.typ.code == primitive.DataTypeCodeMap:
+				dt.key = bd.bind(tg.Key, c.typ.key, "key("+c.name+")")
+			default:
+				return nil, invalid("Invalid operation (%s[%s]) for set column %s", c.name, termText(tg.Key), c.name)
+			}
+		}
+		if tg.Field != "" {
+			if c.typ.code != primitive.DataTypeCodeUdt || c.typ.frozen {
+				return nil, invalid("Invalid deletion operation for frozen or non-UDT column %s", c.name)
+			}
+			if dt.field = fieldIndex(c.typ, tg.Field); dt.field < 0 {
+				return nil, invalid("UDT column %s does not have a field named %s", c.name, tg.Field)
+			}
+		}
+		m.targets = append(m.targets, dt)
+	}
+	e.bindUsing(bd, st.Using, m)
+	if err := m.analyseKey(st.Where, bd, len(m.targets) > 0); err != nil {
+		return nil, err
+	}
+	if err := m.analyseConditions(st.Conditions, bd); err != nil {
+		return nil, err
+	}
+	m.v = bd.finish()
+	return m, nil
+}
+
+// analyseKey checks the WHERE clause of UPDATE/DELETE: the partition key must be fully given
+// by = or IN; fullRow requires the whole clustering key too.
+func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) error {
+	t := m.t
+	rels, err := analyseWhere(t, where, bd)
+	if err != nil {
+		return err
+	}
+	m.rels = rels
+	pk := map[*column]bool{}
+	ck := map[*column]bool{}
+	slice := false
+	for _, r := range rels {
+		if r.token {
+			return invalid("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", "token")
+		}
+		for _, c := range r.cols {
+			switch c.kind {
+			case kindPartitionKey:
+				if r.op != cql.OpEq && r.op != cql.OpIn {
+					return invalid("Only EQ and IN relation are supported on the partition key (unless you use the token() function)")
+				}
+				pk[c] = true
+			case kindClustering:
+				if r.op != cql.OpEq && r.op != cql.OpIn {
+					slice = true
+				}
+				ck[c] = true
+			default:
+				return invalid("Non PRIMARY KEY columns found in where clause: %s ", c.name)
+			}
+		}
+	}
+	var missing []string
+	for _, c := range t.pk {
+		if !pk[c] {
+			missing = append(missing, c.name)
+		}
+	}
+	if len(missing) > 0 {
+		return invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	onlyStatic := len(m.assigns) > 0 || len(m.targets) > 0
+	for _, a := range m.assigns {
+		onlyStatic = onlyStatic && a.col.kind == kindStatic
+	}
+	for _, tg := range m.targets {
+		onlyStatic = onlyStatic && tg.col.kind == kindStatic
+	}
+	if onlyStatic && len(ck) == 0 {
+		fullRow = false
+	}
+	if m.kind == modUpdate && !onlyStatic {
+		fullRow = true
+	}
+	if fullRow {
+		if slice {
+			if m.kind == modUpdate {
+				return invalid("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+			}
+			return invalid("Range deletions are not supported for specific columns")
+		}
+		for _, c := range t.ck {
+			if !ck[c] {
+				missing = append(missing, c.name)
+			}
+		}
+		if len(missing) > 0 {
+			return invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+		}
+	} else {
+		// clustering restrictions must be a prefix, with at most one slice at its end
+		prefixEnd := false
+		for _, c := range t.ck {
+			if !ck[c] {
+				prefixEnd = true
+				continue
+			}
+			if prefixEnd {
+				return invalid("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", c.name, t.ck[c.pos-1].name)
+			}
+		}
+	}
+	for _, c := range t.pk {
+		for _, r := range rels {
+			if len(r.cols) == 1 && r.cols[0] == c && r.op == cql.OpEq && r.val != nil && r.val.t.Kind == cql.TermBind {
+				m.pkIdx = append(m.pkIdx, uint16(r.val.t.BindIdx))
+				break
+			}
+		}
+	}
+	if len(m.pkIdx) != len(t.pk) {
+		m.pkIdx = nil
+	}
+	return nil
+}
+
+func (m *modPlan) analyseConditions(conds []cql.Condition, bd *binder) error {
+	for _, c := range conds {
+		col, err := m.t.column(c.Column)
+		if err != nil {
+			return err
+		}
+		if col.kind == kindPartitionKey || col.kind == kindClustering {
+			return invalid("PRIMARY KEY column '%s' cannot have IF conditions", col.name)
+		}
+		cd := condition{col: col, op: c.Op, field: -1}
+		ty := col.typ
+		name := col.name
+		if c.Elem != nil {
+			switch col.typ.code {
+			case primitive.DataTypeCodeList:
+				cd.elem = bd.bind(c.Elem, tInt, "idx("+col.name+")")
+				ty, name = col.typ.elem, "value("+col.name+")"
+			case primitive.DataTypeCodeMap:
+				cd.elem = bd.bind(c.Elem, col.typ.key, "key("+col.name+")")
+				ty, name = col.typ.val, "value("+col.name+")"
+			default:
+				return invalid("Invalid element access syntax for non-collection column %s", col.name)
+			}
+		}
+		if c.Field != "" {
+			if col.typ.code != primitive.DataTypeCodeUdt {
+				return invalid("Invalid field selection: %s of type %s is not a user type", col.name, col.typ.plainString())
+			}
+			if cd.field = fieldIndex(col.typ, c.Field); cd.field < 0 {
+				return invalid("%s of type %s has no field %s", col.name, col.typ.plainString(), c.Field)
+			}
+			ty, name = col.typ.elems[cd.field], col.name+"."+c.Field
+		}
+		if c.Op == cql.OpIn {
+			if c.Value != nil {
+				cd.val = bd.bind(c.Value, listOf(ty), "in("+name+")")
+			}
+			for _, v := range c.In {
+				cd.in = append(cd.in, bd.bind(v, ty, name))
+			}
+		} else {
+			if c.Op == cql.OpContains || c.Op == cql.OpContKey || c.Op == cql.OpLike {
+				return unsupported("IF conditions with " + string(c.Op))
+			}
+			cd.val = bd.bind(c.Value, ty, name)
+		}
+		m.conds = append(m.conds, cd)
+	}
+	return nil
+}
+
+// mutation is a modification with its values evaluated, ready to check and apply.
+type mutation struct {
+	m        *modPlan
+	ctx      *evalCtx
+	pks      [][][]byte
+	cks      [][][]byte // full clustering keys (nil when the statement targets ranges/partitions)
+	ckRels   []*resolvedRel
+	ts       int64
+	ttl      int32
+	insVals  []termResult
+	asVals   []termResult
+	asKeys   []termResult
+	delKeys  []termResult
+	condVals []resolvedCond
+}
+
+type resolvedCond struct {
+	v   termResult
+	vs  [][]byte
+	key []byte
+}
+
+func (m *modPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
+	mu, err := m.prepare(e, ctx, req.Timestamp, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	if m.conditional() {
+		return e.casApply([]*mutation{mu}, false)
+	}
+	if err := mu.check(); err != nil {
+		return nil, err
+	}
+	mu.apply(e)
+	return voidResult(), nil
+}
+
+// prepare evaluates the statement's values. batchTS, when non-zero, overrides the timestamp.
+func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inBatch bool) (*mutation, error) {
+	t := m.t
+	mu := &mutation{m: m, ctx: ctx, ttl: -1}
+	// timestamp and ttl
+	ts, hasTS, err := evalInt64(ctx, m.ts)
+	if err != nil {
+		return nil, err
+	}
+	if hasTS && m.conditional() {
+		return nil, invalid("Cannot provide custom timestamp for conditional updates")
+	}
+	switch {
+	case hasTS:
+		mu.ts = ts
+	case batchTS != 0:
+		mu.ts = batchTS
+	case defaultTS != 0:
+		mu.ts = defaultTS
+	default:
+		mu.ts = e.nextTimestamp()
+	}
+	if ttl, ok, err := evalInt32(ctx, m.ttl); err != nil {
+		return nil, err
+	} else if ok {
+		if ttl < 0 {
+			return nil, invalid("A TTL must be greater or equal to 0, but was %d", ttl)
+		}
+		if ttl > 630720000 {
+			return nil, invalid("ttl is too large. requested (%d) maximum (630720000)", ttl)
+		}
+		if t.counter {
+			return nil, invalid("A TTL must not be set on counter tables")
+		}
+		mu.ttl = int32(ttl)
+	}
+	if mu.ttl < 0 {
+		mu.ttl = t.ttl
+	}
+	if m.kind == modInsert {
+		pkv := make([][]byte, len(t.pk))
+		ckv := make([][]byte, len(t.ck))
+		hasCK := false
+		for i, c := range m.insCols {
+			r, err := m.insVals[i].eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if r.b != nil && c.typ.multiCell() && isEmptyCollection(c.typ, r.b) {
+				r.b = nil
+			}
+			if r.b != nil {
+				r.b = normalizeValue(c.typ, r.b)
+			}
+			mu.insVals = append(mu.insVals, r)
+			switch c.kind {
+			case kindPartitionKey:
+				if r.unset {
+					return nil, invalid("Invalid unset value for column %s", c.name)
+				}
+				if r.b == nil {
+					return nil, invalid("Invalid null value in condition for column %s", c.name)
+				}
+				pkv[c.pos] = r.b
+			case kindClustering:
+				if r.unset {
+					return nil, invalid("Invalid unset value for column %s", c.name)
+				}
+				if r.b == nil {
+					return nil, invalid("Invalid null value in condition for column %s", c.name)
+				}
+				ckv[c.pos] = r.b
+				hasCK = true
+			}
+		}
+		if len(key(pkv)) > 65535 {
+			return nil, invalid("Key length of %d is longer than maximum of 65535", len(key(pkv)))
+		}
+		mu.pks = [][][]byte{pkv}
+		if hasCK || len(t.ck) == 0 {
+			mu.cks = [][][]byte{ckv}
+		}
+	} else {
+		rrs, err := resolveRels(m.rels, ctx)
+		if err != nil {
+			return nil, err
+		}
+		mu.pks, _ = keyCombos(t.pk, rrs)
+		if cks, ok := keyCombos(t.ck, rrs); ok {
+			mu.cks = cks
+		} else {
+			for _, rr := range rrs {
+				if len(rr.cols) > 0 && rr.cols[0].kind == kindClustering {
+					mu.ckRels = append(mu.ckRels, rr)
+				}
+			}
+		}
+		for _, a := range m.assigns {
+			var kr termResult
+			if a.key != nil {
+				if kr, err = a.key.eval(ctx); err != nil {
+					return nil, err
+				}
+				if kr.b == nil || kr.unset {
+					return nil, invalid("Invalid null value for %s key", a.col.name)
+				}
+			}
+			vr, err := a.val.eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if vr.b != nil {
+				vr.b = normalizeValue(a.val.ty, vr.b)
+			}
+			if a.col.typ.isCounter() && vr.b == nil && !vr.unset {
+				return nil, invalid("Invalid null value for counter increment")
+			}
+			mu.asKeys = append(mu.asKeys, kr)
+			mu.asVals = append(mu.asVals, vr)
+		}
+		for _, tg := range m.targets {
+			var kr termResult
+			if tg.key != nil {
+				if kr, err = tg.key.eval(ctx); err != nil {
+					return nil, err
+				}
+				if kr.b == nil {
+					return nil, invalid("Invalid null value for %s element", tg.col.name)
+				}
+			}
+			mu.delKeys = append(mu.delKeys, kr)
+		}
+	}
+	for _, c := range m.conds {
+		var rc resolvedCond
+		if c.elem != nil {
+			kr, err := c.elem.eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			rc.key = kr.b
+		}
+		if c.val != nil {
+			if rc.v, err = c.val.eval(ctx); err != nil {
+				return nil, err
+			}
+			if c.op == cql.OpIn && rc.v.b != nil {
+				rc.vs, _ = decodeElems(rc.v.b)
+			}
+		}
+		for _, in := range c.in {
+			r, err := in.eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			rc.vs = append(rc.vs, r.b)
+		}
+		if c.op != cql.OpEq && c.op != cql.OpNe && c.op != cql.OpIn && c.val != nil && rc.v.b == nil {
+			return nil, invalid("Invalid comparison with null for operator \"%s\"", c.op)
+		}
+		mu.condVals = append(mu.condVals, rc)
+	}
+	if m.conditional() {
+		if len(mu.pks) != 1 {
+			return nil, invalid("IN on the partition key is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
+		}
+		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete)) {
+			return nil, invalid("IN on the clustering key columns is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
+		}
+		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 {
+			return nil, invalid("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.ck[0].name)
+		}
+	}
+	return mu, nil
+}
+
+func key(parts [][]byte) []byte { return serializePartitionKey(parts) }
+
+func isEmptyCollection(t *ctype, b []byte) bool {
+	return t.isCollection() && len(b) >= 4 && binary.BigEndian.Uint32(b) == 0
+}
+
+// expiry converts a TTL to an absolute expiry (Unix seconds).
+func (mu *mutation) expiry() int64 {
+	if mu.ttl <= 0 {
+		return 0
+	}
+	return mu.ctx.now.Unix() + int64(mu.ttl)
+}
+
+// apply writes the mutation to the store (e.mu held).
+func (mu *mutation) apply(e *Engine) {
+	m, t := mu.m, mu.m.t
+	exp := mu.expiry()
+	now := mu.ctx.now.Unix()
+	for _, pkv := range mu.pks {
+		switch m.kind {
+		case modInsert:
+			p := t.getPartition(pkv, true)
+			var r *row
+			if mu.cks != nil {
+				r = t.getRow(p, mu.cks[0], true)
+				floor := max(r.deletedAt, p.deletedAt)
+				writeCell(&r.marker, []byte{}, mu.ts, exp, mu.ttl, floor)
+			}
+			for i, c := range m.insCols {
+				v := mu.insVals[i]
+				if v.unset || c.kind == kindPartitionKey || c.kind == kindClustering {
+					continue
+				}
+				if c.kind == kindStatic {
+					writeCell(&p.static[c.idx], v.b, mu.ts, exp, mu.ttl, p.deletedAt)
+				} else if r != nil {
+					writeCell(&r.cells[c.idx], v.b, mu.ts, exp, mu.ttl, max(r.deletedAt, p.deletedAt))
+				}
+			}
+		case modUpdate:
+			p := t.getPartition(pkv, true)
+			cks := mu.cks
+			if cks == nil {
+				cks = [][][]byte{nil}
+			}
+			for _, ckv := range cks {
+				var r *row
+				if ckv != nil || len(t.ck) == 0 {
+					if ckv == nil {
+						ckv = [][]byte{}
+					}
+					r = t.getRow(p, ckv, true)
+				}
+				for i, a := range m.assigns {
+					vr := mu.asVals[i]
+					if vr.unset {
+						continue
+					}
+					var dst *cell
+					floor := p.deletedAt
+					if a.col.kind == kindStatic {
+						dst = &p.static[a.col.idx]
+					} else if r != nil {
+						dst = &r.cells[a.col.idx]
+						floor = max(floor, r.deletedAt)
+					} else {
+						continue
+					}
+					cur := cellValue(dst, floor, now)
+					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
+					if err != nil {
+						continue // validated in check
+					}
+					if a.col.typ.isCounter() {
+						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
+						continue
+					}
+					writeCell(dst, nv, mu.ts, exp, mu.ttl, floor)
+				}
+			}
+		case modDelete:
+			p := t.getPartition(pkv, false)
+			if p == nil {
+				continue
+			}
+			if len(m.targets) == 0 {
+				switch {
+				case mu.cks != nil && len(t.ck) > 0:
+					for _, ckv := range mu.cks {
+						if r := t.getRow(p, ckv, true); mu.ts > r.deletedAt {
+							r.deletedAt = mu.ts
+						}
+					}
+				case len(t.ck) == 0 || (len(mu.ckRels) == 0 && mu.cks == nil):
+					if len(t.ck) == 0 {
+						if r := t.getRow(p, [][]byte{}, true); mu.ts > r.deletedAt {
+							r.deletedAt = mu.ts
+						}
+					} else if mu.ts > p.deletedAt {
+						p.deletedAt = mu.ts
+					}
+				default:
+					for _, r := range p.rows {
+						vals := t.rowValues(p, r, now)
+						ok := true
+						for _, rr := range mu.ckRels {
+							ok = ok && rr.matches(vals, p.token)
+						}
+						if ok && mu.ts > r.deletedAt {
+							r.deletedAt = mu.ts
+						}
+					}
+				}
+				continue
+			}
+			cks := mu.cks
+			if cks == nil {
+				cks = [][][]byte{nil}
+			}
+			for _, ckv := range cks {
+				var r *row
+				if ckv != nil || len(t.ck) == 0 {
+					if ckv == nil {
+						ckv = [][]byte{}
+					}
+					r = t.getRow(p, ckv, false)
+				}
+				for i, tg := range m.targets {
+					var dst *cell
+					floor := p.deletedAt
+					if tg.col.kind == kindStatic {
+						dst = &p.static[tg.col.idx]
+					} else if r != nil {
+						dst = &r.cells[tg.col.idx]
+						floor = max(floor, r.deletedAt)
+					} else {
+						continue
+					}
+					if tg.key == nil && tg.field < 0 {
+						if tg.col.typ.isCounter() {
+							*dst = cell{v: nil, ts: mu.ts, set: true}
+							continue
+						}
+						writeCell(dst, nil, mu.ts, 0, 0, floor)
+						continue
+					}
+					cur := cellValue(dst, floor, now)
+					if cur == nil {
+						continue
+					}
+					nv := deleteElement(tg, cur, mu.delKeys[i].b)
+					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: dst.exp, ttl: dst.ttl, set: true}
+				}
+			}
+		}
+	}
+}
+
+// applyAssign computes the new value of a cell for an UPDATE assignment.
+func applyAssign(a assign, cur, v, k []byte) ([]byte, error) {
+	ty := a.col.typ
+	switch a.kind {
+	case cql.AssignSet:
+		if v != nil && ty.multiCell() && isEmptyCollection(ty, v) {
+			return nil, nil
+		}
+		return v, nil
+	case cql.AssignAdd, cql.AssignSub, cql.AssignPrepend:
+		if ty.isCounter() {
+			var c int64
+			if len(cur) == 8 {
+				c = int64(binary.BigEndian.Uint64(cur))
+			}
+			d := int64(0)
+			if len(v) == 8 {
+				d = int64(binary.BigEndian.Uint64(v))
+			}
+			if a.kind == cql.AssignSub {
+				d = -d
+			}
+			return binary.BigEndian.AppendUint64(nil, uint64(c+d)), nil
+		}
+		if v == nil {
+			if a.kind == cql.AssignSub {
+				return cur, nil
+			}
+			return cur, nil
+		}
+		switch ty.code {
+		case primitive.DataTypeCodeList:
+			ce, _ := decodeElemsOrEmpty(cur)
+			ve, _ := decodeElems(v)
+			var out [][]byte
+			switch a.kind {
+			case cql.AssignAdd:
+				out = append(ce, ve...)
+			case cql.AssignPrepend:
+				out = append(append([][]byte{}, ve...), ce...)
+			default:
+				for _, x := range ce {
+					drop := false
+					for _, y := range ve {
+						drop = drop || compareValues(ty.elem, x, y) == 0
+					}
+					if !drop {
+						out = append(out, x)
+					}
+				}
+			}
+			return encodeNonEmpty(out), nil
+		case primitive.DataTypeCodeSet:
+			ce, _ := decodeElemsOrEmpty(cur)
+			ve, _ := decodeElems(v)
+			var out [][]byte
+			if a.kind == cql.AssignAdd {
+				out = sortDedup(ty.elem, append(ce, ve...))
+			} else {
+				for _, x := range ce {
+					drop := false
+					for _, y := range ve {
+						drop = drop || compareValues(ty.elem, x, y) == 0
+					}
+					if !drop {
+						out = append(out, x)
+					}
+				}
+			}
+			return encodeNonEmpty(out), nil
+		case primitive.DataTypeCodeMap:
+			var ck, cv [][]byte
+			if cur != nil {
+				ck, cv, _ = decodeMap(cur)
+			}
+			if a.kind == cql.AssignAdd {
+				vk, vv, _ := decodeMap(v)
+				ck, cv = sortMap(ty.key, append(ck, vk...), append(cv, vv...))
+			} else {
+				rm, _ := decodeElems(v)
+				var nk, nv [][]byte
+				for i := range ck {
+					drop := false
+					for _, y := range rm {
+						drop = drop || compareValues(ty.key, ck[i], y) == 0
+					}
+					if !drop {
+						nk, nv = append(nk, ck[i]), append(nv, cv[i])
+					}
+				}
+				ck, cv = nk, nv
+			}
+			if len(ck) == 0 {
+				return nil, nil
+			}
+			return encodeMap(ck, cv), nil
+		}
+	case cql.AssignElem:
+		switch ty.code {
+		case primitive.DataTypeCodeList:
+			ce, _ := decodeElemsOrEmpty(cur)
+			idx := int(int32(binary.BigEndian.Uint32(k)))
+			if idx < 0 || idx >= len(ce) {
+				return nil, invalid("List index %d out of bound, list has size %d", idx, len(ce))
+			}
+			if v == nil {
+				ce = append(ce[:idx:idx], ce[idx+1:]...)
+			} else {
+				ce[idx] = v
+			}
+			return encodeNonEmpty(ce), nil
+		case primitive.DataTypeCodeMap:
+			var ck, cv [][]byte
+			if cur != nil {
+				ck, cv, _ = decodeMap(cur)
+			}
+			if v == nil {
+				var nk, nv [][]byte
+				for i := range ck {
+					if compareValues(ty.key, ck[i], k) != 0 {
+						nk, nv = append(nk, ck[i]), append(nv, cv[i])
+					}
+				}
+				ck, cv = nk, nv
+			} else {
+				ck, cv = sortMap(ty.key, append(ck, k), append(cv, v))
+			}
+			if len(ck) == 0 {
+				return nil, nil
+			}
+			return encodeMap(ck, cv), nil
+		}
+	case cql.AssignField:
+		fs := make([][]byte, len(ty.elems))
+		if cur != nil {
+			if d, err := decodeFields(cur, len(ty.elems)); err == nil {
+				fs = d
+			}
+		}
+		fs[a.field] = v
+		return encodeFields(fs), nil
+	}
+	return v, nil
+}
+
+func decodeElemsOrEmpty(b []byte) ([][]byte, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return decodeElems(b)
+}
+
+func encodeNonEmpty(elems [][]byte) []byte {
+	if len(elems) == 0 {
+		return nil
+	}
+	return encodeElems(elems)
+}
+
+func deleteElement(tg deleteTarget, cur, k []byte) []byte {
+	ty := tg.col.typ
+	if tg.field >= 0 {
+		fs, err := decodeFields(cur, len(ty.elems))
+		if err != nil {
+			return cur
+		}
+		fs[tg.field] = nil
+		return encodeFields(fs)
+	}
+	switch ty.code {
+	case primitive.DataTypeCodeList:
+		ce, _ := decodeElems(cur)
+		idx := int(int32(binary.BigEndian.Uint32(k)))
+		if idx >= 0 && idx < len(ce) {
+			ce = append(ce[:idx:idx], ce[idx+1:]...)
+		}
+		return encodeNonEmpty(ce)
+	case primitive.DataTypeCodeMap:
+		ck, cv, _ := decodeMap(cur)
+		var nk, nv [][]byte
+		for i := range ck {
+			if compareValues(ty.key, ck[i], k) != 0 {
+				nk, nv = append(nk, ck[i]), append(nv, cv[i])
+			}
+		}
+		if len(nk) == 0 {
+			return nil
+		}
+		return encodeMap(nk, nv)
+	}
+	return cur
+}
+
+// check validates operations that depend on current data (list indexes) before applying.
+func (mu *mutation) check() error {
+	m, t := mu.m, mu.m.t
+	now := mu.ctx.now.Unix()
+	for i, a := range m.assigns {
+		if a.kind != cql.AssignElem || a.col.typ.code != primitive.DataTypeCodeList || mu.asVals[i].unset {
+			continue
+		}
+		for _, pkv := range mu.pks {
+			p := t.getPartition(pkv, false)
+			for _, ckv := range mu.cks {
+				var cur []byte
+				if p != nil {
+					if r := t.getRow(p, ckv, false); r != nil {
+						cur = cellValue(&r.cells[a.col.idx], max(r.deletedAt, p.deletedAt), now)
+					}
+				}
+				if _, err := applyAssign(a, cur, mu.asVals[i].b, mu.asKeys[i].b); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"crypto/md5"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// colKind is the role of a column in its table.
+type colKind int
+
+const (
+	kindPartitionKey colKind = iota
+	kindClustering
+	kindStatic
+	kindRegular
+)
+
+func (k colKind) String() string {
+	return [...]string{"partition_key", "clustering", "static", "regular"}[k]
+}
+
+// column is one column of a table.
+type column struct {
+	name string
+	typ  *ctype
+	kind colKind
+	pos  int  // position within the partition key or clustering key, else -1
+	desc bool // clustering order
+	idx  int  // index in table.cols
+}
+
+// table is a table definition plus its data (user tables) or its row generator (system tables).
+type table struct {
+	ks, name    string
+	id          [16]byte
+	cols        []*column // select order: partition key, clustering, static, regular (by name)
+	byName      map[string]*column
+	pk, ck      []*column
+	counter     bool
+	ttl         int32 // default_time_to_live
+	comment     string
+	data        *tableData
+	virtual     func(e *Engine, node int) [][][]byte // rows in cols order
+	isVirtualKs bool
+}
+
+// keyspace is a keyspace and what it holds.
+type keyspace struct {
+	name        string
+	durable     bool
+	replication map[string]string
+	tables      map[string]*table
+	types       map[string]*ctype
+	typeOrder   []string
+	system      bool // built in, read-only
+	virtual     bool // listed in system_virtual_schema rather than system_schema
+}
+
+func newTable(ks, name string, defs []cql.ColumnDef, pk, ck []string, desc map[string]bool, udts typeResolver) (*table, error) {
+	t := &table{ks: ks, name: name, byName: map[string]*column{}}
+	t.id = md5.Sum([]byte(ks + "." + name))
+	t.id[6] = t.id[6]&0x0F | 0x40
+	t.id[8] = t.id[8]&0x3F | 0x80
+	defined := map[string]*column{}
+	var others []*column
+	for _, d := range defs {
+		if _, dup := defined[d.Name]; dup {
+			return nil, invalid("Duplicate column '%s' declaration for table %s.%s", d.Name, ks, name)
+		}
+		ty, err := resolveType(d.Type, ks, udts, false)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkNested(ty); err != nil {
+			return nil, err
+		}
+		c := &column{name: d.Name, typ: ty, kind: kindRegular, pos: -1}
+		if d.Static {
+			c.kind = kindStatic
+		}
+		defined[d.Name] = c
+	}
+	if len(pk) == 0 {
+		return nil, invalid("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
+	}
+	for i, n := range pk {
+		c, ok := defined[n]
+		if !ok {
+			return nil, invalid("Unknown definition %s referenced in PRIMARY KEY", n)
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return nil, invalid("Duplicate definition %s referenced in PRIMARY KEY", n)
+		}
+		if c.typ.multiCell() {
+			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY component %s", c.typ.String(), n)
+		}
+		if c.kind == kindStatic {
+			return nil, invalid("Static column %s cannot be part of the PRIMARY KEY", n)
+		}
+		c.kind, c.pos = kindPartitionKey, i
+		t.pk = append(t.pk, c)
+	}
+	for i, n := range ck {
+		c, ok := defined[n]
+		if !ok {
+			return nil, invalid("Unknown definition %s referenced in PRIMARY KEY", n)
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return nil, invalid("Duplicate definition %s referenced in PRIMARY KEY", n)
+		}
+		if c.typ.multiCell() {
+			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY component %s", c.typ.String(), n)
+		}
+		if c.kind == kindStatic {
+			return nil, invalid("Static column %s cannot be part of the PRIMARY KEY", n)
+		}
+		c.kind, c.pos, c.desc = kindClustering, i, desc[n]
+		t.ck = append(t.ck, c)
+	}
+	for n := range desc {
+		if c, ok := defined[n]; !ok || c.kind != kindClustering {
+			return nil, invalid("Only clustering key columns can be defined in CLUSTERING ORDER directive: %s is not a clustering column", n)
+		}
+	}
+	for _, d := range defs {
+		c := defined[d.Name]
+		if c.kind == kindStatic && len(ck) == 0 {
+			return nil, invalid("Static columns are only useful (and thus allowed) if the table has at least one clustering column")
+		}
+		if c.kind == kindRegular || c.kind == kindStatic {
+			others = append(others, c)
+		}
+		if c.typ.isCounter() {
+			t.counter = true
+		}
+		if c.typ.code == kindVector && (c.kind == kindPartitionKey || c.kind == kindClustering) {
+			// allowed by Cassandra; nothing special
+			_ = c
+		}
+	}
+	if t.counter {
+		for _, c := range others {
+			if !c.typ.isCounter() {
+				return nil, invalid("Cannot mix counter and non counter columns in the same table")
+			}
+		}
+		for _, c := range append(append([]*column{}, t.pk...), t.ck...) {
+			if c.typ.isCounter() {
+				return nil, invalid("counter type is not supported for PRIMARY KEY column '%s'", c.name)
+			}
+		}
+	}
+	t.setColumns(others)
+	t.data = newTableData()
+	return t, nil
+}
+
+// setColumns orders the columns: partition key, clustering, static then regular by name.
+func (t *table) setColumns(others []*column) {
+	sort.SliceStable(others, func(i, j int) bool {
+		if others[i].kind != others[j].kind {
+			return others[i].kind < others[j].kind
+		}
+		return others[i].name < others[j].name
+	})
+	t.cols = append(append(append([]*column{}, t.pk...), t.ck...), others...)
+	t.byName = map[string]*column{}
+	for i, c := range t.cols {
+		c.idx = i
+		t.byName[c.name] = c
+	}
+}
+
+func (t *table) hasStatic() bool {
+	for _, c := range t.cols {
+		if c.kind == kindStatic {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *table) column(name string) (*column, *Error) {
+	c, ok := t.byName[name]
+	if !ok {
+		return nil, invalid("Undefined column name %s in table %s.%s", name, t.ks, t.name)
+	}
+	return c, nil
+}
+
+func (t *table) qualified() string { return t.ks + "." + t.name }
+
+// optionString renders a keyspace/table option term as text.
+func optionString(t *cql.Term) string {
+	if t == nil {
+		return ""
+	}
+	return t.Text
+}
+
+// replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE.
+func replicationFrom(opts map[string]*cql.Term) (map[string]string, *Error) {
+	rt, ok := opts["replication"]
+	if !ok {
+		return nil, configError("Missing mandatory option 'replication'")
+	}
+	if rt.Kind != cql.TermMap || rt.Fields != nil {
+		return nil, syntaxError("Invalid value for property 'replication'. It should be a map.")
+	}
+	repl := map[string]string{}
+	for i := range rt.Elems {
+		repl[rt.Elems[i].Text] = rt.Values[i].Text
+	}
+	class := repl["class"]
+	switch {
+	case class == "":
+		return nil, configError("Missing replication strategy class")
+	case strings.HasSuffix(class, "SimpleStrategy"):
+		repl["class"] = "org.apache.cassandra.locator.SimpleStrategy"
+		rf, ok := repl["replication_factor"]
+		if !ok {
+			return nil, configError("SimpleStrategy requires a replication_factor strategy option.")
+		}
+		if n, err := strconv.Atoi(rf); err != nil || n < 0 {
+			return nil, configError("Replication factor must be non-negative; found %s", rf)
+		}
+		for k := range repl {
+			if k != "class" && k != "replication_factor" {
+				return nil, configError("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
+			}
+		}
+	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+	case strings.HasSuffix(class, "LocalStrategy"):
+		repl["class"] = "org.apache.cassandra.locator.LocalStrategy"
+	default:
+		return nil, configError("Unable to find replication strategy class '%s'", class)
+	}
+	return repl, nil
+}

@@ -1,0 +1,760 @@
+package engine
+
+import (
+	"encoding/binary"
+	"sort"
+	"strings"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+type selKind int
+
+const (
+	selCol selKind = iota
+	selField
+	selToken
+	selWritetime
+	selTTL
+	selCount
+	selCountCol
+	selMin
+	selMax
+	selSum
+	selAvg
+)
+
+// selItem is one analysed selector.
+type selItem struct {
+	kind  selKind
+	col   *column
+	field int
+	typ   *ctype
+	name  string
+}
+
+func (s *selItem) aggregate() bool { return s.kind >= selCount }
+
+// selectPlan is an analysed SELECT.
+type selectPlan struct {
+	basePlan
+	t            *table
+	rels         []*rel
+	items        []selItem
+	cols         []Column
+	aggregate    bool
+	distinct     bool
+	reversed     bool
+	postOrder    bool
+	limit, ppl   *boundTerm
+	pkFull       bool // all partition key columns restricted by = or IN
+	pkIn         bool
+	ckRestricted bool
+	pkIdx        []uint16
+}
+
+func (s *selectPlan) resultColumns() []Column { return s.cols }
+func (s *selectPlan) pkIndexes() []uint16     { return s.pkIdx }
+
+func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, error) {
+	t, err := e.lookupTable(st.Table, ks)
+	if err != nil {
+		return nil, err
+	}
+	if st.JSON {
+		return nil, unsupported("SELECT JSON")
+	}
+	if len(st.GroupBy) > 0 {
+		return nil, unsupported("GROUP BY")
+	}
+	bd := &binder{vars: vars, ks: t.ks, table: t.name}
+	sp := &selectPlan{t: t, distinct: st.Distinct}
+	// selection
+	if st.Star {
+		for _, c := range t.cols {
+			sp.items = append(sp.items, selItem{kind: selCol, col: c, typ: c.typ, name: c.name})
+		}
+	} else {
+		for i := range st.Selectors {
+			it, err := analyseSelector(t, &st.Selectors[i])
+			if err != nil {
+				return nil, err
+			}
+			if st.Selectors[i].Alias != "" {
+				it.name = st.Selectors[i].Alias
+			}
+			sp.items = append(sp.items, *it)
+		}
+	}
+	for _, it := range sp.items {
+		if it.aggregate() {
+			sp.aggregate = true
+		}
+		sp.cols = append(sp.cols, Column{Keyspace: t.ks, Table: t.name, Name: it.name, Type: it.typ.dataType()})
+	}
+	if sp.distinct {
+		for _, it := range sp.items {
+			if it.col != nil && it.col.kind != kindPartitionKey && it.col.kind != kindStatic {
+				return nil, invalid("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", it.col.name)
+			}
+		}
+	}
+	// where
+	sp.rels, err = analyseWhere(t, st.Where, bd)
+	if err != nil {
+		return nil, err
+	}
+	needFiltering := false
+	pkRestricted := map[*column]bool{}
+	hasToken := false
+	var pkPartial bool
+	ckRestricted := map[int]*rel{}
+	for _, r := range sp.rels {
+		if r.token {
+			hasToken = true
+			continue
+		}
+		for _, c := range r.cols {
+			switch c.kind {
+			case kindPartitionKey:
+				if r.op == cql.OpEq || r.op == cql.OpIn {
+					pkRestricted[c] = true
+					if r.op == cql.OpIn {
+						sp.pkIn = true
+					}
+				} else {
+					pkPartial = true
+				}
+			case kindClustering:
+				ckRestricted[c.pos] = r
+				sp.ckRestricted = true
+			default:
+				needFiltering = true
+			}
+		}
+	}
+	sp.pkFull = len(pkRestricted) == len(t.pk) && !pkPartial
+	if len(pkRestricted) > 0 && !sp.pkFull {
+		if !hasToken {
+			needFiltering = true
+		}
+	}
+	if pkPartial {
+		if !st.AllowFiltering {
+			return nil, invalid("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
+		}
+	}
+	if hasToken && len(pkRestricted) > 0 {
+		return nil, invalid("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", pkNames(t)[1:len(pkNames(t))-1])
+	}
+	// clustering restrictions must form a prefix (slices only on the last restricted column)
+	if len(ckRestricted) > 0 {
+		if !sp.pkFull {
+			needFiltering = true
+		}
+		prefixEnd := false
+		for i, c := range t.ck {
+			r, ok := ckRestricted[i]
+			if !ok {
+				prefixEnd = true
+				continue
+			}
+			if prefixEnd && !st.AllowFiltering && len(r.cols) == 1 {
+				for j := i - 1; j >= 0; j-- {
+					if _, ok := ckRestricted[j]; !ok {
+						return nil, invalid("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", c.name, t.ck[j].name)
+					}
+				}
+			}
+			if r.op != cql.OpEq && r.op != cql.OpIn && len(r.cols) == 1 {
+				if r.op == cql.OpContains || r.op == cql.OpContKey {
+					needFiltering = true
+				}
+				prefixEnd = true
+			}
+		}
+	}
+	if needFiltering && !st.AllowFiltering {
+		return nil, invalid("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+	}
+	// ORDER BY
+	if len(st.OrderBy) > 0 {
+		if !sp.pkFull {
+			return nil, invalid("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
+		}
+		for i, ob := range st.OrderBy {
+			c, err := t.column(ob.Column)
+			if err != nil {
+				return nil, err
+			}
+			if c.kind != kindClustering {
+				return nil, invalid("Order by is currently only supported on the clustered columns of the PRIMARY KEY, got %s", c.name)
+			}
+			if c.pos != i {
+				return nil, invalid("Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY")
+			}
+			rev := ob.Desc != c.desc
+			if i == 0 {
+				sp.reversed = rev
+			} else if rev != sp.reversed {
+				return nil, invalid("Unsupported order by relation")
+			}
+		}
+		sp.postOrder = sp.pkIn
+	}
+	if st.Limit != nil {
+		sp.limit = bd.bind(st.Limit, tInt, "[limit]")
+	}
+	if st.PerPartitionLimit != nil {
+		sp.ppl = bd.bind(st.PerPartitionLimit, tInt, "[per_partition_limit]")
+	}
+	// partition key bind indexes
+	if sp.pkFull && !sp.pkIn {
+		for _, c := range t.pk {
+			for _, r := range sp.rels {
+				if len(r.cols) == 1 && r.cols[0] == c && r.op == cql.OpEq && r.val != nil && r.val.t.Kind == cql.TermBind {
+					sp.pkIdx = append(sp.pkIdx, uint16(r.val.t.BindIdx))
+					break
+				}
+			}
+		}
+		if len(sp.pkIdx) != len(t.pk) {
+			sp.pkIdx = nil
+		}
+	}
+	sp.v = bd.finish()
+	return sp, nil
+}
+
+func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
+	switch s.Kind {
+	case cql.SelColumn:
+		c, err := t.column(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &selItem{kind: selCol, col: c, typ: c.typ, name: c.name}, nil
+	case cql.SelField:
+		inner, err := analyseSelector(t, s.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if inner.kind != selCol || inner.typ.code != primitive.DataTypeCodeUdt {
+			return nil, invalid("Invalid field selection: %s of type %s is not a user type", inner.name, inner.typ.plainString())
+		}
+		for i, f := range inner.typ.fields {
+			if f == s.Field {
+				return &selItem{kind: selField, col: inner.col, field: i, typ: inner.typ.elems[i], name: inner.name + "." + f}, nil
+			}
+		}
+		return nil, invalid("%s of type %s has no field %s", inner.name, inner.typ.plainString(), s.Field)
+	case cql.SelCountStar:
+		return &selItem{kind: selCount, typ: tBigint, name: "count"}, nil
+	case cql.SelWritetime, cql.SelTTL:
+		fn := "writetime"
+		if s.Kind == cql.SelTTL {
+			fn = "ttl"
+		}
+		if len(s.Args) != 1 || s.Args[0].Kind != cql.SelColumn {
+			return nil, invalid("Invalid arguments for %s", fn)
+		}
+		c, err := t.column(s.Args[0].Name)
+		if err != nil {
+			return nil, err
+		}
+		if c.kind == kindPartitionKey || c.kind == kindClustering {
+			return nil, invalid("Cannot use selection function %s on PRIMARY KEY part %s", fn, c.name)
+		}
+		if c.typ.multiCell() {
+			return nil, unsupported(fn + "() on non-frozen collections")
+		}
+		if s.Kind == cql.SelTTL {
+			return &selItem{kind: selTTL, col: c, typ: tInt, name: "ttl(" + c.name + ")"}, nil
+		}
+		return &selItem{kind: selWritetime, col: c, typ: tBigint, name: "writetime(" + c.name + ")"}, nil
+	case cql.SelFunc:
+		switch s.Name {
+		case "token":
+			if len(s.Args) != len(t.pk) {
+				return nil, invalid("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.pk), len(s.Args))
+			}
+			names := make([]string, len(s.Args))
+			for i, a := range s.Args {
+				if a.Kind != cql.SelColumn || a.Name != t.pk[i].name {
+					return nil, invalid("Type error: %s cannot be passed as argument %d of function system.token of type %s", a.Raw, i, t.pk[i].typ.plainString())
+				}
+				names[i] = a.Name
+			}
+			return &selItem{kind: selToken, typ: tBigint, name: "system.token(" + strings.Join(names, ", ") + ")"}, nil
+		case "count", "min", "max", "sum", "avg":
+			if len(s.Args) != 1 || s.Args[0].Kind != cql.SelColumn {
+				return nil, unsupported("function " + s.Name + " with these arguments")
+			}
+			c, err := t.column(s.Args[0].Name)
+			if err != nil {
+				return nil, err
+			}
+			it := &selItem{col: c, typ: c.typ, name: "system." + s.Name + "(" + c.name + ")"}
+			switch s.Name {
+			case "count":
+				it.kind, it.typ = selCountCol, tBigint
+			case "min":
+				it.kind = selMin
+			case "max":
+				it.kind = selMax
+			case "sum", "avg":
+				switch c.typ.code {
+				case primitive.DataTypeCodeInt, primitive.DataTypeCodeBigint, primitive.DataTypeCodeSmallint,
+					primitive.DataTypeCodeTinyint, primitive.DataTypeCodeCounter:
+				default:
+					return nil, unsupported(s.Name + "() on " + c.typ.plainString())
+				}
+				it.kind = selSum
+				if s.Name == "avg" {
+					it.kind = selAvg
+				}
+			}
+			return it, nil
+		}
+		return nil, unsupported("function " + s.Name + " in selection")
+	}
+	return nil, unsupported("this selector (" + s.Raw + ")")
+}
+
+// outRow is one row produced by a scan.
+type outRow struct {
+	p    *partition
+	r    *row // nil for a static-only row
+	vals [][]byte
+}
+
+// pagingState is the decoded position of a paged query.
+type pagingState struct {
+	key      []byte
+	ck       [][]byte
+	static   bool
+	returned int64
+	ppCount  int64
+}
+
+func (ps *pagingState) encode() []byte {
+	out := []byte{1}
+	out = appendBytes(out, ps.key)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(ps.ck)))
+	for _, c := range ps.ck {
+		out = appendBytes(out, c)
+	}
+	flag := byte(0)
+	if ps.static {
+		flag = 1
+	}
+	out = append(out, flag)
+	out = binary.BigEndian.AppendUint64(out, uint64(ps.returned))
+	return binary.BigEndian.AppendUint64(out, uint64(ps.ppCount))
+}
+
+func decodePagingState(b []byte) (*pagingState, error) {
+	bad := invalid("Invalid value for the paging state")
+	if len(b) < 1 || b[0] != 1 {
+		return nil, bad
+	}
+	b = b[1:]
+	ps := &pagingState{}
+	var err error
+	if ps.key, b, err = readBytes(b); err != nil || ps.key == nil {
+		return nil, bad
+	}
+	if len(b) < 4 {
+		return nil, bad
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	b = b[4:]
+	if n > len(b)/4 {
+		return nil, bad
+	}
+	for i := 0; i < n; i++ {
+		var c []byte
+		if c, b, err = readBytes(b); err != nil {
+			return nil, bad
+		}
+		ps.ck = append(ps.ck, c)
+	}
+	if len(b) != 17 {
+		return nil, bad
+	}
+	ps.static = b[0] == 1
+	ps.returned = int64(binary.BigEndian.Uint64(b[1:]))
+	ps.ppCount = int64(binary.BigEndian.Uint64(b[9:]))
+	return ps, nil
+}
+
+func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
+	t := s.t
+	if t.virtual != nil {
+		t = e.materialize(t, req.Node)
+	}
+	rrs, err := resolveRels(s.rels, ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit, hasLimit, err := evalInt32(ctx, s.limit)
+	if err != nil {
+		return nil, err
+	}
+	if hasLimit && limit <= 0 {
+		return nil, invalid("LIMIT must be strictly positive")
+	}
+	if !hasLimit {
+		limit = -1
+	}
+	ppl, hasPPL, err := evalInt32(ctx, s.ppl)
+	if err != nil {
+		return nil, err
+	}
+	if hasPPL && ppl <= 0 {
+		return nil, invalid("PER PARTITION LIMIT must be strictly positive")
+	}
+	if !hasPPL {
+		ppl = -1
+	}
+	pageSize := int64(req.PageSize)
+	if s.aggregate {
+		pageSize = 0
+	}
+	if s.postOrder && pageSize > 0 && (limit < 0 || limit > pageSize) {
+		return nil, invalid("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
+	}
+	var ps *pagingState
+	if len(req.PagingState) > 0 && !s.aggregate {
+		if ps, err = decodePagingState(req.PagingState); err != nil {
+			return nil, err
+		}
+	}
+	now := ctx.now.Unix()
+	// partitions to visit
+	var parts []*partition
+	keyOrder := false
+	if s.pkFull {
+		combos, _ := keyCombos(t.pk, rrs)
+		for _, kv := range combos {
+			if p := t.getPartition(kv, false); p != nil {
+				parts = append(parts, p)
+			}
+		}
+		keyOrder = true
+	} else {
+		parts = t.data.order
+	}
+	returned := int64(0)
+	var ppStart int64
+	startIdx := 0
+	if ps != nil {
+		returned = ps.returned
+		startIdx = -1
+		for i, p := range parts {
+			if string(p.key) == string(ps.key) {
+				startIdx = i
+				break
+			}
+		}
+		if startIdx < 0 {
+			if keyOrder {
+				startIdx = len(parts)
+			} else {
+				probe := &partition{key: ps.key, token: murmur3Token(ps.key)}
+				startIdx = sort.Search(len(parts), func(i int) bool { return partitionLess(probe, parts[i]) })
+			}
+		} else {
+			ppStart = ps.ppCount
+		}
+	}
+	var out []outRow
+	want := int64(-1) // rows to collect before stopping (page size + 1 to detect more)
+	if pageSize > 0 && !s.postOrder {
+		want = pageSize + 1
+	}
+	remaining := int64(-1)
+	if limit > 0 {
+		remaining = limit - returned
+		if remaining <= 0 {
+			return s.emptyOrAggregate(t, nil, ctx)
+		}
+	}
+	lastPP := int64(0)
+	ppCounts := []int64{}
+scan:
+	for pi := startIdx; pi < len(parts); pi++ {
+		p := parts[pi]
+		var pp int64
+		skipThrough := false
+		if ps != nil && pi == startIdx && string(p.key) == string(ps.key) {
+			pp = ppStart
+			if ps.static {
+				continue
+			}
+			skipThrough = true
+		}
+		match := func(vals [][]byte) bool {
+			for _, rr := range rrs {
+				if !rr.matches(vals, p.token) {
+					return false
+				}
+			}
+			return true
+		}
+		if s.distinct {
+			if skipThrough {
+				continue
+			}
+			live := staticLive(p, now)
+			if !live {
+				for _, r := range p.rows {
+					if rowLive(r, p, now) {
+						live = true
+						break
+					}
+				}
+			}
+			if live {
+				vals := t.rowValues(p, nil, now)
+				if match(vals) {
+					out = append(out, outRow{p: p, vals: vals})
+					ppCounts = append(ppCounts, 1)
+				}
+			}
+		} else {
+			emitted := false
+			n := len(p.rows)
+			for k := 0; k < n; k++ {
+				r := p.rows[k]
+				if s.reversed {
+					r = p.rows[n-1-k]
+				}
+				if skipThrough {
+					c := t.compareClustering(r.ck, ps.ck)
+					if s.reversed {
+						c = -c
+					}
+					if c <= 0 {
+						continue
+					}
+				}
+				if !rowLive(r, p, now) {
+					continue
+				}
+				vals := t.rowValues(p, r, now)
+				if !match(vals) {
+					continue
+				}
+				if ppl > 0 && pp >= ppl {
+					break
+				}
+				pp++
+				emitted = true
+				out = append(out, outRow{p: p, r: r, vals: vals})
+				ppCounts = append(ppCounts, pp)
+				if remaining > 0 && int64(len(out)) >= remaining && !s.postOrder {
+					break scan
+				}
+				if want > 0 && int64(len(out)) >= want {
+					break scan
+				}
+			}
+			if !emitted && !skipThrough && !s.ckRestricted && len(t.ck) > 0 && staticLive(p, now) && !rowsAnyLive(p, now) {
+				vals := t.rowValues(p, nil, now)
+				if match(vals) {
+					out = append(out, outRow{p: p, vals: vals})
+					ppCounts = append(ppCounts, 1)
+				}
+			}
+		}
+		if remaining > 0 && int64(len(out)) >= remaining && !s.postOrder {
+			break
+		}
+		if want > 0 && int64(len(out)) >= want {
+			break
+		}
+	}
+	if s.postOrder {
+		sort.SliceStable(out, func(i, j int) bool {
+			ci, cj := out[i].r, out[j].r
+			if ci == nil || cj == nil {
+				return ci == nil && cj != nil
+			}
+			c := t.compareClustering(ci.ck, cj.ck)
+			if s.reversed {
+				c = -c
+			}
+			return c < 0
+		})
+	}
+	if remaining > 0 && int64(len(out)) > remaining {
+		out = out[:remaining]
+		ppCounts = ppCounts[:remaining]
+	}
+	if s.aggregate {
+		return s.emptyOrAggregate(t, out, ctx)
+	}
+	res := &Result{Kind: ResultRows, Columns: s.cols}
+	more := false
+	if pageSize > 0 && int64(len(out)) > pageSize {
+		out = out[:pageSize]
+		more = true
+	}
+	if pageSize > 0 && int64(len(out)) == pageSize && remaining > 0 && returned+pageSize >= limit {
+		more = false
+	}
+	for _, r := range out {
+		res.Rows = append(res.Rows, s.project(t, r, now))
+	}
+	if more && len(out) > 0 {
+		last := out[len(out)-1]
+		lastPP = ppCounts[len(out)-1]
+		st := &pagingState{key: last.p.key, returned: returned + int64(len(out)), ppCount: lastPP}
+		if last.r != nil {
+			st.ck = last.r.ck
+		} else {
+			st.static = true
+		}
+		if s.distinct {
+			st.static = true
+		}
+		res.PagingState = st.encode()
+	}
+	return res, nil
+}
+
+func rowsAnyLive(p *partition, now int64) bool {
+	for _, r := range p.rows {
+		if rowLive(r, p, now) {
+			return true
+		}
+	}
+	return false
+}
+
+// project computes the selected values of one row.
+func (s *selectPlan) project(t *table, r outRow, now int64) [][]byte {
+	vals := make([][]byte, len(s.items))
+	for i, it := range s.items {
+		switch it.kind {
+		case selCol:
+			vals[i] = r.vals[it.col.idx]
+		case selField:
+			if v := r.vals[it.col.idx]; v != nil {
+				if fs, err := decodeFields(v, len(it.col.typ.elems)); err == nil {
+					vals[i] = fs[it.field]
+				}
+			}
+		case selToken:
+			vals[i] = binary.BigEndian.AppendUint64(nil, uint64(r.p.token))
+		case selWritetime, selTTL:
+			var c *cell
+			floor := r.p.deletedAt
+			if it.col.kind == kindStatic {
+				c = &r.p.static[it.col.idx]
+			} else if r.r != nil {
+				c = &r.r.cells[it.col.idx]
+				floor = max(floor, r.r.deletedAt)
+			}
+			if c == nil || cellValue(c, floor, now) == nil {
+				continue
+			}
+			if it.kind == selWritetime {
+				vals[i] = binary.BigEndian.AppendUint64(nil, uint64(c.ts))
+			} else if c.exp != 0 {
+				vals[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(c.exp-now)))
+			}
+		}
+	}
+	return vals
+}
+
+// emptyOrAggregate builds the single-row result of an aggregate query (or an empty result).
+func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx) (*Result, error) {
+	res := &Result{Kind: ResultRows, Columns: s.cols}
+	if !s.aggregate {
+		return res, nil
+	}
+	now := ctx.now.Unix()
+	vals := make([][]byte, len(s.items))
+	var first [][]byte
+	if len(rows) > 0 {
+		first = s.project(t, rows[0], now)
+	}
+	for i, it := range s.items {
+		switch it.kind {
+		case selCount:
+			vals[i] = binary.BigEndian.AppendUint64(nil, uint64(len(rows)))
+		case selCountCol:
+			n := 0
+			for _, r := range rows {
+				if r.vals[it.col.idx] != nil {
+					n++
+				}
+			}
+			vals[i] = binary.BigEndian.AppendUint64(nil, uint64(n))
+		case selMin, selMax:
+			var best []byte
+			for _, r := range rows {
+				v := r.vals[it.col.idx]
+				if v == nil {
+					continue
+				}
+				c := compareValues(it.col.typ, v, best)
+				if best == nil || (it.kind == selMin && c < 0) || (it.kind == selMax && c > 0) {
+					best = v
+				}
+			}
+			vals[i] = best
+		case selSum, selAvg:
+			var sum, n int64
+			for _, r := range rows {
+				v := r.vals[it.col.idx]
+				if len(v) == 0 {
+					continue
+				}
+				sum += signedInt(v)
+				n++
+			}
+			if it.kind == selAvg && n > 0 {
+				sum /= n
+			}
+			vals[i] = encodeIntOfSize(sum, it.col.typ.fixedSize())
+		default:
+			if first != nil {
+				vals[i] = first[i]
+			}
+		}
+	}
+	res.Rows = [][][]byte{vals}
+	return res, nil
+}
+
+func signedInt(b []byte) int64 {
+	switch len(b) {
+	case 1:
+		return int64(int8(b[0]))
+	case 2:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case 4:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case 8:
+		return int64(binary.BigEndian.Uint64(b))
+	}
+	return 0
+}
+
+func encodeIntOfSize(v int64, size int) []byte {
+	switch size {
+	case 1:
+		return []byte{byte(v)}
+	case 2:
+		return binary.BigEndian.AppendUint16(nil, uint16(v))
+	case 4:
+		return binary.BigEndian.AppendUint32(nil, uint32(v))
+	}
+	return binary.BigEndian.AppendUint64(nil, uint64(v))
+}

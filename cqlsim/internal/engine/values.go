@@ -1,0 +1,1078 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/big"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// evalCtx carries what evaluating terms needs: the bind values and their metadata.
+type evalCtx struct {
+	values Values
+	vars   []Column
+	now    time.Time
+	e      *Engine
+}
+
+// errUnset is returned (as a sentinel flag) when a term is an unset bind value.
+type termResult struct {
+	b     []byte
+	unset bool
+}
+
+func termKindName(k cql.TermKind) string {
+	switch k {
+	case cql.TermString:
+		return "STRING"
+	case cql.TermInteger:
+		return "INTEGER"
+	case cql.TermFloat:
+		return "FLOAT"
+	case cql.TermBool:
+		return "BOOLEAN"
+	case cql.TermUUID:
+		return "UUID"
+	case cql.TermHex:
+		return "HEX"
+	case cql.TermDuration:
+		return "DURATION"
+	}
+	return "constant"
+}
+
+func badConst(t *cql.Term, ty *ctype, name string) *Error {
+	return invalid("Invalid %s constant (%s) for \"%s\" of type %s", termKindName(t.Kind), t.Text, name, ty.plainString())
+}
+
+// bindValue fetches the value of a bind marker.
+func (c *evalCtx) bindValue(t *cql.Term, ty *ctype) (termResult, error) {
+	var v Value
+	if c.values.Named != nil {
+		name := t.BindName
+		if name == "" && t.BindIdx < len(c.vars) {
+			name = c.vars[t.BindIdx].Name
+		}
+		var ok bool
+		v, ok = c.values.Named[name]
+		if !ok {
+			return termResult{}, invalid("Invalid unset value for column %s", name)
+		}
+	} else {
+		if t.BindIdx >= len(c.values.Positional) {
+			return termResult{}, invalid("There were %d markers(?) in CQL but %d bound variables", len(c.vars), len(c.values.Positional))
+		}
+		v = c.values.Positional[t.BindIdx]
+	}
+	if v.Unset {
+		return termResult{unset: true}, nil
+	}
+	if v.Bytes == nil {
+		return termResult{}, nil
+	}
+	if err := validateValue(ty, v.Bytes); err != nil {
+		return termResult{}, err
+	}
+	return termResult{b: v.Bytes}, nil
+}
+
+// evalTerm converts a term to the encoded value of type ty; name is the receiver's name for
+// error messages.
+func (c *evalCtx) evalTerm(t *cql.Term, ty *ctype, name string) (termResult, error) {
+	switch t.Kind {
+	case cql.TermBind:
+		return c.bindValue(t, ty)
+	case cql.TermNull:
+		return termResult{}, nil
+	case cql.TermCast:
+		return c.evalTerm(t.Elems[0], ty, name)
+	case cql.TermFunc:
+		b, err := c.evalFunc(t, ty, name)
+		return termResult{b: b}, err
+	}
+	b, err := c.literal(t, ty, name)
+	return termResult{b: b}, err
+}
+
+func (c *evalCtx) evalFunc(t *cql.Term, ty *ctype, name string) ([]byte, error) {
+	now := c.now
+	switch t.Text {
+	case "now", "currenttimeuuid":
+		if ty.code != primitive.DataTypeCodeTimeuuid && ty.code != primitive.DataTypeCodeUuid {
+			return nil, invalid("Type error: %s() cannot be passed as argument 0 of type %s", t.Text, ty.plainString())
+		}
+		return c.e.newTimeUUID(now), nil
+	case "uuid":
+		if ty.code != primitive.DataTypeCodeUuid {
+			return nil, invalid("Type error: uuid() cannot be passed as argument of type %s", ty.plainString())
+		}
+		return c.e.randomUUID(), nil
+	case "currenttimestamp", "totimestamp":
+		if ty.code != primitive.DataTypeCodeTimestamp {
+			return nil, invalid("Type error: %s() cannot be passed as argument of type %s", t.Text, ty.plainString())
+		}
+		if t.Text == "totimestamp" && len(t.Elems) == 1 {
+			b, err := c.evalTerm(t.Elems[0], native(primitive.DataTypeCodeTimeuuid), name)
+			if err != nil {
+				return nil, err
+			}
+			if len(b.b) == 16 {
+				return binary.BigEndian.AppendUint64(nil, uint64(uuidTime(b.b).UnixMilli())), nil
+			}
+		}
+		return binary.BigEndian.AppendUint64(nil, uint64(now.UnixMilli())), nil
+	case "currentdate":
+		days := uint32(now.Unix()/86400) + 1<<31
+		return binary.BigEndian.AppendUint32(nil, days), nil
+	case "intasblob", "textasblob", "bigintasblob":
+		return nil, unsupported("function " + t.Text)
+	}
+	return nil, invalid("Unknown function %s called", t.Text)
+}
+
+func parseInteger(t *cql.Term, ty *ctype, name string, bitsz int) (int64, error) {
+	if t.Kind != cql.TermInteger {
+		return 0, badConst(t, ty, name)
+	}
+	v, err := strconv.ParseInt(t.Text, 10, bitsz)
+	if err != nil {
+		return 0, invalid("Unable to make %s from '%s'", ty.plainString(), t.Text)
+	}
+	return v, nil
+}
+
+// literal converts a literal term (not a marker) to ty's encoding.
+func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
+	switch ty.code {
+	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet, primitive.DataTypeCodeMap:
+		return c.collectionLiteral(t, ty, name)
+	case primitive.DataTypeCodeTuple:
+		if t.Kind != cql.TermTuple {
+			return nil, invalid("Invalid tuple literal for %s of type %s", name, ty.plainString())
+		}
+		if len(t.Elems) > len(ty.elems) {
+			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.plainString(), len(ty.elems), len(t.Elems))
+		}
+		fields := make([][]byte, len(ty.elems))
+		for i, e := range t.Elems {
+			r, err := c.evalTerm(e, ty.elems[i], name)
+			if err != nil {
+				return nil, err
+			}
+			if r.unset {
+				return nil, invalid("Invalid unset value for tuple field number %d", i)
+			}
+			fields[i] = r.b
+		}
+		return encodeFields(fields), nil
+	case primitive.DataTypeCodeUdt:
+		if t.Kind == cql.TermEmptyMap {
+			return encodeFields(make([][]byte, len(ty.elems))), nil
+		}
+		if t.Kind != cql.TermMap || t.Fields == nil {
+			return nil, invalid("Invalid user type literal for %s of type %s", name, ty.plainString())
+		}
+		fields := make([][]byte, len(ty.elems))
+		for i, f := range t.Fields {
+			idx := -1
+			for j, fn := range ty.fields {
+				if fn == f {
+					idx = j
+				}
+			}
+			if idx < 0 {
+				return nil, invalid("Unknown field '%s' in value of user defined type %s", f, ty.name)
+			}
+			r, err := c.evalTerm(t.Values[i], ty.elems[idx], name+"."+f)
+			if err != nil {
+				return nil, err
+			}
+			if r.unset {
+				return nil, invalid("Invalid unset value for field '%s' of user defined type %s", f, ty.name)
+			}
+			fields[idx] = r.b
+		}
+		return encodeFields(fields), nil
+	case kindVector:
+		if t.Kind != cql.TermList {
+			return nil, invalid("Invalid vector literal for %s of type %s", name, ty.plainString())
+		}
+		if len(t.Elems) != ty.dim {
+			return nil, invalid("Invalid vector literal for %s of type %s; expected %d elements, but given %d", name, ty.plainString(), ty.dim, len(t.Elems))
+		}
+		var out []byte
+		for _, e := range t.Elems {
+			r, err := c.evalTerm(e, ty.elem, name)
+			if err != nil {
+				return nil, err
+			}
+			if r.b == nil {
+				return nil, invalid("null is not supported inside vectors")
+			}
+			if ty.elem.fixedSize() == 0 {
+				out = appendUvint(out, uint64(len(r.b)))
+			}
+			out = append(out, r.b...)
+		}
+		return out, nil
+	}
+	if t.Kind == cql.TermList || t.Kind == cql.TermSet || t.Kind == cql.TermMap || t.Kind == cql.TermEmptyMap || t.Kind == cql.TermTuple {
+		kind := map[cql.TermKind]string{cql.TermList: "list", cql.TermSet: "set", cql.TermMap: "map", cql.TermEmptyMap: "map", cql.TermTuple: "tuple"}[t.Kind]
+		return nil, invalid("Invalid %s literal for %s of type %s", kind, name, ty.plainString())
+	}
+	switch ty.code {
+	case primitive.DataTypeCodeInt:
+		v, err := parseInteger(t, ty, name, 32)
+		return binary.BigEndian.AppendUint32(nil, uint32(v)), err
+	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter:
+		v, err := parseInteger(t, ty, name, 64)
+		return binary.BigEndian.AppendUint64(nil, uint64(v)), err
+	case primitive.DataTypeCodeSmallint:
+		v, err := parseInteger(t, ty, name, 16)
+		return binary.BigEndian.AppendUint16(nil, uint16(v)), err
+	case primitive.DataTypeCodeTinyint:
+		v, err := parseInteger(t, ty, name, 8)
+		return []byte{byte(v)}, err
+	case primitive.DataTypeCodeVarint:
+		if t.Kind != cql.TermInteger {
+			return nil, badConst(t, ty, name)
+		}
+		n, ok := new(big.Int).SetString(t.Text, 10)
+		if !ok {
+			return nil, invalid("Unable to make varint from '%s'", t.Text)
+		}
+		return encodeVarint(n), nil
+	case primitive.DataTypeCodeFloat, primitive.DataTypeCodeDouble:
+		if t.Kind != cql.TermInteger && t.Kind != cql.TermFloat {
+			return nil, badConst(t, ty, name)
+		}
+		f, err := strconv.ParseFloat(t.Text, 64)
+		if err != nil && !strings.Contains(err.Error(), "range") {
+			return nil, invalid("Unable to make %s from '%s'", ty.plainString(), t.Text)
+		}
+		if ty.code == primitive.DataTypeCodeFloat {
+			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
+		}
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
+	case primitive.DataTypeCodeDecimal:
+		if t.Kind != cql.TermInteger && t.Kind != cql.TermFloat {
+			return nil, badConst(t, ty, name)
+		}
+		b, err := parseDecimal(t.Text)
+		if err != nil {
+			return nil, invalid("Unable to make decimal from '%s'", t.Text)
+		}
+		return b, nil
+	case primitive.DataTypeCodeVarchar, primitive.DataTypeCodeAscii:
+		if t.Kind != cql.TermString {
+			return nil, badConst(t, ty, name)
+		}
+		if ty.code == primitive.DataTypeCodeAscii {
+			for i := 0; i < len(t.Text); i++ {
+				if t.Text[i] > 127 {
+					return nil, invalid("Invalid ASCII character in string literal")
+				}
+			}
+		}
+		return []byte(t.Text), nil
+	case primitive.DataTypeCodeBoolean:
+		if t.Kind != cql.TermBool {
+			return nil, badConst(t, ty, name)
+		}
+		if t.Text == "true" {
+			return []byte{1}, nil
+		}
+		return []byte{0}, nil
+	case primitive.DataTypeCodeBlob:
+		if t.Kind != cql.TermHex {
+			return nil, badConst(t, ty, name)
+		}
+		h := t.Text[2:]
+		if len(h)%2 == 1 {
+			h = "0" + h
+		}
+		b, err := hex.DecodeString(h)
+		if err != nil {
+			return nil, invalid("cannot parse '%s' as hex bytes", t.Text)
+		}
+		return b, nil
+	case primitive.DataTypeCodeUuid, primitive.DataTypeCodeTimeuuid:
+		if t.Kind != cql.TermUUID {
+			if t.Kind == cql.TermString {
+				if b, err := parseUUID(t.Text); err == nil {
+					return b, checkTimeUUID(ty, b, t.Text)
+				}
+			}
+			return nil, badConst(t, ty, name)
+		}
+		b, err := parseUUID(t.Text)
+		if err != nil {
+			return nil, invalid("Unable to make UUID from '%s'", t.Text)
+		}
+		return b, checkTimeUUID(ty, b, t.Text)
+	case primitive.DataTypeCodeTimestamp:
+		switch t.Kind {
+		case cql.TermInteger:
+			v, err := parseInteger(t, tBigint, name, 64)
+			return binary.BigEndian.AppendUint64(nil, uint64(v)), err
+		case cql.TermString:
+			ms, err := parseTimestamp(t.Text)
+			if err != nil {
+				return nil, invalid("Unable to parse a date/time from '%s'", t.Text)
+			}
+			return binary.BigEndian.AppendUint64(nil, uint64(ms)), nil
+		}
+		return nil, badConst(t, ty, name)
+	case primitive.DataTypeCodeDate:
+		switch t.Kind {
+		case cql.TermInteger:
+			v, err := strconv.ParseUint(t.Text, 10, 32)
+			if err != nil {
+				return nil, invalid("Unable to make date from '%s'", t.Text)
+			}
+			return binary.BigEndian.AppendUint32(nil, uint32(v)), nil
+		case cql.TermString:
+			d, err := time.Parse("2006-01-02", t.Text)
+			if err != nil {
+				if v, err2 := strconv.ParseInt(t.Text, 10, 64); err2 == nil {
+					return binary.BigEndian.AppendUint32(nil, uint32(v)), nil
+				}
+				return nil, invalid("Unable to coerce '%s' to a formatted date (long)", t.Text)
+			}
+			days := d.Unix() / 86400
+			return binary.BigEndian.AppendUint32(nil, uint32(days+(1<<31))), nil
+		}
+		return nil, badConst(t, ty, name)
+	case primitive.DataTypeCodeTime:
+		switch t.Kind {
+		case cql.TermInteger:
+			v, err := parseInteger(t, tBigint, name, 64)
+			return binary.BigEndian.AppendUint64(nil, uint64(v)), err
+		case cql.TermString:
+			ns, err := parseTimeOfDay(t.Text)
+			if err != nil {
+				return nil, invalid("Unable to coerce '%s' to a formatted time (long)", t.Text)
+			}
+			return binary.BigEndian.AppendUint64(nil, uint64(ns)), nil
+		}
+		return nil, badConst(t, ty, name)
+	case primitive.DataTypeCodeInet:
+		if t.Kind != cql.TermString {
+			return nil, badConst(t, ty, name)
+		}
+		ip := net.ParseIP(t.Text)
+		if ip == nil {
+			return nil, invalid("Unable to make inet address from '%s'", t.Text)
+		}
+		if v4 := ip.To4(); v4 != nil && !strings.Contains(t.Text, ":") {
+			return []byte(v4), nil
+		}
+		return []byte(ip.To16()), nil
+	case primitive.DataTypeCodeDuration:
+		if t.Kind != cql.TermDuration {
+			return nil, badConst(t, ty, name)
+		}
+		m, d, n, err := parseDuration(t.Text)
+		if err != nil {
+			return nil, invalid("Unable to convert '%s' to a duration", t.Text)
+		}
+		return encodeDuration(m, d, n), nil
+	}
+	return nil, invalid("cqlsim: literals of type %s are not supported", ty.plainString())
+}
+
+func checkTimeUUID(ty *ctype, b []byte, text string) error {
+	if ty.code == primitive.DataTypeCodeTimeuuid && b[6]>>4 != 1 {
+		return invalid("Unsupported UUID version (%d) for timeuuid: %s", b[6]>>4, text)
+	}
+	return nil
+}
+
+func (c *evalCtx) collectionLiteral(t *cql.Term, ty *ctype, name string) ([]byte, error) {
+	kindName := map[primitive.DataTypeCode]string{primitive.DataTypeCodeList: "list", primitive.DataTypeCodeSet: "set", primitive.DataTypeCodeMap: "map"}[ty.code]
+	switch {
+	case t.Kind == cql.TermEmptyMap && ty.code != primitive.DataTypeCodeList:
+		if ty.code == primitive.DataTypeCodeMap {
+			return encodeMap(nil, nil), nil
+		}
+		return encodeElems(nil), nil
+	case ty.code == primitive.DataTypeCodeList && t.Kind == cql.TermList,
+		ty.code == primitive.DataTypeCodeSet && t.Kind == cql.TermSet:
+		elems := make([][]byte, 0, len(t.Elems))
+		for _, e := range t.Elems {
+			r, err := c.evalTerm(e, ty.elem, name)
+			if err != nil {
+				return nil, err
+			}
+			if r.unset {
+				return nil, invalid("Invalid unset value in %s literal for %s", kindName, name)
+			}
+			if r.b == nil {
+				return nil, invalid("null is not supported inside collections")
+			}
+			elems = append(elems, r.b)
+		}
+		if ty.code == primitive.DataTypeCodeSet {
+			elems = sortDedup(ty.elem, elems)
+		}
+		return encodeElems(elems), nil
+	case ty.code == primitive.DataTypeCodeMap && t.Kind == cql.TermMap && t.Fields == nil:
+		keys := make([][]byte, 0, len(t.Elems))
+		vals := make([][]byte, 0, len(t.Elems))
+		for i := range t.Elems {
+			k, err := c.evalTerm(t.Elems[i], ty.key, name)
+			if err != nil {
+				return nil, err
+			}
+			v, err := c.evalTerm(t.Values[i], ty.val, name)
+			if err != nil {
+				return nil, err
+			}
+			if k.b == nil || v.b == nil {
+				return nil, invalid("null is not supported inside collections")
+			}
+			keys = append(keys, k.b)
+			vals = append(vals, v.b)
+		}
+		keys, vals = sortMap(ty.key, keys, vals)
+		return encodeMap(keys, vals), nil
+	}
+	return nil, invalid("Invalid %s literal for %s of type %s", literalKind(t), name, ty.plainString())
+}
+
+func literalKind(t *cql.Term) string {
+	switch t.Kind {
+	case cql.TermList:
+		return "list"
+	case cql.TermSet:
+		return "set"
+	case cql.TermMap, cql.TermEmptyMap:
+		return "map"
+	case cql.TermTuple:
+		return "tuple"
+	}
+	return strings.ToLower(termKindName(t.Kind))
+}
+
+// sortDedup sorts set elements by the element comparator and removes duplicates.
+func sortDedup(et *ctype, elems [][]byte) [][]byte {
+	sortBytes(elems, func(a, b []byte) int { return compareValues(et, a, b) })
+	out := elems[:0]
+	for i, e := range elems {
+		if i > 0 && compareValues(et, out[len(out)-1], e) == 0 {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// sortMap sorts map entries by key; later duplicates win.
+func sortMap(kt *ctype, keys, vals [][]byte) ([][]byte, [][]byte) {
+	type kv struct{ k, v []byte }
+	entries := make([]kv, 0, len(keys))
+	for i := range keys {
+		replaced := false
+		for j := range entries {
+			if compareValues(kt, entries[j].k, keys[i]) == 0 {
+				entries[j].v = vals[i]
+				replaced = true
+			}
+		}
+		if !replaced {
+			entries = append(entries, kv{keys[i], vals[i]})
+		}
+	}
+	idx := make([][]byte, len(entries))
+	for i := range entries {
+		idx[i] = entries[i].k
+	}
+	for i := 1; i < len(entries); i++ {
+		for j := i; j > 0 && compareValues(kt, entries[j-1].k, entries[j].k) > 0; j-- {
+			entries[j-1], entries[j] = entries[j], entries[j-1]
+		}
+	}
+	ko := make([][]byte, len(entries))
+	vo := make([][]byte, len(entries))
+	for i, e := range entries {
+		ko[i], vo[i] = e.k, e.v
+	}
+	return ko, vo
+}
+
+func sortBytes(s [][]byte, cmp func(a, b []byte) int) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && cmp(s[j-1], s[j]) > 0; j-- {
+			s[j-1], s[j] = s[j], s[j-1]
+		}
+	}
+}
+
+func encodeVarint(n *big.Int) []byte {
+	if n.Sign() == 0 {
+		return []byte{0}
+	}
+	if n.Sign() > 0 {
+		b := n.Bytes()
+		if b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// two's complement of a negative number
+	l := len(n.Bytes()) + 1
+	mod := new(big.Int).Lsh(big.NewInt(1), uint(l*8))
+	v := new(big.Int).Add(mod, n).Bytes()
+	for len(v) > 1 && v[0] == 0xFF && v[1]&0x80 != 0 {
+		v = v[1:]
+	}
+	return v
+}
+
+func decodeVarint(b []byte) *big.Int {
+	n := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(b)*8)))
+	}
+	return n
+}
+
+func parseDecimal(s string) ([]byte, error) {
+	mant := s
+	exp := 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return nil, err
+		}
+		exp = e
+		mant = s[:i]
+	}
+	scale := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		scale = len(mant) - i - 1
+		mant = mant[:i] + mant[i+1:]
+	}
+	n, ok := new(big.Int).SetString(mant, 10)
+	if !ok {
+		return nil, fmt.Errorf("bad decimal %q", s)
+	}
+	scale -= exp
+	out := binary.BigEndian.AppendUint32(nil, uint32(int32(scale)))
+	return append(out, encodeVarint(n)...), nil
+}
+
+func parseUUID(s string) ([]byte, error) {
+	if len(s) != 36 {
+		return nil, fmt.Errorf("bad uuid %q", s)
+	}
+	h := strings.ReplaceAll(s, "-", "")
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) != 16 {
+		return nil, fmt.Errorf("bad uuid %q", s)
+	}
+	return b, nil
+}
+
+func formatUUID(b []byte) string {
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+var timestampLayouts = []string{
+	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04Z07:00", "2006-01-02 15:04Z0700", "2006-01-02 15:04", "2006-01-02T15:04Z0700", "2006-01-02T15:04",
+	"2006-01-02Z0700", "2006-01-02",
+}
+
+func parseTimestamp(s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	for _, l := range timestampLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UnixMilli(), nil
+		}
+	}
+	return 0, fmt.Errorf("bad timestamp %q", s)
+}
+
+func parseTimeOfDay(s string) (int64, error) {
+	parts := strings.SplitN(s, ":", 3)
+	if len(parts) != 3 {
+		return 0, fmt.Errorf("bad time %q", s)
+	}
+	h, err1 := strconv.Atoi(parts[0])
+	m, err2 := strconv.Atoi(parts[1])
+	secPart, frac, _ := strings.Cut(parts[2], ".")
+	sec, err3 := strconv.Atoi(secPart)
+	if err1 != nil || err2 != nil || err3 != nil || h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 || len(frac) > 9 {
+		return 0, fmt.Errorf("bad time %q", s)
+	}
+	var ns int64
+	if frac != "" {
+		f, err := strconv.Atoi(frac + strings.Repeat("0", 9-len(frac)))
+		if err != nil {
+			return 0, err
+		}
+		ns = int64(f)
+	}
+	return ((int64(h)*60+int64(m))*60+int64(sec))*1e9 + ns, nil
+}
+
+// parseDuration parses "1h30m"-style, ISO-8601 "P1DT2H" and "P2W" durations.
+func parseDuration(s string) (months, days int32, nanos int64, err error) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var m, d, n int64
+	if s != "" && (s[0] == 'P' || s[0] == 'p') {
+		body := strings.ToUpper(s[1:])
+		inTime := false
+		num := ""
+		for i := 0; i < len(body); i++ {
+			c := body[i]
+			if c >= '0' && c <= '9' {
+				num += string(c)
+				continue
+			}
+			if c == 'T' {
+				inTime = true
+				continue
+			}
+			v, perr := strconv.ParseInt(num, 10, 64)
+			if perr != nil {
+				return 0, 0, 0, perr
+			}
+			num = ""
+			switch {
+			case c == 'Y':
+				m += v * 12
+			case c == 'M' && !inTime:
+				m += v
+			case c == 'W':
+				d += v * 7
+			case c == 'D':
+				d += v
+			case c == 'H':
+				n += v * int64(time.Hour)
+			case c == 'M':
+				n += v * int64(time.Minute)
+			case c == 'S':
+				n += v * int64(time.Second)
+			default:
+				return 0, 0, 0, fmt.Errorf("bad duration %q", s)
+			}
+		}
+	} else {
+		rest := strings.ToLower(s)
+		for rest != "" {
+			i := 0
+			for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+				i++
+			}
+			if i == 0 {
+				return 0, 0, 0, fmt.Errorf("bad duration %q", s)
+			}
+			v, perr := strconv.ParseInt(rest[:i], 10, 64)
+			if perr != nil {
+				return 0, 0, 0, perr
+			}
+			rest = rest[i:]
+			unit := ""
+			for _, u := range []string{"mo", "ms", "us", "µs", "ns", "y", "w", "d", "h", "m", "s"} {
+				if strings.HasPrefix(rest, u) {
+					unit = u
+					break
+				}
+			}
+			if unit == "" {
+				return 0, 0, 0, fmt.Errorf("bad duration %q", s)
+			}
+			rest = rest[len(unit):]
+			switch unit {
+			case "y":
+				m += v * 12
+			case "mo":
+				m += v
+			case "w":
+				d += v * 7
+			case "d":
+				d += v
+			case "h":
+				n += v * int64(time.Hour)
+			case "m":
+				n += v * int64(time.Minute)
+			case "s":
+				n += v * int64(time.Second)
+			case "ms":
+				n += v * int64(time.Millisecond)
+			case "us", "µs":
+				n += v * int64(time.Microsecond)
+			case "ns":
+				n += v
+			}
+		}
+	}
+	if neg {
+		m, d, n = -m, -d, -n
+	}
+	return int32(m), int32(d), n, nil
+}
+
+// validateValue checks that b is a valid encoding of ty (b is non-nil).
+func validateValue(ty *ctype, b []byte) error {
+	n := len(b)
+	switch ty.code {
+	case primitive.DataTypeCodeInt:
+		if n != 4 && n != 0 {
+			return invalid("Expected 4 or 0 byte int (%d)", n)
+		}
+	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter:
+		if n != 8 && n != 0 {
+			return invalid("Expected 8 or 0 byte long (%d)", n)
+		}
+	case primitive.DataTypeCodeTimestamp:
+		if n != 8 && n != 0 {
+			return invalid("Expected 8 or 0 byte long for date (%d)", n)
+		}
+	case primitive.DataTypeCodeSmallint:
+		if n != 2 && n != 0 {
+			return invalid("Expected 2 bytes for a smallint (%d)", n)
+		}
+	case primitive.DataTypeCodeTinyint:
+		if n != 1 && n != 0 {
+			return invalid("Expected 1 byte for a tinyint (%d)", n)
+		}
+	case primitive.DataTypeCodeFloat:
+		if n != 4 && n != 0 {
+			return invalid("Expected 4 or 0 byte value for a float (%d)", n)
+		}
+	case primitive.DataTypeCodeDouble:
+		if n != 8 && n != 0 {
+			return invalid("Expected 8 or 0 byte value for a double (%d)", n)
+		}
+	case primitive.DataTypeCodeBoolean:
+		if n != 1 && n != 0 {
+			return invalid("Expected 1 or 0 byte value (%d)", n)
+		}
+	case primitive.DataTypeCodeUuid, primitive.DataTypeCodeTimeuuid:
+		if n != 16 && n != 0 {
+			return invalid("UUID should be 16 or 0 bytes (%d)", n)
+		}
+		if ty.code == primitive.DataTypeCodeTimeuuid && n == 16 && b[6]>>4 != 1 {
+			return invalid("Invalid version for TimeUUID type.")
+		}
+	case primitive.DataTypeCodeDate:
+		if n != 4 && n != 0 {
+			return invalid("Expected 4 byte long for date (%d)", n)
+		}
+	case primitive.DataTypeCodeTime:
+		if n != 8 && n != 0 {
+			return invalid("Expected 8 byte long for time (%d)", n)
+		}
+		if n == 8 {
+			v := int64(binary.BigEndian.Uint64(b))
+			if v < 0 || v >= 86400*1e9 {
+				return invalid("Time value out of range: %d", v)
+			}
+		}
+	case primitive.DataTypeCodeInet:
+		if n != 4 && n != 16 && n != 0 {
+			return invalid("Invalid length for InetAddress (%d)", n)
+		}
+	case primitive.DataTypeCodeVarchar:
+		if !utf8.Valid(b) {
+			return invalid("String didn't validate.")
+		}
+	case primitive.DataTypeCodeAscii:
+		for _, c := range b {
+			if c > 127 {
+				return invalid("Invalid byte for ascii: %d", c)
+			}
+		}
+	case primitive.DataTypeCodeDecimal:
+		if n != 0 && n < 4 {
+			return invalid("Expected at least 4 bytes for a decimal (%d)", n)
+		}
+	case primitive.DataTypeCodeDuration:
+		if n != 0 {
+			if _, _, _, err := decodeDuration(b); err != nil {
+				return invalid("Invalid duration value: %v", err)
+			}
+		}
+	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:
+		elems, err := decodeElems(b)
+		if err != nil {
+			return invalid("Invalid %s value for %s: %v", ty.plainString(), ty.plainString(), err)
+		}
+		for _, e := range elems {
+			if e == nil {
+				return invalid("null is not supported inside collections")
+			}
+			if err := validateValue(ty.elem, e); err != nil {
+				return err
+			}
+		}
+	case primitive.DataTypeCodeMap:
+		ks, vs, err := decodeMap(b)
+		if err != nil {
+			return invalid("Invalid %s value: %v", ty.plainString(), err)
+		}
+		for i := range ks {
+			if ks[i] == nil || vs[i] == nil {
+				return invalid("null is not supported inside collections")
+			}
+			if err := validateValue(ty.key, ks[i]); err != nil {
+				return err
+			}
+			if err := validateValue(ty.val, vs[i]); err != nil {
+				return err
+			}
+		}
+	case primitive.DataTypeCodeTuple, primitive.DataTypeCodeUdt:
+		fs, err := decodeFields(b, len(ty.elems))
+		if err != nil {
+			return invalid("Invalid %s value: %v", ty.plainString(), err)
+		}
+		for i, f := range fs {
+			if f != nil {
+				if err := validateValue(ty.elems[i], f); err != nil {
+					return err
+				}
+			}
+		}
+	case kindVector:
+		if sz := ty.fixedSize(); sz > 0 && n != sz {
+			return invalid("Expected %d bytes for a vector of %d elements, got %d", sz, ty.dim, n)
+		}
+	}
+	return nil
+}
+
+// normalizeValue canonicalises collection values (set order, map key order) so that stored
+// values compare and render like Cassandra's.
+func normalizeValue(ty *ctype, b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	switch ty.code {
+	case primitive.DataTypeCodeSet:
+		elems, err := decodeElems(b)
+		if err != nil {
+			return b
+		}
+		for i := range elems {
+			elems[i] = normalizeValue(ty.elem, elems[i])
+		}
+		return encodeElems(sortDedup(ty.elem, elems))
+	case primitive.DataTypeCodeMap:
+		ks, vs, err := decodeMap(b)
+		if err != nil {
+			return b
+		}
+		for i := range ks {
+			ks[i] = normalizeValue(ty.key, ks[i])
+			vs[i] = normalizeValue(ty.val, vs[i])
+		}
+		ks, vs = sortMap(ty.key, ks, vs)
+		return encodeMap(ks, vs)
+	case primitive.DataTypeCodeList:
+		elems, err := decodeElems(b)
+		if err != nil {
+			return b
+		}
+		for i := range elems {
+			elems[i] = normalizeValue(ty.elem, elems[i])
+		}
+		return encodeElems(elems)
+	case primitive.DataTypeCodeTuple, primitive.DataTypeCodeUdt:
+		fs, err := decodeFields(b, len(ty.elems))
+		if err != nil {
+			return b
+		}
+		for i := range fs {
+			fs[i] = normalizeValue(ty.elems[i], fs[i])
+		}
+		// trailing nulls of a UDT are kept: Cassandra serialises all fields
+		return encodeFields(fs)
+	}
+	return b
+}
+
+// compareValues orders two encoded values of ty as Cassandra's comparators do; empty values
+// sort first and nil (null) before everything.
+func compareValues(ty *ctype, a, b []byte) int {
+	if a == nil || b == nil {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return -1
+		}
+		return 1
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) - len(b)
+	}
+	switch ty.code {
+	case primitive.DataTypeCodeInt:
+		return cmpInt(int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b))))
+	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter, primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeTime:
+		if len(a) == 8 && len(b) == 8 {
+			return cmpInt(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b)))
+		}
+	case primitive.DataTypeCodeSmallint:
+		return cmpInt(int64(int16(binary.BigEndian.Uint16(a))), int64(int16(binary.BigEndian.Uint16(b))))
+	case primitive.DataTypeCodeTinyint:
+		return cmpInt(int64(int8(a[0])), int64(int8(b[0])))
+	case primitive.DataTypeCodeVarint:
+		return decodeVarint(a).Cmp(decodeVarint(b))
+	case primitive.DataTypeCodeDecimal:
+		return decimalRat(a).Cmp(decimalRat(b))
+	case primitive.DataTypeCodeFloat:
+		return cmpFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
+	case primitive.DataTypeCodeDouble:
+		return cmpFloat(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
+	case primitive.DataTypeCodeTimeuuid:
+		if len(a) == 16 && len(b) == 16 {
+			if c := cmpInt(uuidTimestamp(a), uuidTimestamp(b)); c != 0 {
+				return c
+			}
+			return compareSignedBytes(a[8:], b[8:])
+		}
+	case primitive.DataTypeCodeUuid:
+		if len(a) == 16 && len(b) == 16 {
+			va, vb := a[6]>>4, b[6]>>4
+			if va != vb {
+				return int(va) - int(vb)
+			}
+			if va == 1 {
+				if c := cmpInt(uuidTimestamp(a), uuidTimestamp(b)); c != 0 {
+					return c
+				}
+				return compareSignedBytes(a[8:], b[8:])
+			}
+			return bytes.Compare(a, b)
+		}
+	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:
+		ea, err1 := decodeElems(a)
+		eb, err2 := decodeElems(b)
+		if err1 == nil && err2 == nil {
+			for i := 0; i < len(ea) && i < len(eb); i++ {
+				if c := compareValues(ty.elem, ea[i], eb[i]); c != 0 {
+					return c
+				}
+			}
+			return len(ea) - len(eb)
+		}
+	case primitive.DataTypeCodeMap:
+		ka, va, err1 := decodeMap(a)
+		kb, vb, err2 := decodeMap(b)
+		if err1 == nil && err2 == nil {
+			for i := 0; i < len(ka) && i < len(kb); i++ {
+				if c := compareValues(ty.key, ka[i], kb[i]); c != 0 {
+					return c
+				}
+				if c := compareValues(ty.val, va[i], vb[i]); c != 0 {
+					return c
+				}
+			}
+			return len(ka) - len(kb)
+		}
+	case primitive.DataTypeCodeTuple, primitive.DataTypeCodeUdt:
+		fa, err1 := decodeFields(a, len(ty.elems))
+		fb, err2 := decodeFields(b, len(ty.elems))
+		if err1 == nil && err2 == nil {
+			for i := range ty.elems {
+				if c := compareValues(ty.elems[i], fa[i], fb[i]); c != 0 {
+					return c
+				}
+			}
+			return 0
+		}
+	}
+	return bytes.Compare(a, b)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	}
+	return -1
+}
+
+func compareSignedBytes(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if int8(a[i]) != int8(b[i]) {
+			return int(int8(a[i])) - int(int8(b[i]))
+		}
+	}
+	return len(a) - len(b)
+}
+
+func decimalRat(b []byte) *big.Rat {
+	if len(b) < 4 {
+		return new(big.Rat)
+	}
+	scale := int32(binary.BigEndian.Uint32(b))
+	n := decodeVarint(b[4:])
+	r := new(big.Rat).SetInt(n)
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(scale))), nil)
+	if scale > 0 {
+		return r.Quo(r, new(big.Rat).SetInt(p))
+	}
+	return r.Mul(r, new(big.Rat).SetInt(p))
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// uuidTimestamp extracts the 60-bit timestamp of a version 1 UUID.
+func uuidTimestamp(b []byte) int64 {
+	timeLow := uint64(binary.BigEndian.Uint32(b[0:4]))
+	timeMid := uint64(binary.BigEndian.Uint16(b[4:6]))
+	timeHi := uint64(binary.BigEndian.Uint16(b[6:8]) & 0x0FFF)
+	return int64(timeHi<<48 | timeMid<<32 | timeLow)
+}
+
+// uuidTime converts a version 1 UUID's timestamp to a time.
+func uuidTime(b []byte) time.Time {
+	const gregorianOffset = 0x01B21DD213814000
+	ts := uuidTimestamp(b) - gregorianOffset
+	return time.Unix(0, ts*100)
+}

@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// rel is an analysed WHERE relation.
+type rel struct {
+	cols  []*column
+	token bool
+	op    cql.Operator
+	val   *boundTerm
+	in    []*boundTerm
+	tokFn bool // token(k) op token(v...): val holds the args
+	args  []*boundTerm
+}
+
+// resolvedRel is a relation with its values evaluated.
+type resolvedRel struct {
+	*rel
+	v   []byte   // single value (tuple-encoded for multi-column)
+	vs  [][]byte // IN values
+	tok int64
+}
+
+// analyseWhere checks and binds WHERE relations of table t.
+func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
+	var out []*rel
+	for i := range rels {
+		r := &rels[i]
+		ar := &rel{op: r.Op, token: r.Token}
+		for _, n := range r.Columns {
+			c, err := t.column(n)
+			if err != nil {
+				return nil, err
+			}
+			ar.cols = append(ar.cols, c)
+		}
+		switch {
+		case r.Token:
+			if len(ar.cols) != len(t.pk) {
+				return nil, invalid("The token() function must be applied to all partition key components or none of them")
+			}
+			for i, c := range ar.cols {
+				if c != t.pk[i] {
+					return nil, invalid("The token function arguments must be in the partition key order: %s", pkNames(t))
+				}
+			}
+			if r.Op == cql.OpIn {
+				return nil, invalid("IN is not supported with token restrictions")
+			}
+			if r.Value.Kind == cql.TermFunc && r.Value.Text == "token" {
+				ar.tokFn = true
+				for i, a := range r.Value.Elems {
+					if i < len(t.pk) {
+						ar.args = append(ar.args, bd.bind(a, t.pk[i].typ, t.pk[i].name))
+					}
+				}
+				if len(ar.args) != len(t.pk) {
+					return nil, invalid("Invalid number of arguments in call to function system.token: %d required but %d provided", len(t.pk), len(r.Value.Elems))
+				}
+			} else {
+				ar.val = bd.bind(r.Value, tBigint, "partition key token")
+			}
+		case len(ar.cols) > 1:
+			tt := &ctype{code: primitive.DataTypeCodeTuple, frozen: true}
+			names := make([]string, len(ar.cols))
+			for i, c := range ar.cols {
+				if c.kind != kindClustering {
+					return nil, invalid("Multi-column relations can only be applied to clustering columns but was applied to: %s", c.name)
+				}
+				tt.elems = append(tt.elems, c.typ)
+				names[i] = c.name
+			}
+			name := "(" + strings.Join(names, ",") + ")"
+			if r.Op == cql.OpIn {
+				if r.Value != nil {
+					ar.val = bd.bind(r.Value, listOf(tt), "in"+name)
+				}
+				for _, v := range r.In {
+					ar.in = append(ar.in, bd.bind(v, tt, name))
+				}
+			} else {
+				ar.val = bd.bind(r.Value, tt, name)
+			}
+		default:
+			c := ar.cols[0]
+			switch r.Op {
+			case cql.OpIn:
+				if r.Value != nil {
+					ar.val = bd.bind(r.Value, listOf(c.typ), "in("+c.name+")")
+				}
+				for _, v := range r.In {
+					ar.in = append(ar.in, bd.bind(v, c.typ, c.name))
+				}
+			case cql.OpContains:
+				if !c.typ.isCollection() {
+					return nil, invalid("Cannot use CONTAINS on non-collection column %s", c.name)
+				}
+				et := c.typ.elem
+				if c.typ.code == primitive.DataTypeCodeMap {
+					et = c.typ.val
+				}
+				ar.val = bd.bind(r.Value, et, "value("+c.name+")")
+			case cql.OpContKey:
+				if c.typ.code != primitive.DataTypeCodeMap {
+					return nil, invalid("Cannot use CONTAINS KEY on non-map column %s", c.name)
+				}
+				ar.val = bd.bind(r.Value, c.typ.key, "key("+c.name+")")
+			case cql.OpLike:
+				return nil, unsupported("LIKE restrictions")
+			default:
+				if c.typ.multiCell() && r.Op == cql.OpEq {
+					return nil, invalid("Collection column '%s' (%s) cannot be restricted by a '=' relation", c.name, c.typ.String())
+				}
+				if r.Op == cql.OpNe {
+					return nil, invalid("Unsupported \"!=\" relation: %s != %s", c.name, termText(r.Value))
+				}
+				ar.val = bd.bind(r.Value, c.typ, c.name)
+			}
+		}
+		out = append(out, ar)
+	}
+	return out, nil
+}
+
+func termText(t *cql.Term) string {
+	if t == nil {
+		return "?"
+	}
+	if t.Kind == cql.TermBind {
+		if t.BindName != "" {
+			return ":" + t.BindName
+		}
+		return "?"
+	}
+	if t.Kind == cql.TermString {
+		return "'" + t.Text + "'"
+	}
+	return t.Text
+}
+
+func pkNames(t *table) string {
+	names := make([]string, len(t.pk))
+	for i, c := range t.pk {
+		names[i] = c.name
+	}
+	return "(" + strings.Join(names, ", ") + ")"
+}
+
+// resolve evaluates the values of relations.
+func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
+	out := make([]*resolvedRel, 0, len(rels))
+	for _, r := range rels {
+		rr := &resolvedRel{rel: r}
+		colName := func() string {
+			if r.token {
+				return "partition key token"
+			}
+			return r.cols[0].name
+		}
+		switch {
+		case r.tokFn:
+			parts := make([][]byte, len(r.args))
+			for i, a := range r.args {
+				v, err := a.eval(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if v.b == nil {
+					return nil, invalid("Invalid null value for partition key part %s", a.name)
+				}
+				parts[i] = v.b
+			}
+			rr.tok = murmur3Token(serializePartitionKey(parts))
+		case r.op == cql.OpIn && r.val != nil:
+			v, err := r.val.eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if v.unset {
+				return nil, invalid("Invalid unset value for column %s", colName())
+			}
+			if v.b == nil {
+				return nil, invalid("Invalid null value for column %s", colName())
+			}
+			elems, derr := decodeElems(v.b)
+			if derr != nil {
+				return nil, invalid("Invalid IN list for column %s: %v", colName(), derr)
+			}
+			rr.vs = elems
+		case r.op == cql.OpIn:
+			for _, b := range r.in {
+				v, err := b.eval(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if v.unset {
+					return nil, invalid("Invalid unset value for column %s", colName())
+				}
+				if v.b == nil {
+					return nil, invalid("Invalid null value in condition for column %s", colName())
+				}
+				rr.vs = append(rr.vs, v.b)
+			}
+		default:
+			v, err := r.val.eval(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if v.unset {
+				return nil, invalid("Invalid unset value for column %s", colName())
+			}
+			if v.b == nil {
+				if r.token {
+					return nil, invalid("Invalid null value for partition key token")
+				}
+				return nil, invalid("Invalid null value in condition for column %s", colName())
+			}
+			rr.v = v.b
+			if r.token {
+				if len(v.b) != 8 {
+					return nil, invalid("Expected 8 or 0 byte long (%d)", len(v.b))
+				}
+				rr.tok = int64(beUint64(v.b))
+			}
+		}
+		out = append(out, rr)
+	}
+	return out, nil
+}
+
+func beUint64(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+func opMatches(op cql.Operator, c int) bool {
+	switch op {
+	case cql.OpEq:
+		return c == 0
+	case cql.OpNe:
+		return c != 0
+	case cql.OpLt:
+		return c < 0
+	case cql.OpLe:
+		return c <= 0
+	case cql.OpGt:
+		return c > 0
+	case cql.OpGe:
+		return c >= 0
+	}
+	return false
+}
+
+// matches reports whether a row (values in t.cols order) satisfies the relation.
+func (rr *resolvedRel) matches(vals [][]byte, token int64) bool {
+	if rr.token {
+		return opMatches(rr.op, cmpInt(token, rr.tok))
+	}
+	if len(rr.cols) > 1 {
+		tt := make([]*ctype, len(rr.cols))
+		rowT := make([][]byte, len(rr.cols))
+		for i, c := range rr.cols {
+			tt[i] = c.typ
+			rowT[i] = vals[c.idx]
+		}
+		cmpTuple := func(enc []byte) int {
+			fs, err := decodeFields(enc, len(tt))
+			if err != nil {
+				return 1
+			}
+			for i := range tt {
+				if c := compareValues(tt[i], rowT[i], fs[i]); c != 0 {
+					return c
+				}
+			}
+			return 0
+		}
+		if rr.op == cql.OpIn {
+			for _, v := range rr.vs {
+				if cmpTuple(v) == 0 {
+					return true
+				}
+			}
+			return false
+		}
+		return opMatches(rr.op, cmpTuple(rr.v))
+	}
+	c := rr.cols[0]
+	v := vals[c.idx]
+	switch rr.op {
+	case cql.OpIn:
+		for _, x := range rr.vs {
+			if v != nil && compareValues(c.typ, v, x) == 0 {
+				return true
+			}
+		}
+		return false
+	case cql.OpContains:
+		if v == nil {
+			return false
+		}
+		if c.typ.code == primitive.DataTypeCodeMap {
+			_, vs, _ := decodeMap(v)
+			for _, x := range vs {
+				if compareValues(c.typ.val, x, rr.v) == 0 {
+					return true
+				}
+			}
+			return false
+		}
+		es, _ := decodeElems(v)
+		for _, x := range es {
+			if compareValues(c.typ.elem, x, rr.v) == 0 {
+				return true
+			}
+		}
+		return false
+	case cql.OpContKey:
+		if v == nil {
+			return false
+		}
+		ks, _, _ := decodeMap(v)
+		for _, x := range ks {
+			if compareValues(c.typ.key, x, rr.v) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if v == nil {
+		return false
+	}
+	if rr.op == cql.OpEq && c.typ.code != primitive.DataTypeCodeDecimal && c.typ.code != primitive.DataTypeCodeVarint {
+		return bytes.Equal(v, rr.v) || compareValues(c.typ, v, rr.v) == 0
+	}
+	return opMatches(rr.op, compareValues(c.typ, v, rr.v))
+}
+
+// keyCombos returns the cartesian product of equality/IN values for cols, or ok=false when a
+// column has no such restriction.
+func keyCombos(cols []*column, rels []*resolvedRel) ([][][]byte, bool) {
+	combos := [][][]byte{{}}
+	for _, c := range cols {
+		var vals [][]byte
+		found := false
+		for _, r := range rels {
+			if len(r.cols) != 1 || r.cols[0] != c || r.token {
+				continue
+			}
+			switch r.op {
+			case cql.OpEq:
+				vals, found = [][]byte{r.v}, true
+			case cql.OpIn:
+				vals, found = r.vs, true
+			}
+		}
+		if !found {
+			return nil, false
+		}
+		vals = sortDedup(c.typ, append([][]byte(nil), vals...))
+		next := make([][][]byte, 0, len(combos)*len(vals))
+		for _, prefix := range combos {
+			for _, v := range vals {
+				k := append(append([][]byte(nil), prefix...), v)
+				next = append(next, k)
+			}
+		}
+		combos = next
+	}
+	return combos, true
+}
