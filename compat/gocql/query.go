@@ -377,6 +377,9 @@ func (q *Query) Iter() *Iter {
 	if isUseStatement(q.stmt) {
 		return &Iter{err: ErrUseStmt}
 	}
+	if q.released {
+		return &Iter{err: errors.New("gocql: query used after Release")}
+	}
 	if q.session == nil {
 		return &Iter{err: errors.New("gocql: query was not created by a session")}
 	}

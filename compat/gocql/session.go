@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -235,48 +236,44 @@ func tlsConfigOf(o *SslOptions) (*tls.Config, error) {
 // authAdapter drives a gocql Authenticator through the native core's conversation API.
 type authAdapter struct{ cfg *ClusterConfig }
 
-func (a authAdapter) NewConversation(class string) (native.AuthConversation, error) {
+// Start begins one connection's exchange: the gocql authenticator's first Challenge receives
+// the server's authenticator class, as in gocql.
+func (a authAdapter) Start(class string) (native.AuthExchange, []byte, error) {
 	auth := a.cfg.Authenticator
 	if a.cfg.AuthProvider != nil {
 		var err error
 		if auth, err = a.cfg.AuthProvider(nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if auth == nil {
-		return nil, fmt.Errorf("gocql: server requires authentication (%s) but no Authenticator is configured", class)
+		return nil, nil, fmt.Errorf("gocql: server requires authentication (%s) but no Authenticator is configured", class)
 	}
-	return &authConversation{auth: auth, class: class}, nil
+	x := &authExchange{auth: auth}
+	resp, err := x.Challenge([]byte(class))
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, resp, nil
 }
 
-type authConversation struct {
-	auth  Authenticator
-	class string
+// authExchange follows the authenticator gocql's Challenge hands back for the next round.
+type authExchange struct {
+	auth Authenticator
 }
 
-func (c *authConversation) InitialResponse() ([]byte, error) {
-	resp, next, err := c.auth.Challenge([]byte(c.class))
+func (x *authExchange) Challenge(token []byte) ([]byte, error) {
+	resp, next, err := x.auth.Challenge(token)
 	if err != nil {
 		return nil, err
 	}
 	if next != nil {
-		c.auth = next
+		x.auth = next
 	}
 	return resp, nil
 }
 
-func (c *authConversation) Challenge(token []byte) ([]byte, error) {
-	resp, next, err := c.auth.Challenge(token)
-	if err != nil {
-		return nil, err
-	}
-	if next != nil {
-		c.auth = next
-	}
-	return resp, nil
-}
-
-func (c *authConversation) Success(token []byte) error { return c.auth.Success(token) }
+func (x *authExchange) Success(token []byte) error { return x.auth.Success(token) }
 
 // hostInfoOf converts a native host description.
 func hostInfoOf(h native.Host, defaultPort int) *HostInfo {
@@ -707,16 +704,20 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 	out := make([]any, len(values))
 	for i, v := range values {
 		name := ""
+		arg := i
 		if nv, ok := v.(*namedValue); ok {
 			name, v = nv.name, nv.value
+			if arg = argByName(args, name); arg < 0 {
+				return nil, fmt.Errorf("gocql: named value %q matches no bind marker", name)
+			}
 		}
 		var enc any
 		if isUnset(v) {
 			enc = native.Unset
 		} else {
-			b, err := Marshal(args[i].TypeInfo, v)
+			b, err := Marshal(args[arg].TypeInfo, v)
 			if err != nil {
-				return nil, fmt.Errorf("gocql: marshalling value %d (%s %s): %w", i, args[i].Name, args[i].TypeInfo, err)
+				return nil, fmt.Errorf("gocql: marshalling value %d (%s %s): %w", i, args[arg].Name, args[arg].TypeInfo, err)
 			}
 			enc = rawValue(b)
 		}
@@ -726,6 +727,21 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 		out[i] = enc
 	}
 	return out, nil
+}
+
+// argByName finds the bind marker called name (exactly, else ignoring case); -1 when none.
+func argByName(args []ColumnInfo, name string) int {
+	for i, a := range args {
+		if a.Name == name {
+			return i
+		}
+	}
+	for i, a := range args {
+		if strings.EqualFold(a.Name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // rawValue is a value already encoded by gocql's Marshal; nil is NULL.
