@@ -126,7 +126,7 @@ func TestStartupDefaultsCQLVersion(t *testing.T) {
 }
 
 func TestCompressorsRoundTrip(t *testing.T) {
-	inputs := [][]byte{{}, []byte("x"), []byte(strings.Repeat("abc", 10000)), bytes.Repeat([]byte{0}, 1 << 16)}
+	inputs := [][]byte{{}, []byte("x"), []byte(strings.Repeat("abc", 10000)), bytes.Repeat([]byte{0}, 1<<16)}
 	random := make([]byte, 5000)
 	for i := range random {
 		random[i] = byte(i*7919 + i>>3)
