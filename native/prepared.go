@@ -1,21 +1,24 @@
 package native
 
+import "sync/atomic"
+
 // Prepared is a statement prepared on the cluster. It is immutable and safe for concurrent
 // use; Bind makes executable Statements from it. A session caches prepared statements by
 // keyspace and text, so preparing the same text twice costs one round trip, and
 // re-prepares them transparently when a node has forgotten them (UNPREPARED).
 type Prepared struct {
-	id               []byte
+	id               atomic.Pointer[[]byte] // replaced if a re-prepare returns another id
 	resultMetadataID []byte
 	cql              string
 	keyspace         string
+	routingKeyspace  string // keyspace of the bound table, for token routing
 	params           []Column
 	pkIndexes        []int
 	columns          []Column
 }
 
 // ID returns the server's id of the statement. Do not modify the slice.
-func (p *Prepared) ID() []byte { return p.id }
+func (p *Prepared) ID() []byte { return *p.id.Load() }
 
 // CQL returns the statement's text.
 func (p *Prepared) CQL() string { return p.cql }

@@ -64,8 +64,7 @@ type Result struct {
 	change      *SchemaChange
 	keyspace    string
 	host        string
-	stmt        Statement // statement that produced this page (zero for batches)
-	batch       bool
+	next        *Statement // statement that fetches the next page; nil on the last page
 	sess        *Session
 }
 
@@ -145,7 +144,14 @@ func (r *Result) HasMorePages() bool { return len(r.pagingState) > 0 }
 // returns it as a new Result; r is unchanged. It returns ErrNoMorePages when r is the last
 // page.
 func (r *Result) NextPage(ctx context.Context) (*Result, error) {
-	return r.NextPageAsync(ctx).Result()
+	if !r.HasMorePages() {
+		return nil, ErrNoMorePages
+	}
+	if r.sess == nil || r.next == nil {
+		return nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages)
+	}
+	next := *r.next
+	return r.sess.run(ctx, &next, nil)
 }
 
 // NextPageAsync starts fetching the page after r and returns at once.
@@ -153,10 +159,10 @@ func (r *Result) NextPageAsync(ctx context.Context) *Pending {
 	if !r.HasMorePages() {
 		return donePending(nil, ErrNoMorePages)
 	}
-	if r.sess == nil || r.batch {
+	if r.sess == nil || r.next == nil {
 		return donePending(nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages))
 	}
-	return r.sess.ExecuteAsync(ctx, r.stmt.WithPagingState(r.pagingState))
+	return r.sess.ExecuteAsync(ctx, *r.next)
 }
 
 // Warnings returns the warnings the server attached to the response. Do not modify the
@@ -177,10 +183,6 @@ func (r *Result) Keyspace() string { return r.keyspace }
 
 // Host returns the address (host:port) of the coordinator that answered.
 func (r *Result) Host() string { return r.host }
-
-// Statement returns the statement that produced this page, with the paging state it was run
-// with; the zero Statement for a batch.
-func (r *Result) Statement() Statement { return r.stmt }
 
 // Applied reports whether a conditional statement (INSERT ... IF NOT EXISTS, UPDATE ... IF,
 // a batch with conditions) was applied: the value of the boolean [applied] column of the

@@ -71,3 +71,34 @@ func (r Row) Scan(dest ...any) error {
 	}
 	return nil
 }
+
+func errColumnIndex(i, n int) error {
+	return fmt.Errorf("column index %d out of range for %d columns", i, n)
+}
+
+// Values decodes every column into its natural Go type (see package cqltype: int32 for
+// int, string for text, []any-free typed slices and maps for collections, ...); NULL is
+// nil.
+func (r Row) Values() ([]any, error) {
+	cols := r.Columns()
+	out := make([]any, len(cols))
+	for i, c := range cols {
+		if err := decodeCell(c.Type, r.Raw(i), &out[i]); err != nil {
+			return nil, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: err}
+		}
+	}
+	return out, nil
+}
+
+// Map decodes the row into a map from column name to natural Go value (see Values).
+func (r Row) Map() (map[string]any, error) {
+	vals, err := r.Values()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]any, len(vals))
+	for i, c := range r.Columns() {
+		m[c.Name] = vals[i]
+	}
+	return m, nil
+}

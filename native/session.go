@@ -2,9 +2,18 @@ package native
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+	"github.com/cqlbridge/cqlbridge/native/internal/topology"
+	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
 // Session is a connection to a cluster: a control connection that tracks the topology, a
@@ -12,23 +21,225 @@ import (
 // is safe for concurrent use by any number of goroutines; create one per cluster and share
 // it.
 type Session struct {
-	cfg    Config
-	closed atomic.Bool
+	cfg      Config
+	ctx      context.Context // cancelled by Close; bounds background work
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup // background goroutines
+	closed   atomic.Bool
+	keyspace atomic.Pointer[string]
+
+	state atomic.Pointer[clusterState]
+	rr    atomic.Uint64 // round-robin counter
+
+	mu    sync.Mutex
+	pools map[string]*hostPool // by address, across snapshots
+
+	control *control
+
+	prepMu   sync.Mutex
+	prepared map[prepKey]*prepEntry
+}
+
+// clusterState is an immutable view: the topology snapshot and the pool of each node.
+type clusterState struct {
+	snap   *topology.Snapshot
+	pools  []*hostPool // pools[i] serves snap.Nodes[i]
+	remote []bool      // nodes outside Config.LocalDC; nil when LocalDC is unset
+}
+
+// withDefaults fills in the zero fields of cfg and checks the others.
+func (cfg Config) withDefaults() (Config, error) {
+	if len(cfg.Hosts) == 0 {
+		return cfg, errors.New("native: Config.Hosts is empty: give at least one contact point")
+	}
+	hosts := make([]string, 0, len(cfg.Hosts))
+	for _, h := range cfg.Hosts {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(strings.Trim(h, "[]"), DefaultPort)
+		}
+		hosts = append(hosts, h)
+	}
+	if len(hosts) == 0 {
+		return cfg, errors.New("native: Config.Hosts has no usable contact point")
+	}
+	cfg.Hosts = hosts
+	if cfg.Consistency == 0 {
+		cfg.Consistency = DefaultConsistency
+	}
+	if !cfg.Consistency.valid() {
+		return cfg, fmt.Errorf("native: Config.Consistency %s is not a consistency level", cfg.Consistency)
+	}
+	if cfg.SerialConsistency != 0 && !cfg.SerialConsistency.IsSerial() {
+		return cfg, fmt.Errorf("native: Config.SerialConsistency must be SERIAL or LOCAL_SERIAL, not %s", cfg.SerialConsistency)
+	}
+	switch {
+	case cfg.PageSize == 0:
+		cfg.PageSize = DefaultPageSize
+	case cfg.PageSize < 0:
+		cfg.PageSize = -1
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.ConnsPerHost <= 0 {
+		cfg.ConnsPerHost = DefaultConnsPerHost
+	}
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	switch cfg.Compression {
+	case "", "lz4", "snappy":
+	default:
+		return cfg, fmt.Errorf("native: Config.Compression %q is not \"\", \"lz4\" or \"snappy\"", cfg.Compression)
+	}
+	switch cfg.ProtocolVersion {
+	case 0, 4:
+		cfg.ProtocolVersion = 4
+	default:
+		return cfg, fmt.Errorf("native: Config.ProtocolVersion %d: only version 4 is supported", cfg.ProtocolVersion)
+	}
+	if cfg.Routing != TokenAware && cfg.Routing != RoundRobin {
+		return cfg, fmt.Errorf("native: Config.Routing %d is not TokenAware or RoundRobin", cfg.Routing)
+	}
+	return cfg, nil
 }
 
 // Connect connects to the cluster described by cfg: it dials the contact points until one
 // answers, reads the topology from it, and opens the connection pools. It returns an error
-// when no contact point can be reached (a *NoHostAvailableError with each one's cause) or
-// cfg is invalid.
+// when cfg is invalid or no contact point can be reached (a *NoHostAvailableError with
+// each one's cause).
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
-	return nil, fmt.Errorf("native: Connect: %w", ErrNotImplemented)
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	ks := cfg.Keyspace
+	s.keyspace.Store(&ks)
+	s.control = &control{s: s, refresh: make(chan struct{}, 1)}
+	if err := s.control.connect(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	// Open at least one pool before returning, so that the first request need not wait.
+	st := s.state.Load()
+	var nh NoHostAvailableError
+	for _, p := range st.pools {
+		err := p.fill(ctx)
+		if err == nil {
+			break
+		}
+		nh.Errors = append(nh.Errors, HostError{Host: p.addr, Err: err})
+	}
+	if len(nh.Errors) == len(st.pools) {
+		s.Close()
+		return nil, &nh
+	}
+	for _, p := range st.pools {
+		p.startRefill()
+	}
+	s.wg.Add(1)
+	go s.control.run()
+	return s, nil
 }
 
-// Close closes every connection. Requests in flight fail with ErrSessionClosed; later calls
-// fail with ErrSessionClosed. Close waits for the session's goroutines to exit and is
+// dial opens one connection to addr with the session's settings.
+func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
+	return conn.Dial(ctx, addr, s.connConfig(nil))
+}
+
+func (s *Session) connConfig(onEvent func(proto.Event)) conn.Config {
+	hb := s.cfg.HeartbeatInterval
+	cc := conn.Config{
+		Compression:       s.cfg.Compression,
+		Authenticator:     s.cfg.Authenticator,
+		TLS:               s.cfg.TLS,
+		Keyspace:          *s.keyspace.Load(),
+		HeartbeatInterval: hb,
+		DialTimeout:       s.cfg.ConnectTimeout,
+		StartupOptions:    map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
+	}
+	if onEvent != nil {
+		cc.OnEvent = onEvent
+	}
+	return cc
+}
+
+// poolFor returns the pool of addr, creating it.
+func (s *Session) poolFor(addr string) *hostPool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pools[addr]
+	if p == nil {
+		p = newHostPool(s, addr)
+		if s.closed.Load() {
+			p.closed = true
+		}
+		s.pools[addr] = p
+	}
+	return p
+}
+
+// installSnapshot swaps in a new topology, creating pools for new nodes and closing the
+// pools of nodes that left.
+func (s *Session) installSnapshot(snap *topology.Snapshot) {
+	st := &clusterState{snap: snap, pools: make([]*hostPool, len(snap.Nodes))}
+	keep := make(map[string]bool, len(snap.Nodes))
+	for i, n := range snap.Nodes {
+		st.pools[i] = s.poolFor(n.Addr)
+		keep[n.Addr] = true
+	}
+	if s.cfg.LocalDC != "" {
+		st.remote = make([]bool, len(snap.Nodes))
+		for i, n := range snap.Nodes {
+			st.remote[i] = n.DataCenter != s.cfg.LocalDC
+		}
+	}
+	s.state.Store(st)
+	var gone []*hostPool
+	s.mu.Lock()
+	for addr, p := range s.pools {
+		if !keep[addr] {
+			gone = append(gone, p)
+			delete(s.pools, addr)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range gone {
+		p.close()
+	}
+}
+
+// Close closes every connection. Requests in flight fail with an error; later calls fail
+// with ErrSessionClosed. Close waits for the session's goroutines to exit and is
 // idempotent.
 func (s *Session) Close() error {
-	s.closed.Store(true)
+	if s.closed.Swap(true) {
+		s.wg.Wait()
+		return nil
+	}
+	s.cancel()
+	if s.control != nil {
+		s.control.close()
+	}
+	s.mu.Lock()
+	pools := make([]*hostPool, 0, len(s.pools))
+	for _, p := range s.pools {
+		pools = append(pools, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pools {
+		p.close()
+	}
+	s.wg.Wait()
 	return nil
 }
 
@@ -39,31 +250,29 @@ func (s *Session) Closed() bool { return s.closed.Load() }
 // use Result.NextPage, Result.All or Session.Iter for the others. A USE statement changes
 // the session keyspace on every connection.
 func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) {
-	return s.ExecuteAsync(ctx, stmt).Result()
+	return s.run(ctx, &stmt, nil)
 }
 
 // ExecuteAsync starts running stmt and returns at once; the Pending completes with the
 // result. Binding errors (wrong number or type of values) complete it immediately, before
 // anything is sent. Cancelling ctx abandons the request.
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
-	return donePending(nil, fmt.Errorf("native: Execute: %w", ErrNotImplemented))
+	p := newPending()
+	go func() { p.complete(s.run(ctx, &stmt, nil)) }()
+	return p
 }
 
 // ExecuteBatch runs a batch and waits for its result (void, or the [applied] rows of a
 // conditional batch).
 func (s *Session) ExecuteBatch(ctx context.Context, b Batch) (*Result, error) {
-	return s.ExecuteBatchAsync(ctx, b).Result()
+	return s.runBatch(ctx, &b)
 }
 
 // ExecuteBatchAsync starts running a batch and returns at once.
 func (s *Session) ExecuteBatchAsync(ctx context.Context, b Batch) *Pending {
-	return donePending(nil, fmt.Errorf("native: ExecuteBatch: %w", ErrNotImplemented))
-}
-
-// Prepare prepares cql in the session keyspace, or returns the cached prepared statement
-// when the same text was prepared before in the same keyspace.
-func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
-	return nil, fmt.Errorf("native: Prepare: %w", ErrNotImplemented)
+	p := newPending()
+	go func() { p.complete(s.runBatch(ctx, &b)) }()
+	return p
 }
 
 // Iter runs stmt and iterates over all its rows, fetching the following pages as needed. An
@@ -84,10 +293,72 @@ func (s *Session) Iter(ctx context.Context, stmt Statement) iter.Seq2[Row, error
 }
 
 // Hosts returns the nodes of the cluster as last seen by the control connection.
-func (s *Session) Hosts() []Host { return nil }
+func (s *Session) Hosts() []Host {
+	st := s.state.Load()
+	if st == nil {
+		return nil
+	}
+	out := make([]Host, len(st.snap.Nodes))
+	for i, n := range st.snap.Nodes {
+		out[i] = Host{
+			Addr: n.Addr, RPCAddress: n.RPCAddress, HostID: n.HostID, DataCenter: n.DataCenter,
+			Rack: n.Rack, ReleaseVersion: n.ReleaseVersion, Partitioner: n.Partitioner,
+			Tokens: n.Tokens, Up: st.pools[i].up(),
+		}
+	}
+	return out
+}
 
 // Keyspace returns the session keyspace (Config.Keyspace, or the last USE).
-func (s *Session) Keyspace() string { return s.cfg.Keyspace }
+func (s *Session) Keyspace() string { return *s.keyspace.Load() }
 
 // ProtocolVersion returns the native protocol version in use.
-func (s *Session) ProtocolVersion() int { return 4 }
+func (s *Session) ProtocolVersion() int { return s.cfg.ProtocolVersion }
+
+// useKeyspace records ks as the session keyspace and sends USE on every open connection
+// except the one that already ran it.
+func (s *Session) useKeyspace(ctx context.Context, ks string, done *conn.Conn) error {
+	s.keyspace.Store(&ks)
+	st := s.state.Load()
+	if st == nil {
+		return nil
+	}
+	use := "USE " + quoteIdent(ks)
+	var errs []error
+	for _, p := range st.pools {
+		for _, c := range p.all() {
+			if c == done || c.Err() != nil {
+				continue
+			}
+			if _, err := s.runOn(ctx, c, use); err != nil {
+				errs = append(errs, fmt.Errorf("USE on %s: %w", c.Addr(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// quoteIdent quotes a CQL identifier when it is not a plain lower-case one.
+func quoteIdent(id string) string {
+	plain := id != ""
+	for i, r := range id {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return id
+	}
+	return `"` + strings.ReplaceAll(id, `"`, `""`) + `"`
+}
+
+// portOf returns the port of a host:port address, or 9042.
+func portOf(addr string) int {
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		if n, err := strconv.Atoi(p); err == nil {
+			return n
+		}
+	}
+	return 9042
+}

@@ -20,6 +20,7 @@ type Statement struct {
 	cql      string
 	prepared *Prepared
 	values   []any
+	encoded  *encodedValues // values already encoded (the next page of a Result); overrides values
 	opts     options
 }
 
@@ -84,6 +85,7 @@ func (s Statement) Values() []any { return s.values }
 // WithValues returns a copy of s bound to values instead of its current ones.
 func (s Statement) WithValues(values ...any) Statement {
 	s.values = values
+	s.encoded = nil
 	return s
 }
 

@@ -1,0 +1,130 @@
+package native_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// benchSessions opens a native session and a gocql v1.7.0 session on the same keyspace of
+// the same server, with a table kv (k int PRIMARY KEY, v text) holding row 1.
+func benchSessions(b *testing.B) (*native.Session, *gocql.Session) {
+	b.Helper()
+	ks, hosts := cqltest.Keyspace(b)
+	cqltest.Exec(b, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	cqltest.Exec(b, hosts[0], "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'hello world')")
+	ns, err := native.Connect(context.Background(), native.Config{Hosts: hosts, Keyspace: ks, Consistency: native.One})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ns.Close() })
+	cluster := gocql.NewCluster(hosts...)
+	cluster.Keyspace = ks
+	cluster.Consistency = gocql.One
+	gs, err := cluster.CreateSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(gs.Close)
+	return ns, gs
+}
+
+const (
+	benchSelect = "SELECT k, v FROM kv WHERE k = ?"
+	benchInsert = "INSERT INTO kv (k, v) VALUES (?, ?)"
+)
+
+// BenchmarkReadPrepared reads one row (an int and a text column) with a prepared statement
+// and scans both columns into Go values.
+func BenchmarkReadPrepared(b *testing.B) {
+	ns, gs := benchSessions(b)
+	ctx := context.Background()
+	b.Run("native", func(b *testing.B) {
+		sel, err := ns.Prepare(ctx, benchSelect)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			res, err := ns.Execute(ctx, sel.Bind(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			row, ok := res.First()
+			if !ok {
+				b.Fatal("no row")
+			}
+			k, err := native.Get[int](row, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			v, err := native.Get[string](row, 1)
+			if err != nil || k != 1 || v != "hello world" {
+				b.Fatal(k, v, err)
+			}
+		}
+	})
+	b.Run("native-scan", func(b *testing.B) {
+		sel, err := ns.Prepare(ctx, benchSelect)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			res, err := ns.Execute(ctx, sel.Bind(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			row, _ := res.First()
+			var k int
+			var v string
+			if err := row.Scan(&k, &v); err != nil || k != 1 {
+				b.Fatal(k, v, err)
+			}
+		}
+	})
+	b.Run("gocql", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var k int
+			var v string
+			if err := gs.Query(benchSelect, 1).Scan(&k, &v); err != nil || k != 1 {
+				b.Fatal(k, v, err)
+			}
+		}
+	})
+}
+
+// BenchmarkInsertPrepared inserts one row (an int and a text column) with a prepared
+// statement.
+func BenchmarkInsertPrepared(b *testing.B) {
+	ns, gs := benchSessions(b)
+	ctx := context.Background()
+	b.Run("native", func(b *testing.B) {
+		ins, err := ns.Prepare(ctx, benchInsert)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			if _, err := ns.Execute(ctx, ins.Bind(i, "a value")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gocql", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			if err := gs.Query(benchInsert, i, "a value").Exec(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

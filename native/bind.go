@@ -1,0 +1,275 @@
+package native
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
+)
+
+// encodedValues holds a statement's bound values encoded as protocol [value]s (each preceded
+// by its [string] name when named), ready to be copied into a frame. It implements
+// proto.ValueWriter.
+type encodedValues struct {
+	buf   []byte
+	offs  []int32 // start of each [value] in buf (after the name when named)
+	n     int
+	named bool
+}
+
+func (e *encodedValues) reset() {
+	e.buf, e.offs, e.n, e.named = e.buf[:0], e.offs[:0], 0, false
+}
+
+// WriteValues appends the encoded values to a frame being built.
+func (e *encodedValues) WriteValues(dst []byte) ([]byte, int, error) {
+	return append(dst, e.buf...), e.n, nil
+}
+
+// body returns the body of value i, nil for NULL, and false for unset.
+func (e *encodedValues) body(i int) ([]byte, bool) {
+	off := int(e.offs[i])
+	l := int32(binary.BigEndian.Uint32(e.buf[off:]))
+	switch {
+	case l == -2:
+		return nil, false
+	case l < 0:
+		return nil, true
+	}
+	return e.buf[off+4 : off+4+int(l)], true
+}
+
+// clone returns a copy that does not share memory with e.
+func (e *encodedValues) clone() *encodedValues {
+	return &encodedValues{buf: append([]byte(nil), e.buf...), offs: append([]int32(nil), e.offs...), n: e.n, named: e.named}
+}
+
+// bindPrepared encodes values for the bind markers of p into ev.
+func bindPrepared(p *Prepared, values []any, ev *encodedValues) error {
+	named, err := allNamed(p.cql, values)
+	if err != nil {
+		return err
+	}
+	if named {
+		return bindPreparedNamed(p, values, ev)
+	}
+	if len(values) != len(p.params) {
+		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d values for %d bind markers", ErrArgCount, len(values), len(p.params))}
+	}
+	for i, v := range values {
+		if err := ev.append(p.params[i].Type, v); err != nil {
+			return &BindError{Statement: p.cql, Index: i, Name: p.params[i].Name, Type: p.params[i].Type, Err: err}
+		}
+	}
+	return nil
+}
+
+// bindPreparedNamed orders named values by the bind markers' names.
+func bindPreparedNamed(p *Prepared, values []any, ev *encodedValues) error {
+	if len(values) != len(p.params) {
+		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d named values for %d bind markers", ErrArgCount, len(values), len(p.params))}
+	}
+	for i, prm := range p.params {
+		j := findNamed(values, prm.Name)
+		if j < 0 {
+			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New("no value given for this bind marker")}
+		}
+		if err := ev.append(prm.Type, values[j].(NamedValue).Value); err != nil {
+			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: err}
+		}
+	}
+	return nil
+}
+
+func findNamed(values []any, name string) int {
+	for j, v := range values {
+		if v.(NamedValue).Name == name {
+			return j
+		}
+	}
+	for j, v := range values {
+		if strings.EqualFold(v.(NamedValue).Name, name) {
+			return j
+		}
+	}
+	return -1
+}
+
+// allNamed reports whether the values are all NamedValue; mixing is an error.
+func allNamed(cql string, values []any) (bool, error) {
+	n := 0
+	for _, v := range values {
+		if _, ok := v.(NamedValue); ok {
+			n++
+		}
+	}
+	if n != 0 && n != len(values) {
+		return false, &BindError{Statement: cql, Index: -1, Err: fmt.Errorf("%d of %d values are named: use all named or all positional values", n, len(values))}
+	}
+	return n > 0 && n == len(values), nil
+}
+
+// bindSimple encodes the values of a simple statement, inferring each CQL type from the Go
+// type (see inferType).
+func bindSimple(cql string, values []any, ev *encodedValues) error {
+	named, err := allNamed(cql, values)
+	if err != nil {
+		return err
+	}
+	ev.named = named
+	for i, v := range values {
+		name := ""
+		if named {
+			nv := v.(NamedValue)
+			name, v = nv.Name, nv.Value
+			ev.buf = binary.BigEndian.AppendUint16(ev.buf, uint16(len(name)))
+			ev.buf = append(ev.buf, name...)
+		}
+		t, err := inferType(v)
+		if err != nil {
+			return &BindError{Statement: cql, Index: i, Name: name, Err: err}
+		}
+		if err := ev.append(t, v); err != nil {
+			return &BindError{Statement: cql, Index: i, Name: name, Type: t, Err: err}
+		}
+	}
+	return nil
+}
+
+// append encodes one value.
+func (e *encodedValues) append(t *cqltype.Type, v any) error {
+	e.offs = append(e.offs, int32(len(e.buf)))
+	out, err := cqltype.Append(e.buf, t, v)
+	if err != nil {
+		e.offs = e.offs[:len(e.offs)-1]
+		return err
+	}
+	e.buf = out
+	e.n++
+	return nil
+}
+
+// token computes the partition token from the values bound to the partition key markers;
+// ok is false when a key value is missing, NULL or unset.
+func (e *encodedValues) token(pk []int, scratch *[]byte) (int64, bool) {
+	if len(pk) == 0 || e.named {
+		return 0, false
+	}
+	if len(pk) == 1 {
+		if pk[0] >= e.n {
+			return 0, false
+		}
+		b, ok := e.body(pk[0])
+		if !ok || b == nil {
+			return 0, false
+		}
+		return ring.Token(b), true
+	}
+	rk := (*scratch)[:0]
+	for _, i := range pk {
+		if i >= e.n {
+			return 0, false
+		}
+		b, ok := e.body(i)
+		if !ok || b == nil || len(b) > 0xFFFF {
+			return 0, false
+		}
+		rk = binary.BigEndian.AppendUint16(rk, uint16(len(b)))
+		rk = append(rk, b...)
+		rk = append(rk, 0)
+	}
+	*scratch = rk
+	return ring.Token(rk), true
+}
+
+// Types inferred for the values of simple statements. They are never modified.
+var (
+	typeBigint    = cqltype.New(cqltype.KindBigint)
+	typeInt       = cqltype.New(cqltype.KindInt)
+	typeSmallint  = cqltype.New(cqltype.KindSmallint)
+	typeTinyint   = cqltype.New(cqltype.KindTinyint)
+	typeText      = cqltype.New(cqltype.KindVarchar)
+	typeBlob      = cqltype.New(cqltype.KindBlob)
+	typeBoolean   = cqltype.New(cqltype.KindBoolean)
+	typeFloat     = cqltype.New(cqltype.KindFloat)
+	typeDouble    = cqltype.New(cqltype.KindDouble)
+	typeTimestamp = cqltype.New(cqltype.KindTimestamp)
+	typeUUID      = cqltype.New(cqltype.KindUUID)
+	typeInet      = cqltype.New(cqltype.KindInet)
+	typeVarint    = cqltype.New(cqltype.KindVarint)
+	typeDecimal   = cqltype.New(cqltype.KindDecimal)
+	typeDate      = cqltype.New(cqltype.KindDate)
+	typeDuration  = cqltype.New(cqltype.KindDuration)
+)
+
+// errCannotInfer is wrapped when a simple statement's value has a Go type with no obvious
+// CQL type.
+var errCannotInfer = errors.New("cannot infer the CQL type of this Go type for a simple statement; prepare the statement so the server gives the types")
+
+// inferType picks the CQL type a simple statement's value is sent as: int, int64 and uint32
+// as bigint, int32 as int, int16 as smallint, int8 as tinyint, string as text, []byte as
+// blob, bool, float32 as float, float64 as double, time.Time as timestamp, cqltype.UUID as
+// uuid, netip.Addr and net.IP as inet, *big.Int as varint, cqltype.Decimal as decimal,
+// cqltype.Date as date, cqltype.Duration as duration, and slices and maps of those as
+// list<...> and map<...>. nil and Unset need no type.
+func inferType(v any) (*cqltype.Type, error) {
+	switch v.(type) {
+	case nil, cqltype.UnsetValue:
+		return typeBlob, nil
+	case int, int64, uint32:
+		return typeBigint, nil
+	case int32:
+		return typeInt, nil
+	case int16:
+		return typeSmallint, nil
+	case int8:
+		return typeTinyint, nil
+	case string:
+		return typeText, nil
+	case []byte:
+		return typeBlob, nil
+	case bool:
+		return typeBoolean, nil
+	case float32:
+		return typeFloat, nil
+	case float64:
+		return typeDouble, nil
+	case time.Time:
+		return typeTimestamp, nil
+	case cqltype.UUID:
+		return typeUUID, nil
+	case netip.Addr, net.IP:
+		return typeInet, nil
+	case *big.Int:
+		return typeVarint, nil
+	case cqltype.Decimal:
+		return typeDecimal, nil
+	case cqltype.Date:
+		return typeDate, nil
+	case cqltype.Duration:
+		return typeDuration, nil
+	case []string:
+		return cqltype.NewList(typeText), nil
+	case []int:
+		return cqltype.NewList(typeBigint), nil
+	case []int64:
+		return cqltype.NewList(typeBigint), nil
+	case []int32:
+		return cqltype.NewList(typeInt), nil
+	case []float64:
+		return cqltype.NewList(typeDouble), nil
+	case map[string]string:
+		return cqltype.NewMap(typeText, typeText), nil
+	case map[string]int:
+		return cqltype.NewMap(typeText, typeBigint), nil
+	default:
+		return nil, fmt.Errorf("%T: %w", v, errCannotInfer)
+	}
+}

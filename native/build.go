@@ -1,0 +1,79 @@
+package native
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// smallResult holds a Result and, in the same allocation, the row data of a small page, so
+// that a single-row read costs one allocation for the Result and its rows.
+type smallResult struct {
+	Result
+	buf [128]byte
+}
+
+// newResult returns a Result whose data has room for n bytes.
+func newResult(n int) *Result {
+	if n <= len(smallResult{}.buf) {
+		sr := new(smallResult)
+		sr.Result.data = sr.buf[:n:n]
+		return &sr.Result
+	}
+	return &Result{data: make([]byte, n)}
+}
+
+// buildResult converts a response into a Result that owns all its memory (the response is
+// released by the caller).
+func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) (*Result, error) {
+	var r *Result
+	switch m := resp.Msg.(type) {
+	case *proto.RowsResult:
+		r = newResult(len(m.RowData))
+		copy(r.data, m.RowData)
+		r.kind = ResultRows
+		r.rowCount = m.RowCount
+		switch {
+		case m.Metadata.Columns != nil:
+			r.columns = columnsOf(m.Metadata.Columns)
+		case info.prepared != nil:
+			r.columns = info.prepared.columns
+		}
+		if len(r.columns) != m.Metadata.ColumnCount {
+			return nil, fmt.Errorf("native: %s: the server sent %d columns, the statement's metadata has %d", host, m.Metadata.ColumnCount, len(r.columns))
+		}
+		if err := r.indexRows(); err != nil {
+			return nil, fmt.Errorf("%w (from %s)", err, host)
+		}
+		if m.Metadata.HasMorePages() && info.stmt != nil {
+			r.pagingState = bytes.Clone(m.Metadata.PagingState)
+			st := info.stmt
+			r.next = &Statement{cql: st.cql, prepared: st.prepared, encoded: info.values.clone(), opts: st.opts}
+			r.next.opts.pagingState = r.pagingState
+		}
+	case *proto.VoidResult:
+		r = &Result{kind: ResultVoid}
+	case *proto.SetKeyspaceResult:
+		r = &Result{kind: ResultSetKeyspace, keyspace: m.Keyspace}
+	case *proto.SchemaChangeResult:
+		sc := m.SchemaChange
+		r = &Result{kind: ResultSchemaChange, change: &SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes}}
+	default:
+		return nil, fmt.Errorf("native: %s answered %q with an unexpected %s message", host, abbreviate(info.what), resp.Header.Opcode)
+	}
+	r.host = host
+	r.sess = s
+	r.warnings = resp.Warnings
+	if resp.HasTracingID {
+		r.traceID, r.traced = resp.TracingID, true
+	}
+	if resp.CustomPayload != nil {
+		r.payload = make(map[string][]byte, len(resp.CustomPayload))
+		for k, v := range maps.All(resp.CustomPayload) {
+			r.payload[k] = bytes.Clone(v)
+		}
+	}
+	return r, nil
+}

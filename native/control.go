@@ -1,0 +1,312 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
+	"github.com/cqlbridge/cqlbridge/native/internal/topology"
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// control is the control connection: one connection, registered for topology, status and
+// schema events, from which the session reads system.local, system.peers(_v2) and
+// system_schema.keyspaces into topology snapshots.
+type control struct {
+	s       *Session
+	mu      sync.Mutex
+	c       *conn.Conn
+	refresh chan struct{} // buffered 1: a refresh is wanted
+}
+
+// connect dials the contact points in order until one answers and reads the topology.
+func (ctl *control) connect(ctx context.Context) error {
+	var nh NoHostAvailableError
+	for _, addr := range ctl.s.cfg.Hosts {
+		if err := ctl.connectTo(ctx, addr); err != nil {
+			nh.Errors = append(nh.Errors, HostError{Host: addr, Err: err})
+			continue
+		}
+		return nil
+	}
+	return &nh
+}
+
+// connectTo opens the control connection to addr, registers for events and refreshes.
+func (ctl *control) connectTo(ctx context.Context, addr string) error {
+	cctx, cancel := context.WithTimeout(ctx, ctl.s.cfg.ConnectTimeout)
+	defer cancel()
+	cfg := ctl.s.connConfig(ctl.onEvent)
+	cfg.Keyspace = "" // the control connection only reads system tables
+	c, err := conn.Dial(cctx, addr, cfg)
+	if err != nil {
+		return err
+	}
+	if err := c.Register(cctx, proto.EventTopologyChange, proto.EventStatusChange, proto.EventSchemaChange); err != nil {
+		c.Close()
+		return err
+	}
+	if err := ctl.refreshOn(cctx, c); err != nil {
+		c.Close()
+		return err
+	}
+	ctl.mu.Lock()
+	old := ctl.c
+	ctl.c = c
+	ctl.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (ctl *control) onEvent(proto.Event) {
+	select {
+	case ctl.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// run refreshes the topology on events and reconnects the control connection when it
+// breaks, until the session closes.
+func (ctl *control) run() {
+	defer ctl.s.wg.Done()
+	backoff := 100 * time.Millisecond
+	for {
+		ctl.mu.Lock()
+		c := ctl.c
+		ctl.mu.Unlock()
+		var broken <-chan struct{}
+		if c != nil {
+			broken = c.Done()
+		} else {
+			closed := make(chan struct{})
+			close(closed)
+			broken = closed
+		}
+		select {
+		case <-ctl.s.ctx.Done():
+			return
+		case <-ctl.refresh:
+			// Let a burst of events settle into one refresh.
+			if !sleepCtx(ctl.s.ctx, 200*time.Millisecond) {
+				return
+			}
+			select {
+			case <-ctl.refresh:
+			default:
+			}
+			ctx, cancel := context.WithTimeout(ctl.s.ctx, ctl.s.cfg.ConnectTimeout)
+			_ = ctl.refreshOn(ctx, c)
+			cancel()
+		case <-broken:
+			if err := ctl.reconnect(); err != nil {
+				if !sleepCtx(ctl.s.ctx, backoff) {
+					return
+				}
+				backoff = min(backoff*2, 10*time.Second)
+				continue
+			}
+			backoff = 100 * time.Millisecond
+		}
+	}
+}
+
+// reconnect opens the control connection to any known node, then to the contact points.
+func (ctl *control) reconnect() error {
+	var addrs []string
+	if st := ctl.s.state.Load(); st != nil {
+		for _, n := range st.snap.Nodes {
+			addrs = append(addrs, n.Addr)
+		}
+	}
+	addrs = append(addrs, ctl.s.cfg.Hosts...)
+	var errs []error
+	for _, a := range addrs {
+		if ctl.s.ctx.Err() != nil {
+			return ctl.s.ctx.Err()
+		}
+		err := ctl.connectTo(ctl.s.ctx, a)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (ctl *control) close() {
+	ctl.mu.Lock()
+	c := ctl.c
+	ctl.c = nil
+	ctl.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// refreshOn reads the topology over c and installs it.
+func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
+	if c == nil {
+		return errors.New("native: no control connection")
+	}
+	s := ctl.s
+	local, err := s.runOn(ctx, c, "SELECT * FROM system.local WHERE key = 'local'")
+	if err != nil {
+		return fmt.Errorf("native: reading system.local from %s: %w", c.Addr(), err)
+	}
+	row, ok := local.First()
+	if !ok {
+		return fmt.Errorf("native: system.local on %s is empty", c.Addr())
+	}
+	self := nodeFromRow(row)
+	self.Addr = c.Addr()
+	nodes := []topology.Node{self}
+
+	if s.cfg.DisablePeerDiscovery {
+		for _, h := range s.cfg.Hosts {
+			if h != self.Addr {
+				nodes = append(nodes, topology.Node{Addr: h})
+			}
+		}
+	} else {
+		peers, err := s.runOn(ctx, c, "SELECT * FROM system.peers_v2")
+		v2 := err == nil
+		if !v2 {
+			var inv *InvalidError
+			if !errors.As(err, &inv) {
+				return fmt.Errorf("native: reading system.peers_v2 from %s: %w", c.Addr(), err)
+			}
+			if peers, err = s.runOn(ctx, c, "SELECT * FROM system.peers"); err != nil {
+				return fmt.Errorf("native: reading system.peers from %s: %w", c.Addr(), err)
+			}
+		}
+		for _, row := range peers.Rows() {
+			n := nodeFromRow(row)
+			var rpc, peer netip.Addr
+			port := portOf(c.Addr())
+			if v2 {
+				rpc = cellAddr(row, "native_address")
+				if p := cellInt(row, "native_port"); p > 0 {
+					port = p
+				}
+			} else {
+				rpc = cellAddr(row, "rpc_address")
+			}
+			peer = cellAddr(row, "peer")
+			addr, err := topology.PeerAddress(rpc, peer)
+			if err != nil {
+				continue // a peer row being written: skip it
+			}
+			n.RPCAddress = addr
+			n.Addr = topology.DialAddr(addr, port, s.cfg.AddressTranslator)
+			nodes = append(nodes, n)
+		}
+	}
+	if s.cfg.HostFilter != nil {
+		kept := nodes[:0]
+		for _, n := range nodes {
+			if s.cfg.HostFilter(Host{Addr: n.Addr, RPCAddress: n.RPCAddress, HostID: n.HostID, DataCenter: n.DataCenter, Rack: n.Rack, ReleaseVersion: n.ReleaseVersion, Partitioner: n.Partitioner, Tokens: n.Tokens}) {
+				kept = append(kept, n)
+			}
+		}
+		nodes = kept
+		if len(nodes) == 0 {
+			return errors.New("native: Config.HostFilter rejected every node")
+		}
+	}
+
+	keyspaces := map[string]ring.Replication{}
+	if ksRes, err := s.runOn(ctx, c, "SELECT keyspace_name, replication FROM system_schema.keyspaces"); err == nil {
+		for _, row := range ksRes.Rows() {
+			var name string
+			var repl map[string]string
+			if row.Scan(&name, &repl) != nil {
+				continue
+			}
+			if rep, err := ring.ParseReplication(repl); err == nil {
+				keyspaces[name] = rep
+			}
+		}
+	}
+	snap, err := topology.Build(nodes, keyspaces)
+	if err != nil {
+		return err
+	}
+	s.installSnapshot(snap)
+	return nil
+}
+
+// nodeFromRow reads the columns system.local and system.peers(_v2) share.
+func nodeFromRow(row Row) topology.Node {
+	return topology.Node{
+		RPCAddress:     cellAddr(row, "rpc_address"),
+		HostID:         cellUUID(row, "host_id"),
+		DataCenter:     cellText(row, "data_center"),
+		Rack:           cellText(row, "rack"),
+		ReleaseVersion: cellText(row, "release_version"),
+		Partitioner:    cellText(row, "partitioner"),
+		Tokens:         cellTexts(row, "tokens"),
+	}
+}
+
+// cell decodes the named column into dst; it leaves dst unchanged when the column is
+// missing or cannot be decoded.
+func cell(row Row, name string, dst any) {
+	for i, c := range row.Columns() {
+		if c.Name == name {
+			_ = cqltype.Decode(c.Type, row.Raw(i), dst)
+			return
+		}
+	}
+}
+
+func cellText(row Row, name string) string {
+	var s string
+	cell(row, name, &s)
+	return s
+}
+
+func cellTexts(row Row, name string) []string {
+	var s []string
+	cell(row, name, &s)
+	return s
+}
+
+func cellInt(row Row, name string) int {
+	var n int
+	cell(row, name, &n)
+	return n
+}
+
+func cellAddr(row Row, name string) netip.Addr {
+	var a netip.Addr
+	cell(row, name, &a)
+	return a.Unmap()
+}
+
+func cellUUID(row Row, name string) string {
+	var u cqltype.UUID
+	cell(row, name, &u)
+	if u == (cqltype.UUID{}) {
+		return ""
+	}
+	return u.String()
+}

@@ -1,0 +1,409 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+	"github.com/cqlbridge/cqlbridge/native/internal/policy"
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// request is the pooled scratch state of one request: the protocol messages, the encoded
+// values and the timeout timer, reused so that a request allocates almost nothing.
+type request struct {
+	query  proto.Query
+	exec   proto.Execute
+	batch  proto.Batch
+	vals   encodedValues
+	bvals  []encodedValues
+	bstmts []proto.BatchStatement
+	rk     []byte
+	timer  *time.Timer
+}
+
+var requestPool = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &request{timer: t}
+}}
+
+func getRequest() *request { return requestPool.Get().(*request) }
+
+func putRequest(r *request) {
+	r.timer.Stop()
+	r.query = proto.Query{}
+	r.exec = proto.Execute{}
+	r.batch = proto.Batch{}
+	r.vals.reset()
+	for i := range r.bvals {
+		r.bvals[i].reset()
+	}
+	clear(r.bstmts)
+	r.bstmts = r.bstmts[:0]
+	if cap(r.vals.buf) > 64<<10 {
+		r.vals = encodedValues{} // do not keep huge buffers alive
+	}
+	requestPool.Put(r)
+}
+
+// reqInfo describes a request for the send loop.
+type reqInfo struct {
+	what        string // CQL text or "BATCH", for errors and observers
+	msg         proto.Request
+	consistency *proto.Consistency // where to change the level on a downgrading retry
+	prepared    *Prepared          // statement of an EXECUTE
+	batch       *Batch             // a BATCH
+	stmt        *Statement         // statement to resume for the next page
+	keyspace    string             // keyspace for token routing
+	token       int64
+	hasToken    bool
+	host        string // Statement.WithHost
+	idempotent  bool
+	timeout     time.Duration
+	values      *encodedValues
+}
+
+// run executes a statement.
+func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result, error) {
+	if s.closed.Load() {
+		return nil, ErrSessionClosed
+	}
+	if st.opts.keyspace != "" {
+		return nil, fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
+	}
+	req := getRequest()
+	defer putRequest(req)
+
+	vals := &req.vals
+	if st.encoded != nil {
+		vals = st.encoded
+	} else if st.prepared != nil {
+		if err := bindPrepared(st.prepared, st.values, vals); err != nil {
+			return nil, err
+		}
+	} else if len(st.values) > 0 {
+		if err := bindSimple(st.cql, st.values, vals); err != nil {
+			return nil, err
+		}
+	}
+
+	info := reqInfo{what: st.cql, stmt: st, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
+	info.timeout = s.cfg.Timeout
+	if st.opts.set&setTimeout != 0 {
+		info.timeout = st.opts.timeout
+	}
+	var params *proto.QueryParams
+	if p := st.prepared; p != nil {
+		req.exec.ID = p.ID()
+		req.exec.ResultMetadataID = p.resultMetadataID
+		params = &req.exec.Params
+		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
+		params.SkipMetadata = len(p.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
+		info.msg = &req.exec
+		info.prepared = p
+		if s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 {
+			info.token, info.hasToken = vals.token(p.pkIndexes, &req.rk)
+			info.keyspace = p.routingKeyspace
+		}
+	} else {
+		req.query.Query = st.cql
+		params = &req.query.Params
+		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
+		info.msg = &req.query
+	}
+	if vals.n > 0 || vals.named {
+		params.Values = vals
+		params.NamedValues = vals.named
+	}
+	params.Consistency = proto.Consistency(s.cfg.Consistency)
+	if st.opts.set&setConsistency != 0 {
+		if !st.opts.consistency.valid() {
+			return nil, fmt.Errorf("native: %s is not a consistency level", st.opts.consistency)
+		}
+		params.Consistency = proto.Consistency(st.opts.consistency)
+	}
+	info.consistency = &params.Consistency
+	params.SerialConsistency = proto.Consistency(s.cfg.SerialConsistency)
+	if st.opts.set&setSerialConsistency != 0 {
+		if !st.opts.serialConsistency.IsSerial() {
+			return nil, fmt.Errorf("native: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", st.opts.serialConsistency)
+		}
+		params.SerialConsistency = proto.Consistency(st.opts.serialConsistency)
+	}
+	params.PageSize = int32(s.cfg.PageSize)
+	if st.opts.set&setPageSize != 0 {
+		params.PageSize = st.opts.pageSize
+	}
+	params.PagingState = st.opts.pagingState
+	if st.opts.set&setTimestamp != 0 {
+		params.Timestamp, params.HasTimestamp = st.opts.timestamp, true
+	} else if s.cfg.ClientTimestamps {
+		params.Timestamp, params.HasTimestamp = time.Now().UnixMicro(), true
+	}
+	return s.send(ctx, req, &info)
+}
+
+// runBatch executes a batch.
+func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
+	if s.closed.Load() {
+		return nil, ErrSessionClosed
+	}
+	if len(b.stmts) == 0 {
+		return nil, errors.New("native: batch has no statements")
+	}
+	if b.opts.keyspace != "" {
+		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", b.opts.keyspace, ErrUnsupported)
+	}
+	req := getRequest()
+	defer putRequest(req)
+	if cap(req.bvals) < len(b.stmts) {
+		req.bvals = make([]encodedValues, len(b.stmts))
+	}
+	req.bvals = req.bvals[:len(b.stmts)]
+	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent}
+	for i := range b.stmts {
+		st := &b.stmts[i]
+		ev := &req.bvals[i]
+		bs := proto.BatchStatement{Values: ev}
+		if p := st.prepared; p != nil {
+			if err := bindPrepared(p, st.values, ev); err != nil {
+				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+			}
+			bs.ID = p.ID()
+			if !info.hasToken && s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 {
+				info.token, info.hasToken = ev.token(p.pkIndexes, &req.rk)
+				info.keyspace = p.routingKeyspace
+			}
+		} else {
+			if err := bindSimple(st.cql, st.values, ev); err != nil {
+				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+			}
+			if ev.named {
+				return nil, fmt.Errorf("native: batch statement %d: named values in a batch need a prepared statement: %w", i, ErrUnsupported)
+			}
+			bs.Query = st.cql
+		}
+		if ev.n == 0 {
+			bs.Values = nil
+		}
+		req.bstmts = append(req.bstmts, bs)
+	}
+	bt := &req.batch
+	bt.FrameOptions = proto.FrameOptions{Tracing: b.opts.tracing, CustomPayload: b.opts.payload}
+	bt.Type = proto.BatchType(b.typ)
+	bt.Statements = req.bstmts
+	bt.Consistency = proto.Consistency(s.cfg.Consistency)
+	if b.opts.set&setConsistency != 0 {
+		bt.Consistency = proto.Consistency(b.opts.consistency)
+	}
+	bt.SerialConsistency = proto.Consistency(s.cfg.SerialConsistency)
+	if b.opts.set&setSerialConsistency != 0 {
+		bt.SerialConsistency = proto.Consistency(b.opts.serialConsistency)
+	}
+	if b.opts.set&setTimestamp != 0 {
+		bt.Timestamp, bt.HasTimestamp = b.opts.timestamp, true
+	} else if s.cfg.ClientTimestamps {
+		bt.Timestamp, bt.HasTimestamp = time.Now().UnixMicro(), true
+	}
+	info.msg = bt
+	info.consistency = &bt.Consistency
+	info.timeout = s.cfg.Timeout
+	if b.opts.set&setTimeout != 0 {
+		info.timeout = b.opts.timeout
+	}
+	return s.send(ctx, req, &info)
+}
+
+// send runs the attempts of a request along its query plan.
+func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
+	var timeoutC <-chan time.Time
+	if info.timeout > 0 {
+		req.timer.Reset(info.timeout)
+		timeoutC = req.timer.C
+	}
+	st := s.state.Load()
+	var plan policy.Plan
+	fixed := -1
+	if info.host != "" {
+		fixed = st.snap.Index(info.host)
+		if fixed < 0 {
+			return nil, &NoHostAvailableError{Errors: []HostError{{Host: info.host, Err: errors.New("not a node of the cluster (see Session.Hosts)")}}}
+		}
+	} else {
+		var replicas []int32
+		if info.hasToken {
+			replicas = st.snap.Replicas(info.keyspace, info.token)
+		}
+		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
+	}
+	var failed []HostError
+	number := 0
+	for {
+		var node int
+		if fixed >= 0 {
+			if number > 0 && len(failed) > 0 {
+				return nil, &NoHostAvailableError{Errors: failed}
+			}
+			node = fixed
+		} else {
+			n, ok := plan.Next()
+			if !ok {
+				return nil, &NoHostAvailableError{Errors: failed}
+			}
+			node = n
+		}
+		pool := st.pools[node]
+		c, err := pool.pick()
+		if err != nil {
+			failed = append(failed, HostError{Host: pool.addr, Err: err})
+			number++
+			continue
+		}
+	sameHost:
+		res, err := s.attempt(ctx, c, req, info, timeoutC, number)
+		number++
+		if err == nil {
+			return res, nil
+		}
+		var nextHost *nextHostError
+		if errors.As(err, &nextHost) {
+			failed = append(failed, HostError{Host: c.Addr(), Err: nextHost.err})
+			continue
+		}
+		var retry *retryError
+		if errors.As(err, &retry) {
+			if retry.sameHost {
+				goto sameHost
+			}
+			failed = append(failed, HostError{Host: c.Addr(), Err: retry.err})
+			continue
+		}
+		return nil, err
+	}
+}
+
+// nextHostError says the request was not sent and can go to the next node.
+type nextHostError struct{ err error }
+
+func (e *nextHostError) Error() string { return e.err.Error() }
+
+// retryError carries a retry policy's decision to retry.
+type retryError struct {
+	err      error
+	sameHost bool
+}
+
+func (e *retryError) Error() string { return e.err.Error() }
+
+// attempt sends the request once on c and waits for the outcome.
+func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info *reqInfo, timeoutC <-chan time.Time, number int) (*Result, error) {
+	var start time.Time
+	if s.cfg.Observer != nil {
+		start = time.Now()
+	}
+	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
+	var up *UnpreparedError
+	if err != nil && errors.As(err, &up) {
+		if rerr := s.reprepare(ctx, c, info, up.ID); rerr != nil {
+			err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
+		} else {
+			res, err = s.roundTrip(ctx, c, info, timeoutC, false)
+		}
+	}
+	if s.cfg.Observer != nil {
+		a := Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency),
+			Idempotent: info.idempotent, Start: start, End: time.Now(), Err: err}
+		if res != nil {
+			a.Rows = res.rowCount
+		}
+		s.cfg.Observer(ctx, a)
+	}
+	if err == nil {
+		if res.kind == ResultSetKeyspace {
+			if uerr := s.useKeyspace(ctx, res.keyspace, c); uerr != nil {
+				return res, fmt.Errorf("native: USE %s succeeded on %s but not on every connection: %w", res.keyspace, c.Addr(), uerr)
+			}
+		}
+		return res, nil
+	}
+	var nh *nextHostError
+	if errors.As(err, &nh) || s.cfg.RetryPolicy == nil || ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+		return nil, err
+	}
+	var re *RequestError
+	var closed bool
+	if !errors.As(err, &re) {
+		closed = errors.Is(err, ErrConnClosed)
+		if !closed {
+			return nil, err // not a server error nor a broken connection: nothing to retry
+		}
+	}
+	a := &Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency), Idempotent: info.idempotent, Err: err}
+	d := s.cfg.RetryPolicy.Retry(ctx, a)
+	if d.SetConsistency {
+		*info.consistency = proto.Consistency(d.Consistency)
+	}
+	switch d.Action {
+	case RetrySameHost:
+		return nil, &retryError{err: err, sameHost: !closed}
+	case RetryNextHost:
+		return nil, &retryError{err: err}
+	case Ignore:
+		return &Result{kind: ResultVoid, host: c.Addr(), sess: s}, nil
+	}
+	return nil, err
+}
+
+// roundTrip sends info.msg on c and converts the response.
+func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time, _ bool) (*Result, error) {
+	call, err := c.Start(ctx, info.msg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+		}
+		if c.Err() != nil || errors.Is(err, conn.ErrConnClosed) {
+			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
+		}
+		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
+	}
+	select {
+	case <-call.Done():
+	case <-ctx.Done():
+		call.Release()
+		return nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
+	case <-timeoutC:
+		call.Release()
+		return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+	}
+	resp, err := call.Response()
+	if err != nil {
+		call.Release()
+		var er *proto.ErrorResponse
+		if errors.As(err, &er) {
+			return nil, serverError(er, c.Addr(), c)
+		}
+		return nil, fmt.Errorf("%w: %s during %q: %w", ErrConnClosed, c.Addr(), abbreviate(info.what), err)
+	}
+	res, err := s.buildResult(resp, info, c.Addr())
+	call.Release()
+	return res, err
+}
+
+// runOn runs a simple statement on one connection, for the control connection and USE.
+func (s *Session) runOn(ctx context.Context, c *conn.Conn, cql string) (*Result, error) {
+	q := &proto.Query{Query: cql, Params: proto.QueryParams{Consistency: proto.One, PageSize: -1}}
+	resp, err := c.Do(ctx, q)
+	if err != nil {
+		var er *proto.ErrorResponse
+		if errors.As(err, &er) {
+			return nil, serverError(er, c.Addr(), c)
+		}
+		return nil, err
+	}
+	defer resp.Release()
+	return s.buildResult(resp, &reqInfo{what: cql}, c.Addr())
+}

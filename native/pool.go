@@ -1,0 +1,181 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+)
+
+// hostPool keeps Config.ConnsPerHost connections to one node. pick never blocks: when no
+// connection is open it starts refilling in the background and reports the last dial error.
+type hostPool struct {
+	s    *Session
+	addr string
+
+	conns atomic.Pointer[[]*conn.Conn] // open (or recently open) connections; replaced, never modified
+
+	mu        sync.Mutex
+	refilling bool
+	closed    bool
+	lastErr   error
+}
+
+func newHostPool(s *Session, addr string) *hostPool {
+	p := &hostPool{s: s, addr: addr}
+	empty := []*conn.Conn{}
+	p.conns.Store(&empty)
+	return p
+}
+
+// pick returns the open connection with the fewest requests in flight, or nil with the
+// reason when none is open.
+func (p *hostPool) pick() (*conn.Conn, error) {
+	conns := *p.conns.Load()
+	var best *conn.Conn
+	bestLoad := 0
+	dead := false
+	for _, c := range conns {
+		if c.Err() != nil {
+			dead = true
+			continue
+		}
+		if load := c.InFlight(); best == nil || load < bestLoad {
+			best, bestLoad = c, load
+		}
+	}
+	if dead || len(conns) < p.s.cfg.ConnsPerHost {
+		p.startRefill()
+	}
+	if best == nil {
+		p.mu.Lock()
+		err := p.lastErr
+		closed := p.closed
+		p.mu.Unlock()
+		if closed {
+			return nil, ErrSessionClosed
+		}
+		if err == nil {
+			err = errors.New("no open connection yet")
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConnClosed, err)
+	}
+	return best, nil
+}
+
+// all returns the open connections.
+func (p *hostPool) all() []*conn.Conn { return *p.conns.Load() }
+
+// up reports whether at least one connection is open.
+func (p *hostPool) up() bool {
+	for _, c := range *p.conns.Load() {
+		if c.Err() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fill dials connections until the pool is full, in the caller's goroutine. It returns the
+// first dial error when no connection could be opened.
+func (p *hostPool) fill(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return ErrSessionClosed
+		}
+		live := p.pruneLocked()
+		p.mu.Unlock()
+		if live >= p.s.cfg.ConnsPerHost {
+			return nil
+		}
+		c, err := p.s.dial(ctx, p.addr)
+		p.mu.Lock()
+		if err != nil {
+			p.lastErr = err
+			p.mu.Unlock()
+			return err
+		}
+		if p.closed {
+			p.mu.Unlock()
+			c.Close()
+			return ErrSessionClosed
+		}
+		p.lastErr = nil
+		next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
+		p.conns.Store(&next)
+		p.mu.Unlock()
+	}
+}
+
+// pruneLocked drops closed connections and returns how many are open.
+func (p *hostPool) pruneLocked() int {
+	conns := *p.conns.Load()
+	live := make([]*conn.Conn, 0, len(conns))
+	for _, c := range conns {
+		if c.Err() == nil {
+			live = append(live, c)
+		}
+	}
+	if len(live) != len(conns) {
+		p.conns.Store(&live)
+	}
+	return len(live)
+}
+
+// startRefill starts a background refill unless one is running.
+func (p *hostPool) startRefill() {
+	p.mu.Lock()
+	if p.refilling || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.refilling = true
+	p.mu.Unlock()
+	p.s.wg.Add(1)
+	go p.refill()
+}
+
+// refill dials until the pool is full, backing off between failures (100 ms doubling to
+// 10 s), until it succeeds or the session closes.
+func (p *hostPool) refill() {
+	defer p.s.wg.Done()
+	backoff := 100 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(p.s.ctx, p.s.cfg.ConnectTimeout)
+		err := p.fill(ctx)
+		cancel()
+		if err == nil || errors.Is(err, ErrSessionClosed) || p.s.ctx.Err() != nil {
+			p.mu.Lock()
+			p.refilling = false
+			p.mu.Unlock()
+			return
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-p.s.ctx.Done():
+			t.Stop()
+		}
+		backoff = min(backoff*2, 10*time.Second)
+	}
+}
+
+// close closes every connection of the pool; it does not wait for a running refill (the
+// session's WaitGroup does).
+func (p *hostPool) close() {
+	p.mu.Lock()
+	p.closed = true
+	conns := *p.conns.Load()
+	empty := []*conn.Conn{}
+	p.conns.Store(&empty)
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}

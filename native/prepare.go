@@ -1,0 +1,190 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+	"github.com/cqlbridge/cqlbridge/native/internal/policy"
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// prepKey identifies a cached prepared statement.
+type prepKey struct{ keyspace, cql string }
+
+// prepEntry is a cache slot; done is closed once p or err is set, so concurrent Prepare
+// calls for the same text share one round trip.
+type prepEntry struct {
+	done chan struct{}
+	p    *Prepared
+	err  error
+}
+
+// Prepare prepares cql in the session keyspace, or returns the cached prepared statement
+// when the same text was prepared before in the same keyspace. A failed PREPARE is not
+// cached.
+func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
+	if s.closed.Load() {
+		return nil, ErrSessionClosed
+	}
+	key := prepKey{keyspace: s.Keyspace(), cql: cql}
+	s.prepMu.Lock()
+	e := s.prepared[key]
+	if e != nil {
+		s.prepMu.Unlock()
+		select {
+		case <-e.done:
+			if e.err == nil {
+				return e.p, nil
+			}
+			// The first caller's failure is not cached; try again ourselves.
+			return s.Prepare(ctx, cql)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("native: preparing %q: %w", abbreviate(cql), ctx.Err())
+		}
+	}
+	e = &prepEntry{done: make(chan struct{})}
+	s.prepared[key] = e
+	s.prepMu.Unlock()
+
+	e.p, e.err = s.prepareAnywhere(ctx, cql, key.keyspace)
+	if e.err != nil {
+		s.prepMu.Lock()
+		delete(s.prepared, key)
+		s.prepMu.Unlock()
+	}
+	close(e.done)
+	return e.p, e.err
+}
+
+// prepareAnywhere prepares cql on the first node of a round-robin plan that answers.
+func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string) (*Prepared, error) {
+	st := s.state.Load()
+	plan := policy.NewPlan(nil, len(st.pools), st.remote, s.rr.Add(1))
+	var failed []HostError
+	for {
+		node, ok := plan.Next()
+		if !ok {
+			return nil, &NoHostAvailableError{Errors: failed}
+		}
+		c, err := st.pools[node].pick()
+		if err != nil {
+			failed = append(failed, HostError{Host: st.pools[node].addr, Err: err})
+			continue
+		}
+		p, err := s.prepareOn(ctx, c, cql, keyspace)
+		if err == nil {
+			return p, nil
+		}
+		var re *RequestError
+		if errors.As(err, &re) || ctx.Err() != nil {
+			return nil, err // the server refused the statement: another node will too
+		}
+		failed = append(failed, HostError{Host: c.Addr(), Err: err})
+	}
+}
+
+// prepareOn sends PREPARE on c.
+func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace string) (*Prepared, error) {
+	timeout := s.cfg.Timeout
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	resp, err := c.Do(ctx, &proto.Prepare{Query: cql})
+	if err != nil {
+		var er *proto.ErrorResponse
+		if errors.As(err, &er) {
+			return nil, serverError(er, c.Addr(), c)
+		}
+		return nil, fmt.Errorf("native: preparing %q on %s: %w", abbreviate(cql), c.Addr(), err)
+	}
+	defer resp.Release()
+	pr, ok := resp.Msg.(*proto.PreparedResult)
+	if !ok {
+		return nil, fmt.Errorf("native: preparing %q on %s: unexpected %s response", abbreviate(cql), c.Addr(), resp.Header.Opcode)
+	}
+	p := &Prepared{
+		resultMetadataID: pr.ResultMetadataID,
+		cql:              cql,
+		keyspace:         keyspace,
+		params:           columnsOf(pr.Bind),
+		columns:          columnsOf(pr.Result.Columns),
+	}
+	id := bytes.Clone(pr.ID)
+	p.id.Store(&id)
+	if len(pr.PKIndexes) > 0 {
+		p.pkIndexes = make([]int, len(pr.PKIndexes))
+		for i, x := range pr.PKIndexes {
+			if int(x) >= len(p.params) {
+				p.pkIndexes = nil
+				break
+			}
+			p.pkIndexes[i] = int(x)
+		}
+	}
+	// The routing keyspace is the one the key columns live in.
+	p.routingKeyspace = keyspace
+	if len(p.params) > 0 && p.params[0].Keyspace != "" {
+		p.routingKeyspace = p.params[0].Keyspace
+	}
+	return p, nil
+}
+
+// reprepare handles an UNPREPARED answer on c: it prepares again, on c, the statement with
+// the unknown id (the EXECUTE's, or one of a batch's) and updates the id if it changed.
+func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id []byte) error {
+	var target *Prepared
+	switch {
+	case info.prepared != nil:
+		target = info.prepared
+	case info.batch != nil:
+		for i := range info.batch.stmts {
+			if p := info.batch.stmts[i].prepared; p != nil && (len(id) == 0 || bytes.Equal(p.ID(), id)) {
+				target = p
+				break
+			}
+		}
+	}
+	if target == nil {
+		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
+	}
+	fresh, err := s.prepareOn(ctx, c, target.cql, target.keyspace)
+	if err != nil {
+		return err
+	}
+	newID := fresh.ID()
+	if !bytes.Equal(newID, target.ID()) {
+		target.id.Store(&newID)
+	}
+	switch {
+	case info.prepared != nil:
+		if e, ok := info.msg.(*proto.Execute); ok {
+			e.ID = newID
+		}
+	case info.batch != nil:
+		if b, ok := info.msg.(*proto.Batch); ok {
+			for i := range info.batch.stmts {
+				if info.batch.stmts[i].prepared == target {
+					b.Statements[i].ID = newID
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// columnsOf converts protocol column specs.
+func columnsOf(specs []proto.ColumnSpec) []Column {
+	if specs == nil {
+		return nil
+	}
+	out := make([]Column, len(specs))
+	for i, c := range specs {
+		out[i] = Column{Keyspace: c.Keyspace, Table: c.Table, Name: c.Name, Type: c.Type}
+	}
+	return out
+}
