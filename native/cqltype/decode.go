@@ -86,14 +86,6 @@ func decodeInt(t *Type, b []byte) (int64, error) {
 // errNoMatch when it has no case for dst and t.
 func decodeFast(t *Type, b []byte, dst any) error {
 	switch d := dst.(type) {
-	case Unmarshaler:
-		if rv := reflect.ValueOf(d); rv.Kind() == reflect.Pointer && rv.IsNil() {
-			return errNoMatch
-		}
-		if err := d.UnmarshalCQL(t, b); err != nil {
-			return decodeError(t, goTypeName(dst), err)
-		}
-		return nil
 	case *string:
 		if d == nil {
 			return errNoMatch
@@ -233,6 +225,14 @@ func decodeFast(t *Type, b []byte, dst any) error {
 			*d = s
 			return nil
 		}
+	case Unmarshaler: // last: the concrete cases above are cheaper to test
+		if rv := reflect.ValueOf(d); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return errNoMatch
+		}
+		if err := d.UnmarshalCQL(t, b); err != nil {
+			return decodeError(t, goTypeName(dst), err)
+		}
+		return nil
 	}
 	return errNoMatch
 }

@@ -84,14 +84,14 @@ var (
 
 // appendBody appends the body of v. null reports a NULL value (nothing appended).
 func appendBody(dst []byte, t *Type, v any) (out []byte, null bool, err error) {
-	switch x := v.(type) {
+	switch v.(type) {
 	case nil:
 		return dst, true, nil
 	case UnsetValue:
 		return dst, false, encodeError(t, v, invalid("unset is only allowed as a whole bound value"))
-	case Marshaler:
-		return appendMarshaler(dst, t, x)
 	}
+	// appendScalar only matches predeclared types and this package's, none of
+	// which is a Marshaler; appendReflect looks for Marshalers.
 	out, null, err = appendScalar(dst, t, v)
 	if err != errNoMatch {
 		return out, null, err

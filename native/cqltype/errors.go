@@ -114,6 +114,9 @@ func shortValue(v any) string {
 
 // withPath prefixes err's path with seg when err is a *ValueError.
 func withPath(err error, seg string) error {
+	if err == nil {
+		return nil
+	}
 	var ve *ValueError
 	if errors.As(err, &ve) {
 		ve.Path = seg + ve.Path
@@ -123,6 +126,9 @@ func withPath(err error, seg string) error {
 
 // finish sets the top-level type of a *ValueError before it leaves the package.
 func finish(err error, t *Type) error {
+	if err == nil {
+		return nil
+	}
 	var ve *ValueError
 	if errors.As(err, &ve) && ve.Type == nil {
 		ve.Type = t

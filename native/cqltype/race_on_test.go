@@ -1,0 +1,5 @@
+//go:build race
+
+package cqltype
+
+const raceEnabled = true
