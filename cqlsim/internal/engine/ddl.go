@@ -32,6 +32,12 @@ func (e *Engine) udtResolver() typeResolver {
 
 // keyspaceFor resolves the keyspace of a possibly qualified name.
 func (e *Engine) keyspaceFor(qks, current string) (*keyspace, error) {
+	return e.keyspaceForDDL(qks, current, true)
+}
+
+// keyspaceForDDL resolves a keyspace; schema statements and data statements word the
+// unknown-keyspace error differently, as Cassandra 5 does.
+func (e *Engine) keyspaceForDDL(qks, current string, ddl bool) (*keyspace, error) {
 	ks := qks
 	if ks == "" {
 		ks = current
@@ -41,7 +47,10 @@ func (e *Engine) keyspaceFor(qks, current string) (*keyspace, error) {
 	}
 	k, ok := e.keyspaces[ks]
 	if !ok {
-		return nil, noKeyspace(ks)
+		if ddl {
+			return nil, invalid("Keyspace '%s' doesn't exist", ks)
+		}
+		return nil, invalid("keyspace %s does not exist", ks)
 	}
 	return k, nil
 }
@@ -107,7 +116,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			if st.IfExists {
 				return voidResult(), nil
 			}
-			return nil, configError("Cannot drop non existing keyspace '%s'.", st.Name)
+			return nil, invalid("Keyspace '%s' doesn't exist", st.Name)
 		}
 		if err := userModifiable(k); err != nil {
 			return nil, err
@@ -407,13 +416,13 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 
 // lookupTable resolves a table name (e.mu held).
 func (e *Engine) lookupTable(n cql.QualifiedName, current string) (*table, error) {
-	k, err := e.keyspaceFor(n.Keyspace, current)
+	k, err := e.keyspaceForDDL(n.Keyspace, current, false)
 	if err != nil {
 		return nil, err
 	}
 	t, ok := k.tables[n.Name]
 	if !ok {
-		return nil, invalid("unconfigured table %s", n.Name)
+		return nil, invalid("table %s does not exist", n.Name)
 	}
 	return t, nil
 }

@@ -30,9 +30,10 @@ var systemSchema = []struct {
 	{"system_schema", `CREATE TABLE tables (keyspace_name text, table_name text, additional_write_policy text,
 		allow_auto_snapshot boolean, bloom_filter_fp_chance double, caching frozen<map<text, text>>, cdc boolean,
 		comment text, compaction frozen<map<text, text>>, compression frozen<map<text, text>>, crc_check_chance double,
-		default_time_to_live int, extensions frozen<map<text, blob>>, flags frozen<set<text>>, gc_grace_seconds int,
+		dclocal_read_repair_chance double, default_time_to_live int, extensions frozen<map<text, blob>>, flags frozen<set<text>>, gc_grace_seconds int,
 		id uuid, incremental_backups boolean, max_index_interval int, memtable text, memtable_flush_period_in_ms int,
-		min_index_interval int, read_repair text, speculative_retry text, PRIMARY KEY ((keyspace_name), table_name))`},
+		min_index_interval int, read_repair text, read_repair_chance double, speculative_retry text,
+		PRIMARY KEY ((keyspace_name), table_name))`},
 	{"system_schema", `CREATE TABLE columns (keyspace_name text, table_name text, column_name text,
 		clustering_order text, column_name_bytes blob, kind text, position int, type text,
 		PRIMARY KEY ((keyspace_name), table_name, column_name))`},
@@ -43,10 +44,10 @@ var systemSchema = []struct {
 	{"system_schema", `CREATE TABLE views (keyspace_name text, view_name text, additional_write_policy text,
 		allow_auto_snapshot boolean, base_table_id uuid, base_table_name text, bloom_filter_fp_chance double,
 		caching frozen<map<text, text>>, cdc boolean, comment text, compaction frozen<map<text, text>>,
-		compression frozen<map<text, text>>, crc_check_chance double, default_time_to_live int,
+		compression frozen<map<text, text>>, crc_check_chance double, dclocal_read_repair_chance double, default_time_to_live int,
 		extensions frozen<map<text, blob>>, gc_grace_seconds int, id uuid, include_all_columns boolean,
 		incremental_backups boolean, max_index_interval int, memtable text, memtable_flush_period_in_ms int,
-		min_index_interval int, read_repair text, speculative_retry text, where_clause text,
+		min_index_interval int, read_repair text, read_repair_chance double, speculative_retry text, where_clause text,
 		PRIMARY KEY ((keyspace_name), view_name))`},
 	{"system_schema", `CREATE TABLE types (keyspace_name text, type_name text, field_names frozen<list<text>>,
 		field_types frozen<list<text>>, PRIMARY KEY ((keyspace_name), type_name))`},
@@ -72,9 +73,9 @@ var systemSchema = []struct {
 
 func (e *Engine) installSystemKeyspaces() error {
 	local := map[string]string{"class": "org.apache.cassandra.locator.LocalStrategy"}
-	for _, name := range []string{"system", "system_schema", "system_virtual_schema"} {
+	for _, name := range []string{"system", "system_schema", "system_virtual_schema", "system_views"} {
 		e.keyspaces[name] = &keyspace{name: name, durable: true, replication: local, tables: map[string]*table{},
-			types: map[string]*ctype{}, system: true, virtual: name == "system_virtual_schema"}
+			types: map[string]*ctype{}, system: true, virtual: name == "system_virtual_schema" || name == "system_views"}
 	}
 	for _, def := range systemSchema {
 		p, err := cql.Parse(def.cql)
@@ -297,7 +298,7 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 						"flags": encTextSet(flags), "gc_grace_seconds": encInt(864000), "id": tt.id[:],
 						"incremental_backups": encBool(true), "max_index_interval": encInt(2048), "memtable": encText("default"),
 						"memtable_flush_period_in_ms": encInt(0), "min_index_interval": encInt(128), "read_repair": encText("BLOCKING"),
-						"speculative_retry": encText("99p"),
+						"speculative_retry": encText("99p"), "dclocal_read_repair_chance": encDouble(0), "read_repair_chance": encDouble(0),
 					}))
 				}
 			}
