@@ -1,4 +1,33 @@
-// Package future reproduces the legacy DataStax/ScyllaDB Python driver's ResponseFuture (Result,
-// AddCallback, AddErrback, AddCallbacks, HasMorePages, StartFetchingNextPage, Warnings,
-// CustomPayload, traces) and its mutable, in-place paging ResultSet, on top of the native core.
+// Package future reproduces the legacy DataStax/ScyllaDB Python driver's ResponseFuture and its
+// mutable, in-place paging ResultSet on top of the native core, for code written in the
+// callback style (execute_async, add_callbacks, start_fetching_next_page).
+//
+// [Execute] (Python's session.execute_async) sends a statement through a *native.Session and
+// returns a [*ResponseFuture]:
+//
+//   - [ResponseFuture.AddCallback], [ResponseFuture.AddErrback] and [ResponseFuture.AddCallbacks]
+//     register functions that fire once per page, in registration order, in the goroutine that
+//     completes the page (no goroutine is started when the native request can notify its
+//     completion); one added after the page completed runs immediately, in the adder's goroutine,
+//     before the Add method returns. The Add methods return the future for chaining.
+//   - [ResponseFuture.StartFetchingNextPage] requests the next page and re-fires the same
+//     callbacks with it; [ResponseFuture.HasMorePages] tells whether there is one.
+//   - [ResponseFuture.Result] blocks for the current page and returns a new [*ResultSet].
+//   - [ResponseFuture.Warnings], [ResponseFuture.CustomPayload] and [ResponseFuture.TraceID]
+//     describe the latest response and fail with [ErrNotDone] while a page is in flight.
+//
+// Every page's request is bounded by Options.Timeout (10 s by default), retries and speculative
+// executions included, and fails with a [*TimeoutError].
+//
+// A [*ResultSet] is one cursor over the pages: CurrentRows is the current page, Next (or Seq, or
+// All) walks the rows and fetches the following pages in place, skipping empty pages.
+//
+// The deliberate differences from the Python driver (a panicking callback is recovered and
+// reported unless callbacks.PythonReroute is chosen, every page has a timeout, a second
+// StartFetchingNextPage while a page is in flight does not send the request twice, the first
+// response of a request wins, ...) are listed in docs/deviations.md, each pinned by a scenario of
+// the conformance suite in conformance/futures.
+//
+// The package works against the small [Requester] interface; [NewRequester] adapts a native
+// session, and other backends (or test doubles) can implement it directly.
 package future

@@ -1,0 +1,311 @@
+package future
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cqlbridge/cqlbridge/callbacks"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// ResponseFuture is the outcome of an asynchronous request, possibly spanning several pages,
+// with the legacy Python driver's semantics: callbacks and errbacks registered on it fire once
+// per page, in registration order; StartFetchingNextPage re-arms them for the next page; Result
+// blocks until the current page is known. It is safe for concurrent use.
+type ResponseFuture struct {
+	req    Requester
+	parent context.Context
+	opts   Options
+	cbs    callbacks.List[Page]
+
+	mu       sync.Mutex
+	pending  Pending
+	page     int  // 1-based number of the current page
+	settled  bool // the current page has an outcome
+	watching bool // a goroutine or a notifier delivers the current page
+	resp     Response
+	paging   []byte // the paging state of the last completed page (stale while the next is in flight)
+	traceIDs [][]byte
+}
+
+// Start sends the first request through req and returns its future. ctx bounds every page's
+// request together with Options.Timeout; cancelling it fails the page in flight. Start does not
+// block on the network.
+func Start(ctx context.Context, req Requester, opts Options) *ResponseFuture {
+	f := &ResponseFuture{req: req, parent: ctx, opts: opts}
+	f.cbs.Configure(opts.Callbacks)
+	f.mu.Lock()
+	arm := f.send(nil)
+	f.mu.Unlock()
+	arm.run(f)
+	return f
+}
+
+// armer registers the completion of a page with its Pending's notifier, outside f.mu (the
+// notifier may call back at once).
+type armer struct {
+	n    Notifier
+	p    Pending
+	page int
+}
+
+func (a armer) run(f *ResponseFuture) {
+	if a.n != nil {
+		a.n.OnDone(func() { f.complete(a.p, a.page) })
+	}
+}
+
+// send starts the request for the page after pagingState. f.mu is held; the caller runs the
+// returned armer after unlocking.
+func (f *ResponseFuture) send(pagingState []byte) armer {
+	f.page++
+	f.settled = false
+	f.watching = false
+	p := f.req.Request(f.parent, pagingState, f.opts.timeout())
+	f.pending = p
+	if n, ok := p.(Notifier); ok {
+		f.watching = true
+		return armer{n: n, p: p, page: f.page}
+	}
+	return armer{}
+}
+
+// complete settles page number page from p and dispatches its callbacks in this goroutine. It is
+// a no-op when that page is already settled or is no longer current.
+func (f *ResponseFuture) complete(p Pending, page int) {
+	f.mu.Lock()
+	if f.page != page || f.pending != p || f.settled {
+		f.mu.Unlock()
+		return
+	}
+	f.settled = true
+	resp, err := p.Response()
+	if err == nil && resp == nil {
+		err = fmt.Errorf("future: page %d: the request completed with neither a response nor an error", page)
+	}
+	var d callbacks.Dispatch[Page]
+	if err != nil {
+		err = f.wrapErr(err, page)
+		d = f.cbs.Settle(Page{}, err)
+	} else {
+		f.resp = resp
+		f.paging = resp.PagingState()
+		if id := resp.TraceID(); id != nil {
+			f.traceIDs = append(f.traceIDs, id)
+		}
+		d = f.cbs.Settle(Page{number: page, resp: resp}, nil)
+	}
+	f.mu.Unlock()
+	d.Run()
+}
+
+func (f *ResponseFuture) wrapErr(err error, page int) error {
+	d := f.opts.timeout()
+	if d <= 0 || f.parent.Err() != nil {
+		return err // no timer of ours, or the caller's context ended: its error stands
+	}
+	if errors.Is(err, native.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		return &TimeoutError{Timeout: d, Page: page, Err: err}
+	}
+	return err
+}
+
+// current returns the page in flight or last settled.
+func (f *ResponseFuture) current() (Pending, int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pending, f.page, f.settled
+}
+
+// completeIfDone settles the current page in this goroutine when its request has finished but
+// nobody has delivered it yet, so that a function added now runs here, immediately.
+func (f *ResponseFuture) completeIfDone() {
+	p, page, settled := f.current()
+	if settled {
+		return
+	}
+	select {
+	case <-p.Done():
+		f.complete(p, page)
+	default:
+	}
+}
+
+// watch makes sure someone delivers the current page's callbacks when it completes: the
+// Pending's notifier if it has one, else one goroutine for this page.
+func (f *ResponseFuture) watch() {
+	f.mu.Lock()
+	f.watchLocked()
+	f.mu.Unlock()
+}
+
+// watchLocked is watch with f.mu held.
+func (f *ResponseFuture) watchLocked() {
+	if f.settled || f.watching {
+		return
+	}
+	f.watching = true
+	p, page := f.pending, f.page
+	go func() {
+		<-p.Done()
+		f.complete(p, page)
+	}()
+}
+
+// AddCallback registers fn to run with every page the future completes successfully, in
+// registration order, in the goroutine that completes the page (or through the configured
+// executor). If the current page has already succeeded, fn also runs now, in this goroutine,
+// before AddCallback returns. It returns f for chaining (the Python driver returns self too).
+func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
+	f.completeIfDone()
+	f.cbs.AddCallback(fn)
+	f.watch()
+	return f
+}
+
+// AddErrback registers fn to run with the error of every page that fails, like AddCallback.
+func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
+	f.completeIfDone()
+	f.cbs.AddErrback(fn)
+	f.watch()
+	return f
+}
+
+// AddCallbacks is AddCallback(callback) then AddErrback(errback). It returns f for chaining
+// (the Python driver returns None here).
+func (f *ResponseFuture) AddCallbacks(callback func(Page), errback func(error)) *ResponseFuture {
+	return f.AddCallback(callback).AddErrback(errback)
+}
+
+// ClearCallbacks unregisters every callback and errback. It does not affect Result.
+func (f *ResponseFuture) ClearCallbacks() { f.cbs.Clear() }
+
+// wait blocks until the current page has an outcome and returns it.
+func (f *ResponseFuture) wait() (Page, error) {
+	for {
+		p, page, settled := f.current()
+		if !settled {
+			<-p.Done()
+			f.complete(p, page)
+		}
+		if v, err, done := f.cbs.Outcome(); done {
+			return v, err
+		}
+		// A next page was started after we looked: wait for that one.
+	}
+}
+
+// Result blocks until the current page has an outcome and returns a new ResultSet over it (one
+// per call, all sharing this future), or the page's error (the same error value on every call).
+// Only the timeout bounds the wait.
+func (f *ResponseFuture) Result() (*ResultSet, error) {
+	pg, err := f.wait()
+	if err != nil {
+		return nil, err
+	}
+	return newResultSet(f, pg)
+}
+
+// HasMorePages reports whether the last completed page has a successor. It is false before the
+// first page completes and keeps the previous page's value while the next page is in flight.
+func (f *ResponseFuture) HasMorePages() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.paging) > 0
+}
+
+// PagingState returns the paging state of the last completed page (nil on the last page).
+func (f *ResponseFuture) PagingState() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.paging
+}
+
+// PageNumber returns the 1-based number of the page in flight or last completed.
+func (f *ResponseFuture) PageNumber() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.page
+}
+
+// StartFetchingNextPage requests the next page and returns without waiting. The registered
+// callbacks and errbacks fire again with that page's outcome, and Result waits for it. It returns
+// ErrQueryExhausted when the last completed page was the last one. While a next page is already
+// in flight it does nothing and returns nil: unlike the Python driver, the same page is never
+// requested twice.
+func (f *ResponseFuture) StartFetchingNextPage() error {
+	f.mu.Lock()
+	if len(f.paging) == 0 {
+		page := f.page
+		f.mu.Unlock()
+		return fmt.Errorf("%w (page %d)", ErrQueryExhausted, page)
+	}
+	if !f.settled {
+		f.mu.Unlock()
+		return nil
+	}
+	f.cbs.Reset()
+	arm := f.send(f.paging)
+	if cb, eb := f.cbs.Len(); cb > 0 || eb > 0 {
+		f.watchLocked()
+	}
+	f.mu.Unlock()
+	arm.run(f)
+	return nil
+}
+
+// done returns the last completed response, or an error wrapping ErrNotDone naming what while
+// the current page is in flight.
+func (f *ResponseFuture) done(what string) (Response, error) {
+	f.completeIfDone()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.settled {
+		return nil, fmt.Errorf("%w: %s cannot be retrieved before page %d is finalized", ErrNotDone, what, f.page)
+	}
+	return f.resp, nil
+}
+
+// Warnings returns the server's warnings for the latest response (nil when none, or when the
+// page failed). It fails with ErrNotDone while a page is in flight.
+func (f *ResponseFuture) Warnings() ([]string, error) {
+	resp, err := f.done("warnings")
+	if err != nil || resp == nil {
+		return nil, err
+	}
+	return resp.Warnings(), nil
+}
+
+// CustomPayload returns the latest response's custom payload (nil when none). It fails with
+// ErrNotDone while a page is in flight.
+func (f *ResponseFuture) CustomPayload() (map[string][]byte, error) {
+	resp, err := f.done("custom payload")
+	if err != nil || resp == nil {
+		return nil, err
+	}
+	return resp.CustomPayload(), nil
+}
+
+// TraceID returns the tracing session id of the latest traced page, or nil when no page was
+// traced. It fails with ErrNotDone while a page is in flight.
+func (f *ResponseFuture) TraceID() ([]byte, error) {
+	if _, err := f.done("trace id"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.traceIDs) == 0 {
+		return nil, nil
+	}
+	return f.traceIDs[len(f.traceIDs)-1], nil
+}
+
+// TraceIDs returns the tracing session ids of every traced page so far, in page order (empty when
+// nothing was traced; the Python driver raises TypeError there).
+func (f *ResponseFuture) TraceIDs() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]byte(nil), f.traceIDs...)
+}

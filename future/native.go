@@ -1,0 +1,122 @@
+package future
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// Execute starts stmt on sess and returns its future: the Python driver's
+// session.execute_async(stmt). The first request is sent before Execute returns; ctx bounds
+// every page together with Options.Timeout.
+func Execute(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
+	return Start(ctx, NewRequester(sess, stmt), opts)
+}
+
+// NewRequester returns the [Requester] that runs stmt on sess, page after page.
+func NewRequester(sess *native.Session, stmt native.Statement) Requester {
+	return &nativeRequester{sess: sess, stmt: stmt}
+}
+
+type nativeRequester struct {
+	sess *native.Session
+	stmt native.Statement
+}
+
+func (r *nativeRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) Pending {
+	stmt := r.stmt
+	if pagingState != nil {
+		stmt = stmt.WithPagingState(pagingState)
+	}
+	if timeout > 0 {
+		stmt = stmt.WithTimeout(timeout)
+	} else {
+		stmt = stmt.WithTimeout(0)
+	}
+	return nativePending{r.sess.ExecuteAsync(ctx, stmt)}
+}
+
+// nativePending adapts *native.Pending; a one-pointer struct, it costs no allocation in an
+// interface.
+type nativePending struct{ p *native.Pending }
+
+func (p nativePending) Done() <-chan struct{} { return p.p.Done() }
+
+func (p nativePending) OnDone(fn func()) { p.p.OnDone(fn) }
+
+func (p nativePending) Response() (Response, error) {
+	res, err := p.p.Result()
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, nil
+	}
+	return nativeResponse{res}, nil
+}
+
+// NewResponse adapts a native result to a [Response], for Requesters built on native.
+func NewResponse(res *native.Result) Response { return nativeResponse{res} }
+
+type nativeResponse struct{ r *native.Result }
+
+func (n nativeResponse) Kind() ResultKind {
+	switch n.r.Kind() {
+	case native.ResultRows:
+		return KindRows
+	case native.ResultSetKeyspace:
+		return KindSetKeyspace
+	case native.ResultSchemaChange:
+		return KindSchemaChange
+	default:
+		return KindVoid
+	}
+}
+
+func (n nativeResponse) Columns() []Column {
+	cols := n.r.Columns()
+	if cols == nil {
+		return nil
+	}
+	out := make([]Column, len(cols))
+	for i, c := range cols {
+		out[i] = Column{Keyspace: c.Keyspace, Table: c.Table, Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+func (n nativeResponse) Rows() ([]Row, error) {
+	if n.r.Kind() != native.ResultRows {
+		return nil, nil
+	}
+	cols := n.Columns()
+	rows := make([]Row, 0, n.r.Len())
+	for i, row := range n.r.Rows() {
+		vals := make([]any, len(cols))
+		dest := make([]any, len(cols))
+		for j := range vals {
+			dest[j] = &vals[j]
+		}
+		if err := row.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("row %d: %w", i, err)
+		}
+		rows = append(rows, NewRow(cols, vals))
+	}
+	return rows, nil
+}
+
+func (n nativeResponse) PagingState() []byte { return n.r.PagingState() }
+
+func (n nativeResponse) Warnings() []string { return n.r.Warnings() }
+
+func (n nativeResponse) CustomPayload() map[string][]byte { return n.r.CustomPayload() }
+
+func (n nativeResponse) TraceID() []byte {
+	id, ok := n.r.TraceID()
+	if !ok {
+		return nil
+	}
+	return id[:]
+}

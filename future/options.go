@@ -1,0 +1,34 @@
+package future
+
+import (
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/callbacks"
+)
+
+// DefaultTimeout is the per-page client timeout used when Options.Timeout is zero, the Python
+// driver's default request_timeout.
+const DefaultTimeout = 10 * time.Second
+
+// NoTimeout, as Options.Timeout, disables the client timer (Python's timeout=None).
+const NoTimeout time.Duration = -1
+
+// Options configures a [ResponseFuture].
+type Options struct {
+	// Timeout bounds each page's request, including its retries and speculative executions.
+	// Zero means DefaultTimeout; a negative value means no timer. Unlike the Python driver,
+	// every page gets its own timer, not only the first (see docs/deviations.md).
+	Timeout time.Duration
+
+	// Callbacks configures dispatch: an executor for callbacks, and what a panicking callback
+	// does (callbacks.RecoverAndReport by default; callbacks.PythonReroute for the Python
+	// driver's behaviour).
+	Callbacks callbacks.Options
+}
+
+func (o *Options) timeout() time.Duration {
+	if o.Timeout == 0 {
+		return DefaultTimeout
+	}
+	return o.Timeout
+}
