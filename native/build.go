@@ -47,10 +47,9 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		if err := r.indexRows(); err != nil {
 			return nil, fmt.Errorf("%w (from %s)", err, host)
 		}
-		if m.Metadata.HasMorePages() && info.stmt != nil {
+		if m.Metadata.HasMorePages() && info.resumable {
 			r.pagingState = bytes.Clone(m.Metadata.PagingState)
-			st := info.stmt
-			r.next = &Statement{cql: st.cql, prepared: st.prepared, encoded: info.values.clone(), opts: st.opts}
+			r.next = &Statement{cql: info.what, prepared: info.prepared, encoded: info.values.clone(), opts: info.opts}
 			r.next.opts.pagingState = r.pagingState
 		}
 	case *proto.VoidResult:

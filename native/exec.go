@@ -57,7 +57,8 @@ type reqInfo struct {
 	consistency *proto.Consistency // where to change the level on a downgrading retry
 	prepared    *Prepared          // statement of an EXECUTE
 	batch       *Batch             // a BATCH
-	stmt        *Statement         // statement to resume for the next page
+	resumable   bool               // a statement (not a batch) whose next page can be fetched
+	opts        options            // the statement's options, for the next page
 	keyspace    string             // keyspace for token routing
 	token       int64
 	hasToken    bool
@@ -91,7 +92,7 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 		}
 	}
 
-	info := reqInfo{what: st.cql, stmt: st, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
+	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
 	info.timeout = s.cfg.Timeout
 	if st.opts.set&setTimeout != 0 {
 		info.timeout = st.opts.timeout
@@ -104,7 +105,6 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
 		params.SkipMetadata = len(p.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
 		info.msg = &req.exec
-		info.prepared = p
 		if s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 {
 			info.token, info.hasToken = vals.token(p.pkIndexes, &req.rk)
 			info.keyspace = p.routingKeyspace
@@ -306,12 +306,13 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 		start = time.Now()
 	}
 	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
-	var up *UnpreparedError
-	if err != nil && errors.As(err, &up) {
-		if rerr := s.reprepare(ctx, c, info, up.ID); rerr != nil {
-			err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
-		} else {
-			res, err = s.roundTrip(ctx, c, info, timeoutC, false)
+	if err != nil {
+		if up := (*UnpreparedError)(nil); errors.As(err, &up) {
+			if rerr := s.reprepare(ctx, c, info, up.ID); rerr != nil {
+				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
+			} else {
+				res, err = s.roundTrip(ctx, c, info, timeoutC, false)
+			}
 		}
 	}
 	if s.cfg.Observer != nil {
