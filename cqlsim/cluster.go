@@ -159,6 +159,14 @@ func (c *Cluster) Addrs() []string {
 	return out
 }
 
+// Port returns the native port all nodes listen on. Drivers take the port of the peers they
+// discover from their configuration, not from the contact points, so configure it there:
+// gocql's ClusterConfig.Port, the Python driver's Cluster(port=...), the Node.js driver's
+// protocolOptions.port. Otherwise they look for the other nodes on 9042.
+func (c *Cluster) Port() int {
+	return c.nodes[0].ln.Addr().(*net.TCPAddr).Port
+}
+
 // Close stops accepting connections, closes every open connection and waits until all of the
 // cluster's goroutines have returned. It is safe to call more than once.
 func (c *Cluster) Close() error {

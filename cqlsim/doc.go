@@ -9,6 +9,7 @@
 //	...
 //	defer c.Close()
 //	cluster := gocql.NewCluster(c.Addrs()...)
+//	cluster.Port = c.Port() // the port of discovered peers (see Cluster.Port)
 //
 // In tests, StartT does the same and closes the cluster at cleanup. The command cmd/cqlsim runs
 // a cluster as a process for drivers in other languages.

@@ -2,8 +2,10 @@
 //
 // Usage: node scenario.js HOST:PORT[,HOST:PORT...]
 //
-// Connects with the driver's default settings (contact points and localDataCenter 'datacenter1',
-// which the driver requires), then runs DDL, unprepared and prepared DML, a 1,000-row paged read,
+// Connects with the driver's default settings: only the contact points, the port (the driver
+// looks for the peers it discovers on protocolOptions.port, 9042 by default, not on the contact
+// points' port) and localDataCenter 'datacenter1' (which the driver requires) are given. Then it
+// runs DDL, unprepared and prepared DML, a 1,000-row paged read,
 // LWT insert and update, a logged batch, a counter update, and UDT and tuple round trips, checking
 // every answer. Prints "node scenario: OK" and exits 0 on success; any mismatch exits non-zero.
 'use strict';
@@ -14,7 +16,12 @@ const cassandra = require('cassandra-driver');
 
 async function main() {
   const hosts = process.argv[2].split(',');
-  const client = new cassandra.Client({ contactPoints: hosts, localDataCenter: 'datacenter1' });
+  const port = Number(hosts[0].split(':').pop());
+  const client = new cassandra.Client({
+    contactPoints: hosts,
+    localDataCenter: 'datacenter1',
+    protocolOptions: { port },
+  });
   await client.connect();
   const ks = 'node_' + crypto.randomBytes(6).toString('hex');
   const q = (query, params, options) => client.execute(query, params, options);
