@@ -22,7 +22,7 @@ type addr struct {
 func newGocqlSession(t *testing.T, c *cqlsim.Cluster, configure func(*gocql.ClusterConfig)) *gocql.Session {
 	t.Helper()
 	cfg := gocql.NewCluster(c.Addrs()...)
-	cfg.Port = c.Port() // for the peers gocql discovers in system.peers
+	cfg.Port = c.Port()            // for the peers gocql discovers in system.peers
 	cfg.Timeout = 30 * time.Second // generous for a loaded CI machine; not a threshold under test
 	if configure != nil {
 		configure(cfg)
