@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // nodes is the size of the simulated cluster the drivers connect to: enough to exercise peer
@@ -61,18 +60,6 @@ func pythonPath(t *testing.T) string {
 	return p
 }
 
-// startCluster starts the cluster the drivers connect to. While cqlsim's engine is still the
-// placeholder that answers every statement with "not implemented yet", the driver scenarios
-// cannot pass and the test skips (even under CI); any other failure is reported.
-func startCluster(t *testing.T, opts cqlsim.Options) *cqlsim.Cluster {
-	t.Helper()
-	c := cqlsim.StartT(t, opts)
-	if err := cqltest.ExecErr(c.Addrs()[0], "SELECT release_version FROM system.local"); err != nil && strings.Contains(err.Error(), "not implemented yet") {
-		t.Skipf("cqlsim's engine is not implemented yet: %v", err)
-	}
-	return c
-}
-
 // runScenario runs a driver's scenario script against the cluster and fails the test with the
 // script's output when it exits non-zero.
 func runScenario(t *testing.T, c *cqlsim.Cluster, name string, args ...string) string {
@@ -91,7 +78,7 @@ func runScenario(t *testing.T, c *cqlsim.Cluster, name string, args ...string) s
 
 func TestPythonDriver(t *testing.T) {
 	python := pythonPath(t)
-	c := startCluster(t, cqlsim.Options{Nodes: nodes})
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
 	out := runScenario(t, c, python, filepath.Join("python", "scenario.py"), strings.Join(c.Addrs(), ","), "--expect-compression")
 	if !strings.Contains(out, "python scenario: OK") {
 		t.Fatalf("scenario did not report success:\n%s", out)
@@ -106,7 +93,7 @@ func TestNodeDriver(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("node", "node_modules", "cassandra-driver", "package.json")); err != nil {
 		missing(t, "cassandra-driver is not installed in cqlsim/drivertest/node/node_modules")
 	}
-	c := startCluster(t, cqlsim.Options{Nodes: nodes})
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
 	out := runScenario(t, c, node, filepath.Join("node", "scenario.js"), strings.Join(c.Addrs(), ","))
 	if !strings.Contains(out, "node scenario: OK") {
 		t.Fatalf("scenario did not report success:\n%s", out)
