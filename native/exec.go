@@ -308,7 +308,12 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
 	if err != nil {
 		if up := (*UnpreparedError)(nil); errors.As(err, &up) {
-			if rerr := s.reprepare(ctx, c, info, up.ID); rerr != nil {
+			rstart := time.Now()
+			rerr := s.reprepare(ctx, c, info, up.ID)
+			if s.cfg.Observer != nil {
+				s.cfg.Observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
+			}
+			if rerr != nil {
 				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
 			} else {
 				res, err = s.roundTrip(ctx, c, info, timeoutC, false)

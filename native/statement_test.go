@@ -1,0 +1,443 @@
+package native_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
+)
+
+func mustPrepare(t testing.TB, s *native.Session, cql string) *native.Prepared {
+	t.Helper()
+	p, err := s.Prepare(ctxT(t), cql)
+	if err != nil {
+		t.Fatalf("Prepare %q: %v", cql, err)
+	}
+	return p
+}
+
+func TestSimpleAndPreparedValues(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text, n bigint)")
+
+	// Simple statement, positional values with inferred types.
+	mustExec(t, s, "INSERT INTO kv (k, v, n) VALUES (?, ?, ?)", int32(1), "one", int64(100))
+	// Simple statement, named values.
+	mustExec(t, s, "INSERT INTO kv (k, v, n) VALUES (:k, :v, :n)", native.Named("k", int32(2)), native.Named("v", "two"), native.Named("n", int64(200)))
+	// Prepared, positional.
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v, n) VALUES (?, ?, ?)")
+	if _, err := s.Execute(ctxT(t), ins.Bind(3, "three", 300)); err != nil {
+		t.Fatal(err)
+	}
+	// Prepared, named in another order than the markers.
+	insNamed := mustPrepare(t, s, "INSERT INTO kv (k, v, n) VALUES (:k, :v, :n)")
+	if got := []string{insNamed.Params()[0].Name, insNamed.Params()[1].Name, insNamed.Params()[2].Name}; !slices.Equal(got, []string{"k", "v", "n"}) {
+		t.Errorf("bind marker names = %v", got)
+	}
+	if _, err := s.Execute(ctxT(t), insNamed.Bind(native.Named("n", 400), native.Named("v", "four"), native.Named("k", 4))); err != nil {
+		t.Fatal(err)
+	}
+	// Unset leaves a column alone; nil writes NULL.
+	if _, err := s.Execute(ctxT(t), ins.Bind(3, native.Unset, nil)); err != nil {
+		t.Fatal(err)
+	}
+
+	sel := mustPrepare(t, s, "SELECT v, n FROM kv WHERE k = ?")
+	want := map[int]struct {
+		v string
+		n int64
+	}{1: {"one", 100}, 2: {"two", 200}, 3: {"three", 0}, 4: {"four", 400}}
+	for k, w := range want {
+		res, err := s.Execute(ctxT(t), sel.Bind(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, ok := res.First()
+		if !ok {
+			t.Fatalf("row %d missing", k)
+		}
+		var v string
+		var n *int64
+		if err := row.Scan(&v, &n); err != nil {
+			t.Fatal(err)
+		}
+		gotN := int64(0)
+		if n != nil {
+			gotN = *n
+		}
+		if v != w.v || gotN != w.n || (k == 3) != (n == nil) {
+			t.Errorf("row %d = (%q, %v), want (%q, %d)", k, v, n, w.v, w.n)
+		}
+	}
+	if p2 := mustPrepare(t, s, "SELECT v, n FROM kv WHERE k = ?"); p2 != sel {
+		t.Error("preparing the same text twice should return the cached statement")
+	}
+}
+
+func TestBindErrorsFailBeforeSending(t *testing.T) {
+	var attempts sync.Map
+	s, _ := connect(t, func(c *native.Config) {
+		c.Observer = func(_ context.Context, a native.Attempt) { attempts.Store(a.Statement, true) }
+	})
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text, l list<int>)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v, l) VALUES (?, ?, ?)")
+	attempts.Clear()
+
+	_, err := s.Execute(ctxT(t), ins.Bind(1, "x"))
+	var be *native.BindError
+	if !errors.As(err, &be) || !errors.Is(err, native.ErrArgCount) || be.Index != -1 {
+		t.Fatalf("too few values: %v", err)
+	}
+
+	_, err = s.Execute(ctxT(t), ins.Bind(1, 2.5, nil))
+	if !errors.As(err, &be) || be.Index != 1 || be.Name != "v" || be.Type.Kind != cqltype.KindVarchar {
+		t.Fatalf("wrong type: %v", err)
+	}
+	var ve *cqltype.ValueError
+	if !errors.As(err, &ve) || !errors.Is(err, cqltype.ErrUnsupportedGoType) {
+		t.Errorf("wrong type should wrap the codec's error: %v", err)
+	}
+	if !strings.Contains(err.Error(), "INSERT INTO kv") {
+		t.Errorf("the error should name the statement: %v", err)
+	}
+
+	_, err = s.Execute(ctxT(t), ins.Bind(1, "x", []any{1, "no"}))
+	if !errors.As(err, &be) || be.Index != 2 || !errors.As(err, &ve) || ve.Path == "" {
+		t.Errorf("bad list element should carry its path: %v", err)
+	}
+
+	_, err = s.Execute(ctxT(t), ins.Bind(native.Named("k", 1), "x", nil))
+	if !errors.As(err, &be) {
+		t.Errorf("mixing named and positional: %v", err)
+	}
+	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO kv (k, v) VALUES (?, ?)", 1, struct{}{}))
+	if !errors.As(err, &be) || be.Index != 1 {
+		t.Errorf("uninferable simple value: %v", err)
+	}
+	n := 0
+	attempts.Range(func(any, any) bool { n++; return true })
+	if n != 0 {
+		t.Errorf("%d requests were sent despite binding errors", n)
+	}
+}
+
+func TestScanErrorNamesColumn(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	mustExec(t, s, "INSERT INTO kv (k, v) VALUES (1, 'x')")
+	res := mustExec(t, s, "SELECT k, v FROM kv WHERE k = 1")
+	row, _ := res.First()
+	var k int
+	var v int
+	err := row.Scan(&k, &v)
+	var se *native.ScanError
+	if !errors.As(err, &se) || se.Column != "v" || se.Index != 1 {
+		t.Fatalf("Scan into a wrong type: %v", err)
+	}
+	if err := row.Scan(&k); !errors.As(err, &se) || se.Index != -1 {
+		t.Errorf("Scan with too few destinations: %v", err)
+	}
+	if _, err := native.Get[int](row, 5); err == nil {
+		t.Error("Get out of range succeeded")
+	}
+	if err := row.Scan(nil, new(string)); err != nil {
+		t.Errorf("nil destination should skip a column: %v", err)
+	}
+}
+
+func TestPaging(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE p (pk int, ck int, PRIMARY KEY (pk, ck))")
+	ins := mustPrepare(t, s, "INSERT INTO p (pk, ck) VALUES (0, ?)")
+	for i := range 25 {
+		if _, err := s.Execute(ctxT(t), ins.Bind(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := mustPrepare(t, s, "SELECT ck FROM p WHERE pk = ?")
+	for _, stmt := range []native.Statement{sel.Bind(0).WithPageSize(10), native.Query("SELECT ck FROM p WHERE pk = 0").WithPageSize(10)} {
+		first, err := s.Execute(ctxT(t), stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Len() != 10 || !first.HasMorePages() {
+			t.Fatalf("first page: %d rows, more %t", first.Len(), first.HasMorePages())
+		}
+		second, err := first.NextPage(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first page is unchanged by fetching the second.
+		if first.Len() != 10 || !first.HasMorePages() {
+			t.Fatal("NextPage changed the first page")
+		}
+		ck0, _ := native.Get[int](mustRow(t, first, 0), 0)
+		ck1, _ := native.Get[int](mustRow(t, second, 0), 0)
+		if ck0 != 0 || ck1 != 10 {
+			t.Errorf("first rows of pages: %d, %d", ck0, ck1)
+		}
+		// Fetching the same next page twice gives the same rows.
+		again, err := first.NextPage(ctxT(t))
+		if err != nil || again.Len() != second.Len() {
+			t.Fatalf("second NextPage: %v", err)
+		}
+		// Resuming from a paging state in a new statement.
+		resumed, err := s.Execute(ctxT(t), stmt.WithPagingState(first.PagingState()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck, _ := native.Get[int](mustRow(t, resumed, 0), 0); ck != 10 {
+			t.Errorf("resumed page starts at %d", ck)
+		}
+
+		var all []int
+		for row, err := range first.All(ctxT(t)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ck, _ := native.Get[int](row, 0)
+			all = append(all, ck)
+		}
+		if len(all) != 25 || all[24] != 24 {
+			t.Errorf("All gave %v", all)
+		}
+		third, _ := second.NextPage(ctxT(t))
+		if third.HasMorePages() {
+			if last, err := third.NextPage(ctxT(t)); err == nil && last.Len() != 0 {
+				t.Errorf("a fourth page with %d rows", last.Len())
+			}
+		} else if _, err := third.NextPage(ctxT(t)); !errors.Is(err, native.ErrNoMorePages) {
+			t.Errorf("NextPage after the last page: %v", err)
+		}
+	}
+	cks, err := native.Collect(s.Iter(ctxT(t), sel.Bind(0).WithPageSize(7)), native.RowTo[int])
+	if err != nil || len(cks) != 25 {
+		t.Fatalf("Collect over Iter: %d rows, %v", len(cks), err)
+	}
+	// Stopping early does not fetch more pages.
+	n := 0
+	for range s.Iter(ctxT(t), sel.Bind(0).WithPageSize(5)) {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	one, err := native.CollectOne(s.Iter(ctxT(t), sel.Bind(0)), native.RowTo[int])
+	if err != nil || one != 0 {
+		t.Errorf("CollectOne = %d, %v", one, err)
+	}
+	_, err = native.CollectOne(s.Iter(ctxT(t), sel.Bind(99)), native.RowTo[int])
+	if !errors.Is(err, native.ErrNotFound) {
+		t.Errorf("CollectOne on no rows: %v", err)
+	}
+	// Paging disabled returns everything at once.
+	res, err := s.Execute(ctxT(t), sel.Bind(0).WithPageSize(0))
+	if err != nil || res.Len() != 25 || res.HasMorePages() {
+		t.Errorf("unpaged: %d rows, %v", res.Len(), err)
+	}
+}
+
+func mustRow(t testing.TB, r *native.Result, i int) native.Row {
+	t.Helper()
+	row, ok := r.Row(i)
+	if !ok {
+		t.Fatalf("row %d of %d missing", i, r.Len())
+	}
+	return row
+}
+
+func TestBatches(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	mustExec(t, s, "CREATE TABLE c (k int PRIMARY KEY, n counter)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)")
+	for _, typ := range []native.BatchType{native.LoggedBatch, native.UnloggedBatch} {
+		b := native.NewBatch(typ, ins.Bind(1, "a"), native.Query("INSERT INTO kv (k, v) VALUES (?, ?)", int32(2), "b"))
+		b = b.Add(ins.Bind(native.Named("v", "c"), native.Named("k", 3)))
+		if _, err := s.ExecuteBatch(ctxT(t), b.WithConsistency(native.One)); err != nil {
+			t.Fatalf("%s batch: %v", typ, err)
+		}
+		if len(b.Statements()) != 3 {
+			t.Fatal("Add changed the count")
+		}
+	}
+	res := mustExec(t, s, "SELECT count(*) FROM kv")
+	if n, _ := native.ScanOne[int64](res); n != 3 {
+		t.Errorf("count = %d", n)
+	}
+	upd := mustPrepare(t, s, "UPDATE c SET n = n + ? WHERE k = ?")
+	cb := native.NewBatch(native.CounterBatch, upd.Bind(int64(5), 1), upd.Bind(int64(-2), 1))
+	if _, err := s.ExecuteBatch(ctxT(t), cb); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := native.ScanOne[int64](mustExec(t, s, "SELECT n FROM c WHERE k = 1")); n != 3 {
+		t.Errorf("counter = %d", n)
+	}
+	// A conditional batch reports whether it applied.
+	cas := native.NewBatch(native.LoggedBatch, native.Query("INSERT INTO kv (k, v) VALUES (9, 'x') IF NOT EXISTS"))
+	r1, err := s.ExecuteBatch(ctxT(t), cas)
+	if err != nil || !r1.Applied() {
+		t.Fatalf("first CAS batch: %v", err)
+	}
+	r2, err := s.ExecuteBatch(ctxT(t), cas)
+	if err != nil || r2.Applied() {
+		t.Fatalf("second CAS batch applied again: %v", err)
+	}
+	if _, err := s.ExecuteBatch(ctxT(t), native.NewBatch(native.LoggedBatch)); err == nil {
+		t.Error("empty batch accepted")
+	}
+	_, err = s.ExecuteBatch(ctxT(t), native.NewBatch(native.LoggedBatch, ins.Bind(1)))
+	var be *native.BindError
+	if !errors.As(err, &be) {
+		t.Errorf("bad batch values: %v", err)
+	}
+}
+
+func TestLWTAndSerialConsistency(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v) VALUES (?, ?) IF NOT EXISTS")
+	r, err := s.Execute(ctxT(t), ins.Bind(1, "a").WithSerialConsistency(native.LocalSerial))
+	if err != nil || !r.Applied() {
+		t.Fatalf("first insert: applied %v, %v", r != nil && r.Applied(), err)
+	}
+	r, err = s.Execute(ctxT(t), ins.Bind(1, "b").WithSerialConsistency(native.Serial))
+	if err != nil || r.Applied() {
+		t.Fatalf("second insert applied: %v", err)
+	}
+	m, err := mustRow(t, r, 0).Map()
+	if err != nil || m["v"] != "a" {
+		t.Errorf("the failed CAS should return the current row: %v %v", m, err)
+	}
+	_, err = s.Execute(ctxT(t), ins.Bind(2, "a").WithSerialConsistency(native.Quorum))
+	if err == nil {
+		t.Error("QUORUM accepted as a serial consistency")
+	}
+}
+
+func TestTimestampConsistencyAndTracing(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)")
+	if _, err := s.Execute(ctxT(t), ins.Bind(1, "a").WithTimestamp(1234567).WithConsistency(native.All).WithIdempotent(true)); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := native.ScanOne[int64](mustExec(t, s, "SELECT writetime(v) FROM kv WHERE k = 1"))
+	if err != nil || wt != 1234567 {
+		t.Errorf("writetime = %d, %v", wt, err)
+	}
+	// An older timestamp loses.
+	if _, err := s.Execute(ctxT(t), ins.Bind(1, "old").WithTimestamp(1000)); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := native.ScanOne[string](mustExec(t, s, "SELECT v FROM kv WHERE k = 1")); v != "a" {
+		t.Errorf("older write won: %q", v)
+	}
+	res, err := s.Execute(ctxT(t), native.Query("SELECT v FROM kv WHERE k = 1").WithTracing(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := res.TraceID()
+	if !ok || id == ([16]byte{}) {
+		t.Fatal("no trace id on a traced request")
+	}
+	// The trace session appears in system_traces (written asynchronously by the server).
+	found := false
+	for range 50 {
+		r, err := s.Execute(ctxT(t), native.Query("SELECT session_id FROM system_traces.sessions WHERE session_id = ?", cqltype.UUID(id)).WithConsistency(native.One))
+		if err == nil && r.Len() == 1 {
+			found = true
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !found {
+		t.Errorf("trace %x not found in system_traces.sessions", id)
+	}
+	if _, ok := mustExec(t, s, "SELECT v FROM kv WHERE k = 1").TraceID(); ok {
+		t.Error("untraced request has a trace id")
+	}
+	// A custom payload is sent (Cassandra without a custom query handler ignores it).
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT v FROM kv").WithCustomPayload(map[string][]byte{"k": []byte("v")})); err != nil {
+		t.Errorf("custom payload: %v", err)
+	}
+	// Per-statement keyspace needs protocol v5.
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT v FROM kv").WithKeyspace("system")); !errors.Is(err, native.ErrUnsupported) {
+		t.Errorf("WithKeyspace on v4: %v", err)
+	}
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT v FROM kv").WithConsistency(native.Consistency(99))); err == nil {
+		t.Error("invalid consistency accepted")
+	}
+}
+
+func TestUseChangesKeyspaceOnAllConnections(t *testing.T) {
+	s, ks := connect(t, func(c *native.Config) { c.ConnsPerHost = 3 })
+	other, hosts := cqltest.Keyspace(t)
+	cqltest.Exec(t, hosts[0], "CREATE TABLE "+other+".only_here (k int PRIMARY KEY)")
+	res := mustExec(t, s, "USE "+other)
+	if res.Kind() != native.ResultSetKeyspace || res.Keyspace() != other || s.Keyspace() != other {
+		t.Fatalf("USE: kind %s, keyspace %q, session keyspace %q", res.Kind(), res.Keyspace(), s.Keyspace())
+	}
+	// Every connection must now resolve the unqualified table.
+	var wg sync.WaitGroup
+	errs := make(chan error, 60)
+	for range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Execute(ctxT(t), native.Query("SELECT k FROM only_here"))
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("after USE: %v", err)
+		}
+	}
+	mustExec(t, s, `USE "`+ks+`"`)
+	if s.Keyspace() != ks {
+		t.Errorf("keyspace after second USE: %q", s.Keyspace())
+	}
+}
+
+func TestTransparentReprepare(t *testing.T) {
+	var reprepares sync.Map
+	s, ks := connect(t, func(c *native.Config) {
+		c.Observer = func(_ context.Context, a native.Attempt) {
+			if a.Reprepare {
+				reprepares.Store(a.Statement, a.Err)
+			}
+		}
+	})
+	hosts := cqltest.Hosts(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	sel := mustPrepare(t, s, "SELECT v FROM kv WHERE k = ?")
+	oldID := string(sel.ID())
+	// Dropping the table makes the server forget the statements prepared on it.
+	cqltest.Exec(t, hosts[0], "DROP TABLE "+ks+".kv")
+	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	cqltest.Exec(t, hosts[0], "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'back')")
+	res, err := s.Execute(ctxT(t), sel.Bind(1))
+	if err != nil {
+		t.Fatalf("execute after the table was recreated: %v", err)
+	}
+	v, _ := native.Get[string](mustRow(t, res, 0), 0)
+	if v != "back" {
+		t.Errorf("v = %q", v)
+	}
+	if perr, ok := reprepares.Load("SELECT v FROM kv WHERE k = ?"); !ok || perr != nil {
+		t.Errorf("no successful re-prepare was observed (%v)", perr)
+	}
+	if string(sel.ID()) != oldID {
+		t.Logf("the server gave a new id on re-prepare")
+	}
+}
