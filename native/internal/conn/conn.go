@@ -34,10 +34,12 @@ type Config struct {
 	TLS *tls.Config
 	// Keyspace, when not empty, is selected with USE after the handshake.
 	Keyspace string
-	// HeartbeatInterval is how often an idle connection sends OPTIONS; a heartbeat that gets
-	// no answer within the same interval closes the connection. 0 means
+	// HeartbeatInterval is how often an idle connection sends OPTIONS. 0 means
 	// DefaultHeartbeatInterval; a negative value disables heartbeats.
 	HeartbeatInterval time.Duration
+	// HeartbeatTimeout is how long a heartbeat may wait for its answer before the connection
+	// is closed as dead; 0 means HeartbeatInterval.
+	HeartbeatTimeout time.Duration
 	// DialTimeout bounds connecting and the whole handshake; 0 means DefaultDialTimeout.
 	DialTimeout time.Duration
 	// MaxStreams is the number of stream ids (concurrent requests), 1 to 32768; 0 means
@@ -122,6 +124,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = cfg.HeartbeatInterval
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout

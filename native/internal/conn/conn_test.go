@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -445,18 +446,46 @@ func TestTracingAndWarnings(t *testing.T) {
 }
 
 func TestHeartbeatKeepsIdleConnectionOpen(t *testing.T) {
-	c := dialT(t, Config{HeartbeatInterval: 10 * time.Millisecond})
+	c := dialT(t, Config{HeartbeatInterval: 10 * time.Millisecond, HeartbeatTimeout: 30 * time.Second})
 	start := c.frames.Load()
 	// Only heartbeats produce frames on this idle connection; wait for a few.
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for c.frames.Load() < start+3 {
 		select {
 		case <-deadline:
 			t.Fatal("no heartbeat answered")
+		case <-c.Done():
+			t.Fatalf("connection closed: %v", c.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
 	if err := c.Err(); err != nil {
 		t.Fatalf("connection closed: %v", err)
+	}
+}
+
+func TestLargeFrames(t *testing.T) {
+	ks, hosts := keyspace(t)
+	exec(t, hosts[0], "CREATE TABLE "+ks+".big (k int PRIMARY KEY, v blob)")
+	c := dialT(t, Config{Keyspace: ks})
+	big := make([]byte, 3<<20) // larger than the reader's chunk and the writer's batch limit
+	for i := range big {
+		big[i] = byte(i * 31)
+	}
+	resp, err := c.Do(context.Background(), &proto.Query{Query: "INSERT INTO big (k, v) VALUES (1, ?)", Params: proto.QueryParams{
+		Consistency: proto.One, Values: proto.Values{big},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Release()
+	resp, err = c.Do(context.Background(), query("SELECT v FROM big WHERE k = 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Release()
+	rows := resp.Msg.(*proto.RowsResult)
+	if !rows.Next() || !bytes.Equal(rows.Cell(0), big) {
+		t.Errorf("read back %d bytes, want the %d written", len(rows.Cell(0)), len(big))
 	}
 }

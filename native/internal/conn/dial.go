@@ -63,7 +63,7 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	}
 	if cfg.HeartbeatInterval > 0 {
 		c.wg.Add(1)
-		go c.heartbeatLoop(cfg.HeartbeatInterval)
+		go c.heartbeatLoop(cfg.HeartbeatInterval, cfg.HeartbeatTimeout)
 	}
 	return c, nil
 }

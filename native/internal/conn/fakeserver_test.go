@@ -1,8 +1,8 @@
 package conn
 
 import (
+	"crypto/tls"
 	"encoding/binary"
-	"errors"
 	"io"
 	"net"
 	"sync"
@@ -20,6 +20,8 @@ type fakeServer struct {
 	handle func(fc *fakeConn, h proto.Header, body []byte)
 	// password, when set, makes STARTUP answer AUTHENTICATE and checks the PLAIN token.
 	user, password string
+	// tls, when set, makes the server speak TLS.
+	tls *tls.Config
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -50,13 +52,16 @@ func (fc *fakeConn) sendRaw(b []byte) error {
 
 func (fc *fakeConn) close() { _ = fc.nc.Close() }
 
-func startFake(t testing.TB, handle func(fc *fakeConn, h proto.Header, body []byte)) *fakeServer {
+func startFake(t testing.TB, handle func(fc *fakeConn, h proto.Header, body []byte), configure ...func(s *fakeServer)) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &fakeServer{t: t, ln: ln, handle: handle}
+	for _, f := range configure {
+		f(s)
+	}
 	s.wg.Add(1)
 	go s.accept()
 	t.Cleanup(s.close)
@@ -81,6 +86,9 @@ func (s *fakeServer) accept() {
 		nc, err := s.ln.Accept()
 		if err != nil {
 			return
+		}
+		if s.tls != nil {
+			nc = tls.Server(nc, s.tls)
 		}
 		s.mu.Lock()
 		s.conns = append(s.conns, nc)
@@ -156,5 +164,3 @@ func queryText(body []byte) string {
 	}
 	return string(body[4 : 4+n])
 }
-
-var errUnexpected = errors.New("unexpected")

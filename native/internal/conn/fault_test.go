@@ -241,8 +241,7 @@ func TestMalformedResponseFailsRequestAndClosesConnection(t *testing.T) {
 func TestPasswordAuthentication(t *testing.T) {
 	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
-	})
-	s.user, s.password = "cassandra", "s3cret"
+	}, func(s *fakeServer) { s.user, s.password = "cassandra", "s3cret" })
 
 	c := dialFake(t, s, Config{Authenticator: &proto.PasswordAuthenticator{Username: "cassandra", Password: "s3cret"}})
 	if _, err := c.Do(context.Background(), query("x")); err != nil {

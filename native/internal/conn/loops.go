@@ -202,8 +202,8 @@ func (c *Conn) eventLoop() {
 }
 
 // heartbeatLoop sends OPTIONS when no frame arrived during a whole interval, and closes the
-// connection when the answer does not come within the next interval.
-func (c *Conn) heartbeatLoop(interval time.Duration) {
+// connection when the answer does not come within timeout.
+func (c *Conn) heartbeatLoop(interval, timeout time.Duration) {
 	defer c.wg.Done()
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -218,14 +218,14 @@ func (c *Conn) heartbeatLoop(interval time.Duration) {
 			seen = n
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), interval)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		resp, err := c.Do(ctx, &proto.Options{})
 		cancel()
 		if err != nil {
 			if c.Err() != nil {
 				return
 			}
-			c.fail(fmt.Errorf("%w: OPTIONS got no answer within %s: %v", ErrHeartbeat, interval, err))
+			c.fail(fmt.Errorf("%w: OPTIONS got no answer within %s: %v", ErrHeartbeat, timeout, err))
 			return
 		}
 		resp.Release()
