@@ -205,3 +205,73 @@ func TestValueStrings(t *testing.T) {
 		t.Error(Kind(0x20).String())
 	}
 }
+
+func TestParseCQL(t *testing.T) {
+	cases := []struct {
+		in   string
+		want *Type
+	}{
+		{"int", tInt},
+		{" TEXT ", tText},
+		{"varchar", tText},
+		{"map<text, frozen<list<int>>>", NewMap(tText, NewList(tInt))},
+		{"frozen<map<text,text>>", NewMap(tText, tText)},
+		{"set<frozen<tuple<int, text, blob>>>", NewSet(NewTuple(tInt, tText, tBlob))},
+		{"vector<float, 768>", NewVector(tFloat, 768)},
+		{"vector<frozen<list<text>>,2>", NewVector(NewList(tText), 2)},
+		{"frozen<addr>", &Type{Kind: KindUDT, Name: "addr"}},
+		{`ks."Addr""X"`, &Type{Kind: KindUDT, Keyspace: "ks", Name: `Addr"X`}},
+		{`"int"`, &Type{Kind: KindUDT, Name: "int"}},
+		{"'org.example.My''Type'", &Type{Kind: KindCustom, Custom: "org.example.My'Type"}},
+		{"'org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.Int32Type, 2)'", NewVector(tInt, 2)},
+	}
+	for _, c := range cases {
+		got, err := ParseCQL(c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if !got.Equal(c.want) {
+			t.Errorf("%q: got %#v, want %#v", c.in, got, c.want)
+		}
+	}
+	// String output parses back to the same type (UDTs aside, which print by name).
+	for _, typ := range sampleTypes() {
+		if strings.Contains(typ.String(), "addr") || strings.Contains(typ.String(), "empty") || typ.String() == "tuple<>" {
+			continue
+		}
+		back, err := ParseCQL(typ.String())
+		if err != nil || !back.Equal(typ) {
+			t.Errorf("ParseCQL(%q) = %v, %v", typ.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "list<int", "map<int>", "vector<float, 0>", "vector<float>", "tuple<>", "int int",
+		"'unterminated", `"unterminated`, "list<<int>>", strings.Repeat("list<", 100) + "int" + strings.Repeat(">", 100)} {
+		if _, err := ParseCQL(bad); !errors.Is(err, ErrMalformedCQLType) {
+			t.Errorf("%q: error %v does not wrap ErrMalformedCQLType", bad, err)
+		}
+	}
+}
+
+func TestTypeEqual(t *testing.T) {
+	types := sampleTypes()
+	for i, a := range types {
+		for j, b := range types {
+			if got := a.Equal(b); got != (i == j) {
+				t.Errorf("%s.Equal(%s) = %v", a, b, got)
+			}
+		}
+		// A copy made through the wire format is equal.
+		c, _, err := ParseOption(a.AppendOption(nil))
+		if err != nil || !a.Equal(c) {
+			t.Errorf("%s not equal to its parsed copy: %v", a, err)
+		}
+	}
+	var nilType *Type
+	if !nilType.Equal(nil) || nilType.Equal(tInt) || tInt.Equal(nil) {
+		t.Error("nil handling")
+	}
+	if NewUDT("a", "u", Field{"x", tInt}).Equal(NewUDT("a", "u", Field{"y", tInt})) {
+		t.Error("field names ignored")
+	}
+}
