@@ -84,10 +84,14 @@ func (call *Call) Response() (*proto.Response, error) {
 		call.c.fail(call.err)
 		return nil, call.err
 	}
-	if e, ok := resp.Msg.(*proto.ErrorResponse); ok {
+	switch m := resp.Msg.(type) {
+	case *proto.ErrorResponse:
 		resp.Release()
-		call.err = e
-		return nil, e
+		call.err = m
+		return nil, m
+	case *proto.SetKeyspaceResult:
+		ks := m.Keyspace
+		call.c.keyspace.Store(&ks)
 	}
 	call.resp = resp
 	return resp, nil

@@ -71,6 +71,7 @@ type Conn struct {
 	dopts   proto.DecodeOptions
 
 	supported map[string][]string
+	keyspace  atomic.Pointer[string] // the keyspace of the last USE seen on this connection
 
 	streams  chan int16 // free stream ids
 	slots    []atomic.Pointer[Call]
@@ -144,6 +145,18 @@ func (cfg Config) withDefaults() (Config, error) {
 
 // Addr returns the address the connection was dialed with.
 func (c *Conn) Addr() string { return c.addr }
+
+// LocalAddr returns the local network address of the connection.
+func (c *Conn) LocalAddr() net.Addr { return c.nc.LocalAddr() }
+
+// Keyspace returns the connection's current keyspace: the one set by the last successful USE
+// (through Config.Keyspace, UseKeyspace or a USE query), or "" if none.
+func (c *Conn) Keyspace() string {
+	if ks := c.keyspace.Load(); ks != nil {
+		return *ks
+	}
+	return ""
+}
 
 // Version returns the protocol version in use.
 func (c *Conn) Version() proto.Version { return c.version }

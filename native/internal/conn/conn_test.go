@@ -489,3 +489,33 @@ func TestLargeFrames(t *testing.T) {
 		t.Errorf("read back %d bytes, want the %d written", len(rows.Cell(0)), len(big))
 	}
 }
+
+func TestKeyspaceTracking(t *testing.T) {
+	ks, _ := keyspace(t)
+	c := dialT(t, Config{Keyspace: ks})
+	if got := c.Keyspace(); got != ks {
+		t.Errorf("Keyspace() after Dial = %q, want %q", got, ks)
+	}
+	if err := c.UseKeyspace(context.Background(), "system"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Keyspace(); got != "system" {
+		t.Errorf("Keyspace() after UseKeyspace = %q, want system", got)
+	}
+	resp, err := c.Do(context.Background(), query("USE "+ks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Release()
+	if got := c.Keyspace(); got != ks {
+		t.Errorf("Keyspace() after a USE query = %q, want %q", got, ks)
+	}
+	err = c.UseKeyspace(context.Background(), "no_such_keyspace_here")
+	var e *proto.ErrorResponse
+	if !errors.As(err, &e) || e.Code != proto.ErrCodeInvalid {
+		t.Errorf("USE of a missing keyspace: err = %v, want an Invalid server error", err)
+	}
+	if c.LocalAddr() == nil {
+		t.Error("LocalAddr() = nil")
+	}
+}

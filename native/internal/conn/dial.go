@@ -113,7 +113,7 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 	c.comp = c.dopts.Compressor
 
 	if c.cfg.Keyspace != "" {
-		if err := c.use(ctx, c.cfg.Keyspace); err != nil {
+		if err := c.UseKeyspace(ctx, c.cfg.Keyspace); err != nil {
 			return "USE", err
 		}
 	}
@@ -148,18 +148,19 @@ func (c *Conn) authenticate(ctx context.Context, class string) error {
 	}
 }
 
-// use selects keyspace with a USE statement.
-func (c *Conn) use(ctx context.Context, keyspace string) error {
+// UseKeyspace selects keyspace on the connection with a USE statement (the name is quoted, so
+// it is case-sensitive).
+func (c *Conn) UseKeyspace(ctx context.Context, keyspace string) error {
 	resp, err := c.Do(ctx, &proto.Query{
 		Query:  "USE " + QuoteIdentifier(keyspace),
 		Params: proto.QueryParams{Consistency: proto.One},
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("USE %q: %w", keyspace, err)
 	}
 	defer resp.Release()
 	if _, ok := resp.Msg.(*proto.SetKeyspaceResult); !ok {
-		return fmt.Errorf("USE %s: unexpected result %T", keyspace, resp.Msg)
+		return fmt.Errorf("USE %q: unexpected result %T", keyspace, resp.Msg)
 	}
 	return nil
 }
