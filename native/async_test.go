@@ -1,0 +1,300 @@
+package native_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+func TestExecuteAsyncManyInFlight(t *testing.T) {
+	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1 })
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v int)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)")
+	ctx := ctxT(t)
+	const n = 3000
+	pending := make([]*native.Pending, n)
+	for i := range n {
+		pending[i] = s.ExecuteAsync(ctx, ins.Bind(i, i*2))
+	}
+	for i, p := range pending {
+		<-p.Done()
+		if _, err := p.Result(); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	n64, err := native.ScanOne[int64](mustExec(t, s, "SELECT count(*) FROM kv"))
+	if err != nil || n64 != n {
+		t.Fatalf("count = %d, %v", n64, err)
+	}
+	// OnDone runs once, after completion; a hook added late runs at once.
+	p := s.ExecuteAsync(ctx, native.Query("SELECT count(*) FROM kv"))
+	fired := make(chan struct{}, 2)
+	p.OnDone(func() { fired <- struct{}{} })
+	<-p.Done()
+	<-fired
+	p.OnDone(func() { fired <- struct{}{} })
+	select {
+	case <-fired:
+	default:
+		t.Fatal("OnDone on a completed Pending did not run immediately")
+	}
+	if res, err := p.Result(); err != nil || res.Len() != 1 {
+		t.Fatalf("async result: %v", err)
+	}
+	// Batches and next pages have async forms too.
+	bp := s.ExecuteBatchAsync(ctx, native.NewBatch(native.UnloggedBatch, ins.Bind(-1, -1)))
+	if _, err := bp.Result(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Execute(ctx, native.Query("SELECT k FROM kv").WithPageSize(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := first.NextPageAsync(ctx).Result()
+	if err != nil || next.Len() != 100 {
+		t.Fatalf("NextPageAsync: %v", err)
+	}
+}
+
+func TestNoGoroutineLeftAfterClose(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ks, hosts := cqltest.Keyspace(t)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY)")
+	for i := range 100 {
+		s.ExecuteAsync(ctxT(t), native.Query("INSERT INTO kv (k) VALUES (?)", int32(i)))
+	}
+	s.Close()
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM kv")); !errors.Is(err, native.ErrSessionClosed) {
+		t.Errorf("Execute after Close: %v", err)
+	}
+	if _, err := s.Prepare(ctxT(t), "SELECT * FROM kv"); !errors.Is(err, native.ErrSessionClosed) {
+		t.Errorf("Prepare after Close: %v", err)
+	}
+	s.Close() // idempotent
+	// Let the async requests started before Close finish failing.
+	time.Sleep(200 * time.Millisecond)
+}
+
+func TestCancelledRequests(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ks, hosts := cqltest.Keyspace(t)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	ctx, cancel := context.WithCancel(context.Background())
+	pending := make([]*native.Pending, 200)
+	for i := range pending {
+		pending[i] = s.ExecuteAsync(ctx, native.Query("INSERT INTO kv (k, v) VALUES (?, 'x')", int32(i)))
+	}
+	cancel()
+	cancelled := 0
+	for _, p := range pending {
+		if _, err := p.Result(); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("a cancelled request failed with %v", err)
+			}
+			cancelled++
+		}
+	}
+	t.Logf("%d of %d requests were cancelled before completing", cancelled, len(pending))
+	// An already cancelled context fails at once.
+	if _, err := s.Execute(ctx, native.Query("SELECT * FROM kv")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Execute with a cancelled context: %v", err)
+	}
+	// The session still works: abandoned stream ids came back.
+	if n, err := native.ScanOne[int64](mustExec(t, s, "SELECT count(*) FROM kv")); err != nil || n > 200 {
+		t.Fatalf("after cancellations: %d, %v", n, err)
+	}
+	// A request timing out (Config.Timeout / WithTimeout) returns ErrTimeout.
+	_, err = s.Execute(ctxT(t), native.Query("SELECT * FROM kv").WithTimeout(time.Nanosecond))
+	if err != nil && !errors.Is(err, native.ErrTimeout) {
+		t.Errorf("timed-out request: %v", err)
+	}
+	s.Close()
+}
+
+// proxy forwards TCP connections to a server and can cut them all.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+	wg     sync.WaitGroup
+	hold   bool // when true, stop forwarding server responses (requests hang)
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+func (p *proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go func() { defer p.wg.Done(); _, _ = io.Copy(up, c); up.Close() }()
+		go func() { defer p.wg.Done(); p.copyDown(c, up); c.Close() }()
+	}
+}
+
+// copyDown forwards server bytes to the client, pausing while hold is set.
+func (p *proxy) copyDown(c, up net.Conn) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := up.Read(buf)
+		if err != nil {
+			return
+		}
+		for {
+			p.mu.Lock()
+			hold := p.hold
+			p.mu.Unlock()
+			if !hold {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if _, err := c.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+func (p *proxy) setHold(h bool) { p.mu.Lock(); p.hold = h; p.mu.Unlock() }
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	conns := p.conns
+	p.conns = nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+func (p *proxy) close() {
+	p.ln.Close()
+	p.cut()
+	p.wg.Wait()
+}
+
+func TestCancelWhileResponsesAreDelayed(t *testing.T) {
+	ks, hosts := cqltest.Keyspace(t)
+	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
+	px := newProxy(t, hosts[0])
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	px.setHold(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	pending := make([]*native.Pending, 100)
+	for i := range pending {
+		pending[i] = s.ExecuteAsync(ctx, native.Query("INSERT INTO kv (k) VALUES (?)", int32(i)))
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	for i, p := range pending {
+		if _, err := p.Result(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("request %d: want context.Canceled while its response is held, got %v", i, err)
+		}
+	}
+	// The late responses arrive after the callers gave up; the connection stays usable.
+	px.setHold(false)
+	for i := range 200 {
+		if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM kv WHERE k = ?", int32(i))); err != nil {
+			t.Fatalf("after late responses: %v", err)
+		}
+	}
+	s.Close()
+}
+
+func TestServerDropsConnectionMidRequest(t *testing.T) {
+	ks, hosts := cqltest.Keyspace(t)
+	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
+	px := newProxy(t, hosts[0])
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustExec(t, s, "SELECT * FROM kv")
+
+	// Requests in flight when the connection drops fail with ErrConnClosed, none hangs.
+	px.setHold(true)
+	pending := make([]*native.Pending, 50)
+	for i := range pending {
+		pending[i] = s.ExecuteAsync(ctxT(t), native.Query("INSERT INTO kv (k) VALUES (?)", int32(i)))
+	}
+	time.Sleep(100 * time.Millisecond) // let them be written
+	px.cut()
+	for i, p := range pending {
+		select {
+		case <-p.Done():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("request %d still pending 30s after the connection dropped", i)
+		}
+		if _, err := p.Result(); err == nil {
+			t.Errorf("request %d succeeded through a dropped connection", i)
+		} else if !errors.Is(err, native.ErrConnClosed) {
+			var nh *native.NoHostAvailableError
+			if !errors.As(err, &nh) {
+				t.Errorf("request %d: %v", i, err)
+			}
+		}
+	}
+	px.setHold(false)
+	// The pool reconnects.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := s.Execute(ctxT(t), native.Query("SELECT * FROM kv"))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reconnection after the drop: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.Close()
+}
