@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -278,12 +279,17 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			}
 			return nil, invalid("Type '%s.%s' doesn't exist", k.name, st.Type.Name)
 		}
-		for _, t := range k.tables {
-			for _, c := range t.cols {
+		var users []string
+		for _, tn := range tableNames(k) {
+			for _, c := range k.tables[tn].cols {
 				if usesType(c.typ, u) {
-					return nil, invalid("Cannot drop user type %s.%s as it is still used by table %s.%s", k.name, u.name, k.name, t.name)
+					users = append(users, tn)
+					break
 				}
 			}
+		}
+		if len(users) > 0 {
+			return nil, invalid("Cannot drop user type '%s.%s' as it is still used by tables %s", k.name, u.name, strings.Join(users, ", "))
 		}
 		delete(k.types, u.name)
 		for i, n := range k.typeOrder {

@@ -90,7 +90,7 @@ func (te *testEngine) errCode(q string, vals ...Value) (ErrorCode, string) {
 	return ce.Code, ce.Message
 }
 
-func intVal(v int32) Value  { return Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(v))} }
+func intVal(v int32) Value   { return Value{Bytes: binary.BigEndian.AppendUint32(nil, uint32(v))} }
 func textVal(s string) Value { return Value{Bytes: []byte(s)} }
 
 // formatValue renders an encoded value for test assertions, cqlsh style.

@@ -31,6 +31,9 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 		targets = append(targets, ck)
 	}
 	p := t.getPartition(muts[0].pks[0], false)
+	if err := checkConditionMix(t, muts); err != nil {
+		return nil, err
+	}
 	for _, mu := range muts {
 		m := mu.m
 		if !m.conditional() {
@@ -224,4 +227,42 @@ func condHolds(c condition, rc resolvedCond, cur []byte) bool {
 		return false
 	}
 	return opMatches(c.op, compareValues(ty, cur, v))
+}
+
+// checkConditionMix rejects, like Cassandra, different kinds of conditions on the same row of a
+// batch (IF NOT EXISTS with IF EXISTS or column conditions).
+func checkConditionMix(t *table, muts []*mutation) error {
+	type rowCond struct {
+		ck   [][]byte
+		kind int // 1 not exists, 2 exists, 3 columns
+	}
+	var seen []rowCond
+	for _, mu := range muts {
+		m := mu.m
+		if !m.conditional() {
+			continue
+		}
+		kind := 3
+		switch {
+		case m.ifNotExists:
+			kind = 1
+		case m.ifExists:
+			kind = 2
+		}
+		ck := [][]byte{}
+		if mu.cks != nil {
+			ck = mu.cks[0]
+		}
+		for _, s := range seen {
+			if t.compareClustering(s.ck, ck) != 0 || s.kind == kind {
+				continue
+			}
+			if s.kind == 1 || kind == 1 {
+				return invalid("Cannot mix IF conditions and IF NOT EXISTS for the same row")
+			}
+			return invalid("Cannot mix IF conditions and IF EXISTS for the same row")
+		}
+		seen = append(seen, rowCond{ck, kind})
+	}
+	return nil
 }

@@ -307,6 +307,7 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 	pk := map[*column]bool{}
 	ck := map[*column]bool{}
 	slice := false
+	var nonPK []string
 	for _, r := range rels {
 		if r.token {
 			return invalid("The token function cannot be used in WHERE clauses for UPDATE and DELETE statements: %s", "token")
@@ -324,7 +325,7 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 				}
 				ck[c] = true
 			default:
-				return invalid("Non PRIMARY KEY columns found in where clause: %s ", c.name)
+				nonPK = append(nonPK, c.name)
 			}
 		}
 	}
@@ -336,6 +337,9 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 	}
 	if len(missing) > 0 {
 		return invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	}
+	if len(nonPK) > 0 {
+		return invalid("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
 	}
 	onlyStatic := len(m.assigns) > 0 || len(m.targets) > 0
 	for _, a := range m.assigns {

@@ -85,7 +85,7 @@ func newTable(ks, name string, defs []cql.ColumnDef, pk, ck []string, desc map[s
 		defined[d.Name] = c
 	}
 	if len(pk) == 0 {
-		return nil, invalid("No PRIMARY KEY specifed for table '%s' (exactly one required)", name)
+		return nil, invalid("No PRIMARY KEY specifed for table '%s.%s' (exactly one required)", ks, name)
 	}
 	for i, n := range pk {
 		c, ok := defined[n]

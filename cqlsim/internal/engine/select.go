@@ -423,7 +423,7 @@ func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error
 	if s.aggregate {
 		pageSize = 0
 	}
-	if s.postOrder && pageSize > 0 && (limit < 0 || limit > pageSize) {
+	if s.postOrder && pageSize > 0 {
 		return nil, invalid("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	var ps *pagingState

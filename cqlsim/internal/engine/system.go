@@ -351,4 +351,3 @@ func cutDot(s string) (string, string, bool) {
 	}
 	return s, "", false
 }
-

@@ -319,13 +319,14 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 
 // checkNested rejects non-frozen collections inside collections.
 func checkNested(t *ctype) error {
+	outer := t
 	var walk func(t *ctype, inside bool) error
 	walk = func(t *ctype, inside bool) error {
 		if inside && t.multiCell() {
 			if t.code == primitive.DataTypeCodeUdt {
-				return invalid("Non-frozen UDTs are not allowed inside collections: %s", t.String())
+				return invalid("Non-frozen UDTs are not allowed inside collections: %s", outer.String())
 			}
-			return invalid("Non-frozen collections are not allowed inside collections: %s", t.String())
+			return invalid("Non-frozen collections are not allowed inside collections: %s", outer.String())
 		}
 		switch {
 		case t.isCollection():

@@ -819,7 +819,7 @@ func validateValue(ty *ctype, b []byte) error {
 		}
 		for _, e := range elems {
 			if e == nil {
-				return invalid("null is not supported inside collections")
+				return invalid("Null value read when not allowed")
 			}
 			if err := validateValue(ty.elem, e); err != nil {
 				return err
@@ -832,7 +832,7 @@ func validateValue(ty *ctype, b []byte) error {
 		}
 		for i := range ks {
 			if ks[i] == nil || vs[i] == nil {
-				return invalid("null is not supported inside collections")
+				return invalid("Null value read when not allowed")
 			}
 			if err := validateValue(ty.key, ks[i]); err != nil {
 				return err

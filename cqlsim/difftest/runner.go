@@ -1,0 +1,178 @@
+package difftest
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gocql/gocql"
+)
+
+// Step is one scenario step: a statement with positional arguments, or a gocql batch.
+type Step struct {
+	Query    string
+	Args     []any
+	PageSize int    // 0: gocql's default
+	Batch    []Step // when set, the steps are sent as one BATCH message
+	BatchTyp gocql.BatchType
+	Sorted   bool // compare rows as a set (order not defined by CQL)
+	CAS      bool // the batch has conditions: read [applied] and the existing rows
+	WantErr  bool // the step is expected to fail (checked on the reference server)
+}
+
+// Outcome is what one step produced, in a form comparable across servers.
+type Outcome struct {
+	Query   string
+	Columns []string
+	Rows    []string
+	Applied *bool
+	Code    int
+	Error   string
+}
+
+// rawValue captures a value's bytes for types gocql cannot scan generically (vectors).
+type rawValue []byte
+
+func (r *rawValue) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
+	*r = append(rawValue(nil), data...)
+	return nil
+}
+
+// Run executes the steps on a session, replacing {ks} by keyspace in every statement.
+func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
+	out := make([]Outcome, 0, len(steps))
+	for _, st := range steps {
+		o := Outcome{Query: st.Query}
+		if st.Batch != nil {
+			o.Query = fmt.Sprintf("BATCH(%d statements)", len(st.Batch))
+			b := s.NewBatch(st.BatchTyp)
+			for _, bs := range st.Batch {
+				b.Query(strings.ReplaceAll(bs.Query, "{ks}", keyspace), bs.Args...)
+			}
+			var err error
+			if st.CAS {
+				prev := map[string]any{}
+				var applied bool
+				var iter *gocql.Iter
+				applied, iter, err = s.MapExecuteBatchCAS(b, prev)
+				if err == nil {
+					o.Applied = &applied
+					o.Rows = append(o.Rows, format(prev))
+					for {
+						row := map[string]any{}
+						if !iter.MapScan(row) {
+							break
+						}
+						o.Rows = append(o.Rows, format(row))
+					}
+					err = iter.Close()
+				}
+			} else {
+				err = s.ExecuteBatch(b)
+			}
+			if err != nil {
+				o.Code, o.Error = errorOf(err, keyspace)
+			}
+			out = append(out, o)
+			continue
+		}
+		q := s.Query(strings.ReplaceAll(st.Query, "{ks}", keyspace), st.Args...).NoSkipMetadata()
+		if st.PageSize > 0 {
+			q = q.PageSize(st.PageSize)
+		}
+		iter := q.Iter()
+		for _, c := range iter.Columns() {
+			o.Columns = append(o.Columns, c.Name+" "+c.TypeInfo.Type().String())
+		}
+		for {
+			row, ok := scanRow(iter)
+			if !ok {
+				break
+			}
+			o.Rows = append(o.Rows, row)
+		}
+		if err := iter.Close(); err != nil {
+			o.Code, o.Error = errorOf(err, keyspace)
+		}
+		if st.Sorted {
+			sort.Strings(o.Rows)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func scanRow(iter *gocql.Iter) (string, bool) {
+	cols := iter.Columns()
+	if len(cols) == 0 {
+		return "", false
+	}
+	var dests []any
+	var names []string
+	for _, c := range cols {
+		if c.TypeInfo.Type() == gocql.TypeCustom {
+			dests = append(dests, new(rawValue))
+			names = append(names, c.Name)
+			continue
+		}
+		if tt, ok := c.TypeInfo.(gocql.TupleTypeInfo); ok {
+			for i, e := range tt.Elems {
+				dests = append(dests, e.New())
+				names = append(names, fmt.Sprintf("%s[%d]", c.Name, i))
+			}
+			continue
+		}
+		dests = append(dests, c.TypeInfo.New())
+		names = append(names, c.Name)
+	}
+	if !iter.Scan(dests...) {
+		return "", false
+	}
+	parts := make([]string, len(dests))
+	for i, d := range dests {
+		parts[i] = names[i] + "=" + format(reflect.ValueOf(d).Elem().Interface())
+	}
+	return strings.Join(parts, " "), true
+}
+
+func format(v any) string {
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case rawValue:
+		return fmt.Sprintf("0x%x", []byte(x))
+	case []byte:
+		return fmt.Sprintf("0x%x", x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + format(reflect.Indirect(reflect.ValueOf(x[k])).Interface())
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return "<nil>"
+		}
+		return format(rv.Elem().Interface())
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func errorOf(err error, keyspace string) (int, string) {
+	msg := strings.ReplaceAll(err.Error(), keyspace, "{ks}")
+	var re gocql.RequestError
+	if errors.As(err, &re) {
+		return re.Code(), msg
+	}
+	return -1, msg
+}
