@@ -211,7 +211,7 @@ func (p *cqlParser) parse(depth int) (*Type, error) {
 	return t, nil
 }
 
-// custom reads a quoted class name (” escapes ').
+// custom reads a single-quoted class name, in which a doubled quote stands for one.
 func (p *cqlParser) custom() (*Type, error) {
 	var sb strings.Builder
 	for p.off++; p.off < len(p.s); p.off++ {

@@ -215,7 +215,7 @@ func decodeFast(t *Type, b []byte, dst any) error {
 				*d = nil
 				return nil
 			}
-			if len(b) != 4*t.Dim {
+			if t.Dim <= 0 || t.Dim > len(b) || len(b) != 4*t.Dim {
 				return decodeError(t, "[]float32", malformed("vector<float, %d> needs %d bytes, got %d", t.Dim, 4*t.Dim, len(b)))
 			}
 			s := make([]float32, t.Dim)
@@ -824,6 +824,14 @@ func decodeUDTRV(t *Type, b []byte, v reflect.Value) error {
 }
 
 func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
+	if t.Dim <= 0 || t.Dim > len(b) {
+		// Every element takes at least one byte: check before allocating.
+		return decodeError(t, v.Type().String(), malformed("%s cannot be read from %d bytes", t, len(b)))
+	}
+	size := fixedSize(t.Elem)
+	if size > 0 && len(b) != size*t.Dim {
+		return decodeError(t, v.Type().String(), malformed("%s needs %d bytes, got %d", t, size*t.Dim, len(b)))
+	}
 	target := v
 	switch v.Kind() {
 	case reflect.Slice:
@@ -835,10 +843,6 @@ func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
 		}
 	default:
 		return decodeError(t, v.Type().String(), ErrUnsupportedGoType)
-	}
-	size := fixedSize(t.Elem)
-	if size > 0 && len(b) != size*t.Dim {
-		return decodeError(t, v.Type().String(), malformed("%s needs %d bytes, got %d", t, size*t.Dim, len(b)))
 	}
 	rest := b
 	for i := range t.Dim {

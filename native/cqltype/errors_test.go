@@ -219,3 +219,33 @@ func (u *upper) UnmarshalCQL(_ *Type, b []byte) error {
 	*u = upper(strings.ToLower(string(b)))
 	return nil
 }
+
+// TestHostileSizes checks that counts and dimensions from the wire are checked
+// against the bytes present before anything is allocated for them.
+func TestHostileSizes(t *testing.T) {
+	huge := NewVector(tText, 1<<40)
+	if err := Decode(huge, []byte{1, 'a'}, new([]string)); !errors.Is(err, ErrMalformedValue) {
+		t.Errorf("vector<text, 2^40>: %v", err)
+	}
+	if err := Decode(NewVector(tFloat, 1<<40), []byte{1, 2, 3, 4}, new([]float32)); !errors.Is(err, ErrMalformedValue) {
+		t.Errorf("vector<float, 2^40>: %v", err)
+	}
+	if err := Decode(NewMap(tInt, tInt), []byte{0x10, 0, 0, 0, 0, 0, 0, 0}, new(map[int]int)); !errors.Is(err, ErrMalformedValue) {
+		t.Errorf("map with a huge count: %v", err)
+	}
+}
+
+func TestBadVectorDimensions(t *testing.T) {
+	for _, dim := range []int{0, -1, math.MaxInt, math.MaxInt/4 + 1} {
+		for _, typ := range []*Type{NewVector(tFloat, dim), NewVector(tText, dim), NewVector(tBigint, dim)} {
+			for _, dst := range []any{new([]float32), new([]string), new([]int64), new(any)} {
+				if err := Decode(typ, []byte{0, 0, 0, 0}, dst); err == nil {
+					t.Errorf("%s into %T: no error", typ, dst)
+				}
+			}
+			if _, err := Marshal(typ, []float32{1}); err == nil {
+				t.Errorf("%s: encoded a 1-element slice", typ)
+			}
+		}
+	}
+}
