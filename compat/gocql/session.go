@@ -528,13 +528,16 @@ func (s *Session) executeQuery(q *Query) *Iter {
 }
 
 // execute runs qry with speculative executions when it is idempotent and its policy asks
-// for them: the first result (even an error) wins and the others are cancelled.
+// for them: the first result (even an error) wins and the others are cancelled. Unlike
+// gocql, a speculative execution that finds no host left in the plan delivers nothing, so it
+// cannot win with ErrNoConnections while the main execution is still running.
 func (s *Session) execute(qry ExecutableQuery) *Iter {
 	ctx := qry.Context()
 	plan := s.plan(qry)
 	sp := qry.speculativeExecutionPolicy()
 	if !qry.IsIdempotent() || sp == nil || sp.Attempts() <= 0 {
-		return s.run(ctx, qry, plan)
+		iter, _ := s.run(ctx, qry, plan)
+		return iter
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -544,32 +547,44 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		defer mu.Unlock()
 		return plan()
 	}
-	results := make(chan *Iter, 1)
+	type outcome struct {
+		iter      *Iter
+		attempted bool
+	}
+	// Buffered for every execution, so none blocks once a winner is chosen.
+	results := make(chan outcome, sp.Attempts()+1)
 	var wg sync.WaitGroup
+	started, finished := 0, 0
 	start := func() {
+		started++
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			it := s.run(ctx, qry, shared)
-			select {
-			case results <- it:
-			default:
-			}
+			it, attempted := s.run(ctx, qry, shared)
+			results <- outcome{it, attempted}
 		}()
 	}
 	defer wg.Wait()
 	start()
 	t := time.NewTicker(sp.Delay())
 	defer t.Stop()
-	for i := 0; i < sp.Attempts(); i++ {
+	tick := t.C
+	for {
 		select {
-		case it := <-results:
-			return it
-		case <-t.C:
+		case o := <-results:
+			finished++
+			// The first execution that reached a host wins, even with an error. One that
+			// found no host only decides when every execution found none.
+			if o.attempted || finished == started {
+				return o.iter
+			}
+		case <-tick:
 			start()
+			if started > sp.Attempts() {
+				tick = nil
+			}
 		}
 	}
-	return <-results
 }
 
 // plan returns the host plan of qry; when the policy knows no host yet, a plan with one
@@ -588,8 +603,8 @@ func (s *Session) plan(qry ExecutableQuery) NextHost {
 	}
 }
 
-// run is gocql's retry loop over a host plan.
-func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan NextHost) *Iter {
+// run is gocql's retry loop over a host plan. attempted reports whether any attempt was made.
+func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan NextHost) (iter *Iter, attempted bool) {
 	rt := qry.retryPolicy()
 	var lastErr error
 	for sel := plan(); sel != nil; sel = plan() {
@@ -601,37 +616,38 @@ func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan NextHost) *
 			continue
 		}
 		for {
+			attempted = true
 			iter := qry.execute(ctx, s, host)
 			switch {
 			case iter.err == nil, errors.Is(iter.err, context.Canceled),
 				errors.Is(iter.err, context.DeadlineExceeded), iter.err == ErrNotFound:
 				sel.Mark(nil)
-				return iter
+				return iter, true
 			}
 			sel.Mark(iter.err)
 			if rt == nil || !rt.Attempt(qry) {
-				return iter
+				return iter, true
 			}
 			lastErr = iter.err
 			switch rt.GetRetryType(iter.err) {
 			case Retry:
 				continue
 			case Rethrow, Ignore:
-				return iter
+				return iter, true
 			case RetryNextHost:
 			default:
-				return &Iter{err: ErrUnknownRetryType}
+				return &Iter{err: ErrUnknownRetryType}, true
 			}
 			break
 		}
 	}
 	if lastErr != nil {
-		return &Iter{err: lastErr}
+		return &Iter{err: lastErr}, attempted
 	}
-	return &Iter{err: ErrNoConnections}
+	return &Iter{err: ErrNoConnections}, attempted
 }
 
-// statementOptions applies the options shared by queries and pages.
+// attemptTimeout is the per-attempt timeout (ClusterConfig.Timeout; 0 disables it).
 func (s *Session) attemptTimeout() time.Duration {
 	if s.cfg.Timeout <= 0 {
 		return 0

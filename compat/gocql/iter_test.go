@@ -1,0 +1,131 @@
+package gocql
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNextPageFailure(t *testing.T) {
+	s, _ := newTestSession(t, kvTable)
+	insertRows(t, s, 4)
+	iter := s.Query("SELECT c FROM kv WHERE p = 1").PageSize(2).Prefetch(0).Iter()
+	var c int
+	if !iter.Scan(&c) || !iter.Scan(&c) {
+		t.Fatal(iter.Close())
+	}
+	if !iter.WillSwitchPage() {
+		t.Fatal("WillSwitchPage = false at the end of the first page")
+	}
+	// The table disappears between the pages: the next-page fetch fails.
+	if err := s.Query("DROP TABLE kv").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if iter.Scan(&c) {
+		t.Fatal("Scan succeeded after the next page failed")
+	}
+	var re RequestError
+	// The server forgets the statements prepared on a dropped table: the error is the
+	// UNPREPARED or INVALID request error, typed either way.
+	if err := iter.Close(); !errors.As(err, &re) || (re.Code() != ErrCodeInvalid && re.Code() != ErrCodeUnprepared) {
+		t.Fatalf("Close = %T %v, want the server's error", err, err)
+	}
+	if len(iter.Columns()) != 0 || iter.NumRows() != 0 || len(iter.PageState()) != 0 || iter.WillSwitchPage() {
+		t.Fatalf("after a failed page: columns %v rows %d state %q willSwitch %v", iter.Columns(), iter.NumRows(), iter.PageState(), iter.WillSwitchPage())
+	}
+	if iter.Host() == nil {
+		t.Fatal("Host() is nil: it should be the host that failed")
+	}
+}
+
+func TestWarningsColumnsAndTracing(t *testing.T) {
+	s, ks := newTestSession(t, kvTable)
+	insertRows(t, s, 2)
+	iter := s.Query("SELECT count(*) FROM kv").Iter()
+	var n int64
+	if !iter.Scan(&n) || n != 2 {
+		t.Fatalf("count = %d, %v", n, iter.Close())
+	}
+	if w := iter.Warnings(); len(w) == 0 || !strings.Contains(strings.Join(w, " "), "Aggregation query used without partition key") {
+		t.Fatalf("Warnings = %q", w)
+	}
+	iter.Close()
+
+	iter = s.Query("SELECT c, v FROM kv WHERE p = 1").Iter()
+	cols := iter.Columns()
+	if len(cols) != 2 || cols[0].Name != "c" || cols[0].Keyspace != ks || cols[0].Table != "kv" ||
+		cols[0].TypeInfo.Type() != TypeInt || cols[1].TypeInfo.Type() != TypeVarchar {
+		t.Fatalf("Columns = %v", cols)
+	}
+	iter.Close()
+
+	var ids [][]byte
+	tracer := tracerFunc(func(id []byte) { ids = append(ids, id) })
+	if err := s.Query("SELECT c FROM kv WHERE p = 1").Trace(tracer).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1 || len(ids[0]) != 16 {
+		t.Fatalf("tracer got %d ids (%x)", len(ids), ids)
+	}
+	var buf bytes.Buffer
+	NewTraceWriter(s, &buf).Trace(ids[0])
+	if !strings.HasPrefix(buf.String(), "Tracing session ") {
+		t.Fatalf("trace writer wrote %q", buf.String())
+	}
+}
+
+type tracerFunc func([]byte)
+
+func (f tracerFunc) Trace(id []byte) { f(id) }
+
+func TestDowngradingConsistencyRetry(t *testing.T) {
+	s, ks := newTestSession(t)
+	if err := s.Query("CREATE KEYSPACE " + ks + "_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Query("DROP KEYSPACE " + ks + "_rf3").Exec()
+	if err := s.Query("CREATE TABLE " + ks + "_rf3.t (id int PRIMARY KEY)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	obs := &countingObserver{}
+	q := s.Query("INSERT INTO "+ks+"_rf3.t (id) VALUES (?)", 1).Consistency(All).Observer(obs).
+		RetryPolicy(&DowngradingConsistencyRetryPolicy{ConsistencyLevelsToTry: []Consistency{Quorum, One}})
+	if err := q.Exec(); err != nil {
+		t.Fatalf("Exec with downgrading: %v", err)
+	}
+	got := obs.all()
+	if len(got) != 3 || q.GetConsistency() != One {
+		t.Fatalf("%d attempts, final consistency %v; want 3 attempts (ALL, QUORUM, ONE) and the query left at ONE", len(got), q.GetConsistency())
+	}
+	var ue *RequestErrUnavailable
+	if !errors.As(got[0].Err, &ue) || ue.Consistency != All || got[2].Err != nil {
+		t.Fatalf("attempt errors: %v, %v, %v", got[0].Err, got[1].Err, got[2].Err)
+	}
+}
+
+func TestSpeculativeExecutionOnOneHost(t *testing.T) {
+	s, _ := newTestSession(t, kvTable)
+	insertRows(t, s, 3)
+	sp := &SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: time.Nanosecond}
+	for i := 0; i < 20; i++ {
+		var c int
+		err := s.Query("SELECT c FROM kv WHERE p = 1 AND c = 2").Idempotent(true).SetSpeculativeExecutionPolicy(sp).Scan(&c)
+		if err != nil || c != 2 {
+			t.Fatalf("run %d: %d, %v (a speculative execution with no host left must not win)", i, c, err)
+		}
+	}
+}
+
+func TestExponentialBackoffStopsWithTheContext(t *testing.T) {
+	s := offlineSession()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	q := s.Query("SELECT 1").WithContext(ctx)
+	p := &ExponentialBackoffRetryPolicy{NumRetries: 3, Min: time.Hour, Max: time.Hour}
+	if p.Attempt(q) {
+		t.Fatal("Attempt returned true with a cancelled context")
+	}
+}
