@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
+	"net/netip"
 	"time"
 )
 
@@ -266,6 +268,31 @@ func DecodeDuration(b []byte) (Duration, error) {
 		return Duration{}, malformed("duration %+v mixes signs", d)
 	}
 	return d, nil
+}
+
+// DecodeVarint decodes a varint (NULL and the empty value give nil).
+func DecodeVarint(b []byte) *big.Int {
+	if len(b) == 0 {
+		return nil
+	}
+	return decodeVarintBig(b)
+}
+
+// DecodeDecimal decodes a decimal (NULL and the empty value give the zero Decimal).
+func DecodeDecimal(b []byte) (Decimal, error) {
+	if len(b) == 0 {
+		return Decimal{}, nil
+	}
+	return decodeDecimal(b)
+}
+
+// DecodeInet decodes an inet address (NULL and the empty value give the zero,
+// invalid netip.Addr).
+func DecodeInet(b []byte) (netip.Addr, error) {
+	if len(b) == 0 {
+		return netip.Addr{}, nil
+	}
+	return decodeAddr(b)
 }
 
 func appendDurationBody(dst []byte, d Duration) []byte {

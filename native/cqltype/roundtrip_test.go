@@ -380,3 +380,45 @@ func TestDecodeIntoTypedPointers(t *testing.T) {
 		t.Errorf("%+v %v", p, err)
 	}
 }
+
+// TestDecodeFunctions checks the typed Decode* shortcuts against Decode.
+func TestDecodeFunctions(t *testing.T) {
+	if v := DecodeVarint(encodeBody(t, tVarint, -129)); v.Int64() != -129 {
+		t.Errorf("DecodeVarint: %v", v)
+	}
+	if DecodeVarint(nil) != nil {
+		t.Error("DecodeVarint(NULL) not nil")
+	}
+	if d, err := DecodeDecimal(encodeBody(t, tDecimal, NewDecimal(-5, 3))); err != nil || d.String() != "-0.005" {
+		t.Errorf("DecodeDecimal: %v %v", d, err)
+	}
+	if a, err := DecodeInet(encodeBody(t, tInet, "10.1.2.3")); err != nil || a.String() != "10.1.2.3" {
+		t.Errorf("DecodeInet: %v %v", a, err)
+	}
+	if a, err := DecodeInet(nil); err != nil || a.IsValid() {
+		t.Errorf("DecodeInet(NULL): %v %v", a, err)
+	}
+	if _, err := DecodeInet([]byte{1}); err == nil {
+		t.Error("DecodeInet accepted 1 byte")
+	}
+	for _, f := range []func([]byte) error{
+		func(b []byte) error { _, err := DecodeInt32(b); return err },
+		func(b []byte) error { _, err := DecodeInt64(b); return err },
+		func(b []byte) error { _, err := DecodeInt16(b); return err },
+		func(b []byte) error { _, err := DecodeBool(b); return err },
+		func(b []byte) error { _, err := DecodeFloat32(b); return err },
+		func(b []byte) error { _, err := DecodeFloat64(b); return err },
+		func(b []byte) error { _, err := DecodeUUID(b); return err },
+		func(b []byte) error { _, err := DecodeTimestamp(b); return err },
+		func(b []byte) error { _, err := DecodeDate(b); return err },
+		func(b []byte) error { _, err := DecodeTime(b); return err },
+		func(b []byte) error { _, err := DecodeDecimal(b); return err },
+	} {
+		if err := f([]byte{1, 2, 3}); err == nil {
+			t.Error("3 bytes accepted by a fixed-size decoder")
+		}
+		if err := f(nil); err != nil {
+			t.Errorf("NULL: %v", err)
+		}
+	}
+}
