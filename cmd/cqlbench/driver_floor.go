@@ -25,8 +25,9 @@ type floorDriver struct {
 type floorConn struct {
 	c   net.Conn
 	r   *bufio.Reader
-	buf []byte // reused response body buffer
-	req []byte // reused request buffer for next-page frames
+	hdr [9]byte // reused response header (a local would escape through io.Reader)
+	buf []byte  // reused response body buffer
+	req []byte  // reused request buffer for next-page frames
 }
 
 const (
@@ -154,8 +155,8 @@ func (fc *floorConn) roundTrip(req []byte) error {
 	if _, err := fc.c.Write(req); err != nil {
 		return err
 	}
-	var hdr [9]byte
-	if _, err := io.ReadFull(fc.r, hdr[:]); err != nil {
+	hdr := fc.hdr[:]
+	if _, err := io.ReadFull(fc.r, hdr); err != nil {
 		return err
 	}
 	n := int(binary.BigEndian.Uint32(hdr[5:]))
