@@ -27,6 +27,7 @@ func TestHotPathAllocations(t *testing.T) {
 		{tDouble, 3.25}, {tFloat, float32(1.5)}, {tUUID, u}, {tTimeUUID, TimeUUIDAt(ts, 1, [6]byte{})},
 		{tTimestamp, ts}, {tDate, Date(10)}, {tTime, time.Second}, {tVarint, 1 << 40},
 		{NewVector(tFloat, 4), []float32{1, 2, 3, 4}},
+		{NewList(tText), []string{"a", text}}, {NewSet(tInt), []int{1, 2}}, {NewList(tBigint), []int64{1}},
 		{tInt, nil}, {tInt, Unset},
 	}
 	for _, c := range enc {

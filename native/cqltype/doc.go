@@ -19,7 +19,8 @@
 // the body alone. Decode(t, b, &dst) decodes a body, b nil meaning NULL, into a
 // pointer. Both try a type switch on the common Go types before falling back to
 // reflection, so encoding int32, int, int64, string, []byte, bool, float64,
-// time.Time or UUID values and decoding them into *int, *int32, *int64, *string,
+// time.Time or UUID values (and lists or sets from []string, []int, []int32,
+// []int64, float vectors from []float32) and decoding them into *int, *int32, *int64, *string,
 // *[]byte, *bool, *float64, *time.Time or *UUID allocates nothing beyond the
 // decoded string or slice itself. When the column type is known, AppendInt32,
 // AppendString, DecodeInt64, DecodeString and the other Append*/Decode* functions

@@ -383,6 +383,18 @@ func appendScalar(dst []byte, t *Type, v any) ([]byte, bool, error) {
 			return appendDecimal(dst, int32(x.Scale()), x.UnscaledBig()), false, nil
 		}
 
+	case KindList, KindSet:
+		switch x := v.(type) {
+		case []string:
+			return appendStringList(dst, t, x)
+		case []int:
+			return appendIntList(dst, t, x)
+		case []int32:
+			return appendIntList(dst, t, x)
+		case []int64:
+			return appendIntList(dst, t, x)
+		}
+
 	case KindVector:
 		switch x := v.(type) {
 		case []float32:
@@ -416,6 +428,72 @@ func appendScalar(dst []byte, t *Type, v any) ([]byte, bool, error) {
 		}
 	}
 	return dst, false, errNoMatch
+}
+
+// appendStringList encodes a list or set of text, varchar, ascii or blob from a
+// []string without reflection.
+func appendStringList(dst []byte, t *Type, xs []string) ([]byte, bool, error) {
+	switch t.Elem.Kind {
+	case KindVarchar, KindASCII, KindBlob:
+	default:
+		return dst, false, errNoMatch
+	}
+	if xs == nil {
+		return dst, true, nil
+	}
+	if len(xs) > math.MaxInt32 {
+		return dst, false, encodeError(t, xs, invalid("%d elements, over the protocol limit", len(xs)))
+	}
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(xs)))
+	for i, x := range xs {
+		if t.Elem.Kind == KindASCII {
+			if j := nonASCII(x); j >= 0 {
+				err := encodeError(t.Elem, x, invalid("byte 0x%02x at offset %d is not ASCII", x[j], j))
+				return dst, false, withPath(err, "["+strconv.Itoa(i)+"]")
+			}
+		}
+		if len(x) > math.MaxInt32 {
+			return dst, false, withPath(encodeError(t.Elem, x, invalid("over the protocol size limit")), "["+strconv.Itoa(i)+"]")
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(x)))
+		dst = append(dst, x...)
+	}
+	return dst, false, nil
+}
+
+// appendIntList encodes a list or set of a fixed-size integer type from a slice
+// of Go integers without reflection.
+func appendIntList[T int | int32 | int64](dst []byte, t *Type, xs []T) ([]byte, bool, error) {
+	size := 0
+	switch t.Elem.Kind {
+	case KindInt:
+		size = 4
+	case KindBigint, KindCounter:
+		size = 8
+	case KindSmallint:
+		size = 2
+	case KindTinyint:
+		size = 1
+	default:
+		return dst, false, errNoMatch
+	}
+	if xs == nil {
+		return dst, true, nil
+	}
+	if len(xs) > math.MaxInt32 {
+		return dst, false, encodeError(t, xs, invalid("%d elements, over the protocol limit", len(xs)))
+	}
+	lo, hi := intRange(t.Elem.Kind)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(xs)))
+	for i, x := range xs {
+		n := int64(x)
+		if n < lo || n > hi {
+			return dst, false, withPath(encodeError(t.Elem, x, ErrOutOfRange), "["+strconv.Itoa(i)+"]")
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(size))
+		dst = appendFixedInt(dst, t.Elem.Kind, n)
+	}
+	return dst, false, nil
 }
 
 func appendAddr(dst []byte, a netip.Addr) []byte {
