@@ -18,13 +18,13 @@
 // straight into a frame buffer: length -1 for NULL, -2 for Unset. Marshal returns
 // the body alone. Decode(t, b, &dst) decodes a body, b nil meaning NULL, into a
 // pointer. Both try a type switch on the common Go types before falling back to
-// reflection, so encoding int32, int, int64, string, []byte, bool, float64,
-// time.Time or UUID values (and lists or sets from []string, []int, []int32,
-// []int64, float vectors from []float32) and decoding them into *int, *int32, *int64, *string,
-// *[]byte, *bool, *float64, *time.Time or *UUID allocates nothing beyond the
-// decoded string or slice itself. When the column type is known, AppendInt32,
-// AppendString, DecodeInt64, DecodeString and the other Append*/Decode* functions
-// skip even the type switch.
+// reflection. Encoding int32, int, int64, string, []byte, bool, float64,
+// time.Time or UUID values, lists and sets from []string, []int, []int32 or
+// []int64, and float vectors from []float32 allocates nothing; decoding into
+// *int, *int32, *int64, *string, *[]byte, *bool, *float64, *time.Time or *UUID
+// allocates nothing beyond the decoded string or slice itself. When the column
+// type is known, AppendInt32, AppendString, DecodeInt64, DecodeString and the
+// other Append*/Decode* functions skip even the type switch.
 //
 // NULL: a nil interface, nil pointer, nil slice or nil map encodes as NULL.
 // Decoding NULL sets a pointer, slice, map or interface target to nil and any
