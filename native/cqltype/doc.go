@@ -75,7 +75,8 @@
 //
 // Details:
 //   - timestamp drops sub-millisecond precision (rounding toward the past); a
-//     decoded timestamp is in UTC.
+//     decoded timestamp is in UTC. The zero time.Time is encoded as the instant
+//     it is (0001-01-01), not as NULL: use a *time.Time for a nullable column.
 //   - Date counts days from 1970-01-01; encoding a time.Time as a date takes its
 //     calendar day in its own location and ignores the clock.
 //   - timeuuid only accepts version 1 UUIDs. UUID has String, ParseUUID, Time,
