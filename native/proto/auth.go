@@ -49,8 +49,10 @@ func (p *PasswordAuthenticator) Start(class string) (AuthExchange, []byte, error
 
 type plainExchange struct{}
 
+// Challenge fails: PLAIN is a single-step mechanism.
 func (plainExchange) Challenge(token []byte) ([]byte, error) {
 	return nil, fmt.Errorf("proto: unexpected SASL challenge (%d bytes) for PLAIN authentication", len(token))
 }
 
+// Success accepts the end of the exchange.
 func (plainExchange) Success([]byte) error { return nil }
