@@ -163,7 +163,8 @@ const maxTypeDepth = 64
 
 // ParseOption decodes one protocol [option] describing a type from b and returns
 // the type and the number of bytes it used. A custom type whose class is a
-// VectorType becomes a KindVector type; other custom classes stay KindCustom.
+// VectorType becomes a KindVector type; other custom classes (and vector
+// classes that cannot be parsed) stay KindCustom.
 func ParseOption(b []byte) (t *Type, n int, err error) {
 	p := optionParser{b: b}
 	t, err = p.parse(0)
@@ -224,11 +225,11 @@ func (p *optionParser) parse(depth int) (*Type, error) {
 			return nil, err
 		}
 		if isVectorClass(class) {
-			t, err := ParseClass(class)
-			if err != nil {
-				return nil, fmt.Errorf("%w: custom type: %w", ErrMalformedOption, err)
+			// A vector class this package cannot read stays a custom type, so
+			// that the rest of the metadata (and the raw values) remain usable.
+			if t, err := ParseClass(class); err == nil {
+				return t, nil
 			}
-			return t, nil
 		}
 		return &Type{Kind: KindCustom, Custom: class}, nil
 	case KindList, KindSet:

@@ -83,13 +83,23 @@ func TestParseOptionMalformed(t *testing.T) {
 		"tuple short count":  {0x00, 0x31, 0x00},
 		"tuple missing elem": {0x00, 0x31, 0x00, 0x02, 0x00, 0x09},
 		"too deep":           deep,
-		"bad vector dim":     customOption("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, -1)"),
-		"vector bad elem":    customOption("org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.ListType(, 2)"),
 	}
 	for name, b := range cases {
 		_, _, err := ParseOption(b)
 		if !errors.Is(err, ErrMalformedOption) {
 			t.Errorf("%s: error %v does not wrap ErrMalformedOption", name, err)
+		}
+	}
+}
+
+func TestParseOptionUnreadableVector(t *testing.T) {
+	for _, class := range []string{
+		"org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, -1)",
+		"org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.ListType(, 2)",
+	} {
+		typ, _, err := ParseOption(customOption(class))
+		if err != nil || typ.Kind != KindCustom || typ.Custom != class {
+			t.Errorf("%s: %v %v", class, typ, err)
 		}
 	}
 }
