@@ -40,7 +40,7 @@ func Parse(src string) (*Parsed, error) {
 	return &Parsed{Stmt: st, Markers: p.markers}, nil
 }
 
-func (p *parser) peek() Token   { return p.toks[p.i] }
+func (p *parser) peek() Token { return p.toks[p.i] }
 func (p *parser) peekN(n int) Token {
 	if p.i+n < len(p.toks) {
 		return p.toks[p.i+n]

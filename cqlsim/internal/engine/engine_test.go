@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"bytes"
+	"crypto/md5"
+	"fmt"
+	"time"
+
 	"reflect"
 	"testing"
 )
@@ -36,4 +41,455 @@ func TestBasicCRUD(t *testing.T) {
 	eq(t, "delete", te.rows("SELECT c FROM t WHERE k = 1"), []string{"1"})
 	eq(t, "count", te.rows("SELECT COUNT(*) FROM t"), []string{"2"})
 	eq(t, "token order", te.rows("SELECT k FROM t"), []string{"1", "2"})
+}
+
+func setupKS(t *testing.T) *testEngine {
+	te := newTestEngine(t)
+	te.mustExec("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	te.mustExec("USE ks")
+	return te
+}
+
+// page runs a query page by page and returns all rows and the number of pages.
+func (te *testEngine) page(q string, size int32, vals ...Value) ([]string, int) {
+	te.t.Helper()
+	var all []string
+	var state []byte
+	pages := 0
+	for {
+		r, err := te.Execute(&Request{Keyspace: te.ks, Query: q, PageSize: size, PagingState: state, Values: Values{Positional: vals}})
+		if err != nil {
+			te.t.Fatalf("%s: %v", q, err)
+		}
+		pages++
+		if int32(len(r.Rows)) > size {
+			te.t.Fatalf("page of %d rows for page size %d", len(r.Rows), size)
+		}
+		all = append(all, render(r)...)
+		if r.PagingState == nil {
+			return all, pages
+		}
+		state = r.PagingState
+		if pages > 1000 {
+			te.t.Fatal("paging does not terminate")
+		}
+	}
+}
+
+func TestPaging(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE p (k int, c int, PRIMARY KEY (k, c))")
+	for k := 0; k < 5; k++ {
+		for c := 0; c < 7; c++ {
+			te.mustExec("INSERT INTO p (k, c) VALUES (?, ?)", intVal(int32(k)), intVal(int32(c)))
+		}
+	}
+	full := te.rows("SELECT k, c FROM p")
+	if len(full) != 35 {
+		t.Fatalf("got %d rows, want 35", len(full))
+	}
+	for _, size := range []int32{1, 2, 3, 6, 7, 8, 34, 35, 36, 100} {
+		got, pages := te.page("SELECT k, c FROM p", size)
+		eq(t, "paged rows", got, full)
+		if want := (35 + int(size) - 1) / int(size); pages != want {
+			t.Errorf("page size %d: %d pages, want %d", size, pages, want)
+		}
+	}
+	got, _ := te.page("SELECT k, c FROM p LIMIT 10", 4)
+	eq(t, "limit across pages", got, full[:10])
+	got, _ = te.page("SELECT k, c FROM p PER PARTITION LIMIT 3", 2)
+	var want []string
+	for i, r := range full {
+		if i%7 < 3 {
+			want = append(want, r)
+		}
+	}
+	eq(t, "per partition limit across pages", got, want)
+	got, _ = te.page("SELECT k, c FROM p WHERE k IN (3, 1) AND c >= 5", 1)
+	eq(t, "IN across pages", got, []string{"1|5", "1|6", "3|5", "3|6"})
+	got, _ = te.page("SELECT k, c FROM p WHERE k = 2 ORDER BY c DESC", 3)
+	eq(t, "reversed across pages", got, []string{"2|6", "2|5", "2|4", "2|3", "2|2", "2|1", "2|0"})
+	got, _ = te.page("SELECT DISTINCT k FROM p", 2)
+	if len(got) != 5 {
+		t.Errorf("distinct paged: %v", got)
+	}
+	// a write between pages: the next page resumes after the last row returned
+	r, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.mustExec("INSERT INTO p (k, c) VALUES (4, 1)")
+	te.mustExec("DELETE FROM p WHERE k = 4 AND c = 3")
+	r2, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3, PagingState: r.PagingState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "resume after concurrent writes", render(r2), []string{"4|4", "4|5", "4|6"})
+	// bad paging state
+	if _, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k FROM p", PageSize: 3, PagingState: []byte{9, 9}}); err == nil {
+		t.Error("garbage paging state accepted")
+	}
+	// aggregates ignore paging
+	r, err = te.Execute(&Request{Keyspace: "ks", Query: "SELECT count(*) FROM p", PageSize: 2})
+	if err != nil || r.PagingState != nil || render(r)[0] != "34" {
+		t.Errorf("count with paging: %v %v", render(r), err)
+	}
+}
+
+func TestTTLAndTimestamps(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE kv (k int PRIMARY KEY, v text, w int)")
+	te.mustExec("INSERT INTO kv (k, v, w) VALUES (1, 'a', 1) USING TTL 10")
+	te.mustExec("UPDATE kv USING TTL 100 SET w = 2 WHERE k = 1")
+	eq(t, "ttl", te.rows("SELECT ttl(v), ttl(w) FROM kv WHERE k = 1"), []string{"10|100"})
+	te.now = te.now.Add(10 * time.Second)
+	eq(t, "expired cell, live cell", te.rows("SELECT k, v, w FROM kv"), []string{"1|null|2"})
+	te.now = te.now.Add(100 * time.Second)
+	eq(t, "row expired", te.rows("SELECT * FROM kv"), nil)
+
+	te.mustExec("CREATE TABLE d (k int PRIMARY KEY, v text) WITH default_time_to_live = 5")
+	te.mustExec("INSERT INTO d (k, v) VALUES (1, 'x')")
+	te.mustExec("INSERT INTO d (k, v) VALUES (2, 'y') USING TTL 0")
+	te.now = te.now.Add(6 * time.Second)
+	eq(t, "default ttl", te.rows("SELECT k FROM d"), []string{"2"})
+
+	te.mustExec("INSERT INTO kv (k, v) VALUES (5, 'new') USING TIMESTAMP 200")
+	te.mustExec("INSERT INTO kv (k, v) VALUES (5, 'old') USING TIMESTAMP 100")
+	eq(t, "last write wins", te.rows("SELECT v, writetime(v) FROM kv WHERE k = 5"), []string{"'new'|200"})
+	te.mustExec("DELETE FROM kv USING TIMESTAMP 150 WHERE k = 5")
+	eq(t, "older delete loses", te.rows("SELECT v FROM kv WHERE k = 5"), []string{"'new'"})
+	te.mustExec("DELETE FROM kv USING TIMESTAMP 300 WHERE k = 5")
+	te.mustExec("INSERT INTO kv (k, v) VALUES (5, 'older') USING TIMESTAMP 250")
+	eq(t, "write older than the tombstone", te.rows("SELECT v FROM kv WHERE k = 5"), nil)
+	if code, msg := te.errCode("INSERT INTO kv (k, v) VALUES (6, 'x') USING TTL -1"); code != CodeInvalid || msg != "A TTL must be greater or equal to 0, but was -1" {
+		t.Errorf("negative ttl: %x %s", code, msg)
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (a int, b text, c int, v map<text, int>, PRIMARY KEY ((b, a), c))")
+	q := "SELECT c, v FROM t WHERE a = ? AND b = :bee AND c IN ? LIMIT ?"
+	p, err := te.Prepare("ks", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte("ks" + q))
+	if !bytes.Equal(p.ID, sum[:]) {
+		t.Errorf("id = %x, want md5(keyspace+query) %x", p.ID, sum)
+	}
+	var vars []string
+	for _, v := range p.Vars {
+		vars = append(vars, v.Name+":"+v.Type.AsCql())
+	}
+	eq(t, "bind variables", vars, []string{"a:int", "bee:varchar", "in(c):list<int>", "[limit]:int"})
+	if fmt.Sprint(p.PKIndexes) != "[1 0]" {
+		t.Errorf("pk indexes = %v, want [1 0] (b then a)", p.PKIndexes)
+	}
+	if colNames(&Result{Columns: p.Result}) != "c,v" {
+		t.Errorf("result columns = %v", p.Result)
+	}
+	if got, ok := te.Lookup(p.ID); !ok || got.Query != q {
+		t.Error("Lookup after Prepare failed")
+	}
+	if _, ok := te.Lookup([]byte("nope")); ok {
+		t.Error("Lookup of unknown id succeeded")
+	}
+	te.mustExec("INSERT INTO t (a, b, c, v) VALUES (1, 'x', 5, {'k': 1})")
+	in := Value{Bytes: encodeElems([][]byte{intVal(5).Bytes, intVal(6).Bytes})}
+	r, err := te.Execute(&Request{Prepared: p, Values: Values{Positional: []Value{intVal(1), textVal("x"), in, intVal(10)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "execute prepared", render(r), []string{"5|{'k': 1}"})
+	r, err = te.Execute(&Request{Prepared: p, Values: Values{Named: map[string]Value{"a": intVal(1), "bee": textVal("x"), "in(c)": in, "[limit]": intVal(1)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "named values", render(r), []string{"5|{'k': 1}"})
+
+	p, err = te.Prepare("ks", "UPDATE t SET v['k'] = ? WHERE a = ? AND b = ? AND c = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Vars[0].Name != "value(v)" || p.Vars[0].Type.AsCql() != "int" || fmt.Sprint(p.PKIndexes) != "[2 1]" || p.Result != nil {
+		t.Errorf("update metadata: %+v %v %v", p.Vars, p.PKIndexes, p.Result)
+	}
+	if _, err := te.Prepare("ks", "SELECT * FROM nosuch"); err == nil {
+		t.Error("prepare of an unknown table succeeded")
+	}
+}
+
+func TestBindValidation(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, b bigint, u uuid, s text, l list<int>)")
+	cases := []struct {
+		q    string
+		vals []Value
+		want string
+	}{
+		{"INSERT INTO t (k) VALUES (?)", []Value{{Bytes: []byte{1, 2, 3}}}, "Expected 4 or 0 byte int (3)"},
+		{"INSERT INTO t (k, b) VALUES (1, ?)", []Value{{Bytes: []byte{1}}}, "Expected 8 or 0 byte long (1)"},
+		{"INSERT INTO t (k, u) VALUES (1, ?)", []Value{{Bytes: []byte{1}}}, "UUID should be 16 or 0 bytes (1)"},
+		{"INSERT INTO t (k, s) VALUES (1, ?)", []Value{{Bytes: []byte{0xff, 0xfe}}}, "String didn't validate."},
+		{"INSERT INTO t (k, l) VALUES (1, ?)", []Value{{Bytes: []byte{0, 0, 0, 1, 0, 0, 0, 2, 1, 2}}}, "Expected 4 or 0 byte int (2)"},
+		{"INSERT INTO t (k) VALUES (?)", []Value{{Unset: true}}, "Invalid unset value for column k"},
+		{"INSERT INTO t (k) VALUES (?)", nil, "There were 1 markers(?) in CQL but 0 bound variables"},
+		{"INSERT INTO t (k, s) VALUES (1, 2)", nil, `Invalid INTEGER constant (2) for "s" of type text`},
+		{"INSERT INTO t (k, l) VALUES (1, {1})", nil, "Invalid set literal for l of type list<int>"},
+	}
+	for _, c := range cases {
+		if code, msg := te.errCode(c.q, c.vals...); code != CodeInvalid || msg != c.want {
+			t.Errorf("%s: got %#x %q, want %q", c.q, code, msg, c.want)
+		}
+	}
+	// unset leaves the column untouched, empty values are not null
+	te.mustExec("INSERT INTO t (k, s) VALUES (1, 'keep')")
+	te.mustExec("INSERT INTO t (k, s, b) VALUES (1, ?, ?)", Value{Unset: true}, Value{Bytes: []byte{}})
+	eq(t, "unset and empty", te.rows("SELECT s, b FROM t WHERE k = 1"), []string{"'keep'|empty"})
+}
+
+func TestLWT(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v text, w int, PRIMARY KEY (k, c))")
+	r := te.mustExec("INSERT INTO t (k, c, v, w) VALUES (1, 1, 'a', 10) IF NOT EXISTS")
+	if colNames(r) != "[applied]" || render(r)[0] != "true" {
+		t.Errorf("applied insert: %s %v", colNames(r), render(r))
+	}
+	r = te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 1, 'b') IF NOT EXISTS")
+	if colNames(r) != "[applied],k,c,v,w" || render(r)[0] != "false|1|1|'a'|10" {
+		t.Errorf("not applied insert: %s %v", colNames(r), render(r))
+	}
+	r = te.mustExec("UPDATE t SET v = 'z' WHERE k = 1 AND c = 1 IF w = 5 AND v = 'a'")
+	if colNames(r) != "[applied],w,v" || render(r)[0] != "false|10|'a'" {
+		t.Errorf("not applied update: %s %v", colNames(r), render(r))
+	}
+	r = te.mustExec("UPDATE t SET v = 'z' WHERE k = 1 AND c = 1 IF w > 5 AND v IN ('a', 'b')")
+	eq(t, "applied update", render(r), []string{"true"})
+	r = te.mustExec("UPDATE t SET v = 'z' WHERE k = 9 AND c = 1 IF w = 5")
+	if colNames(r) != "[applied]" || render(r)[0] != "false" {
+		t.Errorf("missing row: %s %v", colNames(r), render(r))
+	}
+	r = te.mustExec("DELETE FROM t WHERE k = 1 AND c = 1 IF EXISTS")
+	eq(t, "delete if exists", render(r), []string{"true"})
+	eq(t, "deleted", te.rows("SELECT * FROM t"), nil)
+	if code, msg := te.errCode("UPDATE t SET v = 'x' WHERE k IN (1, 2) AND c = 1 IF v = 'a'"); code != CodeInvalid || msg != "IN on the partition key is not supported with conditional updates" {
+		t.Errorf("IN with LWT: %#x %s", code, msg)
+	}
+	if code, _ := te.errCode("UPDATE t USING TIMESTAMP 5 SET v = 'x' WHERE k = 1 AND c = 1 IF EXISTS"); code != CodeInvalid {
+		t.Errorf("timestamp with LWT: %#x", code)
+	}
+	// batch: conditions on two rows of one partition
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (2, 1, 'x')")
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (2, 2, 'y')")
+	r = te.mustExec("BEGIN BATCH UPDATE t SET w = 1 WHERE k = 2 AND c = 2 IF v = 'no'; UPDATE t SET w = 1 WHERE k = 2 AND c = 1 IF v = 'x'; APPLY BATCH")
+	if colNames(r) != "[applied],k,c,v" {
+		t.Errorf("batch columns %s", colNames(r))
+	}
+	eq(t, "not applied batch", render(r), []string{"false|2|1|'x'", "false|2|2|'y'"})
+	r = te.mustExec("BEGIN BATCH UPDATE t SET w = 1 WHERE k = 2 AND c = 2 IF v = 'y'; UPDATE t SET w = 2 WHERE k = 2 AND c = 1 IF v = 'x'; APPLY BATCH")
+	eq(t, "applied batch", render(r), []string{"true"})
+	eq(t, "batch effects", te.rows("SELECT c, w FROM t WHERE k = 2"), []string{"1|2", "2|1"})
+	if _, msg := te.errCode("BEGIN BATCH UPDATE t SET w = 1 WHERE k = 2 AND c = 2 IF v = 'y'; UPDATE t SET w = 2 WHERE k = 3 AND c = 1 IF v = 'x'; APPLY BATCH"); msg != "Batch with conditions cannot span multiple partitions" {
+		t.Errorf("multi-partition LWT batch: %s", msg)
+	}
+}
+
+func TestCollectionsAndUDT(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE addr (street text, zip int)")
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>, a addr, fa frozen<addr>, tu tuple<int, text>, n map<int, frozen<set<int>>>)")
+	te.mustExec("INSERT INTO t (k, l, s, m, a, fa, tu, n) VALUES (1, [3, 1], {'b', 'a', 'b'}, {'z': 1, 'a': 2}, {street: 'S'}, {zip: 5, street: 'T'}, (1, 'x'), {2: {3, 1}})")
+	eq(t, "literals", te.rows("SELECT l, s, m, a, fa, tu, n FROM t"), []string{"[3, 1]|{'a', 'b'}|{'a': 2, 'z': 1}|{street: 'S', zip: null}|{street: 'T', zip: 5}|(1, 'x')|{2: {1, 3}}"})
+	te.mustExec("UPDATE t SET l = l + [5], l = [0] + l, s = s + {'c'}, s = s - {'a'}, m['b'] = 3, m = m - {'z'}, a.zip = 9 WHERE k = 1")
+	eq(t, "updates", te.rows("SELECT l, s, m, a FROM t"), []string{"[0, 3, 1, 5]|{'b', 'c'}|{'a': 2, 'b': 3}|{street: 'S', zip: 9}"})
+	te.mustExec("UPDATE t SET l[1] = 7, l = l - [1] WHERE k = 1")
+	te.mustExec("DELETE m['a'], l[0] FROM t WHERE k = 1")
+	eq(t, "element ops", te.rows("SELECT l, m FROM t"), []string{"[7, 5]|{'b': 3}"})
+	te.mustExec("UPDATE t SET m = {}, s = {} WHERE k = 1")
+	eq(t, "empty collections are null", te.rows("SELECT m, s FROM t"), []string{"null|null"})
+	eq(t, "udt field selection", te.rows("SELECT a.zip, fa.street FROM t"), []string{"9|'T'"})
+	if _, msg := te.errCode("UPDATE t SET l[9] = 1 WHERE k = 1"); msg != "List index 9 out of bound, list has size 2" {
+		t.Errorf("list index: %s", msg)
+	}
+	if _, msg := te.errCode("UPDATE t SET fa.zip = 1 WHERE k = 1"); msg != "Invalid operation (fa.zip = 1) for frozen UDT column fa" {
+		t.Errorf("frozen udt field: %s", msg)
+	}
+	if _, msg := te.errCode("INSERT INTO t (k, a) VALUES (2, {nope: 1})"); msg != "Unknown field 'nope' in value of user defined type addr" {
+		t.Errorf("unknown udt field: %s", msg)
+	}
+	if _, msg := te.errCode("DROP TYPE addr"); msg != "Cannot drop user type 'ks.addr' as it is still used by tables t" {
+		t.Errorf("drop used type: %s", msg)
+	}
+}
+
+func TestTypesRoundTrip(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec(`CREATE TABLE t (k int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, da date, de decimal, do double,
+		du duration, f float, i inet, i6 inet, s smallint, tm time, ts timestamp, tu timeuuid, ti tinyint, u uuid, vi varint,
+		vn varint, vec vector<float, 2>)`)
+	te.mustExec(`INSERT INTO t (k, a, b, bl, bo, da, de, do, du, f, i, i6, s, tm, ts, tu, ti, u, vi, vn, vec) VALUES (1, 'x', -2, 0xff00,
+		false, '1970-01-02', -1.50, 2.5, 1mo2d3h, 0.5, '1.2.3.4', '::1', -3, '01:00:00', '2020-05-06T07:08:09.010Z',
+		50554d6e-29bb-11e5-b345-feff819cdc9f, -4, 550e8400-e29b-41d4-a716-446655440000, 128, -129, [1.5, -2])`)
+	r := te.mustExec("SELECT * FROM t")
+	got := render(r)
+	// columns in SELECT * order: key, then the others by name
+	want := "1|'x'|-2|0xff00|false|0x80000001|-1.50|2.5|0x0204fc13a52453c000|0.5|1.2.3.4|::1|-3|-4|0x0000034630b8a000|2020-05-06T07:08:09.01Z|50554d6e-29bb-11e5-b345-feff819cdc9f|550e8400-e29b-41d4-a716-446655440000|0x3fc00000c0000000|128|-129"
+	eq(t, "all types", got, []string{want})
+	cases := map[string]string{
+		"INSERT INTO t (k, tu) VALUES (2, 550e8400-e29b-41d4-a716-446655440000)": "Unsupported UUID version (4) for timeuuid: 550e8400-e29b-41d4-a716-446655440000",
+		"INSERT INTO t (k, vec) VALUES (2, [1.0])":                               "Invalid vector literal for vec of type vector<float, 2>; expected 2 elements, but given 1",
+		"INSERT INTO t (k, ti) VALUES (2, 300)":                                  "Unable to make tinyint from '300'",
+		"INSERT INTO t (k, i) VALUES (2, 'not-an-ip')":                           "Unable to make inet address from 'not-an-ip'",
+		"INSERT INTO t (k, bo) VALUES (2, 'true')":                               `Invalid STRING constant (true) for "bo" of type boolean`,
+	}
+	for q, want := range cases {
+		if _, msg := te.errCode(q); msg != want {
+			t.Errorf("%s: %q, want %q", q, msg, want)
+		}
+	}
+}
+
+func TestCountersAndStatic(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE c (k int PRIMARY KEY, n counter)")
+	te.mustExec("UPDATE c SET n = n + 5 WHERE k = 1")
+	te.mustExec("UPDATE c SET n = n - 7 WHERE k = 1")
+	eq(t, "counter", te.rows("SELECT n FROM c"), []string{"-2"})
+	te.mustExec("BEGIN COUNTER BATCH UPDATE c SET n = n + 1 WHERE k = 1; UPDATE c SET n = n + 1 WHERE k = 2; APPLY BATCH")
+	eq(t, "counter batch", te.rows("SELECT k, n FROM c"), []string{"1|-1", "2|1"})
+	for q, want := range map[string]string{
+		"UPDATE c SET n = 1 WHERE k = 1":                              "Cannot set the value of counter column n (counters can only be incremented/decremented, not set)",
+		"INSERT INTO c (k, n) VALUES (1, 1)":                          "INSERT statements are not allowed on counter tables, use UPDATE instead",
+		"BEGIN BATCH UPDATE c SET n = n + 1 WHERE k = 1; APPLY BATCH": "Cannot include a counter statement in a logged batch",
+		"CREATE TABLE bad (k int PRIMARY KEY, n counter, v int)":      "Cannot mix counter and non counter columns in the same table",
+		"UPDATE c USING TTL 5 SET n = n + 1 WHERE k = 1":              "A TTL must not be set on counter tables",
+	} {
+		if _, msg := te.errCode(q); msg != want {
+			t.Errorf("%s: %q, want %q", q, msg, want)
+		}
+	}
+
+	te.mustExec("CREATE TABLE s (k int, c int, st text static, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO s (k, c, st, v) VALUES (1, 1, 'one', 1)")
+	te.mustExec("INSERT INTO s (k, c, v) VALUES (1, 2, 2)")
+	te.mustExec("INSERT INTO s (k, st) VALUES (2, 'static only')")
+	eq(t, "static", te.rows("SELECT * FROM s"), []string{"1|1|'one'|1", "1|2|'one'|2", "2|null|'static only'|null"})
+	te.mustExec("UPDATE s SET st = 'uno' WHERE k = 1")
+	eq(t, "static update", te.rows("SELECT DISTINCT k, st FROM s"), []string{"1|'uno'", "2|'static only'"})
+}
+
+func TestSchemaErrors(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+	cases := []struct {
+		q    string
+		code ErrorCode
+		msg  string
+	}{
+		{"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", CodeAlreadyExists, `Cannot add existing keyspace "ks"`},
+		{"CREATE TABLE t (k int PRIMARY KEY)", CodeAlreadyExists, `Cannot add already existing table "t" to keyspace "ks"`},
+		{"SELECT * FROM nosuch", CodeInvalid, "table nosuch does not exist"},
+		{"SELECT * FROM nosuchks.t", CodeInvalid, "keyspace nosuchks does not exist"},
+		{"USE nosuchks", CodeInvalid, "Keyspace 'nosuchks' does not exist"},
+		{"SELECT x FROM t", CodeInvalid, "Undefined column name x in table ks.t"},
+		{"SELECT * FORM t", CodeSyntaxError, "line 1:9 mismatched input 'FORM' expecting K_FROM (SELECT * [FORM]...)"},
+		{"CREATE INDEX ON t (v)", CodeInvalid, "cqlsim: CREATE INDEX is not supported"},
+		{"SELECT JSON * FROM t", CodeInvalid, "cqlsim: SELECT JSON is not supported"},
+		{"UPDATE t SET v = 1 WHERE k = 1", CodeInvalid, "Some clustering keys are missing: c"},
+		{"DELETE FROM t WHERE c = 1", CodeInvalid, "Some partition key parts are missing: k"},
+		{"SELECT * FROM t WHERE v = 1", CodeInvalid, "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING"},
+		{"INSERT INTO system.local (key) VALUES ('x')", CodeUnauthorized, "system keyspace is not user-modifiable."},
+		{"CREATE TABLE x (k int, l list<set<int>>, PRIMARY KEY (k))", CodeInvalid, "Non-frozen collections are not allowed inside collections: list<set<int>>"},
+	}
+	for _, c := range cases {
+		code, msg := te.errCode(c.q)
+		if code != c.code || msg != c.msg {
+			t.Errorf("%s: got %#x %q, want %#x %q", c.q, code, msg, c.code, c.msg)
+		}
+	}
+	te2 := newTestEngine(t)
+	if _, msg := te2.errCode("SELECT * FROM t"); msg != "No keyspace has been specified. USE a keyspace, or explicitly specify keyspace.tablename" {
+		t.Errorf("no keyspace: %s", msg)
+	}
+}
+
+func TestSystemTables(t *testing.T) {
+	te := setupKS(t)
+	r := te.mustExec("SELECT key, partitioner, host_id, tokens FROM system.local WHERE key = 'local'")
+	if colNames(r) != "key,partitioner,host_id,tokens" || len(r.Rows) != 1 || string(r.Rows[0][1]) != "org.apache.cassandra.dht.Murmur3Partitioner" {
+		t.Errorf("system.local: %s %v", colNames(r), render(r))
+	}
+	if r.Columns[2].Type.AsCql() != "uuid" || r.Columns[3].Type.AsCql() != "set<varchar>" {
+		t.Errorf("system.local types: %s %s", r.Columns[2].Type, r.Columns[3].Type)
+	}
+	r = te.mustExec("SELECT * FROM system.peers")
+	if len(r.Columns) == 0 || len(r.Rows) != 0 {
+		t.Errorf("peers of a single node: %d columns, %d rows", len(r.Columns), len(r.Rows))
+	}
+	te.mustExec("CREATE TYPE addr (zip int)")
+	te.mustExec("CREATE TABLE t (k int, c text, a frozen<addr>, l list<int>, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)")
+	eq(t, "columns", te.rows("SELECT column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = ? AND table_name = 't'", textVal("ks")),
+		[]string{"'a'|'none'|'regular'|-1|'frozen<addr>'", "'c'|'desc'|'clustering'|0|'text'", "'k'|'none'|'partition_key'|0|'int'", "'l'|'none'|'regular'|-1|'list<int>'"})
+	eq(t, "types", te.rows("SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = 'ks'"), []string{"'addr'|['zip']|['int']"})
+	eq(t, "keyspaces", te.rows("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = 'ks'"),
+		[]string{"{'class': 'org.apache.cassandra.locator.SimpleStrategy', 'replication_factor': '1'}"})
+	r = te.mustExec("SELECT * FROM system_schema.functions WHERE keyspace_name = 'ks'")
+	if len(r.Columns) != 8 || len(r.Rows) != 0 {
+		t.Errorf("functions: %d columns, %d rows", len(r.Columns), len(r.Rows))
+	}
+	before := te.SchemaVersion()
+	te.mustExec("DROP TABLE t")
+	if te.SchemaVersion() == before {
+		t.Error("schema version unchanged after DDL")
+	}
+	eq(t, "dropped", te.rows("SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'ks'"), nil)
+}
+
+func TestMultiNodeSystemTables(t *testing.T) {
+	e, err := New(Options{Nodes: []NodeInfo{{Addr: "127.0.0.1", HostID: [16]byte{1}}, {Addr: "127.0.0.2", HostID: [16]byte{2}}, {Addr: "127.0.0.3", HostID: [16]byte{3}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Execute(&Request{Node: 1, Query: "SELECT peer, native_port FROM system.peers_v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// partitions in token order of the peer address
+	eq(t, "peers seen from node 1", render(r), []string{"127.0.0.3|9042", "127.0.0.1|9042"})
+	r, _ = e.Execute(&Request{Node: 1, Query: "SELECT rpc_address FROM system.local"})
+	eq(t, "local of node 1", render(r), []string{"127.0.0.2"})
+}
+
+func TestSelectFeatures(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c1 int, c2 text, v int, PRIMARY KEY (k, c1, c2))")
+	for i := 0; i < 4; i++ {
+		for j, s := range []string{"a", "b"} {
+			te.mustExec("INSERT INTO t (k, c1, c2, v) VALUES (?, ?, ?, ?)", intVal(int32(i%2)), intVal(int32(i)), textVal(s), intVal(int32(i*10+j)))
+		}
+	}
+	eq(t, "multi-column slice", te.rows("SELECT c1, c2 FROM t WHERE k = 0 AND (c1, c2) > (0, 'a')"), []string{"0|'b'", "2|'a'", "2|'b'"})
+	eq(t, "clustering IN", te.rows("SELECT c1, c2 FROM t WHERE k = 1 AND c1 IN (3, 1) AND c2 = 'b'"), []string{"1|'b'", "3|'b'"})
+	eq(t, "filtering", te.rows("SELECT k, v FROM t WHERE v > 25 ALLOW FILTERING"), []string{"1|30", "1|31"})
+	eq(t, "aggregates", te.rows("SELECT count(*), min(v), max(v), sum(v), avg(v), count(c2) FROM t WHERE k = 1"), []string{"4|10|31|82|20|4"})
+	eq(t, "token range", te.rows("SELECT DISTINCT k, token(k) FROM t WHERE token(k) > -4069959284402364209"), []string{"0|-3485513579396041028"})
+	r := te.mustExec("SELECT k AS key, writetime(v) AS wt FROM t WHERE k = 0 LIMIT 1")
+	if colNames(r) != "key,wt" {
+		t.Errorf("aliases: %s", colNames(r))
+	}
+	r = te.mustExec("SELECT * FROM t WHERE k = 99")
+	if len(r.Columns) != 4 || len(r.Rows) != 0 {
+		t.Errorf("empty result: %d columns %d rows", len(r.Columns), len(r.Rows))
+	}
+	if _, msg := te.errCode("SELECT * FROM t WHERE k = 0 AND c2 = 'a'"); msg != `PRIMARY KEY column "c2" cannot be restricted as preceding column "c1" is not restricted` {
+		t.Errorf("clustering gap: %s", msg)
+	}
+	if _, msg := te.errCode("SELECT * FROM t WHERE k = 0 ORDER BY c2"); msg != "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY" {
+		t.Errorf("order by: %s", msg)
+	}
+	eq(t, "range delete", func() []string {
+		te.mustExec("DELETE FROM t WHERE k = 0 AND c1 >= 2")
+		return te.rows("SELECT c1, c2 FROM t WHERE k = 0")
+	}(), []string{"0|'a'", "0|'b'"})
 }

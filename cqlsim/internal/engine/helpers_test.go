@@ -98,6 +98,9 @@ func formatValue(t datatype.DataType, b []byte) string {
 	if b == nil {
 		return "null"
 	}
+	if len(b) == 0 && t.Code() != primitive.DataTypeCodeVarchar && t.Code() != primitive.DataTypeCodeAscii && t.Code() != primitive.DataTypeCodeBlob {
+		return "empty"
+	}
 	switch t.Code() {
 	case primitive.DataTypeCodeInt, primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter, primitive.DataTypeCodeSmallint,
 		primitive.DataTypeCodeTinyint:

@@ -701,6 +701,7 @@ func (mu *mutation) apply(e *Engine) {
 				}
 			}
 		case modUpdate:
+			touched := map[*cell]bool{}
 			p := t.getPartition(pkv, true)
 			cks := mu.cks
 			if cks == nil {
@@ -738,7 +739,16 @@ func (mu *mutation) apply(e *Engine) {
 						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
 						continue
 					}
-					writeCell(dst, nv, mu.ts, exp, mu.ttl, floor)
+					// Several assignments to one column in a statement compose, and
+					// element-wise collection updates merge with same-timestamp writes
+					// (Cassandra stores them as separate cells).
+					merge := touched[dst] || (a.col.typ.multiCell() && a.kind != cql.AssignSet)
+					if merge && mu.ts >= dst.ts && mu.ts > floor {
+						*dst = cell{v: nv, ts: mu.ts, exp: exp, ttl: mu.ttl, set: true}
+					} else {
+						writeCell(dst, nv, mu.ts, exp, mu.ttl, floor)
+					}
+					touched[dst] = true
 				}
 			}
 		case modDelete:

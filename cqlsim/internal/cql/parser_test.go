@@ -1,0 +1,138 @@
+package cql
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseStatements(t *testing.T) {
+	ok := []string{
+		"SELECT * FROM ks.t",
+		"select a, b AS bee, count(*), writetime(c), ttl(c), token(k), x.f FROM t WHERE k = ? AND c >= :lo AND c < 5 ORDER BY c DESC PER PARTITION LIMIT 2 LIMIT 10 ALLOW FILTERING USING TIMEOUT 3000ms",
+		"SELECT DISTINCT k FROM t WHERE token(k) > -9223372036854775808 AND token(k) <= token(?)",
+		"SELECT * FROM t WHERE k IN ? AND (c, d) > (1, 'a')",
+		"SELECT * FROM t WHERE k IN (1, 2, 3) AND m CONTAINS KEY 'x' AND s CONTAINS 1",
+		"INSERT INTO t (k, v) VALUES (1, 'it''s') IF NOT EXISTS USING TTL 10 AND TIMESTAMP 123",
+		"INSERT INTO t (a, b, c, d, e, f, g, h, i, j) VALUES (0xCAFE, 1.5e-3, -NaN, Infinity, true, null, 1h30m, P1DT2H, 550e8400-e29b-41d4-a716-446655440000, $$raw$$)",
+		"INSERT INTO t (l, s, m, u, tu, e) VALUES ([1, 2], {'a', 'b'}, {'k': [1]}, {f: 1, \"G\": 'x'}, (1, 'a', [2]), {})",
+		"UPDATE t USING TTL ? SET c = c + 1, l = l - [1], l = [0] + l, m['k'] = 'v', u.f = 3, s = s + {'x'}, c = c-1 WHERE k = 1 IF EXISTS",
+		"UPDATE t SET v = 1 WHERE k = 1 IF v = 2 AND m['a'] IN (1, 2) AND w != null",
+		"DELETE v, m['k'], u.f FROM t USING TIMESTAMP 5 WHERE k = 1 AND c > 3 IF v = 1",
+		"BEGIN UNLOGGED BATCH USING TIMESTAMP 1 INSERT INTO t (k) VALUES (1); UPDATE t SET v = 2 WHERE k = 1; DELETE FROM t WHERE k = 2; APPLY BATCH;",
+		"BEGIN COUNTER BATCH UPDATE c SET n = n + 1 WHERE k = 1 APPLY BATCH",
+		"CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = false",
+		"CREATE TABLE IF NOT EXISTS ks.t (k int, c text, s int static, v frozen<map<text, list<int>>>, vec vector<float, 3>, tu tuple<int, text>, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC) AND comment = 'x' AND compaction = {'class': 'LeveledCompactionStrategy'}",
+		"CREATE TABLE t (k int PRIMARY KEY, v text) WITH default_time_to_live = 10",
+		"ALTER TABLE t ADD (a int, b text)",
+		"ALTER TABLE t DROP a",
+		"CREATE TYPE ks.addr (street text, zip int)",
+		"ALTER TYPE addr ADD country text",
+		"DROP TYPE IF EXISTS addr",
+		"DROP TABLE IF EXISTS t",
+		"DROP KEYSPACE ks",
+		"TRUNCATE TABLE t",
+		"USE \"MyKs\"",
+		"-- a comment\nSELECT /* inline */ k FROM t // trailing",
+	}
+	for _, q := range ok {
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ q, want string }{
+		{"SELECT * FORM t", "line 1:9 mismatched input 'FORM' expecting K_FROM (SELECT * [FORM]...)"},
+		{"SELEC * FROM t", "line 1:0 no viable alternative at input 'SELEC' ([SELEC]...)"},
+		{"SELECT * FROM t WHERE", "line 1:21 no viable alternative at input '<EOF>' (SELECT * FROM t WHERE [<EOF>])"},
+		{"INSERT INTO t (k) VALUES (1) extra", "line 1:29 mismatched input 'extra' expecting EOF"},
+		{"SELECT *\nFROM t\nWHERE k = 'x", "line 3:10 unterminated string literal"},
+		{"SELECT * FROM t WHERE k = #", "line 1:26 token recognition error at: '#'"},
+		{"CREATE TABLE t (k int PRIMARY KEY, c int PRIMARY KEY)", "Multiple PRIMARY KEYs specified"},
+		{"SELECT * FROM select", "no viable alternative at input 'select'"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.q)
+		if err == nil {
+			t.Errorf("Parse(%q) succeeded, want error %q", c.q, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %q, want it to contain %q", c.q, err.Error(), c.want)
+		}
+	}
+}
+
+func TestParseShapes(t *testing.T) {
+	p, err := Parse("SELECT a AS x, count(*) FROM ks.t WHERE k IN (?, :n) AND c > 1 ORDER BY c DESC LIMIT ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Markers != 3 {
+		t.Errorf("markers = %d, want 3", p.Markers)
+	}
+	s := p.Stmt.(*Select)
+	if s.Table != (QualifiedName{"ks", "t"}) || len(s.Selectors) != 2 || s.Selectors[0].Alias != "x" || s.Selectors[1].Kind != SelCountStar {
+		t.Errorf("unexpected select: %+v", s)
+	}
+	if len(s.Where) != 2 || s.Where[0].Op != OpIn || len(s.Where[0].In) != 2 || s.Where[0].In[1].BindName != "n" || s.Where[0].In[1].BindIdx != 1 {
+		t.Errorf("unexpected where: %+v", s.Where)
+	}
+	if len(s.OrderBy) != 1 || !s.OrderBy[0].Desc || s.Limit == nil || s.Limit.BindIdx != 2 {
+		t.Errorf("unexpected order/limit: %+v %+v", s.OrderBy, s.Limit)
+	}
+
+	p, err = Parse("UPDATE t SET c = c - 1, l = [1] + l, m['a'] = 2 WHERE k = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := p.Stmt.(*Update)
+	kinds := []AssignKind{u.Set[0].Kind, u.Set[1].Kind, u.Set[2].Kind}
+	if kinds[0] != AssignSub || kinds[1] != AssignPrepend || kinds[2] != AssignElem {
+		t.Errorf("assignment kinds = %v", kinds)
+	}
+
+	p, err = Parse("CREATE TABLE t (a int, b int, c int, d int, PRIMARY KEY ((a, b), c, d)) WITH CLUSTERING ORDER BY (c DESC, d ASC)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := p.Stmt.(*CreateTable)
+	if strings.Join(ct.PartitionKey, ",") != "a,b" || strings.Join(ct.Clustering, ",") != "c,d" || !ct.ClusteringOrder["c"] || ct.ClusteringOrder["d"] {
+		t.Errorf("unexpected table: %+v", ct)
+	}
+
+	p, err = Parse(`INSERT INTO t (k, "Quoted") VALUES (-5, {a: 1})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := p.Stmt.(*Insert)
+	if ins.Columns[1] != "Quoted" || ins.Values[0].Text != "-5" || ins.Values[1].Kind != TermMap || ins.Values[1].Fields[0] != "a" {
+		t.Errorf("unexpected insert: %+v %+v", ins.Columns, ins.Values)
+	}
+}
+
+func TestUnsupportedStatements(t *testing.T) {
+	for q, want := range map[string]string{
+		"CREATE INDEX ON t (v)":                         "CREATE INDEX",
+		"CREATE MATERIALIZED VIEW v AS SELECT * FROM t": "CREATE MATERIALIZED VIEW",
+		"CREATE OR REPLACE FUNCTION f() ...":            "CREATE FUNCTION",
+		"GRANT SELECT ON t TO r":                        "GRANT",
+	} {
+		p, err := Parse(q)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+			continue
+		}
+		if u, ok := p.Stmt.(*Unsupported); !ok || u.What != want {
+			t.Errorf("Parse(%q) = %#v, want Unsupported{%q}", q, p.Stmt, want)
+		}
+	}
+}
+
+func TestNestingLimit(t *testing.T) {
+	q := "INSERT INTO t (k) VALUES (" + strings.Repeat("[", 200) + strings.Repeat("]", 200) + ")"
+	if _, err := Parse(q); err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Errorf("deep nesting: err = %v", err)
+	}
+}
