@@ -11,7 +11,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -67,7 +66,7 @@ func TestExecuteAsyncManyInFlight(t *testing.T) {
 
 func TestNoGoroutineLeftAfterClose(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	ks, hosts := cqltest.Keyspace(t)
+	ks, hosts := testKeyspace(t, 1)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +89,7 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 
 func TestCancelledRequests(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	ks, hosts := cqltest.Keyspace(t)
+	ks, hosts := testKeyspace(t, 1)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -216,8 +215,8 @@ func (p *proxy) close() {
 }
 
 func TestCancelWhileResponsesAreDelayed(t *testing.T) {
-	ks, hosts := cqltest.Keyspace(t)
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
+	ks, hosts := testKeyspace(t, 1)
+	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
 	px := newProxy(t, hosts[0])
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
@@ -249,8 +248,8 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 }
 
 func TestServerDropsConnectionMidRequest(t *testing.T) {
-	ks, hosts := cqltest.Keyspace(t)
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
+	ks, hosts := testKeyspace(t, 1)
+	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
 	px := newProxy(t, hosts[0])
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -14,9 +13,9 @@ import (
 // the same server, with a table kv (k int PRIMARY KEY, v text) holding row 1.
 func benchSessions(b *testing.B) (*native.Session, *gocql.Session) {
 	b.Helper()
-	ks, hosts := cqltest.Keyspace(b)
-	cqltest.Exec(b, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
-	cqltest.Exec(b, hosts[0], "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'hello world')")
+	ks, hosts := testKeyspace(b, 1)
+	adminExec(b, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	adminExec(b, hosts, "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'hello world')")
 	ns, err := native.Connect(context.Background(), native.Config{Hosts: hosts, Keyspace: ks, Consistency: native.One})
 	if err != nil {
 		b.Fatal(err)

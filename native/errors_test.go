@@ -53,9 +53,9 @@ func TestUnavailableCarriesFields(t *testing.T) {
 	s, _ := connect(t)
 	hosts := cqltest.Hosts(t)
 	rf3 := cqltest.KeyspaceName(t)
-	cqltest.Exec(t, hosts[0], "CREATE KEYSPACE "+rf3+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
-	t.Cleanup(func() { _ = cqltest.ExecErr(hosts[0], "DROP KEYSPACE IF EXISTS "+rf3) })
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+rf3+".kv (k int PRIMARY KEY, v text)")
+	adminExec(t, hosts, "CREATE KEYSPACE "+rf3+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	t.Cleanup(func() { _ = adminExecErr(hosts, "DROP KEYSPACE IF EXISTS "+rf3) })
+	adminExec(t, hosts, "CREATE TABLE "+rf3+".kv (k int PRIMARY KEY, v text)")
 	if len(s.Hosts()) >= 3 {
 		t.Skip("needs a cluster of fewer than 3 nodes")
 	}
@@ -85,9 +85,9 @@ func TestRetryPolicyAndNoHostAvailable(t *testing.T) {
 	s, _ := connect(t, func(c *native.Config) { c.RetryPolicy = rp })
 	hosts := cqltest.Hosts(t)
 	rf3 := cqltest.KeyspaceName(t)
-	cqltest.Exec(t, hosts[0], "CREATE KEYSPACE "+rf3+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
-	t.Cleanup(func() { _ = cqltest.ExecErr(hosts[0], "DROP KEYSPACE IF EXISTS "+rf3) })
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+rf3+".kv (k int PRIMARY KEY)")
+	adminExec(t, hosts, "CREATE KEYSPACE "+rf3+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	t.Cleanup(func() { _ = adminExecErr(hosts, "DROP KEYSPACE IF EXISTS "+rf3) })
+	adminExec(t, hosts, "CREATE TABLE "+rf3+".kv (k int PRIMARY KEY)")
 	if len(s.Hosts()) >= 3 {
 		t.Skip("needs a cluster of fewer than 3 nodes")
 	}

@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,10 +10,46 @@ import (
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
+// adminExec runs set-up CQL on the test server through a short-lived session of its own.
+// (The tests of this package do not use cqltest.Exec: its third-party client has data races
+// that would fail `go test -race`.)
+func adminExec(t testing.TB, hosts []string, cql string) {
+	t.Helper()
+	if err := adminExecErr(hosts, cql); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func adminExecErr(hosts []string, cql string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := native.Connect(ctx, native.Config{Hosts: hosts, ConnsPerHost: 1, DisablePeerDiscovery: true, Timeout: 60 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	_, err = s.Execute(ctx, native.Query(cql).WithConsistency(native.One))
+	return err
+}
+
+// testKeyspace creates a keyspace for the test (replication factor rf) and drops it at the end.
+func testKeyspace(t testing.TB, rf int) (string, []string) {
+	t.Helper()
+	hosts := cqltest.Hosts(t)
+	ks := cqltest.KeyspaceName(t)
+	adminExec(t, hosts, fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", ks, rf))
+	t.Cleanup(func() {
+		if err := adminExecErr(hosts, "DROP KEYSPACE IF EXISTS "+ks); err != nil {
+			t.Logf("dropping %s: %v", ks, err)
+		}
+	})
+	return ks, hosts
+}
+
 // connect opens a session on a fresh keyspace of the test server.
 func connect(t testing.TB, mod ...func(*native.Config)) (*native.Session, string) {
 	t.Helper()
-	ks, hosts := cqltest.Keyspace(t)
+	ks, hosts := testKeyspace(t, 1)
 	cfg := native.Config{Hosts: hosts, Keyspace: ks, Timeout: 30 * time.Second}
 	for _, m := range mod {
 		m(&cfg)

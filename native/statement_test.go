@@ -379,8 +379,8 @@ func TestTimestampConsistencyAndTracing(t *testing.T) {
 
 func TestUseChangesKeyspaceOnAllConnections(t *testing.T) {
 	s, ks := connect(t, func(c *native.Config) { c.ConnsPerHost = 3 })
-	other, hosts := cqltest.Keyspace(t)
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+other+".only_here (k int PRIMARY KEY)")
+	other, hosts := testKeyspace(t, 1)
+	adminExec(t, hosts, "CREATE TABLE "+other+".only_here (k int PRIMARY KEY)")
 	res := mustExec(t, s, "USE "+other)
 	if res.Kind() != native.ResultSetKeyspace || res.Keyspace() != other || s.Keyspace() != other {
 		t.Fatalf("USE: kind %s, keyspace %q, session keyspace %q", res.Kind(), res.Keyspace(), s.Keyspace())
@@ -423,9 +423,9 @@ func TestTransparentReprepare(t *testing.T) {
 	sel := mustPrepare(t, s, "SELECT v FROM kv WHERE k = ?")
 	oldID := string(sel.ID())
 	// Dropping the table makes the server forget the statements prepared on it.
-	cqltest.Exec(t, hosts[0], "DROP TABLE "+ks+".kv")
-	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
-	cqltest.Exec(t, hosts[0], "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'back')")
+	adminExec(t, hosts, "DROP TABLE "+ks+".kv")
+	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	adminExec(t, hosts, "INSERT INTO "+ks+".kv (k, v) VALUES (1, 'back')")
 	res, err := s.Execute(ctxT(t), sel.Bind(1))
 	if err != nil {
 		t.Fatalf("execute after the table was recreated: %v", err)
