@@ -1,9 +1,6 @@
-// Package engine is cqlsim's CQL engine: the CQL parser, the in-memory store, the system and
-// schema tables, and statement execution. It knows nothing of frames or connections; the
-// protocol layer (package cqlsim) decodes requests, calls the engine, and encodes its results.
-//
-// This file is the contract between the two layers. Values cross it in their protocol (v4)
-// encoding: a nil []byte is NULL, and Unset marks an unset bind value.
+// This file is the contract between the engine and the protocol layer. Values cross it in their
+// protocol (v4) encoding: a nil []byte is NULL, and Unset marks an unset bind value.
+
 package engine
 
 import (
