@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -28,22 +29,32 @@ const outQueueLen = 256
 // maxWriteBatch is how many bytes the writer coalesces into one write at most.
 const maxWriteBatch = 1 << 20
 
+// maxWorkers bounds the goroutines serving one connection's statements concurrently; further
+// requests wait for a free worker (backpressure on the reader).
+const maxWorkers = 128
+
 // conn is one client connection. Its reader goroutine decodes frames and handles the handshake
-// in order; statements run concurrently, one goroutine per request (stream id); every response
-// goes through the writer goroutine, which writes all frames already queued with one write call.
+// in order; statements run concurrently on worker goroutines (one request, i.e. one stream id,
+// per worker at a time; workers are started on demand and kept, so their stacks stay grown);
+// every response goes through the writer goroutine, which writes all frames already queued with
+// one write call.
 type conn struct {
 	node *node
 	nc   net.Conn
 	log  *slog.Logger
 
-	out  chan []byte // encoded frames; a nil frame asks the writer to flush and close
+	out  chan outFrame // encoded frames; a zero outFrame asks the writer to flush and close
 	done chan struct{}
 	once sync.Once
-	reqs sync.WaitGroup // in-flight statement goroutines
+	reqs sync.WaitGroup // worker goroutines
+
+	work     chan job     // statements for idle workers; closed by the reader when it stops
+	inFlight atomic.Int32 // statements received and not yet answered
 
 	// Owned by the reader goroutine.
 	state      int
 	compressor compression.Compressor
+	workers    int
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]
@@ -55,9 +66,63 @@ func newConn(n *node, nc net.Conn) *conn {
 		node: n,
 		nc:   nc,
 		log:  n.cluster.opts.Logger.With("node", n.addr, "client", nc.RemoteAddr().String()),
-		out:  make(chan []byte, outQueueLen),
+		out:  make(chan outFrame, outQueueLen),
 		done: make(chan struct{}),
+		work: make(chan job),
 	}
+}
+
+// job is one statement request for a worker.
+type job struct {
+	h   wire.Header
+	req *wire.Request
+}
+
+// dispatch hands a statement to an idle worker, starts a new worker when none is idle, or waits
+// for one when maxWorkers are busy. Only the reader goroutine calls it.
+func (c *conn) dispatch(j job) {
+	c.inFlight.Add(1)
+	select {
+	case c.work <- j:
+		return
+	default:
+	}
+	if c.workers < maxWorkers {
+		c.workers++
+		c.reqs.Add(1)
+		go c.worker(j)
+		return
+	}
+	select {
+	case c.work <- j:
+	case <-c.done:
+		c.inFlight.Add(-1)
+	}
+}
+
+// worker serves its first job, then further jobs until the reader closes the work channel or the
+// connection shuts down.
+func (c *conn) worker(first job) {
+	defer c.reqs.Done()
+	c.serve(first.h, first.req)
+	for {
+		select {
+		case j, ok := <-c.work:
+			if !ok {
+				return
+			}
+			c.serve(j.h, j.req)
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// outFrame is an encoded frame queued for the writer. A pooled frame came from framePool and
+// goes back there once written; other frames (events) may be shared between connections.
+type outFrame struct {
+	b      []byte
+	pooled *[]byte
 }
 
 // shutdown closes the connection at once; pending frames are dropped.
@@ -69,7 +134,7 @@ func (c *conn) shutdown() {
 }
 
 // send queues an encoded frame for the writer; it returns false when the connection is closed.
-func (c *conn) send(frame []byte) bool {
+func (c *conn) send(frame outFrame) bool {
 	select {
 	case c.out <- frame:
 		return true
@@ -80,7 +145,7 @@ func (c *conn) send(frame []byte) bool {
 
 // trySend queues frame unless the queue is full or the connection is closed: events must not
 // block the request that caused them on a client that does not read.
-func (c *conn) trySend(frame []byte) bool {
+func (c *conn) trySend(frame outFrame) bool {
 	select {
 	case c.out <- frame:
 		return true
@@ -93,23 +158,28 @@ func (c *conn) writeLoop() {
 	defer c.node.wg.Done()
 	buf := make([]byte, 0, 64<<10)
 	for {
-		var f []byte
+		var f outFrame
 		select {
 		case f = <-c.out:
 		case <-c.done:
 			return
 		}
-		closing := f == nil
-		buf = append(buf[:0], f...)
+		closing := f.b == nil
+		if !closing && c.inFlight.Load() > 0 {
+			// More responses are being computed: let their workers run first so that one
+			// write carries them all, instead of one system call per response.
+			runtime.Gosched()
+		}
+		buf = f.appendTo(buf[:0])
 	drain:
 		for !closing && len(buf) < maxWriteBatch {
 			select {
 			case f = <-c.out:
-				if f == nil {
+				if f.b == nil {
 					closing = true
 					break drain
 				}
-				buf = append(buf, f...)
+				buf = f.appendTo(buf)
 			default:
 				break drain
 			}
@@ -129,6 +199,16 @@ func (c *conn) writeLoop() {
 			buf = make([]byte, 0, 64<<10)
 		}
 	}
+}
+
+// appendTo appends the frame to dst and recycles a pooled frame.
+func (f outFrame) appendTo(dst []byte) []byte {
+	dst = append(dst, f.b...)
+	if f.pooled != nil && cap(f.b) <= 64<<10 {
+		*f.pooled = f.b[:0]
+		framePool.Put(f.pooled)
+	}
+	return dst
 }
 
 // errFatal marks a protocol error after which the connection is closed (the frame stream can no
@@ -153,8 +233,9 @@ func (c *conn) readLoop() {
 		}
 	}
 	// Let in-flight requests answer, then have the writer flush and close.
+	close(c.work)
 	c.reqs.Wait()
-	if !c.send(nil) {
+	if !c.send(outFrame{}) {
 		c.shutdown()
 	}
 }

@@ -62,7 +62,7 @@ func (e *eventHub) publish(bit uint32, ev message.Message) {
 			}
 			encoded[v] = b
 		}
-		if !c.trySend(b) {
+		if !c.trySend(outFrame{b: b}) {
 			c.log.Warn("cqlsim: event dropped: the connection's send queue is full")
 		}
 	}

@@ -83,8 +83,7 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 	case wire.OpRegister:
 		c.register(h, req.Register)
 	default:
-		c.reqs.Add(1)
-		go c.serve(h, req)
+		c.dispatch(job{h: h, req: req})
 	}
 	return nil
 }

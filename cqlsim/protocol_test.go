@@ -188,3 +188,27 @@ func TestExecuteUnknownIDIsUnprepared(t *testing.T) {
 		t.Fatalf("BATCH with an unknown id: got %v, want UNPREPARED %x", u, id)
 	}
 }
+
+// TestPipelinedRequests sends many statements before reading any answer: every stream id gets
+// exactly one response, whatever order the concurrent workers finish in.
+func TestPipelinedRequests(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	const n = 500
+	for s := 1; s <= n; s++ {
+		rc.send(primitive.ProtocolVersion4, int16(s), &message.Query{Query: "SELECT release_version FROM system.local",
+			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+	}
+	seen := map[int16]bool{}
+	for range n {
+		f := rc.read()
+		if _, ok := f.Body.Message.(*message.RowsResult); !ok {
+			t.Fatalf("stream %d: %v", f.Header.StreamId, f.Body.Message)
+		}
+		if seen[f.Header.StreamId] || f.Header.StreamId < 1 || f.Header.StreamId > n {
+			t.Fatalf("unexpected or duplicate response on stream %d", f.Header.StreamId)
+		}
+		seen[f.Header.StreamId] = true
+	}
+}

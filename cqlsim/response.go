@@ -8,6 +8,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
 
@@ -61,7 +62,20 @@ func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
 			return
 		}
 	}
-	c.send(b)
+	c.send(outFrame{b: b})
+}
+
+// replyRows encodes a rows result straight into a pooled frame and queues it.
+func (c *conn) replyRows(h wire.Header, res *engine.Result) {
+	p := framePool.Get().(*[]byte)
+	b, err := appendRowsFrame((*p)[:0], h, res)
+	if err != nil {
+		framePool.Put(p)
+		c.log.Warn("cqlsim: cannot encode rows", "err", err)
+		c.reply(h, &message.ServerError{ErrorMessage: "internal error in cqlsim: " + err.Error()}, nil)
+		return
+	}
+	c.send(outFrame{b: b, pooled: p})
 }
 
 // protocolError replies PROTOCOL_ERROR with msg on h's stream, in h's version when cqlsim speaks

@@ -11,17 +11,21 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
 
-// serve runs one statement request (QUERY, PREPARE, EXECUTE, BATCH) on its own goroutine and
+// serve runs one statement request (QUERY, PREPARE, EXECUTE, BATCH) on a worker goroutine and
 // queues the response. A panic in the engine becomes a SERVER_ERROR for this request only.
 func (c *conn) serve(h wire.Header, req *wire.Request) {
-	defer c.reqs.Done()
+	defer c.inFlight.Add(-1)
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Warn("cqlsim: engine panic", "opcode", wire.OpcodeName(h.Opcode), "panic", p)
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
-	msg, warnings := c.execute(req)
+	msg, rows, warnings := c.execute(req)
+	if rows != nil {
+		c.replyRows(h, rows)
+		return
+	}
 	c.reply(h, msg, warnings)
 }
 
@@ -32,17 +36,18 @@ func (c *conn) currentKeyspace() string {
 	return ""
 }
 
-// execute runs a decoded statement request on the engine and returns the response message.
-func (c *conn) execute(req *wire.Request) (message.Message, []string) {
+// execute runs a decoded statement request on the engine and returns the response message, or,
+// for a rows result without warnings, the result itself.
+func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []string) {
 	eng := c.node.cluster.engine
 	node := c.node.index
 	switch {
 	case req.Prepare != nil:
 		p, err := eng.Prepare(c.currentKeyspace(), req.Prepare.Query)
 		if err != nil {
-			return errorMessage(err), nil
+			return errorMessage(err), nil, nil
 		}
-		return preparedMessage(p), nil
+		return preparedMessage(p), nil, nil
 	case req.Query != nil:
 		q := req.Query
 		return c.result(eng.Execute(&engine.Request{
@@ -60,7 +65,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, []string) {
 		e := req.Execute
 		p, ok := eng.Lookup(e.ID)
 		if !ok {
-			return unprepared(e.ID), nil
+			return unprepared(e.ID), nil, nil
 		}
 		return c.result(eng.Execute(&engine.Request{
 			Node:        node,
@@ -90,7 +95,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, []string) {
 			if s.ID != nil {
 				p, ok := eng.Lookup(s.ID)
 				if !ok {
-					return unprepared(s.ID), nil
+					return unprepared(s.ID), nil, nil
 				}
 				r.Prepared = p
 			}
@@ -98,45 +103,38 @@ func (c *conn) execute(req *wire.Request) (message.Message, []string) {
 		}
 		return c.result(eng.Batch(br))
 	}
-	return &message.ProtocolError{ErrorMessage: "request has no statement"}, nil
+	return &message.ProtocolError{ErrorMessage: "request has no statement"}, nil, nil
 }
 
 // result maps an engine outcome to a RESULT or ERROR message, applying its side effects: USE sets
-// the connection's keyspace, DDL pushes a SCHEMA_CHANGE event.
-func (c *conn) result(res *engine.Result, err error) (message.Message, []string) {
+// the connection's keyspace, DDL pushes a SCHEMA_CHANGE event. A rows result without warnings is
+// returned as is instead, for the fast encoder (appendRowsFrame).
+func (c *conn) result(res *engine.Result, err error) (message.Message, *engine.Result, []string) {
 	if err != nil {
-		return errorMessage(err), nil
+		return errorMessage(err), nil, nil
 	}
 	if res == nil {
-		return &message.ServerError{ErrorMessage: "internal error in cqlsim: the engine returned no result"}, nil
+		return &message.ServerError{ErrorMessage: "internal error in cqlsim: the engine returned no result"}, nil, nil
 	}
 	switch res.Kind {
 	case engine.ResultVoid:
-		return &message.VoidResult{}, res.Warnings
+		return &message.VoidResult{}, nil, res.Warnings
 	case engine.ResultRows:
 		if len(res.Columns) == 0 {
-			return &message.ServerError{ErrorMessage: "internal error in cqlsim: rows result without columns"}, nil
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: rows result without columns"}, nil, nil
 		}
-		rows := make(message.RowSet, len(res.Rows))
-		for i, r := range res.Rows {
-			rows[i] = r
+		if len(res.Warnings) == 0 {
+			return nil, res, nil
 		}
-		return &message.RowsResult{
-			Metadata: &message.RowsMetadata{
-				ColumnCount: int32(len(res.Columns)),
-				PagingState: res.PagingState,
-				Columns:     columnMetadata(res.Columns),
-			},
-			Data: rows,
-		}, res.Warnings
+		return rowsMessage(res), nil, res.Warnings
 	case engine.ResultSetKeyspace:
 		ks := res.Keyspace
 		c.keyspace.Store(&ks)
-		return &message.SetKeyspaceResult{Keyspace: ks}, res.Warnings
+		return &message.SetKeyspaceResult{Keyspace: ks}, nil, res.Warnings
 	case engine.ResultSchemaChange:
 		sc := res.SchemaChange
 		if sc == nil {
-			return &message.ServerError{ErrorMessage: "internal error in cqlsim: schema change result without details"}, nil
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: schema change result without details"}, nil, nil
 		}
 		c.node.cluster.publishSchemaChange(sc)
 		return &message.SchemaChangeResult{
@@ -144,9 +142,25 @@ func (c *conn) result(res *engine.Result, err error) (message.Message, []string)
 			Target:     primitive.SchemaChangeTarget(sc.Target),
 			Keyspace:   sc.Keyspace,
 			Object:     sc.Name,
-		}, res.Warnings
+		}, nil, res.Warnings
 	}
-	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, nil
+	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, nil, nil
+}
+
+// rowsMessage builds the RESULT Rows message for res (the general path, used with warnings).
+func rowsMessage(res *engine.Result) *message.RowsResult {
+	rows := make(message.RowSet, len(res.Rows))
+	for i, r := range res.Rows {
+		rows[i] = r
+	}
+	return &message.RowsResult{
+		Metadata: &message.RowsMetadata{
+			ColumnCount: int32(len(res.Columns)),
+			PagingState: res.PagingState,
+			Columns:     columnMetadata(res.Columns),
+		},
+		Data: rows,
+	}
 }
 
 func columnMetadata(cols []engine.Column) []*message.ColumnMetadata {
