@@ -1,0 +1,126 @@
+package futures
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Scenario is one conformance scenario, as stored in scenarios.json.
+type Scenario struct {
+	// Name identifies the scenario; docs/deviations.md refers to it.
+	Name string `json:"name"`
+	// Covers lists the legacy-semantics items (A1.., B1..) the scenario exercises.
+	Covers []string `json:"covers"`
+	// Statement is the CQL run by "execute" steps; {ks} is replaced by the keyspace.
+	Statement string `json:"statement"`
+	// PageSize is the fetch size (0: the driver's default).
+	PageSize int `json:"page_size,omitempty"`
+	// Steps run in order on the main goroutine/thread.
+	Steps []Step `json:"steps"`
+	// Go holds options for the Go side only.
+	Go GoOptions `json:"go,omitempty"`
+	// Deviation, when set, is the documented difference this scenario pins.
+	Deviation *Deviation `json:"deviation,omitempty"`
+}
+
+// Step is one operation of a scenario. Op selects it:
+//
+//	execute                      start the statement (Timeout: seconds, null for none; Trace)
+//	add_callback, add_errback    register function ID with Action (record, raise, fetch_next)
+//	add_callbacks                register ID (Action) and EID (EAction) together
+//	wait                         wait until Events callback events exist, then Settle seconds
+//	result                       record the current page's rows or error and has_more_pages
+//	result_identity              check that two result calls give distinct sets of one future
+//	result_as_old                keep a result set as "old"; old_current_rows, old_paging_state read it
+//	has_more_pages, warnings, custom_payload, trace_id, start_fetching_next_page, clear_callbacks
+//	rs_iter, rs_next (N), rs_all, rs_one, rs_current_rows, rs_fetch_next_page, rs_has_more_pages,
+//	rs_paging_state, rs_was_applied, rs_column_names, rs_bool   on the last result set
+//
+// After marks an add step made once the outcome is known, so whether the function ran inline
+// (inside the add call) is deterministic and recorded. RecordReturn records whether the add
+// method returned the future.
+type Step struct {
+	Op           string   `json:"op"`
+	ID           string   `json:"id,omitempty"`
+	EID          string   `json:"eid,omitempty"`
+	Action       string   `json:"action,omitempty"`
+	EAction      string   `json:"eaction,omitempty"`
+	After        bool     `json:"after,omitempty"`
+	RecordReturn bool     `json:"record_return,omitempty"`
+	Events       int      `json:"events,omitempty"`
+	Settle       float64  `json:"settle,omitempty"`
+	N            int      `json:"n,omitempty"`
+	Statement    string   `json:"statement,omitempty"`
+	PageSize     int      `json:"page_size,omitempty"`
+	Timeout      *float64 `json:"timeout,omitempty"`
+	NoTimeout    bool     `json:"-"` // set when "timeout": null
+	Trace        bool     `json:"trace,omitempty"`
+}
+
+// UnmarshalJSON tells "timeout": null (no timer) from an absent timeout (the default).
+func (s *Step) UnmarshalJSON(b []byte) error {
+	type plain Step
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if t, ok := raw["timeout"]; ok && string(t) == "null" {
+		p.NoTimeout = true
+	}
+	*s = Step(p)
+	return nil
+}
+
+// GoOptions are options of the Go runner only.
+type GoOptions struct {
+	// Panics is "python" to run with callbacks.PythonReroute; empty for the default policy.
+	Panics string `json:"panics,omitempty"`
+}
+
+// Deviation pins a documented difference: the events only the Python driver produces and those
+// only future produces. ID is the deviation's anchor in docs/deviations.md.
+type Deviation struct {
+	ID         string `json:"id"`
+	PythonOnly Trace  `json:"python_only"`
+	GoOnly     Trace  `json:"go_only"`
+}
+
+// Load reads scenarios from a JSON file and checks that names are unique and steps known.
+func Load(path string) ([]Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("futures: reading scenarios: %w", err)
+	}
+	var out []Scenario
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("futures: parsing %s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for _, sc := range out {
+		if sc.Name == "" || seen[sc.Name] {
+			return nil, fmt.Errorf("futures: %s: scenario name %q is empty or repeated", path, sc.Name)
+		}
+		seen[sc.Name] = true
+		for i, st := range sc.Steps {
+			if !knownOps[st.Op] {
+				return nil, fmt.Errorf("futures: scenario %s step %d: unknown op %q", sc.Name, i, st.Op)
+			}
+		}
+	}
+	return out, nil
+}
+
+var knownOps = map[string]bool{
+	"execute": true, "add_callback": true, "add_errback": true, "add_callbacks": true, "wait": true,
+	"result": true, "result_identity": true, "result_as_old": true, "old_current_rows": true,
+	"old_paging_state": true, "has_more_pages": true, "warnings": true, "custom_payload": true,
+	"trace_id": true, "start_fetching_next_page": true, "clear_callbacks": true, "rs_iter": true,
+	"rs_next": true, "rs_all": true, "rs_one": true, "rs_current_rows": true,
+	"rs_fetch_next_page": true, "rs_has_more_pages": true, "rs_paging_state": true,
+	"rs_was_applied": true, "rs_column_names": true, "rs_bool": true,
+}
