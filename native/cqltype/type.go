@@ -162,9 +162,11 @@ var ErrMalformedOption = errors.New("cqltype: malformed type option")
 const maxTypeDepth = 64
 
 // ParseOption decodes one protocol [option] describing a type from b and returns
-// the type and the number of bytes it used. A custom type whose class is a
-// VectorType becomes a KindVector type; other custom classes (and vector
-// classes that cannot be parsed) stay KindCustom.
+// the type and the number of bytes it used. A custom type whose class names a
+// type this package knows becomes that type: a VectorType class becomes a
+// KindVector type, DurationType (how Cassandra describes durations under
+// protocol v4) KindDuration. Other custom classes, and classes that cannot be
+// parsed, stay KindCustom.
 func ParseOption(b []byte) (t *Type, n int, err error) {
 	p := optionParser{b: b}
 	t, err = p.parse(0)
@@ -224,12 +226,12 @@ func (p *optionParser) parse(depth int) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		if isVectorClass(class) {
-			// A vector class this package cannot read stays a custom type, so
-			// that the rest of the metadata (and the raw values) remain usable.
-			if t, err := ParseClass(class); err == nil {
-				return t, nil
-			}
+		// Cassandra describes some types by class name: vectors always, and
+		// duration under protocol v4. A class this package cannot read stays a
+		// custom type, so that the rest of the metadata and the raw values
+		// remain usable.
+		if t, err := ParseClass(class); err == nil && t.Kind != KindCustom {
+			return t, nil
 		}
 		return &Type{Kind: KindCustom, Custom: class}, nil
 	case KindList, KindSet:

@@ -92,6 +92,18 @@ func TestParseOptionMalformed(t *testing.T) {
 	}
 }
 
+func TestParseOptionKnownClass(t *testing.T) {
+	// Cassandra 5 under protocol v4 describes a duration column so.
+	typ, _, err := ParseOption(customOption("org.apache.cassandra.db.marshal.DurationType"))
+	if err != nil || !typ.Equal(tDuration) {
+		t.Errorf("DurationType: %v %v", typ, err)
+	}
+	typ, _, err = ParseOption(append([]byte{0, 0x20}, customOption("org.apache.cassandra.db.marshal.DurationType")...))
+	if err != nil || !typ.Equal(NewList(tDuration)) {
+		t.Errorf("list of DurationType: %v %v", typ, err)
+	}
+}
+
 func TestParseOptionUnreadableVector(t *testing.T) {
 	for _, class := range []string{
 		"org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, -1)",
@@ -201,6 +213,7 @@ func TestValueStrings(t *testing.T) {
 		{Duration{Days: -2}, "-2d"},
 		{Date(0), "1970-01-01"},
 		{Date(-1), "1969-12-31"},
+		{Date(-719742), "-0001-06-01"},
 	}
 	for _, c := range cases {
 		if got := c.v.String(); got != c.want {

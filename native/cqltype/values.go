@@ -49,9 +49,13 @@ func DateOf(t time.Time) (Date, error) {
 // Time returns midnight UTC of the day.
 func (d Date) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
-// String returns the day as YYYY-MM-DD.
+// String returns the day as YYYY-MM-DD, with a sign before years before 0
+// ("-0001-06-01"), as Cassandra prints them.
 func (d Date) String() string {
 	y, m, day := d.Time().Date()
+	if y < 0 {
+		return fmt.Sprintf("-%04d-%02d-%02d", -y, int(m), day)
+	}
 	return fmt.Sprintf("%04d-%02d-%02d", y, int(m), day)
 }
 
