@@ -144,14 +144,27 @@ func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
 	}
 	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Ptr {
-		if rv.IsNil() {
-			return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
-		}
 		if rv.Type().Elem().Kind() == reflect.Ptr {
+			if rv.IsNil() {
+				return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+			}
 			return unmarshalNullable(info, data, rv)
 		}
+		if _, custom := value.(UDTUnmarshaler); rv.IsNil() && !custom {
+			// gocql fails with its usual message when the destination's type
+			// is wrong and panics writing through the nil pointer otherwise:
+			// decode into a scratch value to tell the two apart.
+			if err := unmarshalByType(info, data, reflect.New(rv.Type().Elem()).Interface()); err != nil {
+				return err
+			}
+			return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+		}
 	}
+	return unmarshalByType(info, data, value)
+}
 
+// unmarshalByType applies the rules of info's CQL type.
+func unmarshalByType(info TypeInfo, data []byte, value interface{}) error {
 	switch info.Type() {
 	case TypeVarchar, TypeAscii, TypeBlob, TypeText:
 		return unmarshalText(info, data, value)

@@ -146,10 +146,8 @@ func unmarshalList(info TypeInfo, data []byte, value interface{}) error {
 		if n < 0 {
 			return unmarshalErrorf("unmarshal list: negative list size %d", n)
 		}
-		// Every element takes at least its size field: a larger count
-		// cannot be satisfied by the data and must not drive allocation.
 		if n > len(data)/collectionSizeLen(list) {
-			return unmarshalErrorf("unmarshal list: unexpected eof")
+			return failForgedCount(list, data, []TypeInfo{list.Elem}, []reflect.Type{rv.Type().Elem()})
 		}
 		rv.Set(reflect.MakeSlice(rv.Type(), n, n))
 	}
@@ -223,7 +221,7 @@ func unmarshalMap(info TypeInfo, data []byte, value interface{}) error {
 	}
 	data = data[read:]
 	if n > len(data)/(2*collectionSizeLen(m)) {
-		return unmarshalErrorf("unmarshal list: unexpected eof")
+		return failForgedCount(m, data, []TypeInfo{m.Key, m.Elem}, []reflect.Type{t.Key(), t.Elem()})
 	}
 	rv.Set(reflect.MakeMapWithSize(t, n))
 	for i := 0; i < n; i++ {
@@ -248,4 +246,28 @@ func unmarshalMap(info TypeInfo, data []byte, value interface{}) error {
 		rv.SetMapIndex(key.Elem(), val.Elem())
 	}
 	return nil
+}
+
+// failForgedCount handles a collection whose count is larger than its data
+// can hold (every element takes at least its size field). gocql allocates
+// the whole count and then fails on the first bad element or at the end of
+// the data; to report the same error without allocating, the elements are
+// decoded into scratch values until that failure, which must come.
+func failForgedCount(info CollectionType, data []byte, infos []TypeInfo, types []reflect.Type) error {
+	what := "list"
+	if info.typ == TypeMap {
+		what = "map"
+	}
+	for {
+		for i, elem := range infos {
+			item, rest, err := readCollectionItem(info, data, what)
+			if err != nil {
+				return err
+			}
+			data = rest
+			if err := Unmarshal(elem, item, reflect.New(types[i]).Interface()); err != nil {
+				return err
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"strings"
 	"testing"
 
 	compat "github.com/cqlbridge/cqlbridge/compat/gocql"
@@ -197,6 +198,10 @@ type outcome struct {
 	data     []byte
 	err      error
 	panicked interface{}
+	// unordered is set when the value holds a map with several entries:
+	// Go's random map order decides which entry fails first, so the two
+	// sides may report different entries.
+	unordered bool
 }
 
 func (o outcome) failed() bool { return o.err != nil || o.panicked != nil }
@@ -228,6 +233,7 @@ func protect(f func() ([]byte, error)) (o outcome) {
 func marshalBoth(info compat.TypeInfo, value interface{}) (c, l outcome) {
 	c = protect(func() ([]byte, error) { return compat.Marshal(info, value) })
 	l = protect(func() ([]byte, error) { return legacy.Marshal(legacyInfo(info), toLegacy(value)) })
+	c.unordered = hasUnorderedMap(reflect.ValueOf(value))
 	return c, l
 }
 
@@ -246,7 +252,11 @@ func checkMarshal(t testing.TB, name string, c, l outcome) {
 		}
 	case c.failed() != l.failed():
 		t.Errorf("%s: compat %v, gocql %v", name, c, l)
-	case !c.failed():
+	case c.failed():
+		if !c.unordered {
+			checkMessage(t, name, c.err, l.err)
+		}
+	default:
 		if diff := cmp.Diff(l.data, c.data); diff != "" {
 			t.Errorf("%s: bytes differ (-gocql +compat):\n%s", name, diff)
 		}
@@ -292,9 +302,55 @@ func checkUnmarshal(t testing.TB, name string, c, l outcome, cv, lv interface{})
 		}
 	case c.failed() != l.failed():
 		t.Errorf("%s: compat %v, gocql %v", name, c, l)
-	case !c.failed():
+	case c.failed():
+		checkMessage(t, name, c.err, l.err)
+	default:
 		if diff := cmp.Diff(lv, toLegacy(cv), cmpOptions...); diff != "" {
 			t.Errorf("%s: decoded values differ (-gocql +compat):\n%s", name, diff)
 		}
 	}
+}
+
+// checkMessage requires the same error text from both sides (applications
+// match on gocql's messages), after undoing the test's own renaming of
+// paired types (compatX is legacyX on gocql's side) and gocql's "tupl)" for
+// an empty tuple type, which compat prints as "tuple()".
+func checkMessage(t testing.TB, name string, c, l error) {
+	t.Helper()
+	cm := strings.ReplaceAll(c.Error(), "difftest.compat", "difftest.legacy")
+	lm := strings.ReplaceAll(l.Error(), "tupl)", "tuple()")
+	if cm != lm {
+		t.Errorf("%s: error messages differ:\n compat: %s\n  gocql: %s", name, c, l)
+	}
+}
+
+// hasUnorderedMap reports whether v holds a map with more than one entry.
+func hasUnorderedMap(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Map:
+		if v.Len() > 1 {
+			return true
+		}
+		it := v.MapRange()
+		for it.Next() {
+			if hasUnorderedMap(it.Key()) || hasUnorderedMap(it.Value()) {
+				return true
+			}
+		}
+	case reflect.Ptr, reflect.Interface:
+		return !v.IsNil() && hasUnorderedMap(v.Elem())
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if hasUnorderedMap(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if hasUnorderedMap(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
 }

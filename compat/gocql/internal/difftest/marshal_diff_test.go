@@ -162,18 +162,20 @@ type tupleUnexported struct {
 	b string
 }
 
-type tupleWithUUID struct {
+type compatTupleWithUUID struct {
 	A int
 	B string
 	C compat.UUID
 }
 
-func (v tupleWithUUID) legacyValue() interface{} {
-	return struct {
-		A int
-		B string
-		C legacy.UUID
-	}{v.A, v.B, legacy.UUID(v.C)}
+func (v compatTupleWithUUID) legacyValue() interface{} {
+	return legacyTupleWithUUID{v.A, v.B, legacy.UUID(v.C)}
+}
+
+type legacyTupleWithUUID struct {
+	A int
+	B string
+	C legacy.UUID
 }
 
 func tupleValues() []interface{} {
@@ -184,7 +186,7 @@ func tupleValues() []interface{} {
 		tuplePair{1, "b"}, &tuplePair{2, "c"}, tuplePtrPair{nil, &word}, tupleWide{1, "x"},
 		struct{ A int }{1}, tupleUnexported{1, "x"},
 		[2]interface{}{1, "x"}, []string{"1", "x"}, []string{"1"}, [2]string{"x", "y"},
-		tupleWithUUID{1, "u", sampleUUID}, []interface{}{3, "t", sampleUUID},
+		compatTupleWithUUID{1, "u", sampleUUID}, []interface{}{3, "t", sampleUUID},
 		compatMarshaler{"tuple"},
 	}
 }
