@@ -9,8 +9,11 @@
 // of result and prepared metadata, AppendOption writes it, and String renders it
 // in CQL syntax ("map<text, frozen<list<int>>>"). Vectors travel as custom types
 // named org.apache.cassandra.db.marshal.VectorType(<element class>, <dimension>);
-// ParseOption turns them into KindVector types, and ParseClass and Type.Class
-// convert between Types and Cassandra class names.
+// ParseOption turns them into KindVector types (and the DurationType class that
+// Cassandra sends for duration columns under protocol v4 into KindDuration).
+// ParseClass and Type.Class convert between Types and Cassandra class names,
+// ParseCQL reads CQL syntax as found in system_schema, and Type.Equal compares
+// types.
 //
 // # Encoding and decoding
 //
