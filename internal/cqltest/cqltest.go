@@ -11,11 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/datastax/go-cassandra-native-protocol/client"
-	"github.com/datastax/go-cassandra-native-protocol/frame"
-	"github.com/datastax/go-cassandra-native-protocol/message"
-	"github.com/datastax/go-cassandra-native-protocol/primitive"
 )
 
 // EnvHosts is the environment variable that names the servers integration tests run against:
@@ -106,21 +101,8 @@ func Exec(tb testing.TB, host, cql string) {
 func ExecErr(host, cql string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := client.NewCqlClient(host, nil).ConnectAndInit(ctx, primitive.ProtocolVersion4, 1)
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", host, err)
-	}
-	defer conn.Close()
-	req := frame.NewFrame(primitive.ProtocolVersion4, 1, &message.Query{
-		Query:   cql,
-		Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne},
-	})
-	resp, err := conn.SendAndReceive(req)
-	if err != nil {
+	if err := rawExec(ctx, host, cql); err != nil {
 		return fmt.Errorf("executing %q on %s: %w", cql, host, err)
-	}
-	if e, ok := resp.Body.Message.(message.Error); ok {
-		return fmt.Errorf("executing %q on %s: server error %s: %s", cql, host, e.GetErrorCode(), e.GetErrorMessage())
 	}
 	return nil
 }
