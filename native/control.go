@@ -46,7 +46,7 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 	cfg.Keyspace = "" // the control connection only reads system tables
 	c, err := conn.Dial(cctx, addr, cfg)
 	if err != nil {
-		return err
+		return dialError(addr, err)
 	}
 	if err := c.Register(cctx, proto.EventTopologyChange, proto.EventStatusChange, proto.EventSchemaChange); err != nil {
 		c.Close()

@@ -153,7 +153,21 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 
 // dial opens one connection to addr with the session's settings.
 func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
-	return conn.Dial(ctx, addr, s.connConfig(nil))
+	c, err := conn.Dial(ctx, addr, s.connConfig(nil))
+	return c, dialError(addr, err)
+}
+
+// dialError turns a server ERROR met during the handshake (bad credentials, say) into the
+// typed error for its code, keeping the step that failed in the message.
+func dialError(addr string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var er *proto.ErrorResponse
+	if errors.As(err, &er) {
+		return fmt.Errorf("native: connecting to %s: %w (%v)", addr, serverError(er, addr, nil), err)
+	}
+	return err
 }
 
 func (s *Session) connConfig(onEvent func(proto.Event)) conn.Config {

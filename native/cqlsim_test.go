@@ -1,0 +1,134 @@
+package native_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
+)
+
+// simSession starts an embedded cqlsim cluster and connects to it.
+func simSession(t *testing.T, opts cqlsim.Options, mod ...func(*native.Config)) *native.Session {
+	t.Helper()
+	cl := cqlsim.StartT(t, opts)
+	cfg := native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Connect to cqlsim: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// On a three-node cluster, token-aware routing sends each prepared statement to the node
+// that owns its partition (replication factor 1: exactly one replica).
+func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
+	s := simSession(t, cqlsim.Options{Nodes: 3})
+	hosts := s.Hosts()
+	if len(hosts) != 3 {
+		t.Fatalf("session sees %d nodes, want 3: %+v", len(hosts), hosts)
+	}
+	mustExec(t, s, "CREATE KEYSPACE r WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE r.kv (k int PRIMARY KEY, v int)")
+	// The driver refreshes its replica map on the schema change event; wait for it.
+	time.Sleep(500 * time.Millisecond)
+
+	nodeTokens := make([][]int64, len(hosts))
+	for i, h := range hosts {
+		for _, tok := range h.Tokens {
+			v, err := ring.ParseToken(tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodeTokens[i] = append(nodeTokens[i], v)
+		}
+	}
+	rg := ring.New(nodeTokens)
+	ins := mustPrepare(t, s, "INSERT INTO r.kv (k, v) VALUES (?, ?)")
+	perHost := map[string]int{}
+	for k := range 60 {
+		res, err := s.Execute(ctxT(t), ins.Bind(k, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := hosts[rg.Owner(ring.Token(binary.BigEndian.AppendUint32(nil, uint32(k))))].Addr
+		if res.Host() != owner {
+			t.Errorf("key %d went to %s, its replica is %s", k, res.Host(), owner)
+		}
+		perHost[res.Host()]++
+	}
+	if len(perHost) != 3 {
+		t.Errorf("60 keys reached %d nodes: %v", len(perHost), perHost)
+	}
+
+	// Round-robin spreads statements over every node regardless of the key.
+	rr := simSession(t, cqlsim.Options{Nodes: 3}, func(c *native.Config) { c.Routing = native.RoundRobin })
+	seen := map[string]bool{}
+	for range 9 {
+		res := mustExec(t, rr, "SELECT release_version FROM system.local")
+		seen[res.Host()] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("round-robin used %d nodes", len(seen))
+	}
+}
+
+func TestPasswordAuthentication(t *testing.T) {
+	opts := cqlsim.Options{Username: "alice", Password: "s3cret"}
+	cl := cqlsim.StartT(t, opts)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Authenticator: &native.PasswordAuthenticator{Username: "alice", Password: "s3cret"}})
+	if err != nil {
+		t.Fatalf("good credentials: %v", err)
+	}
+	mustExec(t, s, "SELECT release_version FROM system.local")
+	s.Close()
+
+	_, err = native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Authenticator: &native.PasswordAuthenticator{Username: "alice", Password: "wrong"}})
+	var ae *native.AuthenticationError
+	if !errors.As(err, &ae) {
+		t.Errorf("bad credentials: want AuthenticationError, got %v", err)
+	}
+	if _, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()}); err == nil {
+		t.Error("connecting without credentials to a server that requires them succeeded")
+	}
+}
+
+func TestCompression(t *testing.T) {
+	for _, algo := range []string{"lz4", "snappy"} {
+		t.Run(algo, func(t *testing.T) {
+			s := simSession(t, cqlsim.Options{}, func(c *native.Config) { c.Compression = algo })
+			mustExec(t, s, "CREATE KEYSPACE z WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			mustExec(t, s, "CREATE TABLE z.kv (k int PRIMARY KEY, v text)")
+			big := make([]byte, 200_000)
+			for i := range big {
+				big[i] = 'a' + byte(i%7)
+			}
+			mustExec(t, s, "INSERT INTO z.kv (k, v) VALUES (?, ?)", int32(1), string(big))
+			v, err := native.ScanOne[string](mustExec(t, s, "SELECT v FROM z.kv WHERE k = 1"))
+			if err != nil || v != string(big) {
+				t.Fatalf("compressed round trip: %d bytes, %v", len(v), err)
+			}
+		})
+	}
+}
+
+func TestCompressionAgainstServer(t *testing.T) {
+	for _, algo := range []string{"lz4", "snappy"} {
+		t.Run(algo, func(t *testing.T) {
+			s, _ := connect(t, func(c *native.Config) { c.Compression = algo })
+			mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+			mustExec(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)", int32(1), "compressed")
+			if v, err := native.ScanOne[string](mustExec(t, s, "SELECT v FROM kv WHERE k = 1")); err != nil || v != "compressed" {
+				t.Fatalf("%q, %v", v, err)
+			}
+		})
+	}
+}
+
