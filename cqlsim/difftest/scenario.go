@@ -213,11 +213,14 @@ func Scenario() []Step {
 		{Query: "DROP TABLE {ks}.comp"},
 		{Query: "SELECT * FROM {ks}.comp", WantErr: true},
 		{Query: "DROP TYPE {ks}.addr", WantErr: true},
+		{Query: "ALTER TABLE {ks}.kv DROP extra"},
+		{Query: "SELECT * FROM {ks}.kv WHERE k IN (10, 11)"},
 		{Query: "SELECT keyspace_name, table_name, column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = '{ks}'", Sorted: true},
 		{Query: "SELECT keyspace_name, type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = '{ks}'"},
 		{Query: "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name = '{ks}'"},
 		{Query: "SELECT table_name, comment, default_time_to_live, flags FROM system_schema.tables WHERE keyspace_name = '{ks}'", Sorted: true},
-		{Query: "DROP KEYSPACE {ks}"},
 	}...)
+	steps = append(steps, OrderingSteps()...)
+	steps = append(steps, Step{Query: "DROP KEYSPACE {ks}"})
 	return steps
 }

@@ -559,6 +559,9 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 				hasCK = true
 			}
 		}
+		if len(key(pkv)) == 0 {
+			return nil, invalid("Key may not be empty")
+		}
 		if len(key(pkv)) > 65535 {
 			return nil, invalid("Key length of %d is longer than maximum of 65535", len(key(pkv)))
 		}
@@ -572,6 +575,11 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 			return nil, err
 		}
 		mu.pks, _ = keyCombos(t.pk, rrs)
+		for _, pk := range mu.pks {
+			if len(key(pk)) == 0 {
+				return nil, invalid("Key may not be empty")
+			}
+		}
 		if cks, ok := keyCombos(t.ck, rrs); ok {
 			mu.cks = cks
 		} else {

@@ -439,6 +439,9 @@ func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error
 	if s.pkFull {
 		combos, _ := keyCombos(t.pk, rrs)
 		for _, kv := range combos {
+			if len(serializePartitionKey(kv)) == 0 {
+				return nil, invalid("Key may not be empty")
+			}
 			if p := t.getPartition(kv, false); p != nil {
 				parts = append(parts, p)
 			}

@@ -261,8 +261,15 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		if err != nil && !strings.Contains(err.Error(), "range") {
 			return nil, invalid("Unable to make %s from '%s'", ty.plainString(), t.Text)
 		}
+		// NaN is encoded canonically, as Java's Float/Double.NaN
 		if ty.code == primitive.DataTypeCodeFloat {
+			if math.IsNaN(f) {
+				return []byte{0x7f, 0xc0, 0, 0}, nil
+			}
 			return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(f))), nil
+		}
+		if math.IsNaN(f) {
+			return []byte{0x7f, 0xf8, 0, 0, 0, 0, 0, 0}, nil
 		}
 		return binary.BigEndian.AppendUint64(nil, math.Float64bits(f)), nil
 	case primitive.DataTypeCodeDecimal:
@@ -1016,6 +1023,7 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
+// cmpFloat orders like Java's Double.compare: -0.0 before 0.0, NaN after everything.
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
@@ -1023,7 +1031,14 @@ func cmpFloat(a, b float64) int {
 	case a > b:
 		return 1
 	case a == b:
-		return 0
+		sa, sb := math.Signbit(a), math.Signbit(b)
+		switch {
+		case sa == sb:
+			return 0
+		case sa:
+			return -1
+		}
+		return 1
 	case math.IsNaN(a) && math.IsNaN(b):
 		return 0
 	case math.IsNaN(a):
