@@ -3,6 +3,8 @@ package native
 import (
 	"fmt"
 	"iter"
+	"reflect"
+	"strings"
 )
 
 // RowToFunc converts a row to a T, for Collect and CollectOne.
@@ -58,4 +60,50 @@ func ScanOne[T any](res *Result) (T, error) {
 	}
 	err := row.Scan(&v)
 	return v, err
+}
+
+// RowToStruct decodes a row into a new struct T, matching each column to the field whose
+// `cql:"name"` tag equals the column name, or else whose name equals it case-insensitively.
+// A column without a matching field is an error; fields without a column keep their zero
+// value. Fields tagged `cql:"-"` and unexported fields are ignored.
+func RowToStruct[T any](row Row) (T, error) {
+	var v T
+	rv := reflect.ValueOf(&v).Elem()
+	if rv.Kind() != reflect.Struct {
+		return v, &ScanError{Index: -1, Err: fmt.Errorf("RowToStruct needs a struct type, not %s", rv.Type())}
+	}
+	rt := rv.Type()
+	for i, c := range row.Columns() {
+		f := fieldFor(rt, c.Name)
+		if f < 0 {
+			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: fmt.Errorf("%s has no field for this column", rt)}
+		}
+		if err := decodeCell(c.Type, row.Raw(i), rv.Field(f).Addr().Interface()); err != nil {
+			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: err}
+		}
+	}
+	return v, nil
+}
+
+// fieldFor returns the index of the field of struct type rt that receives column name.
+func fieldFor(rt reflect.Type, name string) int {
+	fold := -1
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("cql"), ",")
+		switch {
+		case tag == "-":
+			continue
+		case tag != "":
+			if tag == name {
+				return i
+			}
+		case strings.EqualFold(f.Name, name) && fold < 0:
+			fold = i
+		}
+	}
+	return fold
 }

@@ -441,3 +441,52 @@ func TestTransparentReprepare(t *testing.T) {
 		t.Logf("the server gave a new id on re-prepare")
 	}
 }
+
+func TestRowToStructAndSchemaAgreement(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE u (id int PRIMARY KEY, user_name text, age int)")
+	if err := s.AwaitSchemaAgreement(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, s, "INSERT INTO u (id, user_name, age) VALUES (1, 'ann', 30)")
+	type user struct {
+		ID   int
+		Name string `cql:"user_name"`
+		Age  *int
+		skip int
+	}
+	got, err := native.CollectOne(s.Iter(ctxT(t), native.Query("SELECT id, user_name, age FROM u")), native.RowToStruct[user])
+	if err != nil || got.ID != 1 || got.Name != "ann" || got.Age == nil || *got.Age != 30 {
+		t.Fatalf("RowToStruct = %+v, %v", got, err)
+	}
+	type partial struct{ ID int }
+	_, err = native.CollectOne(s.Iter(ctxT(t), native.Query("SELECT id, age FROM u")), native.RowToStruct[partial])
+	var se *native.ScanError
+	if !errors.As(err, &se) || se.Column != "age" {
+		t.Errorf("column without a field: %v", err)
+	}
+}
+
+func TestSkipMetadataAndClientTimestamps(t *testing.T) {
+	s, _ := connect(t, func(c *native.Config) { c.ClientTimestamps = true })
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	before := time.Now().UnixMicro()
+	mustExec(t, s, "INSERT INTO kv (k, v) VALUES (1, 'x')")
+	wt, err := native.ScanOne[int64](mustExec(t, s, "SELECT writetime(v) FROM kv WHERE k = 1"))
+	if err != nil || wt < before || wt > time.Now().UnixMicro() {
+		t.Errorf("client timestamp %d not within the call (from %d): %v", wt, before, err)
+	}
+	sel := mustPrepare(t, s, "SELECT k, v FROM kv WHERE k = ?")
+	if cols := sel.Columns(); len(cols) != 2 || cols[1].Name != "v" {
+		t.Fatalf("prepared result columns = %v", cols)
+	}
+	for _, skip := range []bool{true, false} {
+		res, err := s.Execute(ctxT(t), sel.Bind(1).WithSkipMetadata(skip))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := native.Get[string](mustRow(t, res, 0), 1); v != "x" || res.Columns()[1].Name != "v" {
+			t.Errorf("skip metadata %t: v = %q, columns %v", skip, v, res.Columns())
+		}
+	}
+}
