@@ -261,3 +261,39 @@ func TestUnmarshalUDTs(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedUDTsAndTuples round-trips collections of user-defined types and
+// tuples through both implementations.
+func TestNestedUDTsAndTuples(t *testing.T) {
+	people := list(4, compat.TypeList, personUDT())
+	pairs := mapOf(4, native(compat.TypeText), tuple(native(compat.TypeInt), native(compat.TypeText)))
+	cases := []struct {
+		info  compat.TypeInfo
+		value interface{}
+		dests []func() interface{}
+	}{
+		{people, []personTagged{{"a", 1, []string{"x"}}, {"b", 2, nil}}, []func() interface{}{
+			func() interface{} { return new([]personTagged) }, func() interface{} { return new([]map[string]interface{}) },
+			func() interface{} { return new([]*personOut) }}},
+		{people, []map[string]interface{}{{"name": "c"}, nil}, []func() interface{}{
+			func() interface{} { return new([]personTagged) }, func() interface{} { return new([]map[string]interface{}) }}},
+		{pairs, map[string]tuplePair{"k": {3, "v"}}, []func() interface{}{
+			func() interface{} { return new(map[string]tuplePair) }, func() interface{} { return new(map[string][]interface{}) },
+			func() interface{} { return new(map[string]tupleOutPtr) }}},
+		{pairs, map[string][]interface{}{"k": {nil, "v"}}, []func() interface{}{
+			func() interface{} { return new(map[string]tupleOutPtr) }, func() interface{} { return new(map[string]tuplePair) }}},
+	}
+	for _, tc := range cases {
+		c, l := marshalBoth(tc.info, tc.value)
+		name := fmt.Sprintf("Marshal(%s, %s)", tc.info, describeValue(tc.value))
+		checkMarshal(t, name, c, l)
+		if c.failed() {
+			t.Errorf("%s: %v, want an encoding", name, c)
+			continue
+		}
+		for _, newDest := range tc.dests {
+			cr, lr, cv, lv := unmarshalBoth(tc.info, c.data, newDest)
+			checkUnmarshal(t, fmt.Sprintf("Unmarshal(%s, %x, %T)", tc.info, c.data, newDest()), cr, lr, cv, lv)
+		}
+	}
+}
