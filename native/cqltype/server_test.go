@@ -2,19 +2,16 @@ package cqltype
 
 import (
 	"bytes"
-	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
+	"net"
 	"net/netip"
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/client"
-	"github.com/datastax/go-cassandra-native-protocol/datatype"
-	"github.com/datastax/go-cassandra-native-protocol/frame"
-	"github.com/datastax/go-cassandra-native-protocol/message"
-	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -29,55 +26,26 @@ import (
 // It only runs against a real server (CQL_HOSTS): the embedded simulator would
 // be checking this package against itself.
 func TestServerEncodings(t *testing.T) {
-	if len(cqltest.HostsFromEnv()) == 0 {
+	hosts := cqltest.HostsFromEnv()
+	if len(hosts) == 0 {
 		t.Skipf("%s is unset: this test compares encodings with a real Cassandra 5 node", cqltest.EnvHosts)
 	}
-	ks, hosts := cqltest.Keyspace(t)
-	cqltest.Exec(t, hosts[0], "CREATE TYPE "+ks+".pt (x int, label text)")
+	c := dialRaw(t, hosts[0])
+	ks := cqltest.KeyspaceName(t)
+	c.query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	t.Cleanup(func() { c.query("DROP KEYSPACE IF EXISTS " + ks) })
+	c.query("CREATE TYPE " + ks + ".pt (x int, label text)")
 	pt := NewUDT(ks, "pt", Field{"x", tInt}, Field{"label", tText})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	conn, err := client.NewCqlClient(hosts[0], nil).ConnectAndInit(ctx, primitive.ProtocolVersion4, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	query := func(cql string, values ...[]byte) *message.RowsResult {
-		t.Helper()
-		opts := &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}
-		for _, v := range values {
-			opts.PositionalValues = append(opts.PositionalValues, primitive.NewValue(v))
-		}
-		resp, err := conn.SendAndReceive(frame.NewFrame(primitive.ProtocolVersion4, 1, &message.Query{Query: cql, Options: opts}))
-		if err != nil {
-			t.Fatalf("%s: %v", cql, err)
-		}
-		switch m := resp.Body.Message.(type) {
-		case *message.RowsResult:
-			return m
-		case message.Error:
-			t.Fatalf("%s: server error: %v", cql, m)
-		}
-		return nil
-	}
-	// selectOne returns the value of column v of row k and its type as this
-	// package parses it from the server's metadata.
+	// selectOne returns the value of column v of row k and its type as
+	// ParseOption reads it from the server's metadata.
 	selectOne := func(table string, k int) ([]byte, *Type) {
 		t.Helper()
-		rows := query(fmt.Sprintf("SELECT v FROM %s WHERE k = %d", table, k))
-		if len(rows.Data) != 1 {
-			t.Fatalf("%s: %d rows", table, len(rows.Data))
+		types, rows := c.query(fmt.Sprintf("SELECT v FROM %s WHERE k = %d", table, k))
+		if len(rows) != 1 || len(types) != 1 {
+			t.Fatalf("%s: %d rows of %d columns", table, len(rows), len(types))
 		}
-		var opt bytes.Buffer
-		if err := datatype.WriteDataType(rows.Metadata.Columns[0].Type, &opt, primitive.ProtocolVersion4); err != nil {
-			t.Fatal(err)
-		}
-		typ, _, err := ParseOption(opt.Bytes())
-		if err != nil {
-			t.Fatalf("%s: parsing the column type %x: %v", table, opt.Bytes(), err)
-		}
-		return rows.Data[0][0], typ
+		return rows[0][0], types[0]
 	}
 
 	cases := []struct {
@@ -128,35 +96,164 @@ func TestServerEncodings(t *testing.T) {
 		{"list<frozen<set<int>>>", "[{1, 2}, {}]", NewList(NewSet(tInt)), [][]int32{{1, 2}, {}}},
 		{"frozen<pt>", "{x: 7}", pt, map[string]any{"x": int32(7), "label": nil}},
 	}
-	for i, c := range cases {
-		t.Run(c.cql, func(t *testing.T) {
+	for i, tc := range cases {
+		t.Run(tc.cql, func(t *testing.T) {
+			c.t = t
 			table := fmt.Sprintf("%s.t%d", ks, i)
-			cqltest.Exec(t, hosts[0], fmt.Sprintf("CREATE TABLE %s (k int PRIMARY KEY, v %s)", table, c.cql))
-			cqltest.Exec(t, hosts[0], fmt.Sprintf("INSERT INTO %s (k, v) VALUES (1, %s)", table, c.literal))
+			c.query(fmt.Sprintf("CREATE TABLE %s (k int PRIMARY KEY, v %s)", table, tc.cql))
+			c.query(fmt.Sprintf("INSERT INTO %s (k, v) VALUES (1, %s)", table, tc.literal))
 			server, typ := selectOne(table, 1)
-			if !typ.Equal(c.typ) {
-				t.Fatalf("server column type parses to %s (%#v), want %s", typ, typ, c.typ)
+			if !typ.Equal(tc.typ) {
+				t.Fatalf("server column type parses to %s (%#v), want %s", typ, typ, tc.typ)
 			}
-			mine, err := Marshal(c.typ, c.val)
+			mine, err := Marshal(tc.typ, tc.val)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.typ.Kind != KindMap || len(c.val.(map[string]pair)) <= 1 { // one entry: order is fixed
+			if tc.typ.Kind != KindMap || len(tc.val.(map[string]pair)) <= 1 { // one entry: order is fixed
 				if !bytes.Equal(mine, server) {
 					t.Errorf("server stores %x, Marshal gives %x", server, mine)
 				}
 			}
-			got := decodeAs(t, c.typ, server, c.val)
-			if diff := cmp.Diff(c.val, got, cmpOpts); diff != "" {
+			got := decodeAs(t, tc.typ, server, tc.val)
+			if diff := cmp.Diff(tc.val, got, cmpOpts); diff != "" {
 				t.Errorf("decoding the server's bytes (-want +got):\n%s", diff)
 			}
-			query(fmt.Sprintf("INSERT INTO %s (k, v) VALUES (2, ?)", table), mine)
+			c.query(fmt.Sprintf("INSERT INTO %s (k, v) VALUES (2, ?)", table), tc.val, tc.typ)
 			if back, _ := selectOne(table, 2); !bytes.Equal(back, server) {
 				t.Errorf("bound value %x stored as %x, the literal as %x", mine, back, server)
 			}
 		})
 	}
+	c.t = t
 }
 
 // zero defeats constant folding so -1/zero() is -Inf at run time.
 func zero() float64 { return 0 }
+
+// rawConn is a minimal protocol v4 client built on this package: it sends QUERY
+// messages with values encoded by Append and reads result metadata with
+// ParseOption. It exists so that this test depends on nothing but the server.
+type rawConn struct {
+	t    *testing.T
+	conn net.Conn
+}
+
+func dialRaw(t *testing.T, addr string) *rawConn {
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &rawConn{t: t, conn: conn}
+	t.Cleanup(func() { conn.Close() })
+	// STARTUP with a [string map] of one entry.
+	body := binary.BigEndian.AppendUint16(nil, 1)
+	body = appendShortString(body, "CQL_VERSION")
+	body = appendShortString(body, "3.0.0")
+	if op, resp := c.roundTrip(0x01, body); op != 0x02 {
+		t.Skipf("server answered STARTUP with opcode %#x (%x): this test needs a node without authentication", op, resp)
+	}
+	return c
+}
+
+// roundTrip sends one request frame and returns the response opcode and body.
+func (c *rawConn) roundTrip(opcode byte, body []byte) (byte, []byte) {
+	c.t.Helper()
+	if err := c.conn.SetDeadline(time.Now().Add(2 * time.Minute)); err != nil {
+		c.t.Fatal(err)
+	}
+	frame := []byte{0x04, 0, 0, 1, opcode}
+	frame = binary.BigEndian.AppendUint32(frame, uint32(len(body)))
+	if _, err := c.conn.Write(append(frame, body...)); err != nil {
+		c.t.Fatal(err)
+	}
+	var header [9]byte
+	if _, err := io.ReadFull(c.conn, header[:]); err != nil {
+		c.t.Fatal(err)
+	}
+	resp := make([]byte, binary.BigEndian.Uint32(header[5:]))
+	if _, err := io.ReadFull(c.conn, resp); err != nil {
+		c.t.Fatal(err)
+	}
+	if header[1]&0x08 != 0 { // warnings: a [string list] before the body
+		n := int(binary.BigEndian.Uint16(resp))
+		resp = resp[2:]
+		for range n {
+			resp = resp[2+int(binary.BigEndian.Uint16(resp)):]
+		}
+	}
+	return header[4], resp
+}
+
+// query runs cql at consistency ONE with alternating value, type arguments and
+// returns the column types and rows of a rows result.
+func (c *rawConn) query(cql string, args ...any) ([]*Type, [][][]byte) {
+	c.t.Helper()
+	body := binary.BigEndian.AppendUint32(nil, uint32(len(cql)))
+	body = append(body, cql...)
+	body = binary.BigEndian.AppendUint16(body, 0x0001) // ONE
+	if len(args) == 0 {
+		body = append(body, 0)
+	} else {
+		body = append(body, 0x01) // values
+		body = binary.BigEndian.AppendUint16(body, uint16(len(args)/2))
+		for i := 0; i < len(args); i += 2 {
+			var err error
+			if body, err = Append(body, args[i+1].(*Type), args[i]); err != nil {
+				c.t.Fatal(err)
+			}
+		}
+	}
+	op, resp := c.roundTrip(0x07, body)
+	if op == 0x00 {
+		msgLen := int(binary.BigEndian.Uint16(resp[4:]))
+		c.t.Fatalf("%s: server error %#x: %s", cql, binary.BigEndian.Uint32(resp), resp[6:6+msgLen])
+	}
+	if op != 0x08 || binary.BigEndian.Uint32(resp) != 0x0002 {
+		return nil, nil // void, set keyspace or schema change
+	}
+	r := resp[4:]
+	readInt := func() int {
+		v := int(int32(binary.BigEndian.Uint32(r)))
+		r = r[4:]
+		return v
+	}
+	readString := func() {
+		r = r[2+int(binary.BigEndian.Uint16(r)):]
+	}
+	flags, ncols := readInt(), readInt()
+	if flags&0x0002 != 0 { // paging state
+		if n := readInt(); n > 0 {
+			r = r[n:]
+		}
+	}
+	if flags&0x0001 != 0 { // global table spec
+		readString()
+		readString()
+	}
+	types := make([]*Type, ncols)
+	for i := range types {
+		if flags&0x0001 == 0 {
+			readString()
+			readString()
+		}
+		readString() // column name
+		typ, n, err := ParseOption(r)
+		if err != nil {
+			c.t.Fatalf("%s: column %d type: %v", cql, i, err)
+		}
+		types[i], r = typ, r[n:]
+	}
+	rows := make([][][]byte, readInt())
+	for i := range rows {
+		for range ncols {
+			n := readInt()
+			var cell []byte
+			if n >= 0 {
+				cell, r = r[:n], r[n:]
+			}
+			rows[i] = append(rows[i], cell)
+		}
+	}
+	return types, rows
+}
