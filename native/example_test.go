@@ -7,38 +7,99 @@ import (
 	"log"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
-// Connecting, preparing a statement and reading rows across pages. This example needs a
-// server, so it is compiled but not run.
+// Connecting, preparing statements and reading rows, against an embedded cqlsim server (use
+// your cluster's addresses instead of cl.Addrs()).
 func Example() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
+
 	ctx := context.Background()
-	sess, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1"}, Keyspace: "shop"})
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer sess.Close()
 
-	ins, err := sess.Prepare(ctx, "INSERT INTO items (id, name) VALUES (?, ?)")
+	for _, ddl := range []string{
+		"CREATE KEYSPACE shop WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE shop.items (id int PRIMARY KEY, name text)",
+	} {
+		if _, err := sess.Execute(ctx, native.Query(ddl)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	ins, err := sess.Prepare(ctx, "INSERT INTO shop.items (id, name) VALUES (?, ?)")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := sess.Execute(ctx, ins.Bind(1, "apple").WithIdempotent(true)); err != nil {
-		log.Fatal(err)
+	for i, name := range []string{"apple", "pear", "plum"} {
+		if _, err := sess.Execute(ctx, ins.Bind(i, name).WithIdempotent(true)); err != nil {
+			log.Fatal(err)
+		}
 	}
 
-	for row, err := range sess.Iter(ctx, native.Query("SELECT id, name FROM items").WithPageSize(100)) {
+	sel, err := sess.Prepare(ctx, "SELECT id, name FROM shop.items WHERE id = ?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := sess.Execute(ctx, sel.Bind(1))
+	if err != nil {
+		log.Fatal(err)
+	}
+	row, _ := res.First()
+	var id int
+	var name string
+	if err := row.Scan(&id, &name); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(id, name)
+	// Output: 1 pear
+}
+
+// Iterating over every row of a query, two rows per page, with Session.Iter.
+func ExampleSession_Iter() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close()
+	for _, cql := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.events (day int, seq int, what text, PRIMARY KEY (day, seq))",
+		"INSERT INTO ks.events (day, seq, what) VALUES (1, 1, 'open')",
+		"INSERT INTO ks.events (day, seq, what) VALUES (1, 2, 'read')",
+		"INSERT INTO ks.events (day, seq, what) VALUES (1, 3, 'close')",
+	} {
+		if _, err := sess.Execute(ctx, native.Query(cql)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	stmt := native.Query("SELECT seq, what FROM ks.events WHERE day = ?", int32(1)).WithPageSize(2)
+	for row, err := range sess.Iter(ctx, stmt) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		var id int
-		var name string
-		if err := row.Scan(&id, &name); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(id, name)
+		seq, _ := native.Get[int](row, 0)
+		what, _ := native.Get[string](row, 1)
+		fmt.Println(seq, what)
 	}
+	// Output:
+	// 1 open
+	// 2 read
+	// 3 close
 }
 
 // Statements are values: each With method returns a modified copy.
@@ -55,25 +116,33 @@ func ExampleStatement() {
 	// QUORUM true
 }
 
-// Many requests in flight from one goroutine.
+// Many requests in flight from one goroutine: start them all, then wait for each.
 func ExampleSession_ExecuteAsync() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
 	ctx := context.Background()
-	sess, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1"}})
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer sess.Close()
 
-	pending := make([]*native.Pending, 0, 1000)
-	for i := range 1000 {
-		pending = append(pending, sess.ExecuteAsync(ctx, native.Query("SELECT release_version FROM system.local WHERE key = 'local'").WithIdempotent(i%2 == 0)))
+	pending := make([]*native.Pending, 0, 100)
+	for range 100 {
+		pending = append(pending, sess.ExecuteAsync(ctx, native.Query("SELECT release_version FROM system.local")))
 	}
+	ok := 0
 	for _, p := range pending {
 		<-p.Done()
-		if _, err := p.Result(); err != nil {
-			log.Fatal(err)
+		if _, err := p.Result(); err == nil {
+			ok++
 		}
 	}
+	fmt.Println(ok, "succeeded")
+	// Output: 100 succeeded
 }
 
 // Server errors are typed and carry the protocol's fields.
