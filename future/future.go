@@ -16,60 +16,46 @@ import (
 // blocks until the current page is known. It is safe for concurrent use.
 type ResponseFuture struct {
 	req    Requester
+	nat    nativeRequester // the requester of futures made by Execute
 	parent context.Context
 	opts   Options
 	cbs    callbacks.List[Page]
 
 	mu       sync.Mutex
 	pending  Pending
-	page     int  // 1-based number of the current page
-	settled  bool // the current page has an outcome
-	watching bool // a goroutine or a notifier delivers the current page
+	page     int    // 1-based number of the current page
+	settled  bool   // the current page has an outcome
+	watching bool   // a goroutine or a notifier delivers the current page
+	hook     func() // completeIfDone, given to notifiers
 	resp     Response
 	paging   []byte // the paging state of the last completed page (stale while the next is in flight)
 	traceIDs [][]byte
 }
 
 // Start sends the first request through req and returns its future. ctx bounds every page's
-// request together with Options.Timeout; cancelling it fails the page in flight. Start does not
-// block on the network.
+// request together with Options.Timeout (the future keeps it for the later pages); cancelling it
+// fails the page in flight. Start does not block on the network.
 func Start(ctx context.Context, req Requester, opts Options) *ResponseFuture {
-	f := &ResponseFuture{req: req, parent: ctx, opts: opts}
-	f.cbs.Configure(opts.Callbacks)
-	f.mu.Lock()
-	arm := f.send(nil)
-	f.mu.Unlock()
-	arm.run(f)
+	f := &ResponseFuture{req: req}
+	f.init(ctx, opts)
 	return f
 }
 
-// armer registers the completion of a page with its Pending's notifier, outside f.mu (the
-// notifier may call back at once).
-type armer struct {
-	n    Notifier
-	p    Pending
-	page int
+func (f *ResponseFuture) init(ctx context.Context, opts Options) {
+	f.parent = ctx
+	f.opts = opts
+	f.cbs.Configure(opts.Callbacks)
+	f.mu.Lock()
+	f.send(nil)
+	f.mu.Unlock()
 }
 
-func (a armer) run(f *ResponseFuture) {
-	if a.n != nil {
-		a.n.OnDone(func() { f.complete(a.p, a.page) })
-	}
-}
-
-// send starts the request for the page after pagingState. f.mu is held; the caller runs the
-// returned armer after unlocking.
-func (f *ResponseFuture) send(pagingState []byte) armer {
+// send starts the request for the page after pagingState. f.mu is held.
+func (f *ResponseFuture) send(pagingState []byte) {
 	f.page++
 	f.settled = false
 	f.watching = false
-	p := f.req.Request(f.parent, pagingState, f.opts.timeout())
-	f.pending = p
-	if n, ok := p.(Notifier); ok {
-		f.watching = true
-		return armer{n: n, p: p, page: f.page}
-	}
-	return armer{}
+	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
 }
 
 // complete settles page number page from p and dispatches its callbacks in this goroutine. It is
@@ -120,7 +106,8 @@ func (f *ResponseFuture) current() (Pending, int, bool) {
 }
 
 // completeIfDone settles the current page in this goroutine when its request has finished but
-// nobody has delivered it yet, so that a function added now runs here, immediately.
+// nobody has delivered it yet. It is also the completion hook given to a Notifier: a hook of an
+// earlier page that fires late finds the current page still in flight and does nothing.
 func (f *ResponseFuture) completeIfDone() {
 	p, page, settled := f.current()
 	if settled {
@@ -134,20 +121,26 @@ func (f *ResponseFuture) completeIfDone() {
 }
 
 // watch makes sure someone delivers the current page's callbacks when it completes: the
-// Pending's notifier if it has one, else one goroutine for this page.
+// Pending's notifier if it has one (in the completing goroutine), else one goroutine for this
+// page. Futures without callbacks need neither: Result delivers in the caller's goroutine.
 func (f *ResponseFuture) watch() {
 	f.mu.Lock()
-	f.watchLocked()
-	f.mu.Unlock()
-}
-
-// watchLocked is watch with f.mu held.
-func (f *ResponseFuture) watchLocked() {
 	if f.settled || f.watching {
+		f.mu.Unlock()
 		return
 	}
 	f.watching = true
 	p, page := f.pending, f.page
+	n, ok := p.(Notifier)
+	if ok && f.hook == nil {
+		f.hook = f.completeIfDone // one closure per future, reused by every page
+	}
+	hook := f.hook
+	f.mu.Unlock()
+	if ok {
+		n.OnDone(hook) // outside f.mu: it may run the hook at once
+		return
+	}
 	go func() {
 		<-p.Done()
 		f.complete(p, page)
@@ -247,12 +240,11 @@ func (f *ResponseFuture) StartFetchingNextPage() error {
 		return nil
 	}
 	f.cbs.Reset()
-	arm := f.send(f.paging)
-	if cb, eb := f.cbs.Len(); cb > 0 || eb > 0 {
-		f.watchLocked()
-	}
+	f.send(f.paging)
 	f.mu.Unlock()
-	arm.run(f)
+	if cb, eb := f.cbs.Len(); cb > 0 || eb > 0 {
+		f.watch()
+	}
 	return nil
 }
 

@@ -11,11 +11,12 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/callbacks"
 	"github.com/cqlbridge/cqlbridge/future"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, cqltest.GoleakOptions()...) }
 
 // log records events from any goroutine.
 type log struct {

@@ -12,7 +12,10 @@ import (
 // session.execute_async(stmt). The first request is sent before Execute returns; ctx bounds
 // every page together with Options.Timeout.
 func Execute(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
-	return Start(ctx, NewRequester(sess, stmt), opts)
+	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
+	f.req = &f.nat // the requester lives in the future's own allocation
+	f.init(ctx, opts)
+	return f
 }
 
 // NewRequester returns the [Requester] that runs stmt on sess, page after page.
@@ -114,9 +117,9 @@ func (n nativeResponse) Warnings() []string { return n.r.Warnings() }
 func (n nativeResponse) CustomPayload() map[string][]byte { return n.r.CustomPayload() }
 
 func (n nativeResponse) TraceID() []byte {
-	id, ok := n.r.TraceID()
-	if !ok {
+	if _, ok := n.r.TraceID(); !ok {
 		return nil
 	}
-	return id[:]
+	id, _ := n.r.TraceID()
+	return append([]byte(nil), id[:]...)
 }

@@ -18,35 +18,69 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, cqltest.GoleakOptions()...) }
 
 // PythonDriverVersion is the legacy driver the traces are compared with.
 const pythonDriverVersion = "3.29.2"
 
-// requirePython returns the python3 to use, or skips (fails when CI=true) when python3 or
-// cassandra-driver 3.29.2 is missing.
+// pythonCandidates lists the interpreters to try: $FUTURES_PYTHON, the virtualenv that
+// scripts/install-drivers fills (${CQLBRIDGE_CACHE:-$HOME/.cache/cqlbridge}/pydrivers), then
+// python3 from PATH.
+func pythonCandidates() []string {
+	var out []string
+	if p := os.Getenv("FUTURES_PYTHON"); p != "" {
+		out = append(out, p)
+	}
+	cache := os.Getenv("CQLBRIDGE_CACHE")
+	if cache == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			cache = filepath.Join(home, ".cache", "cqlbridge")
+		}
+	}
+	if cache != "" {
+		out = append(out, filepath.Join(cache, "pydrivers", "bin", "python"))
+	}
+	if p, err := exec.LookPath("python3"); err == nil {
+		out = append(out, p)
+	}
+	return out
+}
+
+// requirePython returns a Python interpreter with cassandra-driver 3.29.2, or skips (fails when
+// CI=true) when there is none.
 func requirePython(t *testing.T) string {
 	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...) + "; install it with: python3 -m pip install cassandra-driver==" + pythonDriverVersion
+	var tried []string
+	for _, py := range pythonCandidates() {
+		out, err := exec.Command(py, "-c", "import cassandra; print(cassandra.__version__)").CombinedOutput()
+		v := strings.TrimSpace(string(out))
+		if err == nil && v == pythonDriverVersion {
+			return py
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v %s", py, err, v))
+	}
+	msg := fmt.Sprintf("no Python with cassandra-driver %s (tried %v); run scripts/install-drivers or: python3 -m pip install cassandra-driver==%s",
+		pythonDriverVersion, tried, pythonDriverVersion)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// requireRealNode returns CQL_HOSTS: the traces are compared on a real Cassandra node, not on
+// the embedded cqlsim. Without it the test skips, or fails when CI=true.
+func requireRealNode(t *testing.T) []string {
+	t.Helper()
+	hosts := cqltest.HostsFromEnv()
+	if len(hosts) == 0 {
+		msg := "the future conformance suite runs against a real node: set CQL_HOSTS (make test does)"
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		missing("python3 not found: %v", err)
-	}
-	out, err := exec.Command(py, "-c", "import cassandra; print(cassandra.__version__)").CombinedOutput()
-	if err != nil {
-		missing("the Python cassandra-driver is not importable: %v: %s", err, out)
-	}
-	if v := strings.TrimSpace(string(out)); v != pythonDriverVersion {
-		missing("cassandra-driver %s is installed, the traces need %s", v, pythonDriverVersion)
-	}
-	return py
+	return hosts
 }
 
 // setup creates a fresh keyspace with the scenario tables and rows through sess (cqltest's raw
@@ -84,7 +118,7 @@ func TestScenariosMatchPythonDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts := cqltest.Hosts(t)
+	hosts := requireRealNode(t)
 	py := requirePython(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
