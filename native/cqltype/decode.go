@@ -75,7 +75,7 @@ func decodeInt(t *Type, b []byte) (int64, error) {
 	case KindVarint:
 		n, ok := varintInt64(b)
 		if !ok {
-			return 0, outOfRange("varint %s does not fit in 64 bits", decodeVarintBig(b))
+			return 0, outOfRange("varint of %d bytes does not fit in 64 bits", len(b))
 		}
 		return n, nil
 	}

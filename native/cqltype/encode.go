@@ -700,7 +700,11 @@ func formatKey(k reflect.Value) string {
 		k = k.Elem()
 	}
 	if k.Kind() == reflect.String {
-		return strconv.Quote(k.String())
+		s := k.String()
+		if len(s) > 40 {
+			return strconv.Quote(s[:37]) + "..."
+		}
+		return strconv.Quote(s)
 	}
 	if k.CanInterface() {
 		s := fmt.Sprint(k.Interface())

@@ -3,6 +3,7 @@ package cqltype
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -100,7 +101,10 @@ func shortValue(v any) string {
 	var s string
 	switch x := v.(type) {
 	case string:
-		s = fmt.Sprintf("%q", x)
+		if len(x) > 64 {
+			x = x[:64]
+		}
+		s = strconv.Quote(x)
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, bool:
 		s = fmt.Sprint(x)
 	default:

@@ -2,6 +2,7 @@ package cqltype
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -220,9 +221,27 @@ func TestValueStrings(t *testing.T) {
 			t.Errorf("%#v: %q, want %q", c.v, got, c.want)
 		}
 	}
-	if NewDecimal(10, 1).Cmp(NewDecimal(1, 0)) != 0 || NewDecimal(11, 1).Cmp(NewDecimal(1, 0)) != 1 ||
-		NewDecimal(-1, 0).Cmp(NewDecimal(1, 5)) != -1 {
-		t.Error("Decimal.Cmp")
+	for _, c := range []struct {
+		a, b Decimal
+		want int
+	}{
+		{NewDecimal(10, 1), NewDecimal(1, 0), 0},
+		{NewDecimal(11, 1), NewDecimal(1, 0), 1},
+		{NewDecimal(-1, 0), NewDecimal(1, 5), -1},
+		{NewDecimal(0, 7), Decimal{Scale: -3}, 0},
+		{NewDecimal(-15, 1), NewDecimal(-2, 0), 1},
+		{NewDecimal(-25, 1), NewDecimal(-2, 0), -1},
+		{NewDecimal(999, 3), NewDecimal(1, 0), -1},
+		{NewDecimal(1, math.MinInt32), NewDecimal(1, math.MaxInt32), 1}, // 10^2147483648 vs 10^-2147483647, no huge powers
+		{NewDecimal(-1, math.MinInt32), NewDecimal(-1, math.MaxInt32), -1},
+		{NewDecimal(12345, 2), NewDecimal(1234500, 4), 0},
+	} {
+		if got := c.a.Cmp(c.b); got != c.want {
+			t.Errorf("%v.Cmp(%v) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := c.b.Cmp(c.a); got != -c.want {
+			t.Errorf("%v.Cmp(%v) = %d, want %d", c.b, c.a, got, -c.want)
+		}
 	}
 	if !strings.Contains(Kind(0x20).String(), "list") {
 		t.Error(Kind(0x20).String())

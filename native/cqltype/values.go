@@ -129,13 +129,26 @@ func NewDecimal(unscaled int64, scale int32) Decimal {
 }
 
 // Cmp compares the numeric values of d and e: -1, 0 or +1. 1.0 (10, scale 1)
-// equals 1 (1, scale 0).
+// equals 1 (1, scale 0). Scales far apart cost no more than close ones.
 func (d Decimal) Cmp(e Decimal) int {
 	a, b := d.unscaled(), e.unscaled()
+	if a.Sign() != b.Sign() || a.Sign() == 0 {
+		return cmpInt(a.Sign(), b.Sign())
+	}
 	if d.Scale == e.Scale {
 		return a.Cmp(b)
 	}
-	// Bring both to the larger scale.
+	// Compare the decimal exponents of the leading digits first; only when they
+	// are equal is the scale difference bounded by the digit counts, and cheap
+	// to apply.
+	da, db := len(new(big.Int).Abs(a).String()), len(new(big.Int).Abs(b).String())
+	ea, eb := int64(da)-int64(d.Scale), int64(db)-int64(e.Scale)
+	if ea != eb {
+		if a.Sign() > 0 {
+			return cmpInt64(ea, eb)
+		}
+		return cmpInt64(eb, ea)
+	}
 	diff := int64(d.Scale) - int64(e.Scale)
 	if diff > 0 {
 		b = new(big.Int).Mul(b, new(big.Int).Exp(big.NewInt(10), big.NewInt(diff), nil))
@@ -143,6 +156,18 @@ func (d Decimal) Cmp(e Decimal) int {
 		a = new(big.Int).Mul(a, new(big.Int).Exp(big.NewInt(10), big.NewInt(-diff), nil))
 	}
 	return a.Cmp(b)
+}
+
+func cmpInt(a, b int) int { return cmpInt64(int64(a), int64(b)) }
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (d Decimal) unscaled() *big.Int {
