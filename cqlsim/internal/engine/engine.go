@@ -24,9 +24,17 @@ type Engine struct {
 	clockSeq      uint64
 	node          [6]byte
 
+	plans map[string]cachedPlan // by keyspace and query; valid for one schema generation
+
 	pmu      sync.Mutex
 	prepared map[string]*Prepared
 	parsed   map[string]*cql.Parsed
+}
+
+// cachedPlan is an analysed statement and the schema generation it was analysed against.
+type cachedPlan struct {
+	gen uint64
+	pl  plan
 }
 
 // maxParseCache bounds the parsed-statement cache.
@@ -63,6 +71,7 @@ func New(opts Options) (*Engine, error) {
 		keyspaces: map[string]*keyspace{},
 		prepared:  map[string]*Prepared{},
 		parsed:    map[string]*cql.Parsed{},
+		plans:     map[string]cachedPlan{},
 	}
 	if _, err := rand.Read(e.node[:]); err != nil {
 		return nil, err
@@ -207,7 +216,7 @@ func (e *Engine) Execute(req *Request) (*Result, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	pl, err := e.plan(p, ks)
+	pl, err := e.cachedPlan(p, ks, query)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +226,26 @@ func (e *Engine) Execute(req *Request) (*Result, error) {
 	}
 	ctx := &evalCtx{values: req.Values, vars: vars, now: e.now(), e: e}
 	return pl.exec(e, ctx, req)
+}
+
+// cachedPlan returns the plan of a statement, analysing it only when the schema changed since
+// the last analysis (e.mu held).
+func (e *Engine) cachedPlan(p *cql.Parsed, ks, query string) (plan, error) {
+	key := ks + "\x00" + query
+	if c, ok := e.plans[key]; ok && c.gen == e.schemaGen {
+		return c.pl, nil
+	}
+	pl, err := e.plan(p, ks)
+	if err != nil {
+		return nil, err
+	}
+	if _, ddl := pl.(*ddlPlan); !ddl {
+		if len(e.plans) >= maxParseCache {
+			clear(e.plans)
+		}
+		e.plans[key] = cachedPlan{gen: e.schemaGen, pl: pl}
+	}
+	return pl, nil
 }
 
 // plan is an analysed statement, ready to run with bind values.
