@@ -53,6 +53,15 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 			r.next.opts.pagingState = r.pagingState
 		}
 	case *proto.VoidResult:
+		if resp.Warnings == nil && !resp.HasTracingID && resp.CustomPayload == nil {
+			// Plain void results of one coordinator are identical and immutable: share one.
+			if v, ok := s.voids.Load(host); ok {
+				return v.(*Result), nil
+			}
+			v := &Result{kind: ResultVoid, host: host, sess: s}
+			s.voids.Store(host, v)
+			return v, nil
+		}
 		r = &Result{kind: ResultVoid}
 	case *proto.SetKeyspaceResult:
 		r = &Result{kind: ResultSetKeyspace, keyspace: m.Keyspace}

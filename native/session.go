@@ -38,6 +38,8 @@ type Session struct {
 
 	prepMu   sync.Mutex
 	prepared map[prepKey]*prepEntry
+
+	voids sync.Map // host -> shared *Result of kind ResultVoid
 }
 
 // clusterState is an immutable view: the topology snapshot and the pool of each node.

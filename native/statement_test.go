@@ -490,3 +490,43 @@ func TestSkipMetadataAndClientTimestamps(t *testing.T) {
 		}
 	}
 }
+
+func TestSchemaChangeAndWarnings(t *testing.T) {
+	s, ks := connect(t)
+	res := mustExec(t, s, "CREATE TABLE w (pk int, ck int, v int, PRIMARY KEY (pk, ck))")
+	sc := res.SchemaChange()
+	if res.Kind() != native.ResultSchemaChange || sc == nil || sc.Change != "CREATED" || sc.Target != "TABLE" || sc.Keyspace != ks || sc.Name != "w" {
+		t.Fatalf("schema change: kind %s, %+v", res.Kind(), sc)
+	}
+	mustExec(t, s, "INSERT INTO w (pk, ck, v) VALUES (1, 1, 1)")
+	// An aggregate without a partition key restriction makes Cassandra warn.
+	res = mustExec(t, s, "SELECT count(*) FROM w")
+	if len(res.Warnings()) == 0 {
+		t.Errorf("no warning for an aggregation without partition key")
+	} else if !strings.Contains(strings.ToLower(strings.Join(res.Warnings(), " ")), "aggregation") {
+		t.Errorf("unexpected warnings %q", res.Warnings())
+	}
+	if res := mustExec(t, s, "INSERT INTO w (pk, ck, v) VALUES (2, 2, 2)"); res.Kind() != native.ResultVoid || res.Len() != 0 || res.Warnings() != nil {
+		t.Errorf("plain write: kind %s", res.Kind())
+	}
+}
+
+func TestHostFilter(t *testing.T) {
+	hosts := cqltest.Hosts(t)
+	_, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, HostFilter: func(native.Host) bool { return false }})
+	if err == nil || !strings.Contains(err.Error(), "HostFilter") {
+		t.Errorf("a filter rejecting every node: %v", err)
+	}
+	var dcs []string
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, HostFilter: func(h native.Host) bool {
+		dcs = append(dcs, h.DataCenter)
+		return true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(dcs) == 0 || dcs[0] == "" {
+		t.Errorf("the filter saw no host details: %v", dcs)
+	}
+}
