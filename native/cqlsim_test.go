@@ -131,4 +131,3 @@ func TestCompressionAgainstServer(t *testing.T) {
 		})
 	}
 }
-
