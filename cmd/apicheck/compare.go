@@ -235,8 +235,34 @@ func (c *comparer) object(ref, cand types.Object) {
 	if tparams(refType) != tparams(candType) {
 		note = fmt.Sprintf("type parameters %q vs %q", tparams(refType), tparams(candType))
 	}
+	if want, got := c.positional(refType.Type()), c.positional(types.Unalias(candType.Type())); want != "" && want != notPositional && want != got {
+		note = "positional composite literals differ: gocql's fields are " + want + ", compat's " + got
+	}
 	c.add(kind, ref.Name(), want, got, note)
 	c.members(refType, candType)
+}
+
+// notPositional is what positional returns for a struct with unexported
+// fields.
+const notPositional = "(a struct with unexported fields)"
+
+// positional returns the field names, in order, of a struct whose fields
+// are all exported (so that code may write positional composite literals of
+// it), and "" for any other type. Field types are compared field by field.
+func (c *comparer) positional(t types.Type) string {
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return ""
+	}
+	var fields []string
+	for i := 0; i < st.NumFields(); i++ {
+		f := st.Field(i)
+		if !f.Exported() {
+			return notPositional
+		}
+		fields = append(fields, f.Name())
+	}
+	return "{" + strings.Join(fields, ", ") + "}"
 }
 
 func tparams(tn *types.TypeName) string {

@@ -53,6 +53,11 @@ type Observer interface {
 
 type unexported int
 
+type Pair struct {
+	Name  string
+	Value int
+}
+
 func NewQuery(stmt string, values ...interface{}) *Query { return nil }
 func Parse(s string) (Consistency, error)                { return 0, nil }
 `
@@ -82,6 +87,11 @@ func (q *Query) ExecAsync() <-chan error     { return nil }
 type Observer interface {
 	Observe(q *Query)
 	Flush()
+}
+
+type Pair struct {
+	Value int
+	Name  string
 }
 
 func NewQuery(stmt string, values []interface{}) *Query { return nil }
