@@ -235,6 +235,9 @@ func (c *comparer) object(ref, cand types.Object) {
 	if tparams(refType) != tparams(candType) {
 		note = fmt.Sprintf("type parameters %q vs %q", tparams(refType), tparams(candType))
 	}
+	if types.Comparable(refType.Type()) && !types.Comparable(types.Unalias(candType.Type())) {
+		note = "gocql's type is comparable (usable with == and as a map key), compat's is not"
+	}
 	if want, got := c.positional(refType.Type()), c.positional(types.Unalias(candType.Type())); want != "" && want != notPositional && want != got {
 		note = "positional composite literals differ: gocql's fields are " + want + ", compat's " + got
 	}

@@ -29,11 +29,11 @@ type Query struct{ Stmt string }
 func (q *Query) Exec() error { return nil }
 func NewQuery(stmt string) *Query { return nil }`)
 	cand := mustCheck("example.com/cand/gocql", `package gocql
-type Query struct{ Stmt []byte }
+type Query struct{ Stmt int }
 func NewQuery(stmt string) *Query { return nil }`)
 	writeText(os.Stdout, Compare(ref, cand, "gocql"))
 	// Output:
 	// missing method Query.Exec: Exec() error
-	// differing field Query.Stmt: gocql "Stmt string", compat "Stmt []byte"
+	// differing field Query.Stmt: gocql "Stmt string", compat "Stmt int"
 	// missing: 1, differing: 1
 }

@@ -53,6 +53,8 @@ type Observer interface {
 
 type unexported int
 
+type Key struct{ ID int }
+
 type Pair struct {
 	Name  string
 	Value int
@@ -92,6 +94,11 @@ type Observer interface {
 type Pair struct {
 	Value int
 	Name  string
+}
+
+type Key struct {
+	ID   int
+	tags []string
 }
 
 func NewQuery(stmt string, values []interface{}) *Query { return nil }
