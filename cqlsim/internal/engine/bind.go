@@ -21,6 +21,22 @@ func (b *boundTerm) eval(ctx *evalCtx) (termResult, error) { return ctx.evalTerm
 type binder struct {
 	vars      []Column
 	ks, table string
+	err       *Error // first analysis error found while binding (reported by finish)
+}
+
+// hasMarker reports whether a collection literal holds bind markers among its elements.
+func hasMarker(t *cql.Term) bool {
+	for _, e := range t.Elems {
+		if e.Kind == cql.TermBind {
+			return true
+		}
+	}
+	for _, e := range t.Values {
+		if e.Kind == cql.TermBind {
+			return true
+		}
+	}
+	return false
 }
 
 func (bd *binder) bind(t *cql.Term, ty *ctype, name string) *boundTerm {
@@ -42,6 +58,9 @@ func (bd *binder) register(t *cql.Term, ty *ctype, name string) {
 			bd.vars[t.BindIdx] = Column{Keyspace: bd.ks, Table: bd.table, Name: n, Type: ty.dataType()}
 		}
 	case cql.TermList, cql.TermSet:
+		if ty.isCollection() && bd.err == nil && hasMarker(t) {
+			bd.err = invalid("Invalid %s literal for %s: bind variables are not supported inside collection literals", literalKind(t), name)
+		}
 		if ty.elem != nil {
 			for _, e := range t.Elems {
 				bd.register(e, ty.elem, "value("+name+")")
@@ -57,6 +76,9 @@ func (bd *binder) register(t *cql.Term, ty *ctype, name string) {
 				}
 			}
 		} else if ty.key != nil {
+			if bd.err == nil && hasMarker(t) {
+				bd.err = invalid("Invalid map literal for %s: bind variables are not supported inside collection literals", name)
+			}
 			for i := range t.Elems {
 				bd.register(t.Elems[i], ty.key, "key("+name+")")
 				bd.register(t.Values[i], ty.val, "value("+name+")")

@@ -146,6 +146,9 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 	if len(m.pkIdx) != len(t.pk) {
 		m.pkIdx = nil
 	}
+	if bd.err != nil {
+		return nil, bd.err
+	}
 	m.v = bd.finish()
 	return m, nil
 }
@@ -181,7 +184,7 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 			}
 			switch {
 			case c.typ.isCounter() && a.Kind != cql.AssignPrepend:
-				as.val = bd.bind(a.Value, tBigint, c.name)
+				as.val = bd.bind(a.Value, c.typ, c.name)
 			case c.typ.isCollection() && c.typ.frozen:
 				return nil, invalid("Invalid operation (%s = %s %s %s) for frozen collection column %s", c.name, c.name, op, termText(a.Value), c.name)
 			case code == primitive.DataTypeCodeList:
@@ -232,6 +235,9 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 	}
 	if err := m.analyseConditions(st.Conditions, bd); err != nil {
 		return nil, err
+	}
+	if bd.err != nil {
+		return nil, bd.err
 	}
 	m.v = bd.finish()
 	return m, nil
@@ -290,6 +296,9 @@ func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, err
 	}
 	if err := m.analyseConditions(st.Conditions, bd); err != nil {
 		return nil, err
+	}
+	if bd.err != nil {
+		return nil, bd.err
 	}
 	m.v = bd.finish()
 	return m, nil

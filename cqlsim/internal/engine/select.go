@@ -71,6 +71,11 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	}
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
 	sp := &selectPlan{t: t, distinct: st.Distinct}
+	// where
+	sp.rels, err = analyseWhere(t, st.Where, bd)
+	if err != nil {
+		return nil, err
+	}
 	// selection
 	if st.Star {
 		for _, c := range t.cols {
@@ -100,11 +105,6 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 				return nil, invalid("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", it.col.name)
 			}
 		}
-	}
-	// where
-	sp.rels, err = analyseWhere(t, st.Where, bd)
-	if err != nil {
-		return nil, err
 	}
 	needFiltering := false
 	pkRestricted := map[*column]bool{}
@@ -208,6 +208,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		sp.limit = bd.bind(st.Limit, tInt, "[limit]")
 	}
 	if st.PerPartitionLimit != nil {
+		if sp.aggregate {
+			return nil, invalid("PER PARTITION LIMIT is not allowed with aggregate queries.")
+		}
 		sp.ppl = bd.bind(st.PerPartitionLimit, tInt, "[per_partition_limit]")
 	}
 	// partition key bind indexes
@@ -223,6 +226,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		if len(sp.pkIdx) != len(t.pk) {
 			sp.pkIdx = nil
 		}
+	}
+	if bd.err != nil {
+		return nil, bd.err
 	}
 	sp.v = bd.finish()
 	return sp, nil

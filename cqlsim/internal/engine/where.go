@@ -48,7 +48,8 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 			}
 			for i, c := range ar.cols {
 				if c != t.pk[i] {
-					return nil, invalid("The token function arguments must be in the partition key order: %s", pkNames(t))
+					names := pkNames(t)
+					return nil, invalid("The token function arguments must be in the partition key order: %s", names[1:len(names)-1])
 				}
 			}
 			if r.Op == cql.OpIn {
@@ -78,15 +79,25 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 				names[i] = c.name
 			}
 			name := "(" + strings.Join(names, ",") + ")"
+			// markers inside a tuple literal are named after their column
+			bindTuple := func(v *cql.Term) *boundTerm {
+				if v.Kind == cql.TermTuple && len(v.Elems) == len(ar.cols) {
+					for i, e := range v.Elems {
+						bd.register(e, ar.cols[i].typ, ar.cols[i].name)
+					}
+					return &boundTerm{t: v, ty: tt, name: name}
+				}
+				return bd.bind(v, tt, name)
+			}
 			if r.Op == cql.OpIn {
 				if r.Value != nil {
 					ar.val = bd.bind(r.Value, listOf(tt), "in"+name)
 				}
 				for _, v := range r.In {
-					ar.in = append(ar.in, bd.bind(v, tt, name))
+					ar.in = append(ar.in, bindTuple(v))
 				}
 			} else {
-				ar.val = bd.bind(r.Value, tt, name)
+				ar.val = bindTuple(r.Value)
 			}
 		default:
 			c := ar.cols[0]
