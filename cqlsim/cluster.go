@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
 
@@ -20,9 +22,11 @@ type Cluster struct {
 	engine *engine.Engine
 	nodes  []*node
 	events *eventHub
+	port   int
 
-	closeOnce sync.Once
-	closeErr  error
+	life     sync.Mutex // serialises Close, StopNode and StartNode
+	closed   bool
+	closeErr error
 }
 
 // Start starts a cluster of opts.Nodes nodes and returns once every node accepts connections.
@@ -82,7 +86,7 @@ func Start(opts Options) (*Cluster, error) {
 		}
 		return nil, fmt.Errorf("cqlsim: starting the engine: %w", err)
 	}
-	c := &Cluster{opts: opts, engine: eng, events: newEventHub()}
+	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port}
 	for i, l := range listeners {
 		n := newNode(c, i, l)
 		c.nodes = append(c.nodes, n)
@@ -164,20 +168,67 @@ func (c *Cluster) Addrs() []string {
 // gocql's ClusterConfig.Port, the Python driver's Cluster(port=...), the Node.js driver's
 // protocolOptions.port. Otherwise they look for the other nodes on 9042.
 func (c *Cluster) Port() int {
-	return c.nodes[0].ln.Addr().(*net.TCPAddr).Port
+	return c.port
+}
+
+// StopNode stops node i (0-based, in Addrs order) as if its process died: it stops listening
+// and closes its connections. Connections to the other nodes that registered for STATUS_CHANGE
+// receive a DOWN event for its address. The node stays in system.peers, as a down node does in
+// Cassandra; its data is kept (all nodes share one store). Stopping a stopped node does nothing.
+func (c *Cluster) StopNode(i int) error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: StopNode(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	n := c.nodes[i]
+	if !n.isRunning() {
+		return nil
+	}
+	if err := n.stop(); err != nil {
+		return fmt.Errorf("cqlsim: stopping node %s: %w", n.addr, err)
+	}
+	c.publishStatusChange(n, primitive.StatusChangeTypeDown)
+	return nil
+}
+
+// StartNode starts a node stopped by StopNode again on the same address; connections
+// registered for STATUS_CHANGE receive an UP event. Starting a running node does nothing.
+func (c *Cluster) StartNode(i int) error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: StartNode(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	if c.closed {
+		return fmt.Errorf("cqlsim: StartNode(%d): the cluster is closed", i)
+	}
+	n := c.nodes[i]
+	if n.isRunning() {
+		return nil
+	}
+	if err := n.restart(); err != nil {
+		return err
+	}
+	c.publishStatusChange(n, primitive.StatusChangeTypeUp)
+	return nil
 }
 
 // Close stops accepting connections, closes every open connection and waits until all of the
 // cluster's goroutines have returned. It is safe to call more than once.
 func (c *Cluster) Close() error {
-	c.closeOnce.Do(func() {
-		var errs []error
-		for _, n := range c.nodes {
-			if err := n.close(); err != nil {
-				errs = append(errs, err)
-			}
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.closed {
+		return c.closeErr
+	}
+	c.closed = true
+	var errs []error
+	for _, n := range c.nodes {
+		if err := n.stop(); err != nil {
+			errs = append(errs, err)
 		}
-		c.closeErr = errors.Join(errs...)
-	})
+	}
+	c.closeErr = errors.Join(errs...)
 	return c.closeErr
 }

@@ -25,8 +25,10 @@
 // use it as a heartbeat). STARTUP selects compression case-insensitively; compressed requests are
 // decompressed and responses are sent uncompressed, which the protocol allows. With
 // Options.Username set, STARTUP answers AUTHENTICATE for Cassandra's PasswordAuthenticator and
-// SASL PLAIN credentials are checked. REGISTER subscribes a connection to SCHEMA_CHANGE (pushed
-// after every DDL statement, on stream -1), TOPOLOGY_CHANGE and STATUS_CHANGE events.
+// SASL PLAIN credentials are checked. REGISTER subscribes a connection to events, pushed on
+// stream -1: SCHEMA_CHANGE after every DDL statement, STATUS_CHANGE when Cluster.StopNode or
+// Cluster.StartNode changes a node's state. TOPOLOGY_CHANGE registrations are accepted, but the
+// membership of a cluster is fixed, so none is ever sent.
 //
 // Each connection has one reader and one writer goroutine; statements (QUERY, PREPARE, EXECUTE,
 // BATCH) run concurrently, one goroutine per stream id, and the writer sends every queued response
@@ -40,7 +42,8 @@
 // Node i listens on the i-th IPv4 address from Options.Listen (127.0.0.1, 127.0.0.2, ...) on one
 // shared port, and owns distinct Murmur3 tokens. All nodes share one engine (schema and data), as
 // a fully replicated cluster would; each serves itself in system.local and the others in
-// system.peers and system.peers_v2.
+// system.peers and system.peers_v2. StopNode and StartNode take a node down and bring it back
+// on the same address, for tests of driver failover.
 //
 // # Engine
 //

@@ -1,6 +1,7 @@
 package cqlsim
 
 import (
+	"net"
 	"sync"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
@@ -87,6 +88,19 @@ func (c *conn) register(h wire.Header, types []string) {
 	c.events.Or(bits)
 	c.node.cluster.events.add(c)
 	c.reply(h, &message.Ready{}, nil)
+}
+
+// publishStatusChange pushes STATUS_CHANGE for node n's address to the registered connections.
+func (c *Cluster) publishStatusChange(n *node, change primitive.StatusChangeType) {
+	tcp, err := net.ResolveTCPAddr("tcp4", n.addr)
+	if err != nil {
+		c.opts.Logger.Warn("cqlsim: cannot resolve a node address for an event", "node", n.addr, "err", err)
+		return
+	}
+	c.events.publish(eventStatus, &message.StatusChangeEvent{
+		ChangeType: change,
+		Address:    &primitive.Inet{Addr: tcp.IP.To4(), Port: int32(tcp.Port)},
+	})
 }
 
 // publishSchemaChange pushes the SCHEMA_CHANGE event for a DDL result.

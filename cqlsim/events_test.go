@@ -1,6 +1,8 @@
 package cqlsim_test
 
 import (
+	"net"
+	"strconv"
 	"testing"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
@@ -59,5 +61,63 @@ func TestSchemaChangeEvents(t *testing.T) {
 	topologyOnly.send(primitive.ProtocolVersion4, 5, &message.Options{})
 	if f := topologyOnly.read(); f.Header.StreamId != 5 {
 		t.Fatalf("connection registered for TOPOLOGY_CHANGE only received %v on stream %d", f.Body.Message, f.Header.StreamId)
+	}
+}
+
+func TestStopAndStartNode(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	watcher := dialRaw(t, c.Addrs()[0])
+	watcher.startup(nil)
+	watcher.send(primitive.ProtocolVersion4, 2, &message.Register{EventTypes: []primitive.EventType{primitive.EventTypeStatusChange}})
+	if f := watcher.read(); f.Header.OpCode != primitive.OpCodeReady {
+		t.Fatalf("REGISTER: %v", f.Body.Message)
+	}
+	victim := dialRaw(t, c.Addrs()[1])
+	victim.startup(nil)
+
+	if err := c.StopNode(1); err != nil {
+		t.Fatalf("StopNode: %v", err)
+	}
+	victim.expectClosed()
+	if nc, err := net.Dial("tcp", c.Addrs()[1]); err == nil {
+		nc.Close()
+		t.Fatalf("stopped node %s still accepts connections", c.Addrs()[1])
+	}
+	expectStatus := func(want primitive.StatusChangeType) {
+		t.Helper()
+		f := watcher.read()
+		ev, ok := f.Body.Message.(*message.StatusChangeEvent)
+		if !ok || f.Header.StreamId != -1 {
+			t.Fatalf("got %v on stream %d, want STATUS_CHANGE on -1", f.Body.Message, f.Header.StreamId)
+		}
+		got := net.JoinHostPort(ev.Address.Addr.String(), strconv.Itoa(int(ev.Address.Port)))
+		if ev.ChangeType != want || got != c.Addrs()[1] {
+			t.Fatalf("event %s %s, want %s %s", ev.ChangeType, got, want, c.Addrs()[1])
+		}
+	}
+	expectStatus(primitive.StatusChangeTypeDown)
+	if err := c.StopNode(1); err != nil {
+		t.Fatalf("second StopNode: %v", err)
+	}
+
+	if err := c.StartNode(1); err != nil {
+		t.Fatalf("StartNode: %v", err)
+	}
+	expectStatus(primitive.StatusChangeTypeUp)
+	back := dialRaw(t, c.Addrs()[1])
+	back.startup(nil)
+	back.send(primitive.ProtocolVersion4, 3, &message.Query{Query: "SELECT release_version FROM system.local",
+		Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+	if _, ok := back.read().Body.Message.(*message.RowsResult); !ok {
+		t.Fatal("restarted node does not answer queries")
+	}
+	if err := c.StopNode(2); err == nil {
+		t.Error("StopNode(2) of a two-node cluster succeeded")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := c.StartNode(1); err == nil {
+		t.Error("StartNode after Close succeeded")
 	}
 }

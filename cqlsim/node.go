@@ -2,37 +2,52 @@ package cqlsim
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 )
 
-// node is one simulated node: a listener and the connections it accepted.
+// node is one simulated node: a listener and the connections it accepted. A node can be stopped
+// and started again (Cluster.StopNode, Cluster.StartNode) on the same address.
 type node struct {
 	cluster *Cluster
 	index   int
 	addr    string
-	ln      net.Listener
 
-	mu     sync.Mutex
-	conns  map[*conn]struct{}
-	closed bool
-	wg     sync.WaitGroup // accept loop and connection goroutines
+	life sync.Mutex // serialises start and stop
+
+	mu      sync.Mutex // guards the fields below
+	ln      net.Listener
+	conns   map[*conn]struct{}
+	running bool
+	wg      sync.WaitGroup // accept loop and connection goroutines
 }
 
 func newNode(c *Cluster, index int, ln net.Listener) *node {
 	return &node{cluster: c, index: index, addr: ln.Addr().String(), ln: ln, conns: make(map[*conn]struct{})}
 }
 
+// start runs the accept loop on the node's current listener.
 func (n *node) start() {
+	n.mu.Lock()
+	n.running = true
+	ln := n.ln
 	n.wg.Add(1)
-	go n.acceptLoop()
+	n.mu.Unlock()
+	go n.acceptLoop(ln)
 }
 
-func (n *node) acceptLoop() {
+func (n *node) isRunning() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.running
+}
+
+func (n *node) acceptLoop(ln net.Listener) {
 	defer n.wg.Done()
 	log := n.cluster.opts.Logger
 	for {
-		nc, err := n.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) {
 				log.Warn("cqlsim: accept failed; node stops accepting", "node", n.addr, "err", err)
@@ -41,7 +56,7 @@ func (n *node) acceptLoop() {
 		}
 		c := newConn(n, nc)
 		n.mu.Lock()
-		if n.closed {
+		if !n.running {
 			n.mu.Unlock()
 			_ = nc.Close()
 			return
@@ -62,16 +77,24 @@ func (n *node) forget(c *conn) {
 	n.mu.Unlock()
 }
 
-// close stops the listener, closes every connection and waits for their goroutines.
-func (n *node) close() error {
+// stop closes the listener and every connection and waits for their goroutines. Stopping a
+// stopped node does nothing.
+func (n *node) stop() error {
+	n.life.Lock()
+	defer n.life.Unlock()
 	n.mu.Lock()
-	n.closed = true
+	if !n.running {
+		n.mu.Unlock()
+		return nil
+	}
+	n.running = false
 	conns := make([]*conn, 0, len(n.conns))
 	for c := range n.conns {
 		conns = append(conns, c)
 	}
+	ln := n.ln
 	n.mu.Unlock()
-	err := n.ln.Close()
+	err := ln.Close()
 	for _, c := range conns {
 		c.shutdown()
 	}
@@ -80,4 +103,23 @@ func (n *node) close() error {
 		err = nil
 	}
 	return err
+}
+
+// restart listens again on the node's address and starts accepting. Restarting a running node
+// does nothing.
+func (n *node) restart() error {
+	n.life.Lock()
+	defer n.life.Unlock()
+	if n.isRunning() {
+		return nil
+	}
+	ln, err := net.Listen("tcp4", n.addr)
+	if err != nil {
+		return fmt.Errorf("cqlsim: restarting node %s: %w", n.addr, err)
+	}
+	n.mu.Lock()
+	n.ln = ln
+	n.mu.Unlock()
+	n.start()
+	return nil
 }
