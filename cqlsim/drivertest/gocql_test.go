@@ -200,3 +200,21 @@ func runGocqlScenario(t *testing.T, s *gocql.Session) {
 
 	exec("DROP KEYSPACE " + ks)
 }
+
+// TestGocqlNodeDown stops one node of three under a gocql session: with a retry policy, every
+// query still succeeds on the remaining nodes.
+func TestGocqlNodeDown(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
+	s := newGocqlSession(t, c, func(cfg *gocql.ClusterConfig) {
+		cfg.RetryPolicy = &gocql.SimpleRetryPolicy{NumRetries: 3}
+	})
+	if err := c.StopNode(1); err != nil {
+		t.Fatalf("StopNode: %v", err)
+	}
+	for i := 0; i < 50; i++ {
+		var v string
+		if err := s.Query("SELECT release_version FROM system.local").Scan(&v); err != nil {
+			t.Fatalf("query %d with node 2 down: %v", i, err)
+		}
+	}
+}
