@@ -20,10 +20,13 @@ type Annotations struct {
 	Unsupported []Annotation
 	// Deviations lists deliberate differences from gocql v1.7.0.
 	Deviations []Annotation
+	// Panics lists the panics kept because gocql v1.7.0 documents them as
+	// the function's behaviour (each has a non-panicking alternative).
+	Panics []Annotation
 }
 
-// parseAnnotations reads the annotations file: "[unsupported]" and
-// "[deviations]" section headers, then "Identifier | description" lines;
+// parseAnnotations reads the annotations file: "[unsupported]",
+// "[deviations]" and "[panics]" section headers, then "Identifier | description" lines;
 // blank lines and lines starting with # are ignored.
 func parseAnnotations(r io.Reader) (Annotations, error) {
 	var a Annotations
@@ -39,6 +42,9 @@ func parseAnnotations(r io.Reader) (Annotations, error) {
 			continue
 		case line == "[deviations]":
 			section = &a.Deviations
+			continue
+		case line == "[panics]":
+			section = &a.Panics
 			continue
 		case strings.HasPrefix(line, "["):
 			return a, fmt.Errorf("annotations line %d: unknown section %s", n, line)

@@ -77,7 +77,7 @@ func TestTextReportEndsWithSummary(t *testing.T) {
 }
 
 func TestMarkdownReportHasATablePerKindAndTheAnnotations(t *testing.T) {
-	ann, err := parseAnnotations(strings.NewReader("[unsupported]\nQuery.Exec | returns ErrUnsupported\n[deviations]\nParse | never panics\n"))
+	ann, err := parseAnnotations(strings.NewReader("[unsupported]\nQuery.Exec | returns ErrUnsupported\n[deviations]\nParse | never panics\n[panics]\nNewQuery | panics on nil\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMarkdownReportHasATablePerKindAndTheAnnotations(t *testing.T) {
 	for _, want := range []string{
 		"**missing: 2, differing: 6**", "## Types", "## Functions", "## Methods", "## Struct fields",
 		"## Interface methods", "## Constants", "## Variables", "| Query.Exec | returns ErrUnsupported |",
-		"| Parse | never panics |", "| Two | missing | `const Two gocql.Consistency = 2` |  |", "## Extensions beyond gocql",
+		"| Parse | never panics |", "| NewQuery | panics on nil |", "| Two | missing | `const Two gocql.Consistency = 2` |  |", "## Extensions beyond gocql",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("coverage document lacks %q", want)

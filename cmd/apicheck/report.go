@@ -77,6 +77,7 @@ func writeMarkdown(w io.Writer, r Result, refName, candName string, a Annotation
 
 	writeAnnotations(w, "Behaviours that return a clear error instead of being supported", a.Unsupported)
 	writeAnnotations(w, "Deliberate deviations from gocql v1.7.0", a.Deviations)
+	writeAnnotations(w, "Panics kept because gocql v1.7.0 documents them", a.Panics)
 
 	for _, k := range Kinds {
 		fmt.Fprintf(w, "\n## %s\n\n", kindTitles[k])
