@@ -28,3 +28,17 @@ func decompressedLen(comp compression.Compressor, body []byte) (int, error) {
 		return n, nil
 	}
 }
+
+// decompress inflates a compressed request body, refusing bodies that would inflate beyond the
+// frame length limit.
+func (c *conn) decompress(body []byte) ([]byte, error) {
+	limit := c.node.cluster.opts.MaxFrameLength
+	n, err := decompressedLen(c.compressor, body)
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return nil, fmt.Errorf("decompressed length %d exceeds the limit of %d bytes", n, limit)
+	}
+	return c.compressor.DecompressFrame(body)
+}

@@ -1,0 +1,83 @@
+package cqlsim
+
+import (
+	"fmt"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
+)
+
+// handleFrame checks the version, direction and compression of one request frame, decodes it and
+// handles it: handshake messages in order on the reader goroutine, statements concurrently.
+func (c *conn) handleFrame(h wire.Header, body []byte) error {
+	maxV := uint8(c.node.cluster.opts.MaxProtocolVersion)
+	if h.Version < 3 || h.Version > maxV {
+		c.unsupportedVersion(h, maxV)
+		return nil
+	}
+	if v := c.version.Load(); v == 0 {
+		c.version.Store(uint32(h.Version))
+	} else if uint32(h.Version) != v {
+		reply := h
+		reply.Version = uint8(v)
+		c.protocolError(reply, fmt.Sprintf("Invalid message version. Got %d but previous messages on this connection had version %d", h.Version, v))
+		return fmt.Errorf("%w: version changed from %d to %d", errFatal, v, h.Version)
+	}
+	if h.Response {
+		c.protocolError(h, "Invalid frame: the response bit is set on a frame sent to the server")
+		return fmt.Errorf("%w: response frame from the client", errFatal)
+	}
+	if h.Flags&wire.FlagCompressed != 0 {
+		if c.compressor == nil {
+			c.protocolError(h, "Received a compressed frame but no compression was negotiated in STARTUP")
+			return nil
+		}
+		var err error
+		if body, err = c.decompress(body); err != nil {
+			c.protocolError(h, fmt.Sprintf("Cannot decompress frame body: %v", err))
+			return nil
+		}
+	}
+	req, err := wire.DecodeRequest(h, body)
+	if err != nil {
+		c.protocolError(h, err.Error())
+		return nil
+	}
+
+	if h.Opcode == wire.OpOptions {
+		c.reply(h, c.supported(), nil)
+		return nil
+	}
+	switch c.state {
+	case stateNew:
+		if h.Opcode != wire.OpStartup {
+			c.protocolError(h, fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", wire.OpcodeName(h.Opcode)))
+			return nil
+		}
+		c.startup(h, req.Startup)
+		return nil
+	case stateAuthenticating:
+		if h.Opcode != wire.OpAuthResponse {
+			c.protocolError(h, fmt.Sprintf("Unexpected message %s, expecting SASL_RESPONSE", wire.OpcodeName(h.Opcode)))
+			return nil
+		}
+		c.authenticate(h, req.AuthResponse)
+		return nil
+	}
+	switch h.Opcode {
+	case wire.OpStartup, wire.OpAuthResponse:
+		c.protocolError(h, fmt.Sprintf("Unexpected message %s, the connection is already initialized", wire.OpcodeName(h.Opcode)))
+	case wire.OpRegister:
+		c.register(h, req.Register)
+	default:
+		c.dispatch(job{h: h, req: req})
+	}
+	return nil
+}
+
+// unsupportedVersion answers a frame in a version cqlsim does not speak, as Cassandra does: a
+// PROTOCOL_ERROR on the request's stream id, encoded in the server's highest version (or, for
+// v1 and v2, in the client's own version, whose header layout differs).
+func (c *conn) unsupportedVersion(h wire.Header, maxV uint8) {
+	msg := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is %d", h.Version, maxV)
+	c.protocolError(h, msg) // answered in maxV, or in v1/v2's own layout
+}
