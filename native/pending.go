@@ -10,7 +10,8 @@ type Pending struct {
 	res   *Result
 	err   error
 	mu    sync.Mutex
-	hooks []func()
+	hook  func()   // the first OnDone function, kept inline: one hook costs no allocation
+	hooks []func() // the following ones
 	fired bool
 }
 
@@ -44,7 +45,11 @@ func (p *Pending) OnDone(f func()) {
 		f()
 		return
 	}
-	p.hooks = append(p.hooks, f)
+	if p.hook == nil && len(p.hooks) == 0 {
+		p.hook = f
+	} else {
+		p.hooks = append(p.hooks, f)
+	}
 	p.mu.Unlock()
 }
 
@@ -54,14 +59,17 @@ func (p *Pending) complete(res *Result, err error) {
 	close(p.done)
 	for {
 		p.mu.Lock()
-		hooks := p.hooks
-		p.hooks = nil
-		if len(hooks) == 0 {
+		hook, hooks := p.hook, p.hooks
+		p.hook, p.hooks = nil, nil
+		if hook == nil && len(hooks) == 0 {
 			p.fired = true
 			p.mu.Unlock()
 			return
 		}
 		p.mu.Unlock()
+		if hook != nil {
+			hook()
+		}
 		for _, f := range hooks {
 			f()
 		}
