@@ -57,6 +57,11 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 		return err
 	}
 	ctl.mu.Lock()
+	if ctl.s.closed.Load() {
+		ctl.mu.Unlock()
+		c.Close()
+		return ErrSessionClosed
+	}
 	old := ctl.c
 	ctl.c = c
 	ctl.mu.Unlock()
@@ -141,6 +146,8 @@ func (ctl *control) reconnect() error {
 	return errors.Join(errs...)
 }
 
+// close closes the control connection; the session is already marked closed, so no new
+// one is installed afterwards.
 func (ctl *control) close() {
 	ctl.mu.Lock()
 	c := ctl.c

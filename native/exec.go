@@ -243,6 +243,9 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 	var failed []HostError
 	number := 0
 	for {
+		if number >= maxAttempts {
+			return nil, fmt.Errorf("native: %q: gave up after %d attempts: %w", abbreviate(info.what), number, &NoHostAvailableError{Errors: failed})
+		}
 		var node int
 		if fixed >= 0 {
 			if number > 0 && len(failed) > 0 {
@@ -285,6 +288,9 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 		return nil, err
 	}
 }
+
+// maxAttempts bounds the attempts of one request, whatever the retry policy says.
+const maxAttempts = 64
 
 // nextHostError says the request was not sent and can go to the next node.
 type nextHostError struct{ err error }

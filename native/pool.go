@@ -107,6 +107,12 @@ func (p *hostPool) fill(ctx context.Context) error {
 			return ErrSessionClosed
 		}
 		p.lastErr = nil
+		if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
+			// A concurrent fill got there first.
+			p.mu.Unlock()
+			c.Close()
+			return nil
+		}
 		next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
 		p.conns.Store(&next)
 		p.mu.Unlock()

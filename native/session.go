@@ -131,15 +131,24 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
-	// Open at least one pool before returning, so that the first request need not wait.
+	// Open every pool, in parallel, before returning, so that the first requests are spread
+	// over the cluster; fail only when no node can be reached.
 	st := s.state.Load()
+	errs := make([]error, len(st.pools))
+	var wg sync.WaitGroup
+	for i, p := range st.pools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.fill(ctx)
+		}()
+	}
+	wg.Wait()
 	var nh NoHostAvailableError
-	for _, p := range st.pools {
-		err := p.fill(ctx)
-		if err == nil {
-			break
+	for i, err := range errs {
+		if err != nil {
+			nh.Errors = append(nh.Errors, HostError{Host: st.pools[i].addr, Err: err})
 		}
-		nh.Errors = append(nh.Errors, HostError{Host: p.addr, Err: err})
 	}
 	if len(nh.Errors) == len(st.pools) {
 		s.Close()
