@@ -14,7 +14,16 @@
 //     callbacks with it; [ResponseFuture.HasMorePages] tells whether there is one.
 //   - [ResponseFuture.Result] blocks for the current page and returns a new [*ResultSet].
 //   - [ResponseFuture.Warnings], [ResponseFuture.CustomPayload] and [ResponseFuture.TraceID]
-//     describe the latest response and fail with [ErrNotDone] while a page is in flight.
+//     describe the latest response and fail with [ErrNotDone] while a page is in flight;
+//     [ResponseFuture.QueryTrace] reads the traced session from system_traces.
+//
+// Callbacks must not block. Like the Python driver's callbacks, which run on the connection's
+// event-loop thread, they run in the goroutine that completes the request, which is the
+// connection's reader goroutine: a callback that waits for another response (Result on a future
+// in flight, ResultSet iteration that needs the next page, a synchronous query) stalls every
+// request on that connection until its own timeout expires. Start the next page with
+// StartFetchingNextPage (it does not wait), or configure Options.Callbacks.Executor to run
+// callbacks elsewhere.
 //
 // Every page's request is bounded by Options.Timeout (10 s by default), retries and speculative
 // executions included, and fails with a [*TimeoutError].

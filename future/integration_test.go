@@ -137,6 +137,23 @@ func TestRealTraceAndWarnings(t *testing.T) {
 	if err != nil || len(w) == 0 {
 		t.Fatalf("Warnings of an aggregate without partition key = %v, %v; want one", w, err)
 	}
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tr, err := f.QueryTrace(tctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Request == "" || !tr.Coordinator.IsValid() || tr.Duration <= 0 || len(tr.Events) == 0 || tr.Parameters["query"] == "" {
+		t.Fatalf("QueryTrace = %+v; want a request, coordinator, duration, parameters and events", tr)
+	}
+	// An untraced request has no trace (nil, nil), like Python's get_query_trace.
+	f2 := future.Execute(ctx, sess, native.Query("SELECT k FROM "+ks+".t WHERE p = 0 AND k = 0"), future.Options{})
+	if _, err := f2.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := f2.QueryTrace(tctx); tr != nil || err != nil {
+		t.Fatalf("QueryTrace of an untraced request = %v, %v", tr, err)
+	}
 }
 
 // Many goroutines add callbacks while real responses arrive: each runs exactly once per page.
