@@ -74,6 +74,7 @@ func (f *ResponseFuture) complete(p Pending, page int) {
 	var d callbacks.Dispatch[Page]
 	if err != nil {
 		err = f.wrapErr(err, page)
+		f.resp = nil // no response to report warnings or a payload from
 		d = f.cbs.Settle(Page{}, err)
 	} else {
 		f.resp = resp

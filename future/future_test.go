@@ -323,3 +323,53 @@ func TestPythonRerouteThroughFuture(t *testing.T) {
 		t.Fatalf("Result after a re-routed callback panic: %v; want the result (A12)", err)
 	}
 }
+
+func TestExecutorAndClearCallbacks(t *testing.T) {
+	src := &fakeSource{pages: threePages(), notify: true}
+	defer src.stop()
+	var queued []func()
+	var mu sync.Mutex
+	exec := callbacks.ExecutorFunc(func(fn func()) {
+		mu.Lock()
+		queued = append(queued, fn)
+		mu.Unlock()
+	})
+	f := future.Start(context.Background(), src, future.Options{Callbacks: callbacks.Options{Executor: exec}})
+	var l log
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	f.AddCallback(l.cb("a")) // page 1 is known: runs now, not through the executor
+	diff(t, []string{"a p1 [0 1]"}, l.take())
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	src.release()
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.take(); len(got) != 0 {
+		t.Fatalf("callbacks ran outside the executor: %v", got)
+	}
+	mu.Lock()
+	tasks := queued
+	mu.Unlock()
+	if len(tasks) != 1 {
+		t.Fatalf("executor got %d tasks for page 2, want 1", len(tasks))
+	}
+	tasks[0]()
+	diff(t, []string{"a p2 [2 3]"}, l.take())
+	f.ClearCallbacks()
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	src.release()
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(queued) != 1 {
+		t.Fatalf("a page after ClearCallbacks dispatched %d tasks", len(queued)-1)
+	}
+}
