@@ -32,8 +32,8 @@ type Cluster struct {
 // Start starts a cluster of opts.Nodes nodes and returns once every node accepts connections.
 func Start(opts Options) (*Cluster, error) {
 	opts = opts.withDefaults()
-	if opts.MaxProtocolVersion < 3 || opts.MaxProtocolVersion > 4 {
-		return nil, fmt.Errorf("cqlsim: MaxProtocolVersion %d is not supported (use 3 or 4)", opts.MaxProtocolVersion)
+	if opts.MaxProtocolVersion < 3 || opts.MaxProtocolVersion > 5 {
+		return nil, fmt.Errorf("cqlsim: MaxProtocolVersion %d is not supported (use 3, 4 or 5)", opts.MaxProtocolVersion)
 	}
 	host, portStr, err := net.SplitHostPort(opts.Listen)
 	if err != nil {

@@ -2,6 +2,7 @@ package cqlsim
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/segment"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
@@ -52,9 +54,10 @@ type conn struct {
 	inFlight atomic.Int32 // statements received and not yet answered
 
 	// Owned by the reader goroutine.
-	state      int
-	compressor compression.Compressor
-	workers    int
+	state        int
+	compressor   compression.Compressor // legacy (v3, v4) frame body compression
+	readSegments segment.Codec          // set when the next frames arrive in v5 segments
+	workers      int
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]
@@ -123,6 +126,9 @@ func (c *conn) worker(first job) {
 type outFrame struct {
 	b      []byte
 	pooled *[]byte
+	// segments, when set, switches the connection's output to v5 segments with this codec
+	// after this frame.
+	segments segment.Codec
 }
 
 // shutdown closes the connection at once; pending frames are dropped.
@@ -157,6 +163,9 @@ func (c *conn) trySend(frame outFrame) bool {
 func (c *conn) writeLoop() {
 	defer c.node.wg.Done()
 	buf := make([]byte, 0, 64<<10)
+	var ends []int             // end offset of each frame in buf (segment boundaries)
+	var segCodec segment.Codec // non-nil once the connection uses v5 segments
+	var segOut bytes.Buffer    // buf wrapped in segments
 	for {
 		var f outFrame
 		select {
@@ -170,26 +179,50 @@ func (c *conn) writeLoop() {
 			// write carries them all, instead of one system call per response.
 			runtime.Gosched()
 		}
-		buf = f.appendTo(buf[:0])
+		buf, ends = buf[:0], ends[:0]
+		var switchTo segment.Codec
+		add := func(f outFrame) {
+			buf = f.appendTo(buf)
+			ends = append(ends, len(buf))
+			switchTo = f.segments
+		}
+		if !closing {
+			add(f)
+		}
 	drain:
-		for !closing && len(buf) < maxWriteBatch {
+		for !closing && switchTo == nil && len(buf) < maxWriteBatch {
 			select {
 			case f = <-c.out:
 				if f.b == nil {
 					closing = true
 					break drain
 				}
-				buf = f.appendTo(buf)
+				add(f)
 			default:
 				break drain
 			}
 		}
 		if len(buf) > 0 {
-			if _, err := c.nc.Write(buf); err != nil {
+			out := buf
+			if segCodec != nil {
+				segOut.Reset()
+				if err := appendSegments(&segOut, segCodec, buf, ends); err != nil {
+					c.log.Warn("cqlsim: cannot encode v5 segments; closing connection", "err", err)
+					c.shutdown()
+					return
+				}
+				out = segOut.Bytes()
+			}
+			if _, err := c.nc.Write(out); err != nil {
 				c.log.Debug("cqlsim: write failed; closing connection", "err", err)
 				c.shutdown()
 				return
 			}
+		}
+		if switchTo != nil {
+			// The frame that carried the switch (READY or AUTHENTICATE) went out in the legacy
+			// framing; everything after it is wrapped in segments.
+			segCodec = switchTo
 		}
 		if closing {
 			c.shutdown()
@@ -220,9 +253,15 @@ func (c *conn) readLoop() {
 	defer c.node.forget(c)
 	defer c.node.cluster.events.remove(c)
 	br := bufio.NewReaderSize(c.nc, 64<<10)
+	var src io.Reader = br
 	var hdr [wire.MaxHeaderLen]byte
 	for {
-		err := c.readFrame(br, hdr[:])
+		err := c.readFrame(src, hdr[:])
+		if err == nil && c.readSegments != nil {
+			// STARTUP of a v5 connection was answered: the client's next bytes are segments.
+			src = &segmentReader{codec: c.readSegments, src: br}
+			c.readSegments = nil
+		}
 		if err != nil {
 			if errors.Is(err, errFatal) {
 				c.log.Debug("cqlsim: closing connection after protocol error", "err", err)
@@ -241,7 +280,7 @@ func (c *conn) readLoop() {
 }
 
 // readFrame reads and handles one frame. It returns an error when the connection must close.
-func (c *conn) readFrame(br *bufio.Reader, hdr []byte) error {
+func (c *conn) readFrame(br io.Reader, hdr []byte) error {
 	if _, err := io.ReadFull(br, hdr[:1]); err != nil {
 		return err
 	}

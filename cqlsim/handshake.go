@@ -10,6 +10,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
 	"github.com/datastax/go-cassandra-native-protocol/compression/snappy"
 	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/segment"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
@@ -25,6 +26,9 @@ func (c *conn) supported() *message.Supported {
 	versions := []string{"3/v3"}
 	if c.node.cluster.opts.MaxProtocolVersion >= 4 {
 		versions = append(versions, "4/v4")
+	}
+	if c.node.cluster.opts.MaxProtocolVersion >= 5 {
+		versions = append(versions, "5/v5")
 	}
 	return &message.Supported{Options: map[string][]string{
 		"CQL_VERSION":       {cqlVersion},
@@ -52,24 +56,38 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 		c.protocolError(h, fmt.Sprintf("Invalid or unsupported CQL version %q (the server supports %s)", cqlVer, cqlVersion))
 		return
 	}
+	var segCodec segment.Codec // v5: frames travel in segments after this STARTUP's answer
 	switch compressionName {
 	case "":
 		c.compressor = nil
+		segCodec = segment.NewCodec()
 	case "lz4":
 		c.compressor = lz4.Compressor{}
+		segCodec = segment.NewCodecWithCompression(lz4.Compressor{})
 	case "snappy":
+		if h.Version >= 5 {
+			c.protocolError(h, "snappy compression is not supported in protocol v5 (use lz4)")
+			return
+		}
 		c.compressor = snappy.Compressor{}
 	default:
 		c.protocolError(h, fmt.Sprintf("Unknown compression algorithm: %s", compressionName))
 		return
 	}
+	var answer message.Message = &message.Ready{}
+	c.state = stateReady
 	if c.node.cluster.opts.Username != "" {
+		answer = &message.Authenticate{Authenticator: passwordAuthenticator}
 		c.state = stateAuthenticating
-		c.reply(h, &message.Authenticate{Authenticator: passwordAuthenticator}, nil)
+	}
+	if h.Version < 5 {
+		c.reply(h, answer, nil)
 		return
 	}
-	c.state = stateReady
-	c.reply(h, &message.Ready{}, nil)
+	// v5: segments compress whole payloads; frame bodies are never compressed.
+	c.compressor = nil
+	c.readSegments = segCodec
+	c.replyThenSegments(h, answer, segCodec)
 }
 
 // authenticate checks a SASL PLAIN token ("authzid NUL user NUL password", authzid optional).

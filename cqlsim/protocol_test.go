@@ -97,8 +97,8 @@ func TestMaxProtocolVersion3(t *testing.T) {
 	if !strings.HasSuffix(e.ErrorMessage, "the lowest supported version is 3 and the greatest is 3") {
 		t.Errorf("message %q", e.ErrorMessage)
 	}
-	if _, err := cqlsim.Start(cqlsim.Options{MaxProtocolVersion: 5}); err == nil {
-		t.Error("Start with MaxProtocolVersion 5 succeeded, want an error (v5 is not implemented)")
+	if _, err := cqlsim.Start(cqlsim.Options{MaxProtocolVersion: 6}); err == nil {
+		t.Error("Start with MaxProtocolVersion 6 succeeded, want an error")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+	"github.com/datastax/go-cassandra-native-protocol/segment"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
@@ -63,6 +64,18 @@ func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
 		}
 	}
 	c.send(outFrame{b: b})
+}
+
+// replyThenSegments replies msg in the legacy framing and switches the connection's output to v5
+// segments encoded with codec for everything after it.
+func (c *conn) replyThenSegments(h wire.Header, msg message.Message, codec segment.Codec) {
+	b, err := encodeFrame(h, msg, nil)
+	if err != nil {
+		c.log.Warn("cqlsim: cannot encode response", "err", err)
+		c.shutdown()
+		return
+	}
+	c.send(outFrame{b: b, segments: codec})
 }
 
 // replyRows encodes a rows result straight into a pooled frame and queues it.

@@ -1,6 +1,7 @@
 package cqlsim
 
 import (
+	"crypto/md5"
 	"errors"
 	"fmt"
 
@@ -29,6 +30,14 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	c.reply(h, msg, warnings)
 }
 
+// keyspaceFor returns the keyspace a request runs in: its own (protocol v5) or the connection's.
+func (c *conn) keyspaceFor(requested string) string {
+	if requested != "" {
+		return requested
+	}
+	return c.currentKeyspace()
+}
+
 func (c *conn) currentKeyspace() string {
 	if ks := c.keyspace.Load(); ks != nil {
 		return *ks
@@ -43,7 +52,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 	node := c.node.index
 	switch {
 	case req.Prepare != nil:
-		p, err := eng.Prepare(c.currentKeyspace(), req.Prepare.Query)
+		p, err := eng.Prepare(c.keyspaceFor(req.Prepare.Keyspace), req.Prepare.Query)
 		if err != nil {
 			return errorMessage(err), nil, nil
 		}
@@ -52,7 +61,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 		q := req.Query
 		return c.result(eng.Execute(&engine.Request{
 			Node:        node,
-			Keyspace:    c.currentKeyspace(),
+			Keyspace:    c.keyspaceFor(q.Params.Keyspace),
 			Query:       q.Query,
 			Values:      q.Params.Values,
 			PageSize:    q.Params.PageSize,
@@ -69,7 +78,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 		}
 		return c.result(eng.Execute(&engine.Request{
 			Node:        node,
-			Keyspace:    c.currentKeyspace(),
+			Keyspace:    c.keyspaceFor(e.Params.Keyspace),
 			Prepared:    p,
 			Values:      e.Params.Values,
 			PageSize:    e.Params.PageSize,
@@ -82,7 +91,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 		b := req.Batch
 		br := &engine.BatchRequest{
 			Node:        node,
-			Keyspace:    c.currentKeyspace(),
+			Keyspace:    c.keyspaceFor(b.Keyspace),
 			Type:        b.Type,
 			Statements:  make([]engine.Request, len(b.Statements)),
 			Timestamp:   b.Timestamp,
@@ -180,7 +189,13 @@ func preparedMessage(p *engine.Prepared) *message.PreparedResult {
 	if len(p.Result) > 0 {
 		result.Columns = columnMetadata(p.Result)
 	}
-	return &message.PreparedResult{PreparedQueryId: p.ID, VariablesMetadata: vars, ResultMetadata: result}
+	// The result metadata id (protocol v5) identifies the result columns; it is derived from
+	// them, so it changes exactly when they do.
+	h := md5.New()
+	for _, col := range p.Result {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", col.Keyspace, col.Table, col.Name, col.Type)
+	}
+	return &message.PreparedResult{PreparedQueryId: p.ID, ResultMetadataId: h.Sum(nil), VariablesMetadata: vars, ResultMetadata: result}
 }
 
 func unprepared(id []byte) *message.Unprepared {

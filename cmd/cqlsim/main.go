@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	nodes := fs.Int("nodes", 1, "number of nodes, on consecutive IPv4 addresses from the listen host")
 	user := fs.String("username", "", "enable PasswordAuthenticator with this user name")
 	pass := fs.String("password", "", "password for --username")
-	maxVersion := fs.Int("max-protocol-version", 4, "highest native protocol version served (3 or 4)")
+	maxVersion := fs.Int("max-protocol-version", 4, "highest native protocol version served (3, 4 or 5)")
 	verbose := fs.Bool("v", false, "log connections and protocol errors to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -62,7 +62,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--nodes", "x"},
 		{"--listen", "nohost"},
-		{"--max-protocol-version", "5"},
+		{"--max-protocol-version", "6"},
 		{"extra"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {

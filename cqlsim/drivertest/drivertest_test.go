@@ -79,7 +79,18 @@ func runScenario(t *testing.T, c *cqlsim.Cluster, name string, args ...string) s
 func TestPythonDriver(t *testing.T) {
 	python := pythonPath(t)
 	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
-	out := runScenario(t, c, python, filepath.Join("python", "scenario.py"), strings.Join(c.Addrs(), ","), "--expect-compression")
+	out := runScenario(t, c, python, filepath.Join("python", "scenario.py"), strings.Join(c.Addrs(), ","), "--expect-compression", "--expect-protocol=4")
+	if !strings.Contains(out, "python scenario: OK") {
+		t.Fatalf("scenario did not report success:\n%s", out)
+	}
+}
+
+// TestPythonDriverV5 runs the scenario over protocol v5 (segments, LZ4-compressed), which the
+// Python driver negotiates by default when the server offers it.
+func TestPythonDriverV5(t *testing.T) {
+	python := pythonPath(t)
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes, MaxProtocolVersion: 5})
+	out := runScenario(t, c, python, filepath.Join("python", "scenario.py"), strings.Join(c.Addrs(), ","), "--expect-compression", "--expect-protocol=5")
 	if !strings.Contains(out, "python scenario: OK") {
 		t.Fatalf("scenario did not report success:\n%s", out)
 	}

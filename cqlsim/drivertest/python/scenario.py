@@ -1,11 +1,12 @@
 """Runs the cqlsim acceptance scenario with the Python cassandra-driver.
 
-Usage: python scenario.py HOST:PORT[,HOST:PORT...] [--expect-compression]
+Usage: python scenario.py HOST:PORT[,HOST:PORT...] [--expect-compression] [--expect-protocol=N]
 
 Connects with the driver's default settings (only the contact points and port are given). The
 driver compresses frames by default when the lz4 module is installed (scripts/install-drivers
 installs it); --expect-compression fails the run unless the connections really negotiated
-compression. Then it runs DDL, unprepared and prepared DML,
+compression; --expect-protocol=N fails it unless the driver negotiated protocol version N. Then
+it runs DDL, unprepared and prepared DML,
 a 1,000-row paged read, LWT insert and update, a logged batch, a counter update, and UDT and tuple
 round trips, checking every answer. Prints "python scenario: OK" and exits 0 on success; any
 mismatch raises and exits non-zero.
@@ -33,6 +34,9 @@ def main():
     compression = cluster.control_connection._connection.compressor is not None
     if expect_compression:
         check("control connection compresses", compression, True)
+    for arg in sys.argv[2:]:
+        if arg.startswith("--expect-protocol="):
+            check("negotiated protocol version", cluster.protocol_version, int(arg.split("=", 1)[1]))
     ks = "py_" + uuid.uuid4().hex[:12]
 
     # DDL
@@ -112,7 +116,7 @@ def main():
 
     session.execute("DROP KEYSPACE " + ks)
     cluster.shutdown()
-    print("python scenario: OK (%d hosts, compression=%s)" % (len(hosts), compression))
+    print("python scenario: OK (%d hosts, protocol v%d, compression=%s)" % (len(hosts), cluster.protocol_version, compression))
 
 
 if __name__ == "__main__":

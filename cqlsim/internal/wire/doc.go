@@ -1,4 +1,4 @@
-// Package wire decodes the request side of the CQL native protocol (v3 and v4) for cqlsim: the
+// Package wire decodes the request side of the CQL native protocol (v3 to v5) for cqlsim: the
 // frame header and the bodies of STARTUP, OPTIONS, REGISTER, AUTH_RESPONSE, QUERY, PREPARE,
 // EXECUTE and BATCH. Responses are encoded with go-cassandra-native-protocol's frame codec.
 //

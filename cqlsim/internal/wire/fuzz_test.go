@@ -11,14 +11,20 @@ import (
 //
 //	go test ./cqlsim/internal/wire -run '^$' -fuzz FuzzDecodeRequest -fuzztime 20s
 func FuzzDecodeRequest(f *testing.F) {
-	f.Add(byte(OpQuery), byte(0), []byte("\x00\x00\x00\x08SELECT 1\x00\x01\x05\x00\x01\x00\x00\x00\x01\x07\x00\x00\x00\x10"))
-	f.Add(byte(OpExecute), byte(0), []byte("\x00\x02ab\x00\x01\x41\x00\x01\x00\x01k\x00\x00\x00\x01\x01"))
-	f.Add(byte(OpBatch), byte(0), []byte("\x00\x00\x02\x00\x00\x00\x00\x03abc\x00\x00\x01\x00\x01z\x00\x01\xff\xff\xff\xfe\x00\x01\x30\x00\x09\x00\x00\x00\x00\x00\x00\x00\x01"))
-	f.Add(byte(OpStartup), byte(FlagCustomPayload), []byte("\x00\x01\x00\x01k\x00\x00\x00\x00\x00\x01\x00\x0bCQL_VERSION\x00\x053.0.0"))
-	f.Add(byte(OpRegister), byte(0), []byte("\x00\x01\x00\x0dSCHEMA_CHANGE"))
-	f.Add(byte(OpAuthResponse), byte(0), []byte("\x00\x00\x00\x03\x00a\x00"))
-	f.Fuzz(func(t *testing.T, opcode, flags byte, body []byte) {
-		req, err := DecodeRequest(Header{Version: 4, Flags: flags, Opcode: opcode}, body)
+	f.Add(byte(OpQuery), byte(0), false, []byte("\x00\x00\x00\x08SELECT 1\x00\x01\x05\x00\x01\x00\x00\x00\x01\x07\x00\x00\x00\x10"))
+	f.Add(byte(OpExecute), byte(0), false, []byte("\x00\x02ab\x00\x01\x41\x00\x01\x00\x01k\x00\x00\x00\x01\x01"))
+	f.Add(byte(OpBatch), byte(0), false, []byte("\x00\x00\x02\x00\x00\x00\x00\x03abc\x00\x00\x01\x00\x01z\x00\x01\xff\xff\xff\xfe\x00\x01\x30\x00\x09\x00\x00\x00\x00\x00\x00\x00\x01"))
+	f.Add(byte(OpStartup), byte(FlagCustomPayload), false, []byte("\x00\x01\x00\x01k\x00\x00\x00\x00\x00\x01\x00\x0bCQL_VERSION\x00\x053.0.0"))
+	f.Add(byte(OpRegister), byte(0), false, []byte("\x00\x01\x00\x0dSCHEMA_CHANGE"))
+	f.Add(byte(OpAuthResponse), byte(0), false, []byte("\x00\x00\x00\x03\x00a\x00"))
+	f.Add(byte(OpQuery), byte(0), true, []byte("\x00\x00\x00\x08SELECT 1\x00\x01\x00\x00\x01\x80\x00\x02ks\x00\x00\x00\x07"))
+	f.Add(byte(OpPrepare), byte(0), true, []byte("\x00\x00\x00\x08SELECT 1\x00\x00\x00\x01\x00\x02ks"))
+	f.Fuzz(func(t *testing.T, opcode, flags byte, v5 bool, body []byte) {
+		version := uint8(4)
+		if v5 {
+			version = 5
+		}
+		req, err := DecodeRequest(Header{Version: version, Flags: flags, Opcode: opcode}, body)
 		if err != nil {
 			return
 		}

@@ -7,16 +7,21 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
 
-// Query parameter flags (spec v4 §4.1.4).
+// Query parameter flags (spec v4 §4.1.4; v5 widens the flags to an int and adds the last two).
 const (
-	queryValues            byte = 0x01
-	querySkipMetadata      byte = 0x02
-	queryPageSize          byte = 0x04
-	queryPagingState       byte = 0x08
-	querySerialConsistency byte = 0x10
-	queryDefaultTimestamp  byte = 0x20
-	queryNames             byte = 0x40
+	queryValues            byte  = 0x01
+	querySkipMetadata      byte  = 0x02
+	queryPageSize          byte  = 0x04
+	queryPagingState       byte  = 0x08
+	querySerialConsistency byte  = 0x10
+	queryDefaultTimestamp  byte  = 0x20
+	queryNames             byte  = 0x40
+	queryKeyspace          int32 = 0x80  // v5
+	queryNowInSeconds      int32 = 0x100 // v5
 )
+
+// prepareKeyspace is the PREPARE flag announcing a keyspace (v5).
+const prepareKeyspace int32 = 0x01
 
 // maxConsistency is the highest consistency code (LOCAL_ONE, 0x000A).
 const maxConsistency = 0x000A
@@ -33,6 +38,7 @@ type QueryParams struct {
 	PagingState  []byte
 	Serial       uint16 // 0 when not given
 	Timestamp    int64  // 0 when not given
+	Keyspace     string // v5: the keyspace to run in instead of the connection's; "" when not given
 }
 
 // Query is a QUERY request.
@@ -43,13 +49,15 @@ type Query struct {
 
 // Prepare is a PREPARE request.
 type Prepare struct {
-	Query string
+	Query    string
+	Keyspace string // v5: the keyspace to prepare in instead of the connection's
 }
 
 // Execute is an EXECUTE request.
 type Execute struct {
-	ID     []byte
-	Params QueryParams
+	ID               []byte
+	ResultMetadataID []byte // v5
+	Params           QueryParams
 }
 
 // BatchStatement is one statement of a BATCH: Query text, or the ID of a prepared statement.
@@ -66,6 +74,7 @@ type Batch struct {
 	Consistency uint16
 	Serial      uint16
 	Timestamp   int64
+	Keyspace    string // v5
 }
 
 // Request is a decoded request body: exactly one field is set, or none for OPTIONS.
@@ -98,16 +107,29 @@ func DecodeRequest(h Header, body []byte) (*Request, error) {
 		req.AuthResponse = r.bytes("AUTH_RESPONSE token")
 	case OpQuery:
 		q := &Query{Query: r.longString("query string")}
-		readParams(r, &q.Params)
+		readParams(r, &q.Params, h.Version)
 		req.Query = q
 	case OpPrepare:
-		req.Prepare = &Prepare{Query: r.longString("query string")}
+		p := &Prepare{Query: r.longString("query string")}
+		if h.Version >= 5 {
+			flags := r.int("prepare flags")
+			if r.err == nil && flags&^prepareKeyspace != 0 {
+				r.fail("unknown prepare flags 0x%X", flags)
+			}
+			if flags&prepareKeyspace != 0 {
+				p.Keyspace = r.string("keyspace")
+			}
+		}
+		req.Prepare = p
 	case OpExecute:
 		e := &Execute{ID: r.shortBytes("prepared id")}
-		readParams(r, &e.Params)
+		if h.Version >= 5 {
+			e.ResultMetadataID = r.shortBytes("result metadata id")
+		}
+		readParams(r, &e.Params, h.Version)
 		req.Execute = e
 	case OpBatch:
-		req.Batch = readBatch(r)
+		req.Batch = readBatch(r, h.Version)
 	default:
 		return nil, fmt.Errorf("%w: opcode %s is not a request", ErrMalformed, OpcodeName(h.Opcode))
 	}
@@ -172,16 +194,29 @@ func readValues(r *reader, named bool) engine.Values {
 	return engine.Values{Positional: vs}
 }
 
-func readParams(r *reader, p *QueryParams) {
+// readFlags reads query or batch flags: a byte before v5, an int from v5 on.
+func readFlags(r *reader, version uint8, what string) int32 {
+	if version >= 5 {
+		return r.int(what)
+	}
+	return int32(r.byte(what))
+}
+
+func readParams(r *reader, p *QueryParams, version uint8) {
 	p.Consistency = readConsistency(r, "consistency")
-	flags := r.byte("query flags")
+	iflags := readFlags(r, version, "query flags")
 	if r.err != nil {
 		return
 	}
-	if flags&0x80 != 0 {
-		r.fail("unknown query flags 0x%02X", flags)
+	known := int32(0x7f)
+	if version >= 5 {
+		known |= queryKeyspace | queryNowInSeconds
+	}
+	if iflags&^known != 0 {
+		r.fail("unknown query flags 0x%02X", iflags)
 		return
 	}
+	flags := byte(iflags)
 	if flags&queryValues != 0 {
 		p.Values = readValues(r, flags&queryNames != 0)
 	}
@@ -198,9 +233,15 @@ func readParams(r *reader, p *QueryParams) {
 	if flags&queryDefaultTimestamp != 0 {
 		p.Timestamp = r.long("default timestamp")
 	}
+	if iflags&queryKeyspace != 0 {
+		p.Keyspace = r.string("keyspace")
+	}
+	if iflags&queryNowInSeconds != 0 {
+		r.int("now in seconds") // cqlsim's clock is Options.Now; the value is read and ignored
+	}
 }
 
-func readBatch(r *reader) *Batch {
+func readBatch(r *reader, version uint8) *Batch {
 	b := &Batch{Type: r.byte("batch type")}
 	if r.err == nil && b.Type > 2 {
 		r.fail("unknown batch type %d", b.Type)
@@ -233,23 +274,34 @@ func readBatch(r *reader) *Batch {
 		b.Statements = append(b.Statements, s)
 	}
 	b.Consistency = readConsistency(r, "consistency")
-	flags := r.byte("batch flags")
+	iflags := readFlags(r, version, "batch flags")
 	if r.err != nil {
 		return nil
 	}
-	if flags&queryNames != 0 {
+	if iflags&int32(queryNames) != 0 {
 		r.fail("named values in BATCH are not supported")
 		return nil
 	}
-	if flags&^(querySerialConsistency|queryDefaultTimestamp) != 0 {
-		r.fail("unknown batch flags 0x%02X", flags)
+	known := int32(querySerialConsistency | queryDefaultTimestamp)
+	if version >= 5 {
+		known |= queryKeyspace | queryNowInSeconds
+	}
+	if iflags&^known != 0 {
+		r.fail("unknown batch flags 0x%02X", iflags)
 		return nil
 	}
+	flags := byte(iflags)
 	if flags&querySerialConsistency != 0 {
 		b.Serial = readConsistency(r, "serial consistency")
 	}
 	if flags&queryDefaultTimestamp != 0 {
 		b.Timestamp = r.long("default timestamp")
+	}
+	if iflags&queryKeyspace != 0 {
+		b.Keyspace = r.string("keyspace")
+	}
+	if iflags&queryNowInSeconds != 0 {
+		r.int("now in seconds")
 	}
 	return b
 }
