@@ -237,6 +237,11 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 			t.Fatalf("request %d: want context.Canceled while its response is held, got %v", i, err)
 		}
 	}
+	// A statement timeout fires while the response is held.
+	_, err = s.Execute(ctxT(t), native.Query("SELECT * FROM kv").WithTimeout(300*time.Millisecond))
+	if !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("held response with a 300ms timeout: %v", err)
+	}
 	// The late responses arrive after the callers gave up; the connection stays usable.
 	px.setHold(false)
 	for i := range 200 {

@@ -1,6 +1,9 @@
 package native
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // BatchType is the kind of a batch.
 type BatchType uint8
@@ -115,5 +118,18 @@ func (b Batch) WithHost(addr string) Batch {
 func (b Batch) WithTimeout(d time.Duration) Batch {
 	b.opts.timeout = d
 	b.opts.set |= setTimeout
+	return b
+}
+
+// WithRetryPolicy returns a copy of b retried by p instead of Config.RetryPolicy.
+func (b Batch) WithRetryPolicy(p RetryPolicy) Batch {
+	b.opts.retry = p
+	return b
+}
+
+// WithObserver returns a copy of b whose attempts are reported to observe instead of
+// Config.Observer.
+func (b Batch) WithObserver(observe func(context.Context, Attempt)) Batch {
+	b.opts.observer = observe
 	return b
 }

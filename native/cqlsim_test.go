@@ -67,6 +67,17 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 	if len(perHost) != 3 {
 		t.Errorf("60 keys reached %d nodes: %v", len(perHost), perHost)
 	}
+	// A simple statement with an explicit routing key is routed the same way.
+	for k := range 20 {
+		key := binary.BigEndian.AppendUint32(nil, uint32(k))
+		res, err := s.Execute(ctxT(t), native.Query("INSERT INTO r.kv (k, v) VALUES (?, ?)", int32(k), int32(k)).WithRoutingKey("r", key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if owner := hosts[rg.Owner(ring.Token(key))].Addr; res.Host() != owner {
+			t.Errorf("simple statement for key %d went to %s, its replica is %s", k, res.Host(), owner)
+		}
+	}
 
 	// Round-robin spreads statements over every node regardless of the key.
 	rr := simSession(t, cqlsim.Options{Nodes: 3}, func(c *native.Config) { c.Routing = native.RoundRobin })

@@ -103,6 +103,12 @@ func TestRetryPolicyAndNoHostAvailable(t *testing.T) {
 	if int(rp.calls.Load()) != len(s.Hosts()) {
 		t.Errorf("retry policy called %d times", rp.calls.Load())
 	}
+	// A statement's own policy replaces the session's.
+	own := &stubRetry{}
+	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO "+rf3+".kv (k) VALUES (1)").WithConsistency(native.All).WithRetryPolicy(own))
+	if own.calls.Load() == 0 || !errors.As(err, &nh) {
+		t.Errorf("statement retry policy: %d calls, %v", own.calls.Load(), err)
+	}
 	// A syntax error is a server error too, but retrying it on the next host fails the same way.
 	if _, err := s.Execute(ctxT(t), native.Query("SELEKT")); err == nil {
 		t.Error("syntax error succeeded")

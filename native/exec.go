@@ -9,6 +9,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
@@ -66,6 +67,20 @@ type reqInfo struct {
 	idempotent  bool
 	timeout     time.Duration
 	values      *encodedValues
+	retry       RetryPolicy
+	observer    func(context.Context, Attempt)
+}
+
+// policies sets the retry policy and observer of a request: the statement's, else the
+// session's.
+func (info *reqInfo) policies(cfg *Config, o *options) {
+	info.retry, info.observer = cfg.RetryPolicy, cfg.Observer
+	if o.retry != nil {
+		info.retry = o.retry
+	}
+	if o.observer != nil {
+		info.observer = o.observer
+	}
 }
 
 // run executes a statement.
@@ -97,6 +112,7 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 	if st.opts.set&setTimeout != 0 {
 		info.timeout = st.opts.timeout
 	}
+	info.policies(&s.cfg, &st.opts)
 	var params *proto.QueryParams
 	if p := st.prepared; p != nil {
 		req.exec.ID = p.ID()
@@ -105,7 +121,7 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
 		params.SkipMetadata = len(p.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
 		info.msg = &req.exec
-		if s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 {
+		if s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 && st.opts.routingKey == nil {
 			info.token, info.hasToken = vals.token(p.pkIndexes, &req.rk)
 			info.keyspace = p.routingKeyspace
 		}
@@ -114,6 +130,17 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 		params = &req.query.Params
 		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
 		info.msg = &req.query
+	}
+	if st.opts.routingKey != nil && s.cfg.Routing == TokenAware {
+		info.token, info.hasToken = ring.Token(st.opts.routingKey), true
+		switch {
+		case st.opts.routingKeyspace != "":
+			info.keyspace = st.opts.routingKeyspace
+		case st.prepared != nil:
+			info.keyspace = st.prepared.routingKeyspace
+		default:
+			info.keyspace = s.Keyspace()
+		}
 	}
 	if vals.n > 0 || vals.named {
 		params.Values = vals
@@ -215,6 +242,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	if b.opts.set&setTimeout != 0 {
 		info.timeout = b.opts.timeout
 	}
+	info.policies(&s.cfg, &b.opts)
 	return s.send(ctx, req, &info)
 }
 
@@ -308,7 +336,7 @@ func (e *retryError) Error() string { return e.err.Error() }
 // attempt sends the request once on c and waits for the outcome.
 func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info *reqInfo, timeoutC <-chan time.Time, number int) (*Result, error) {
 	var start time.Time
-	if s.cfg.Observer != nil {
+	if info.observer != nil {
 		start = time.Now()
 	}
 	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
@@ -316,8 +344,8 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 		if up := (*UnpreparedError)(nil); errors.As(err, &up) {
 			rstart := time.Now()
 			rerr := s.reprepare(ctx, c, info, up.ID)
-			if s.cfg.Observer != nil {
-				s.cfg.Observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
+			if info.observer != nil {
+				info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
 			}
 			if rerr != nil {
 				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
@@ -326,13 +354,13 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 			}
 		}
 	}
-	if s.cfg.Observer != nil {
+	if info.observer != nil {
 		a := Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency),
 			Idempotent: info.idempotent, Start: start, End: time.Now(), Err: err}
 		if res != nil {
 			a.Rows = res.rowCount
 		}
-		s.cfg.Observer(ctx, a)
+		info.observer(ctx, a)
 	}
 	if err == nil {
 		if res.kind == ResultSetKeyspace {
@@ -343,7 +371,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 		return res, nil
 	}
 	var nh *nextHostError
-	if errors.As(err, &nh) || s.cfg.RetryPolicy == nil || ctx.Err() != nil || errors.Is(err, ErrTimeout) {
+	if errors.As(err, &nh) || info.retry == nil || ctx.Err() != nil || errors.Is(err, ErrTimeout) {
 		return nil, err
 	}
 	var re *RequestError
@@ -355,7 +383,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 		}
 	}
 	a := &Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency), Idempotent: info.idempotent, Err: err}
-	d := s.cfg.RetryPolicy.Retry(ctx, a)
+	d := info.retry.Retry(ctx, a)
 	if d.SetConsistency {
 		*info.consistency = proto.Consistency(d.Consistency)
 	}

@@ -94,6 +94,13 @@ func TestHostsAndTargetedExecution(t *testing.T) {
 	if err == nil && id != hosts[0].HostID {
 		t.Errorf("ran on host %s, want %s", id, hosts[0].HostID)
 	}
+	var own []native.Attempt
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT now() FROM system.local").WithObserver(func(_ context.Context, a native.Attempt) { own = append(own, a) })); err != nil {
+		t.Fatal(err)
+	}
+	if len(own) != 1 || own[0].Statement != "SELECT now() FROM system.local" || own[0].End.Before(own[0].Start) || own[0].Rows != 1 {
+		t.Errorf("statement observer saw %+v", own)
+	}
 	if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM system.local").WithHost("10.255.255.1:9042")); err == nil {
 		t.Error("WithHost on an unknown node succeeded")
 	}

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"context"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
@@ -36,6 +37,10 @@ type options struct {
 	keyspace          string
 	host              string
 	payload           map[string][]byte
+	routingKey        []byte
+	routingKeyspace   string
+	retry             RetryPolicy
+	observer          func(context.Context, Attempt)
 	idempotent        bool
 	tracing           bool
 	skipMetadata      bool
@@ -198,5 +203,29 @@ func (s Statement) WithTimeout(d time.Duration) Statement {
 func (s Statement) WithSkipMetadata(skip bool) Statement {
 	s.opts.skipMetadata = skip
 	s.opts.set |= setSkipMetadata
+	return s
+}
+
+// WithRoutingKey returns a copy of s routed by this partition key of keyspace (empty: the
+// session keyspace, or the prepared statement's) instead of the key computed from a
+// prepared statement's bound values. key is the routing key: the encoded value of a
+// single-column partition key, or the composite form (for each component a 2-byte length,
+// the bytes and a 0 byte). It makes token-aware routing possible for simple statements.
+func (s Statement) WithRoutingKey(keyspace string, key []byte) Statement {
+	s.opts.routingKey = key
+	s.opts.routingKeyspace = keyspace
+	return s
+}
+
+// WithRetryPolicy returns a copy of s retried by p instead of Config.RetryPolicy.
+func (s Statement) WithRetryPolicy(p RetryPolicy) Statement {
+	s.opts.retry = p
+	return s
+}
+
+// WithObserver returns a copy of s whose attempts are reported to observe instead of
+// Config.Observer.
+func (s Statement) WithObserver(observe func(context.Context, Attempt)) Statement {
+	s.opts.observer = observe
 	return s
 }
