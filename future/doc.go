@@ -2,7 +2,7 @@
 // mutable, in-place paging ResultSet on top of the native core, for code written in the
 // callback style (execute_async, add_callbacks, start_fetching_next_page).
 //
-// [Execute] (Python's session.execute_async) sends a statement through a *native.Session and
+// [ExecuteAsync] (Python's session.execute_async) sends a statement through a *native.Session and
 // returns a [*ResponseFuture]:
 //
 //   - [ResponseFuture.AddCallback], [ResponseFuture.AddErrback] and [ResponseFuture.AddCallbacks]

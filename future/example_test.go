@@ -79,8 +79,8 @@ func ExampleResultSet() {
 	// after iteration: 0 rows
 }
 
-// Execute runs a statement through a native session (here against CQL_HOSTS when set).
-func ExampleExecute() {
+// ExecuteAsync runs a statement through a native session (here against CQL_HOSTS when set).
+func ExampleExecuteAsync() {
 	hosts := cqltest.HostsFromEnv()
 	if len(hosts) == 0 {
 		return // needs a server
@@ -92,7 +92,7 @@ func ExampleExecute() {
 		return
 	}
 	defer sess.Close()
-	f := future.Execute(ctx, sess, native.Query("SELECT release_version FROM system.local"), future.Options{Timeout: 5 * time.Second})
+	f := future.ExecuteAsync(ctx, sess, native.Query("SELECT release_version FROM system.local"), future.Options{Timeout: 5 * time.Second})
 	rs, err := f.Result()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

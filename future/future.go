@@ -16,7 +16,7 @@ import (
 // blocks until the current page is known. It is safe for concurrent use.
 type ResponseFuture struct {
 	req    Requester
-	nat    nativeRequester // the requester of futures made by Execute
+	nat    nativeRequester // the requester of futures made by ExecuteAsync
 	parent context.Context
 	opts   Options
 	cbs    callbacks.List[Page]

@@ -47,7 +47,7 @@ func TestRealPagingWithCallbacks(t *testing.T) {
 	sess, ks := realSession(t, 10)
 	ctx := context.Background()
 	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(3)
-	f := future.Execute(ctx, sess, stmt, future.Options{})
+	f := future.ExecuteAsync(ctx, sess, stmt, future.Options{})
 	var (
 		mu    sync.Mutex
 		got   []int32
@@ -95,17 +95,17 @@ func TestRealPagingWithCallbacks(t *testing.T) {
 func TestRealErrorsAndTimeout(t *testing.T) {
 	sess, ks := realSession(t, 1)
 	ctx := context.Background()
-	_, err := future.Execute(ctx, sess, native.Query("SELEC nothing"), future.Options{}).Result()
+	_, err := future.ExecuteAsync(ctx, sess, native.Query("SELEC nothing"), future.Options{}).Result()
 	var syn *native.SyntaxError
 	if !errors.As(err, &syn) {
 		t.Fatalf("syntax error: got %v (%T)", err, err)
 	}
-	_, err = future.Execute(ctx, sess, native.Query("SELECT * FROM "+ks+".missing"), future.Options{}).Result()
+	_, err = future.ExecuteAsync(ctx, sess, native.Query("SELECT * FROM "+ks+".missing"), future.Options{}).Result()
 	var inv *native.InvalidError
 	if !errors.As(err, &inv) {
 		t.Fatalf("invalid request: got %v (%T)", err, err)
 	}
-	_, err = future.Execute(ctx, sess, native.Query("SELECT * FROM "+ks+".t"), future.Options{Timeout: time.Nanosecond}).Result()
+	_, err = future.ExecuteAsync(ctx, sess, native.Query("SELECT * FROM "+ks+".t"), future.Options{Timeout: time.Nanosecond}).Result()
 	var te *future.TimeoutError
 	if !errors.As(err, &te) || te.Page != 1 {
 		t.Fatalf("1ns timeout: got %v (%T), want *future.TimeoutError", err, err)
@@ -113,7 +113,7 @@ func TestRealErrorsAndTimeout(t *testing.T) {
 	// A cancelled context is the caller's error, not a client timeout.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = future.Execute(cctx, sess, native.Query("SELECT * FROM "+ks+".t"), future.Options{}).Result()
+	_, err = future.ExecuteAsync(cctx, sess, native.Query("SELECT * FROM "+ks+".t"), future.Options{}).Result()
 	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 		t.Fatalf("cancelled context: got %v", err)
 	}
@@ -125,7 +125,7 @@ func TestRealTraceAndWarnings(t *testing.T) {
 	}
 	sess, ks := realSession(t, 3)
 	ctx := context.Background()
-	f := future.Execute(ctx, sess, native.Query("SELECT count(*) FROM "+ks+".t").WithTracing(true), future.Options{})
+	f := future.ExecuteAsync(ctx, sess, native.Query("SELECT count(*) FROM "+ks+".t").WithTracing(true), future.Options{})
 	if _, err := f.Result(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestRealTraceAndWarnings(t *testing.T) {
 		t.Fatalf("QueryTrace = %+v; want a request, coordinator, duration, parameters and events", tr)
 	}
 	// An untraced request has no trace (nil, nil), like Python's get_query_trace.
-	f2 := future.Execute(ctx, sess, native.Query("SELECT k FROM "+ks+".t WHERE p = 0 AND k = 0"), future.Options{})
+	f2 := future.ExecuteAsync(ctx, sess, native.Query("SELECT k FROM "+ks+".t WHERE p = 0 AND k = 0"), future.Options{})
 	if _, err := f2.Result(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestRealConcurrentAddWhileResponseArrives(t *testing.T) {
 	ctx := context.Background()
 	stmt := native.Query("SELECT k FROM " + ks + ".t WHERE p = 0").WithPageSize(2)
 	for round := range 30 {
-		f := future.Execute(ctx, sess, stmt, future.Options{})
+		f := future.ExecuteAsync(ctx, sess, stmt, future.Options{})
 		const adders, each = 8, 10
 		var counts [adders * each]atomic.Int32
 		var wg sync.WaitGroup
@@ -228,7 +228,7 @@ func BenchmarkFutureOneCallback(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		f := future.Execute(ctx, sess, stmt, future.Options{})
+		f := future.ExecuteAsync(ctx, sess, stmt, future.Options{})
 		f.AddCallback(cb)
 		<-got
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
-// Execute starts stmt on sess and returns its future: the Python driver's
-// session.execute_async(stmt). The first request is sent before Execute returns; ctx bounds
+// ExecuteAsync starts stmt on sess and returns its future: the Python driver's
+// session.execute_async(stmt). The first request is sent before ExecuteAsync returns; ctx bounds
 // every page together with Options.Timeout.
-func Execute(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
+func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
 	f.init(ctx, opts)

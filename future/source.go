@@ -6,7 +6,7 @@ import (
 )
 
 // Requester sends the requests of one statement: the first page, then each following page. The
-// native session adapter ([Execute], [NewRequester]) implements it; tests and other backends
+// native session adapter ([ExecuteAsync], [NewRequester]) implements it; tests and other backends
 // may provide their own.
 type Requester interface {
 	// Request starts the request for the page that follows pagingState (nil: the first page).

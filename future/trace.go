@@ -40,7 +40,7 @@ type TraceEvent struct {
 }
 
 // ErrTraceUnavailable is wrapped by QueryTrace's error when the trace cannot be read: nothing was
-// traced, the future was not made by Execute, or the server did not finish writing the session
+// traced, the future was not made by ExecuteAsync, or the server did not finish writing the session
 // before ctx ended (the Python driver's TraceUnavailable).
 var ErrTraceUnavailable = errors.New("future: trace unavailable")
 

@@ -227,7 +227,7 @@ func (r *goRun) step(st Step) {
 		r.mu.Lock()
 		r.page = 1
 		r.mu.Unlock()
-		r.f = future.Execute(r.ctx, r.sess, q, opts)
+		r.f = future.ExecuteAsync(r.ctx, r.sess, q, opts)
 	case "add_callback":
 		cb := r.callback(st.ID, st.Action)
 		r.add(st, func() *future.ResponseFuture { return r.f.AddCallback(cb) })
