@@ -27,11 +27,14 @@ const (
 
 // Token is one lexical token with its 1-based line and 0-based column, as Cassandra reports them.
 type Token struct {
-	Kind TokenKind
-	Text string // identifiers as written (unquoted for quoted ones), string contents unescaped
-	Raw  string // source text of the token
-	Line int
-	Col  int
+	Kind   TokenKind
+	Text   string // identifiers as written (unquoted for quoted ones), string contents unescaped
+	Raw    string // source text of the token
+	Line   int
+	Col    int  // in characters, 0-based
+	Off    int  // byte offset in the statement
+	Index  int  // position in the token stream, whitespace and comments included
+	Hidden bool // whitespace or comment
 }
 
 // SyntaxError is a lexical or grammatical error in a statement.
@@ -55,15 +58,22 @@ func isHex(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// Lex splits src into tokens. The final token has kind TokEOF.
+// Lex splits src into tokens, whitespace and comments included (marked Hidden, as the
+// hidden channel of Cassandra's lexer). The final token has kind TokEOF.
 func Lex(src string) ([]Token, error) {
 	lx := &lexer{src: src, line: 1}
 	var toks []Token
 	for {
-		t, err := lx.next()
-		if err != nil {
+		var t Token
+		var err error
+		if h, ok, herr := lx.hidden(); herr != nil {
+			return nil, herr
+		} else if ok {
+			t = h
+		} else if t, err = lx.next(); err != nil {
 			return nil, err
 		}
+		t.Index = len(toks)
 		toks = append(toks, t)
 		if t.Kind == TokEOF {
 			return toks, nil
@@ -71,37 +81,62 @@ func Lex(src string) ([]Token, error) {
 	}
 }
 
+// hidden consumes one run of whitespace or one comment.
+func (lx *lexer) hidden() (Token, bool, error) {
+	start, line, col := lx.pos, lx.line, lx.col
+	if err := lx.skipOne(); err != nil {
+		return Token{}, false, err
+	}
+	if lx.pos == start {
+		return Token{}, false, nil
+	}
+	return Token{Kind: TokPunct, Raw: lx.src[start:lx.pos], Text: lx.src[start:lx.pos], Line: line, Col: col, Off: start, Hidden: true}, true, nil
+}
+
+// eofError reports a lexical error at the end of the input, as ANTLR does for unterminated
+// literals.
+func (lx *lexer) eofError(expecting string) error {
+	end := &lexer{src: lx.src, line: 1}
+	end.advance(len(lx.src))
+	return &SyntaxError{end.line, end.col, fmt.Sprintf("mismatched character '<EOF>' expecting %s", expecting)}
+}
+
 func (lx *lexer) advance(n int) {
 	for i := 0; i < n && lx.pos < len(lx.src); i++ {
-		if lx.src[lx.pos] == '\n' {
+		c := lx.src[lx.pos]
+		if c == '\n' {
 			lx.line++
 			lx.col = 0
-		} else {
+		} else if c&0xC0 != 0x80 {
 			lx.col++
 		}
 		lx.pos++
 	}
 }
 
-func (lx *lexer) skipSpace() error {
-	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+// skipOne consumes one whitespace run or one comment, if any.
+func (lx *lexer) skipOne() error {
+	if lx.pos >= len(lx.src) {
+		return nil
+	}
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+	c := lx.src[lx.pos]
+	switch {
+	case isSpace(c):
+		for lx.pos < len(lx.src) && isSpace(lx.src[lx.pos]) {
 			lx.advance(1)
-		case c == '-' && strings.HasPrefix(lx.src[lx.pos:], "--"), c == '/' && strings.HasPrefix(lx.src[lx.pos:], "//"):
-			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-				lx.advance(1)
-			}
-		case c == '/' && strings.HasPrefix(lx.src[lx.pos:], "/*"):
-			end := strings.Index(lx.src[lx.pos+2:], "*/")
-			if end < 0 {
-				return &SyntaxError{lx.line, lx.col, "unterminated comment"}
-			}
-			lx.advance(end + 4)
-		default:
-			return nil
 		}
+	case c == '-' && strings.HasPrefix(lx.src[lx.pos:], "--"), c == '/' && strings.HasPrefix(lx.src[lx.pos:], "//"):
+		for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
+			lx.advance(1)
+		}
+		lx.advance(1)
+	case c == '/' && strings.HasPrefix(lx.src[lx.pos:], "/*"):
+		end := strings.Index(lx.src[lx.pos+2:], "*/")
+		if end < 0 {
+			return lx.eofError("'*'")
+		}
+		lx.advance(end + 4)
 	}
 	return nil
 }
@@ -158,10 +193,7 @@ func durationLen(s string) int {
 }
 
 func (lx *lexer) next() (Token, error) {
-	if err := lx.skipSpace(); err != nil {
-		return Token{}, err
-	}
-	t := Token{Line: lx.line, Col: lx.col}
+	t := Token{Line: lx.line, Col: lx.col, Off: lx.pos}
 	if lx.pos >= len(lx.src) {
 		t.Kind = TokEOF
 		t.Raw = "<EOF>"
@@ -247,7 +279,7 @@ func (lx *lexer) next() (Token, error) {
 		n := 1
 		for {
 			if n >= len(rest) {
-				return Token{}, &SyntaxError{t.Line, t.Col, "unterminated quoted identifier"}
+				return Token{}, lx.eofError(`'"'`)
 			}
 			if rest[n] == '"' {
 				if n+1 < len(rest) && rest[n+1] == '"' {
@@ -270,7 +302,7 @@ func (lx *lexer) next() (Token, error) {
 		n := 1
 		for {
 			if n >= len(rest) {
-				return Token{}, &SyntaxError{t.Line, t.Col, "unterminated string literal"}
+				return Token{}, lx.eofError("'''")
 			}
 			if rest[n] == '\'' {
 				if n+1 < len(rest) && rest[n+1] == '\'' {
@@ -291,7 +323,7 @@ func (lx *lexer) next() (Token, error) {
 	case c == '$' && strings.HasPrefix(rest, "$$"):
 		end := strings.Index(rest[2:], "$$")
 		if end < 0 {
-			return Token{}, &SyntaxError{t.Line, t.Col, "unterminated $$ string literal"}
+			return Token{}, lx.eofError("'$'")
 		}
 		return emit(TokString, end+4, rest[2:2+end])
 	case c == '?':

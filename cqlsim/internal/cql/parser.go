@@ -16,7 +16,9 @@ type Parsed struct {
 const maxDepth = 64
 
 type parser struct {
-	toks    []Token
+	src     string
+	all     []Token // every token, whitespace and comments included
+	toks    []Token // the significant tokens
 	i       int
 	markers int
 	depth   int
@@ -24,18 +26,23 @@ type parser struct {
 
 // Parse parses one CQL statement (an optional trailing ';' is allowed).
 func Parse(src string) (*Parsed, error) {
-	toks, err := Lex(src)
+	all, err := Lex(src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{src: src, all: all}
+	for _, t := range all {
+		if !t.Hidden {
+			p.toks = append(p.toks, t)
+		}
+	}
 	st, err := p.statement()
 	if err != nil {
 		return nil, err
 	}
 	p.acceptPunct(";")
 	if p.peek().Kind != TokEOF {
-		return nil, p.errMismatch("EOF")
+		return nil, p.errNoViable()
 	}
 	return &Parsed{Stmt: st, Markers: p.markers}, nil
 }
@@ -55,33 +62,60 @@ func (p *parser) nextTok() Token {
 	return t
 }
 
-// context renders the tokens around the current one the way Cassandra's error collector does.
-func (p *parser) context() string {
-	start := p.i - 10
-	if start < 0 {
-		start = 0
+// hlLen is the length of a token's text as Cassandra's lexer reports it (string literals and
+// quoted names without their quotes).
+func hlLen(t Token) int {
+	if t.Kind == TokString || t.Kind == TokQuotedIdent {
+		return len(t.Text)
 	}
-	var parts []string
-	for j := start; j < p.i; j++ {
-		parts = append(parts, p.toks[j].Raw)
+	return len(t.Raw)
+}
+
+// snippet renders the query around the offending token the way Cassandra's ErrorCollector
+// does: from ten stream tokens before it (whitespace counts) to the token itself, which is
+// bracketed; "..." marks a cut at either end.
+func (p *parser) snippet(off Token) string {
+	from := p.all[max(0, off.Index-10)]
+	end := min(off.Off+hlLen(off), len(p.src))
+	var b strings.Builder
+	b.WriteString(" (")
+	if from.Off != 0 {
+		b.WriteString("...")
 	}
-	cur := p.toks[p.i]
-	parts = append(parts, "["+cur.Raw+"]")
-	s := strings.Join(parts, " ")
-	if cur.Kind != TokEOF {
-		s += "..."
+	b.WriteString(p.src[from.Off:off.Off])
+	b.WriteString("[")
+	b.WriteString(p.src[off.Off:end])
+	b.WriteString("]")
+	if end != len(p.src) {
+		b.WriteString("...")
 	}
-	return " (" + s + ")"
+	b.WriteString(")")
+	return strings.ReplaceAll(b.String(), "\n", "")
+}
+
+func (p *parser) syntaxErr(msg string) error {
+	t := p.peek()
+	if t.Kind == TokEOF {
+		// ANTLR's EOF token has no position, and Cassandra prints no snippet for it
+		return &SyntaxError{0, -1, msg}
+	}
+	return &SyntaxError{t.Line, t.Col, msg + p.snippet(t)}
+}
+
+// display is the token text ANTLR puts in messages (literals without their quotes).
+func display(t Token) string {
+	if t.Kind == TokString || t.Kind == TokQuotedIdent {
+		return t.Text
+	}
+	return t.Raw
 }
 
 func (p *parser) errNoViable() error {
-	t := p.peek()
-	return &SyntaxError{t.Line, t.Col, fmt.Sprintf("no viable alternative at input '%s'%s", t.Raw, p.context())}
+	return p.syntaxErr(fmt.Sprintf("no viable alternative at input '%s'", display(p.peek())))
 }
 
 func (p *parser) errMismatch(expecting string) error {
-	t := p.peek()
-	return &SyntaxError{t.Line, t.Col, fmt.Sprintf("mismatched input '%s' expecting %s%s", t.Raw, expecting, p.context())}
+	return p.syntaxErr(fmt.Sprintf("mismatched input '%s' expecting %s", display(p.peek()), expecting))
 }
 
 func (p *parser) isKw(kw string) bool {
@@ -1504,12 +1538,12 @@ func (p *parser) selectStmt() (Statement, error) {
 		if err := p.expectKw("limit"); err != nil {
 			return nil, err
 		}
-		if s.PerPartitionLimit, err = p.term(); err != nil {
+		if s.PerPartitionLimit, err = p.limitValue(); err != nil {
 			return nil, err
 		}
 	}
 	if p.acceptKw("limit") {
-		if s.Limit, err = p.term(); err != nil {
+		if s.Limit, err = p.limitValue(); err != nil {
 			return nil, err
 		}
 	}
@@ -1601,6 +1635,18 @@ func (p *parser) selector() (*Selector, error) {
 	return sel, nil
 }
 
+// limitValue parses the operand of LIMIT: an integer or a bind marker.
+func (p *parser) limitValue() (*Term, error) {
+	switch t := p.peek(); t.Kind {
+	case TokInteger:
+		p.i++
+		return &Term{Kind: TermInteger, Text: t.Text, Pos: t}, nil
+	case TokQMark, TokNamedMarker:
+		return p.bindMarker(), nil
+	}
+	return nil, p.errNoViable()
+}
+
 func (p *parser) batchStmt() (Statement, error) {
 	p.i++ // BEGIN
 	b := &Batch{}
@@ -1636,7 +1682,7 @@ func (p *parser) batchStmt() (Statement, error) {
 		case p.isKw("delete"):
 			st, err = p.deleteStmt()
 		default:
-			return nil, p.errNoViable()
+			return nil, p.errMismatch("K_APPLY")
 		}
 		if err != nil {
 			return nil, err

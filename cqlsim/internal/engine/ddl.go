@@ -213,7 +213,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			if st.IfNotExists {
 				return voidResult(), nil
 			}
-			return nil, &Error{Code: CodeAlreadyExists, Message: "A user type with name '" + st.Type.Name + "' already exists", Keyspace: k.name, Table: st.Type.Name}
+			return nil, invalid("A user type with name '%s' already exists", st.Type.Name)
 		}
 		if _, native := nativeTypes[st.Type.Name]; native {
 			return nil, invalid("Type name %s is reserved", st.Type.Name)
@@ -375,7 +375,7 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 			return invalid("Column %s was not found in table %s", n, t.name)
 		}
 		if c.kind == kindPartitionKey || c.kind == kindClustering {
-			return invalid("Cannot drop PRIMARY KEY part %s", n)
+			return invalid("Cannot drop PRIMARY KEY column %s", n)
 		}
 	}
 	var others []*column

@@ -106,7 +106,7 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 			return nil, err
 		}
 		if seen[c] {
-			return nil, invalid("Multiple definitions found for column %s", n)
+			return nil, invalid("The column names contains duplicates")
 		}
 		seen[c] = true
 		m.insCols = append(m.insCols, c)

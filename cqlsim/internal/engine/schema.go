@@ -96,7 +96,7 @@ func newTable(ks, name string, defs []cql.ColumnDef, pk, ck []string, desc map[s
 			return nil, invalid("Duplicate definition %s referenced in PRIMARY KEY", n)
 		}
 		if c.typ.multiCell() {
-			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY component %s", c.typ.String(), n)
+			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", c.typ.String(), n)
 		}
 		if c.kind == kindStatic {
 			return nil, invalid("Static column %s cannot be part of the PRIMARY KEY", n)
@@ -113,7 +113,7 @@ func newTable(ks, name string, defs []cql.ColumnDef, pk, ck []string, desc map[s
 			return nil, invalid("Duplicate definition %s referenced in PRIMARY KEY", n)
 		}
 		if c.typ.multiCell() {
-			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY component %s", c.typ.String(), n)
+			return nil, invalid("Invalid non-frozen collection type %s for PRIMARY KEY column '%s'", c.typ.String(), n)
 		}
 		if c.kind == kindStatic {
 			return nil, invalid("Static column %s cannot be part of the PRIMARY KEY", n)
@@ -121,10 +121,15 @@ func newTable(ks, name string, defs []cql.ColumnDef, pk, ck []string, desc map[s
 		c.kind, c.pos, c.desc = kindClustering, i, desc[n]
 		t.ck = append(t.ck, c)
 	}
+	var notClustering []string
 	for n := range desc {
 		if c, ok := defined[n]; !ok || c.kind != kindClustering {
-			return nil, invalid("Only clustering key columns can be defined in CLUSTERING ORDER directive: %s is not a clustering column", n)
+			notClustering = append(notClustering, n)
 		}
+	}
+	if len(notClustering) > 0 {
+		sort.Strings(notClustering)
+		return nil, invalid("Only clustering key columns can be defined in CLUSTERING ORDER directive: [%s] are not clustering columns", strings.Join(notClustering, ", "))
 	}
 	for _, d := range defs {
 		c := defined[d.Name]
@@ -206,7 +211,7 @@ func optionString(t *cql.Term) string {
 func replicationFrom(opts map[string]*cql.Term) (map[string]string, *Error) {
 	rt, ok := opts["replication"]
 	if !ok {
-		return nil, configError("Missing mandatory option 'replication'")
+		return nil, invalid("Missing mandatory option 'replication'")
 	}
 	if rt.Kind != cql.TermMap || rt.Fields != nil {
 		return nil, syntaxError("Invalid value for property 'replication'. It should be a map.")
@@ -238,6 +243,9 @@ func replicationFrom(opts map[string]*cql.Term) (map[string]string, *Error) {
 	case strings.HasSuffix(class, "LocalStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.LocalStrategy"
 	default:
+		if !strings.Contains(class, ".") {
+			class = "org.apache.cassandra.locator." + class
+		}
 		return nil, configError("Unable to find replication strategy class '%s'", class)
 	}
 	return repl, nil

@@ -146,9 +146,6 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			return nil, invalid("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
 		}
 	}
-	if hasToken && len(pkRestricted) > 0 {
-		return nil, invalid("Columns \"%s\" cannot be restricted by both a normal relation and a token relation", pkNames(t)[1:len(pkNames(t))-1])
-	}
 	// clustering restrictions must form a prefix (slices only on the last restricted column)
 	if len(ckRestricted) > 0 {
 		if !sp.pkFull {

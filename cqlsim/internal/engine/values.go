@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -161,19 +162,22 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		if t.Kind != cql.TermTuple {
 			return nil, invalid("Invalid tuple literal for %s of type %s", name, ty.plainString())
 		}
-		if len(t.Elems) > len(ty.elems) {
-			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.plainString(), len(ty.elems), len(t.Elems))
-		}
 		fields := make([][]byte, len(ty.elems))
 		for i, e := range t.Elems {
+			if i >= len(ty.elems) {
+				break
+			}
 			r, err := c.evalTerm(e, ty.elems[i], name)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid tuple literal for %s: component %d is not of type %s", name, i, ty.elems[i].plainString())
 			}
 			if r.unset {
 				return nil, invalid("Invalid unset value for tuple field number %d", i)
 			}
 			fields[i] = r.b
+		}
+		if len(t.Elems) > len(ty.elems) {
+			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.plainString(), len(ty.elems), len(t.Elems))
 		}
 		return encodeFields(fields), nil
 	case primitive.DataTypeCodeUdt:
@@ -196,7 +200,7 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 			}
 			r, err := c.evalTerm(t.Values[i], ty.elems[idx], name+"."+f)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid user type literal for %s: field %s is not of type %s", name, f, ty.elems[idx].plainString())
 			}
 			if r.unset {
 				return nil, invalid("Invalid unset value for field '%s' of user defined type %s", f, ty.name)
@@ -387,6 +391,9 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		}
 		return []byte(ip.To16()), nil
 	case primitive.DataTypeCodeDuration:
+		if t.Kind == cql.TermInteger || t.Kind == cql.TermFloat {
+			return nil, invalid("Unable to convert '%s' to a duration", t.Text)
+		}
 		if t.Kind != cql.TermDuration {
 			return nil, badConst(t, ty, name)
 		}
@@ -420,7 +427,7 @@ func (c *evalCtx) collectionLiteral(t *cql.Term, ty *ctype, name string) ([]byte
 		for _, e := range t.Elems {
 			r, err := c.evalTerm(e, ty.elem, name)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid %s literal for %s: value %s is not of type %s", kindName, name, termCQL(e), ty.elem.plainString())
 			}
 			if r.unset {
 				return nil, invalid("Invalid unset value in %s literal for %s", kindName, name)
@@ -440,11 +447,11 @@ func (c *evalCtx) collectionLiteral(t *cql.Term, ty *ctype, name string) ([]byte
 		for i := range t.Elems {
 			k, err := c.evalTerm(t.Elems[i], ty.key, name)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid map literal for %s: key %s is not of type %s", name, termCQL(t.Elems[i]), ty.key.plainString())
 			}
 			v, err := c.evalTerm(t.Values[i], ty.val, name)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid map literal for %s: value %s is not of type %s", name, termCQL(t.Values[i]), ty.val.plainString())
 			}
 			if k.b == nil || v.b == nil {
 				return nil, invalid("null is not supported inside collections")
@@ -1090,4 +1097,62 @@ func uuidTime(b []byte) time.Time {
 	const gregorianOffset = 0x01B21DD213814000
 	ts := uuidTimestamp(b) - gregorianOffset
 	return time.Unix(0, ts*100)
+}
+
+// elemError rewords a constant-type mismatch found inside a collection, tuple or UDT literal
+// the way Cassandra reports it (naming the literal and the element); other errors pass through.
+func elemError(err error, format string, args ...any) error {
+	var ce *Error
+	if errors.As(err, &ce) && strings.HasPrefix(ce.Message, "Invalid ") && strings.Contains(ce.Message, " constant (") {
+		return invalid(format, args...)
+	}
+	return err
+}
+
+// termCQL renders a term back to CQL text, as Cassandra prints terms in messages.
+func termCQL(t *cql.Term) string {
+	if t == nil {
+		return ""
+	}
+	join := func(ts []*cql.Term) string {
+		parts := make([]string, len(ts))
+		for i, e := range ts {
+			parts[i] = termCQL(e)
+		}
+		return strings.Join(parts, ", ")
+	}
+	switch t.Kind {
+	case cql.TermString:
+		return "'" + strings.ReplaceAll(t.Text, "'", "''") + "'"
+	case cql.TermNull:
+		return "null"
+	case cql.TermBind:
+		if t.BindName != "" {
+			return ":" + t.BindName
+		}
+		return "?"
+	case cql.TermList:
+		return "[" + join(t.Elems) + "]"
+	case cql.TermSet:
+		return "{" + join(t.Elems) + "}"
+	case cql.TermEmptyMap:
+		return "{}"
+	case cql.TermTuple:
+		return "(" + join(t.Elems) + ")"
+	case cql.TermFunc:
+		return t.Text + "(" + join(t.Elems) + ")"
+	case cql.TermCast:
+		return termCQL(t.Elems[0])
+	case cql.TermMap:
+		parts := make([]string, len(t.Values))
+		for i := range t.Values {
+			if t.Fields != nil {
+				parts[i] = t.Fields[i] + ": " + termCQL(t.Values[i])
+			} else {
+				parts[i] = termCQL(t.Elems[i]) + ": " + termCQL(t.Values[i])
+			}
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return t.Text
 }

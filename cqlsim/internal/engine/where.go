@@ -31,8 +31,39 @@ type resolvedRel struct {
 // analyseWhere checks and binds WHERE relations of table t.
 func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 	var out []*rel
+	type colRestr struct{ eq, in, start, end bool }
+	seen := map[*column]*colRestr{}
 	for i := range rels {
 		r := &rels[i]
+		if !r.Token && len(r.Columns) == 1 {
+			if c, ok := t.byName[r.Columns[0]]; ok {
+				cr := seen[c]
+				if cr == nil {
+					cr = &colRestr{}
+					seen[c] = cr
+				} else if cr.eq || r.Op == cql.OpEq {
+					return nil, invalid("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
+				} else if cr.in || r.Op == cql.OpIn {
+					return nil, invalid("%s cannot be restricted by more than one relation if it includes a IN", c.name)
+				}
+				switch r.Op {
+				case cql.OpEq:
+					cr.eq = true
+				case cql.OpIn:
+					cr.in = true
+				case cql.OpGt, cql.OpGe:
+					if cr.start {
+						return nil, invalid("More than one restriction was found for the start bound on %s", c.name)
+					}
+					cr.start = true
+				case cql.OpLt, cql.OpLe:
+					if cr.end {
+						return nil, invalid("More than one restriction was found for the end bound on %s", c.name)
+					}
+					cr.end = true
+				}
+			}
+		}
 		ar := &rel{op: r.Op, token: r.Token}
 		for _, n := range r.Columns {
 			c, err := t.column(n)
@@ -140,21 +171,7 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 	return out, nil
 }
 
-func termText(t *cql.Term) string {
-	if t == nil {
-		return "?"
-	}
-	if t.Kind == cql.TermBind {
-		if t.BindName != "" {
-			return ":" + t.BindName
-		}
-		return "?"
-	}
-	if t.Kind == cql.TermString {
-		return "'" + t.Text + "'"
-	}
-	return t.Text
-}
+func termText(t *cql.Term) string { return termCQL(t) }
 
 func pkNames(t *table) string {
 	names := make([]string, len(t.pk))
