@@ -32,9 +32,8 @@ type Options struct {
 	Password string
 	// MaxProtocolVersion is the highest native protocol version served: 3, 4 (the default) or 5.
 	// Requests in any other version get a PROTOCOL_ERROR naming the supported range, so drivers
-	// negotiate down. v5 is opt-in, as in ScyllaDB and for the reason the reference gives: some
-	// drivers' v5 support is fragile (the Python driver 3.2x mis-reads several segments arriving
-	// in one read).
+	// negotiate down. v5 is opt-in: ScyllaDB does not speak it, and drivers' v5 support has
+	// been fragile (earlier Python drivers mis-read several segments arriving in one read).
 	MaxProtocolVersion int
 	// ClusterName, DataCenter, Rack and ReleaseVersion are served in system.local and
 	// system.peers (defaults "cqlsim", "datacenter1", "rack1" and the engine's release version).
