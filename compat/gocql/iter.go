@@ -2,7 +2,9 @@ package gocql
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/cqlbridge/cqlbridge/native"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -49,6 +51,7 @@ type Iter struct {
 	host           *HostInfo
 	warnings       []string
 	customPayload  map[string][]byte
+	res            *native.Result // the page as the native core returned it (for futures)
 	closed         atomic.Bool
 }
 
@@ -162,6 +165,7 @@ func (iter *Iter) replaceWith(next *Iter) {
 	iter.host = next.host
 	iter.warnings = next.warnings
 	iter.customPayload = next.customPayload
+	iter.res = next.res
 }
 
 // scanRow unmarshals the cells of one row into dest (len(dest) == expanded column count).

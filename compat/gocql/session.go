@@ -946,7 +946,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *I
 	if id, ok := res.TraceID(); ok && q.trace != nil {
 		q.trace.Trace(id[:])
 	}
-	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload()}
+	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
 	switch res.Kind() {
 	case native.ResultRows:
 		iter.fillRows(res, info)
@@ -1084,7 +1084,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 	if id, ok := res.TraceID(); ok && b.trace != nil {
 		b.trace.Trace(id[:])
 	}
-	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload()}
+	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
 	if res.Kind() == native.ResultRows {
 		iter.fillRows(res, nil)
 	}

@@ -1,0 +1,155 @@
+package gocql
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/future"
+)
+
+// IterAsync starts executing the query and returns at once with a future in the legacy
+// callback style (package future): register callbacks and errbacks, which fire once per page,
+// and call StartFetchingNextPage to fetch the following page. Each page runs through the same
+// machinery as Iter (host selection, retry policy, observers); automatic paging is off, the
+// future pages on request. Each page is bounded by ClusterConfig.Timeout (no bound when it is
+// zero) and by the query's context.
+//
+// This is a cqlbridge extension; gocql has no asynchronous API.
+func (q *Query) IterAsync() *future.ResponseFuture {
+	if q == nil {
+		return future.Start(context.Background(), &queryRequester{}, futureOptions(nil))
+	}
+	return future.Start(q.Context(), &queryRequester{s: q.session, q: q}, futureOptions(q.session))
+}
+
+// ExecAsync is IterAsync for statements whose rows are not needed (Exec is to Iter what
+// ExecAsync is to IterAsync); the future completes with the first page.
+func (q *Query) ExecAsync() *future.ResponseFuture { return q.IterAsync() }
+
+// ExecuteBatchAsync starts executing the batch and returns at once with a future (one page:
+// void, or the rows of a conditional batch). This is a cqlbridge extension.
+func (s *Session) ExecuteBatchAsync(b *Batch) *future.ResponseFuture {
+	return future.Start(b.Context(), &batchRequester{s: s, b: b}, futureOptions(s))
+}
+
+func futureOptions(s *Session) future.Options {
+	opts := future.Options{Timeout: future.NoTimeout}
+	if s != nil && s.cfg.Timeout > 0 {
+		opts.Timeout = s.cfg.Timeout
+	}
+	return opts
+}
+
+// queryRequester runs each page of a query through Session.executeQuery in its own goroutine.
+type queryRequester struct {
+	s *Session
+	q *Query
+}
+
+func (r *queryRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) future.Pending {
+	if r.s == nil || r.q == nil {
+		return donePending(&Iter{err: errNoSession})
+	}
+	qc := r.q.shallowCopy()
+	if pagingState != nil {
+		qc.pageState = pagingState
+		qc.metrics = newQueryMetrics() // a page is a new query, as in gocql (C32)
+	}
+	qc.disableAutoPage = true
+	return startPending(ctx, timeout, func(ctx context.Context) *Iter {
+		qc.context = ctx
+		return r.s.executeQuery(qc)
+	})
+}
+
+// batchRequester runs a batch through Session.executeBatch.
+type batchRequester struct {
+	s *Session
+	b *Batch
+}
+
+func (r *batchRequester) Request(ctx context.Context, _ []byte, timeout time.Duration) future.Pending {
+	return startPending(ctx, timeout, func(ctx context.Context) *Iter {
+		return r.s.executeBatch(r.b.WithContext(ctx))
+	})
+}
+
+// startPending runs exec in a goroutine under ctx (bounded by timeout when positive).
+func startPending(ctx context.Context, timeout time.Duration, exec func(context.Context) *Iter) *iterPending {
+	p := &iterPending{done: make(chan struct{})}
+	cancel := context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	go func() {
+		defer cancel()
+		p.complete(exec(ctx))
+	}()
+	return p
+}
+
+func donePending(it *Iter) *iterPending {
+	p := &iterPending{done: make(chan struct{})}
+	p.complete(it)
+	return p
+}
+
+// iterPending is a page in flight: it completes with the page's *Iter. It implements
+// future.Pending and future.Notifier.
+type iterPending struct {
+	done  chan struct{}
+	iter  *Iter
+	mu    sync.Mutex
+	hooks []func()
+	fired bool
+}
+
+func (p *iterPending) complete(it *Iter) {
+	p.iter = it
+	close(p.done)
+	p.mu.Lock()
+	hooks := p.hooks
+	p.hooks = nil
+	p.fired = true
+	p.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
+}
+
+// Done is closed when the page has completed.
+func (p *iterPending) Done() <-chan struct{} { return p.done }
+
+// OnDone runs fn once the page has completed (at once when it already has).
+func (p *iterPending) OnDone(fn func()) {
+	p.mu.Lock()
+	if p.fired {
+		p.mu.Unlock()
+		fn()
+		return
+	}
+	p.hooks = append(p.hooks, fn)
+	p.mu.Unlock()
+}
+
+// Response returns the page, or the gocql error of the execution.
+func (p *iterPending) Response() (future.Response, error) {
+	if p.iter.err != nil {
+		return nil, p.iter.err
+	}
+	if p.iter.res == nil {
+		return nil, errNoResult
+	}
+	return future.NewResponse(p.iter.res), nil
+}
+
+var _ future.Notifier = (*iterPending)(nil)
+
+// errNoSession is returned by futures of queries that were not created by a session.
+var errNoSession = errors.New("gocql: query was not created by a session")
+
+// errNoResult reports an execution that ended without a result or an error (it cannot
+// happen unless the core misbehaves).
+var errNoResult = errors.New("gocql: execution returned no result")
