@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/callbacks"
 	"github.com/cqlbridge/cqlbridge/native"
@@ -36,12 +37,18 @@ type ResponseFuture struct {
 // request together with Options.Timeout (the future keeps it for the later pages); cancelling it
 // fails the page in flight. Start does not block on the network.
 func Start(ctx context.Context, req Requester, opts Options) *ResponseFuture {
+	if req == nil {
+		req = failRequester{errors.New("future: Start called with a nil Requester")}
+	}
 	f := &ResponseFuture{req: req}
 	f.init(ctx, opts)
 	return f
 }
 
 func (f *ResponseFuture) init(ctx context.Context, opts Options) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	f.parent = ctx
 	f.opts = opts
 	f.cbs.Configure(opts.Callbacks)
@@ -302,3 +309,22 @@ func (f *ResponseFuture) TraceIDs() [][]byte {
 	defer f.mu.Unlock()
 	return append([][]byte(nil), f.traceIDs...)
 }
+
+// failRequester fails every request with err (bad input to Start or ExecuteAsync).
+type failRequester struct{ err error }
+
+func (r failRequester) Request(context.Context, []byte, time.Duration) Pending {
+	return failedPending{r.err}
+}
+
+// closedChan is the Done channel of requests that fail before they start.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+type failedPending struct{ err error }
+
+func (p failedPending) Done() <-chan struct{}       { return closedChan }
+func (p failedPending) Response() (Response, error) { return nil, p.err }

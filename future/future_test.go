@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/cqlbridge/cqlbridge/callbacks"
 	"github.com/cqlbridge/cqlbridge/future"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -371,5 +373,16 @@ func TestExecutorAndClearCallbacks(t *testing.T) {
 	defer mu.Unlock()
 	if len(queued) != 1 {
 		t.Fatalf("a page after ClearCallbacks dispatched %d tasks", len(queued)-1)
+	}
+}
+
+func TestBadInputFailsTheFuture(t *testing.T) {
+	//lint:ignore SA1012 a nil context is the bad input under test
+	f := future.Start(nil, nil, future.Options{}) //nolint:staticcheck
+	var l log
+	f.AddErrback(l.eb("eb"))
+	diff(t, []string{"eb: future: Start called with a nil Requester"}, l.take())
+	if _, err := future.ExecuteAsync(context.Background(), nil, native.Query("SELECT 1"), future.Options{}).Result(); err == nil || !strings.Contains(err.Error(), "nil *native.Session") {
+		t.Fatalf("ExecuteAsync with a nil session: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package future
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
+	if sess == nil {
+		f.req = failRequester{errors.New("future: ExecuteAsync called with a nil *native.Session")}
+	}
 	f.init(ctx, opts)
 	return f
 }
