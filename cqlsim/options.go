@@ -23,8 +23,8 @@ type Options struct {
 	// the Listen host (127.0.0.1, 127.0.0.2, ...), all on the same port, as a real multi-node
 	// cluster does; on Linux every 127.0.0.x address works on loopback without setup.
 	Nodes int
-	// Listen is "host:port" of the first node (default "127.0.0.1:0"). Port 0 picks a free port,
-	// the same on every node's address.
+	// Listen is "host:port" of the first node, host an IPv4 address (default "127.0.0.1:0").
+	// Port 0 picks a free port, the same on every node's address.
 	Listen string
 	// Username and Password, when Username is non-empty, enable Cassandra's PasswordAuthenticator:
 	// clients must authenticate with SASL PLAIN and exactly these credentials.
