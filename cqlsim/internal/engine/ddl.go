@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -151,6 +152,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 		if err := applyTableOptions(t, st.Options); err != nil {
 			return nil, err
 		}
+		t.seq = e.schemaGen
 		k.tables[t.name] = t
 		e.bumpSchema()
 		return schemaResult("CREATED", "TABLE", k.name, t.name), nil
@@ -280,7 +282,9 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, invalid("Type '%s.%s' doesn't exist", k.name, st.Type.Name)
 		}
 		var users []string
-		for _, tn := range tableNames(k) {
+		names := tableNames(k)
+		sort.SliceStable(names, func(i, j int) bool { return k.tables[names[i]].seq < k.tables[names[j]].seq })
+		for _, tn := range names {
 			for _, c := range k.tables[tn].cols {
 				if usesType(c.typ, u) {
 					users = append(users, tn)

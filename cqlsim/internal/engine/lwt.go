@@ -127,10 +127,15 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 		sortBytesRows(t, targets)
 		for _, ck := range targets {
 			r := t.getRow(p, ck, false)
-			if r == nil || !rowLive(r, p, now) {
+			var vals [][]byte
+			switch {
+			case r != nil && rowLive(r, p, now):
+				vals = t.rowValues(p, r, now)
+			case len(ck) == 0 && len(t.ck) > 0 && staticLive(p, now):
+				vals = t.rowValues(p, nil, now) // static columns of the partition
+			default:
 				continue
 			}
-			vals := t.rowValues(p, r, now)
 			out := [][]byte{{0}}
 			for _, c := range cols {
 				out = append(out, vals[c.idx])

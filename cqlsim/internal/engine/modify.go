@@ -58,7 +58,22 @@ type modPlan struct {
 }
 
 func (m *modPlan) pkIndexes() []uint16 { return m.pkIdx }
-func (m *modPlan) conditional() bool   { return m.ifNotExists || m.ifExists || len(m.conds) > 0 }
+
+// staticOnly reports whether the statement touches and conditions only static columns.
+func (m *modPlan) staticOnly() bool {
+	for _, a := range m.assigns {
+		if a.col.kind != kindStatic {
+			return false
+		}
+	}
+	for _, c := range m.conds {
+		if c.col.kind != kindStatic {
+			return false
+		}
+	}
+	return len(m.assigns) > 0 || len(m.conds) > 0
+}
+func (m *modPlan) conditional() bool { return m.ifNotExists || m.ifExists || len(m.conds) > 0 }
 
 func (e *Engine) modTable(n cql.QualifiedName, ks string) (*table, error) {
 	t, err := e.lookupTable(n, ks)
@@ -414,6 +429,9 @@ func (m *modPlan) analyseConditions(conds []cql.Condition, bd *binder) error {
 		if col.kind == kindPartitionKey || col.kind == kindClustering {
 			return invalid("PRIMARY KEY column '%s' cannot have IF conditions", col.name)
 		}
+		if col.typ.isCounter() {
+			return invalid("Conditions on counters are not supported")
+		}
 		cd := condition{col: col, op: c.Op, field: -1}
 		ty := col.typ
 		name := col.name
@@ -667,7 +685,7 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		if len(mu.pks) != 1 {
 			return nil, invalid("IN on the partition key is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
-		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete)) {
+		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete || m.staticOnly())) {
 			return nil, invalid("IN on the clustering key columns is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
 		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 {

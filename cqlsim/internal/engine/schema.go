@@ -45,6 +45,7 @@ type table struct {
 	comment     string
 	data        *tableData
 	virtual     func(e *Engine, node int) [][][]byte // rows in cols order
+	seq         uint64                               // creation order within the engine
 	isVirtualKs bool
 }
 
