@@ -8,6 +8,14 @@
 // scenario that pins a documented deviation (docs/deviations.md), exactly the events the
 // deviation lists, and fails if those events are not there.
 //
-// The test in this package (futures_test.go) runs everything against CQL_HOSTS; it fails rather
-// than skips when CI=true and python3 or cassandra-driver is missing.
+// The test in this package (futures_test.go) runs everything against a real node named by
+// CQL_HOSTS; it fails rather than skips when CI=true and CQL_HOSTS, or a Python with
+// cassandra-driver 3.29.2, is missing. The interpreter is $FUTURES_PYTHON, else the virtualenv
+// scripts/install-drivers fills (${CQLBRIDGE_CACHE:-$HOME/.cache/cqlbridge}/pydrivers), else
+// python3 (install the driver with `python3 -m pip install cassandra-driver==3.29.2`). Set
+// FUTURES_TRACE_DIR to a directory to keep both sides' traces (python.json, go.json).
+//
+// To add a scenario, append it to scenarios.json; when the two traces differ on purpose, document
+// the difference in docs/deviations.md (section future/callbacks, with an anchor) and list the
+// events each side alone produces under "deviation".
 package futures
