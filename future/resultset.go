@@ -1,6 +1,7 @@
 package future
 
 import (
+	"context"
 	"fmt"
 	"iter"
 
@@ -225,3 +226,7 @@ func (rs *ResultSet) TraceID() ([]byte, error) { return rs.f.TraceID() }
 
 // TraceIDs returns the tracing session ids of every traced page of the future.
 func (rs *ResultSet) TraceIDs() [][]byte { return rs.f.TraceIDs() }
+
+// QueryTrace reads the future's latest traced page's tracing session (see
+// ResponseFuture.QueryTrace).
+func (rs *ResultSet) QueryTrace(ctx context.Context) (*QueryTrace, error) { return rs.f.QueryTrace(ctx) }
