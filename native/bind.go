@@ -52,31 +52,31 @@ func (e *encodedValues) clone() *encodedValues {
 }
 
 // bindPrepared encodes values for the bind markers of p into ev.
-func bindPrepared(p *Prepared, values []any, ev *encodedValues) error {
+func bindPrepared(p *Prepared, m *preparedMeta, values []any, ev *encodedValues) error {
 	named, err := allNamed(p.cql, values)
 	if err != nil {
 		return err
 	}
 	if named {
-		return bindPreparedNamed(p, values, ev)
+		return bindPreparedNamed(p, m, values, ev)
 	}
-	if len(values) != len(p.params) {
-		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d values for %d bind markers", ErrArgCount, len(values), len(p.params))}
+	if len(values) != len(m.params) {
+		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d values for %d bind markers", ErrArgCount, len(values), len(m.params))}
 	}
 	for i, v := range values {
-		if err := ev.append(p.params[i].Type, v); err != nil {
-			return &BindError{Statement: p.cql, Index: i, Name: p.params[i].Name, Type: p.params[i].Type, Err: err}
+		if err := ev.append(m.params[i].Type, v); err != nil {
+			return &BindError{Statement: p.cql, Index: i, Name: m.params[i].Name, Type: m.params[i].Type, Err: err}
 		}
 	}
 	return nil
 }
 
 // bindPreparedNamed orders named values by the bind markers' names.
-func bindPreparedNamed(p *Prepared, values []any, ev *encodedValues) error {
-	if len(values) != len(p.params) {
-		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d named values for %d bind markers", ErrArgCount, len(values), len(p.params))}
+func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedValues) error {
+	if len(values) != len(m.params) {
+		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d named values for %d bind markers", ErrArgCount, len(values), len(m.params))}
 	}
-	for i, prm := range p.params {
+	for i, prm := range m.params {
 		j := findNamed(values, prm.Name)
 		if j < 0 {
 			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New("no value given for this bind marker")}

@@ -2,11 +2,16 @@ package native
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
+
+// errStaleMetadata reports rows that do not match the result metadata cached from PREPARE
+// (the table changed); the session re-prepares and retries.
+var errStaleMetadata = errors.New("native: result metadata of the prepared statement is stale")
 
 // smallResult holds a Result and, in the same allocation, the row data of a small page, so
 // that a single-row read costs one allocation for the Result and its rows.
@@ -38,10 +43,13 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		switch {
 		case m.Metadata.Columns != nil:
 			r.columns = columnsOf(m.Metadata.Columns)
-		case info.prepared != nil:
-			r.columns = info.prepared.columns
+		case info.meta != nil:
+			r.columns = info.meta.columns
 		}
 		if len(r.columns) != m.Metadata.ColumnCount {
+			if info.meta != nil && m.Metadata.Columns == nil {
+				return nil, fmt.Errorf("%w: %s sent %d columns, the prepared metadata has %d", errStaleMetadata, host, m.Metadata.ColumnCount, len(r.columns))
+			}
 			return nil, fmt.Errorf("native: %s: the server sent %d columns, the statement's metadata has %d", host, m.Metadata.ColumnCount, len(r.columns))
 		}
 		if err := r.indexRows(); err != nil {

@@ -57,6 +57,7 @@ type reqInfo struct {
 	msg         proto.Request
 	consistency *proto.Consistency // where to change the level on a downgrading retry
 	prepared    *Prepared          // statement of an EXECUTE
+	meta        *preparedMeta      // its metadata as bound for this request
 	batch       *Batch             // a BATCH
 	resumable   bool               // a statement (not a batch) whose next page can be fetched
 	opts        options            // the statement's options, for the next page
@@ -98,7 +99,7 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 	if st.encoded != nil {
 		vals = st.encoded
 	} else if st.prepared != nil {
-		if err := bindPrepared(st.prepared, st.values, vals); err != nil {
+		if err := bindPrepared(st.prepared, st.prepared.m(), st.values, vals); err != nil {
 			return nil, err
 		}
 	} else if len(st.values) > 0 {
@@ -115,15 +116,17 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 	info.policies(&s.cfg, &st.opts)
 	var params *proto.QueryParams
 	if p := st.prepared; p != nil {
-		req.exec.ID = p.ID()
-		req.exec.ResultMetadataID = p.resultMetadataID
+		m := p.m()
+		info.meta = m
+		req.exec.ID = m.id
+		req.exec.ResultMetadataID = m.resultMetadataID
 		params = &req.exec.Params
 		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
-		params.SkipMetadata = len(p.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
+		params.SkipMetadata = len(m.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
 		info.msg = &req.exec
-		if s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 && st.opts.routingKey == nil {
-			info.token, info.hasToken = vals.token(p.pkIndexes, &req.rk)
-			info.keyspace = p.routingKeyspace
+		if s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 && st.opts.routingKey == nil {
+			info.token, info.hasToken = vals.token(m.pkIndexes, &req.rk)
+			info.keyspace = m.routingKeyspace
 		}
 	} else {
 		req.query.Query = st.cql
@@ -137,7 +140,7 @@ func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result,
 		case st.opts.routingKeyspace != "":
 			info.keyspace = st.opts.routingKeyspace
 		case st.prepared != nil:
-			info.keyspace = st.prepared.routingKeyspace
+			info.keyspace = st.prepared.m().routingKeyspace
 		default:
 			info.keyspace = s.Keyspace()
 		}
@@ -197,13 +200,14 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
 		if p := st.prepared; p != nil {
-			if err := bindPrepared(p, st.values, ev); err != nil {
+			m := p.m()
+			if err := bindPrepared(p, m, st.values, ev); err != nil {
 				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
 			}
-			bs.ID = p.ID()
-			if !info.hasToken && s.cfg.Routing == TokenAware && len(p.pkIndexes) > 0 {
-				info.token, info.hasToken = ev.token(p.pkIndexes, &req.rk)
-				info.keyspace = p.routingKeyspace
+			bs.ID = m.id
+			if !info.hasToken && s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 {
+				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
+				info.keyspace = m.routingKeyspace
 			}
 		} else {
 			if err := bindSimple(st.cql, st.values, ev); err != nil {
@@ -341,9 +345,14 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 	}
 	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
 	if err != nil {
-		if up := (*UnpreparedError)(nil); errors.As(err, &up) {
+		up := (*UnpreparedError)(nil)
+		if errors.As(err, &up) || errors.Is(err, errStaleMetadata) {
+			var id []byte
+			if up != nil {
+				id = up.ID
+			}
 			rstart := time.Now()
-			rerr := s.reprepare(ctx, c, info, up.ID)
+			rerr := s.reprepare(ctx, c, info, id)
 			if info.observer != nil {
 				info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
 			}

@@ -107,30 +107,29 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 	if !ok {
 		return nil, fmt.Errorf("native: preparing %q on %s: unexpected %s response", abbreviate(cql), c.Addr(), resp.Header.Opcode)
 	}
-	p := &Prepared{
-		resultMetadataID: pr.ResultMetadataID,
-		cql:              cql,
-		keyspace:         keyspace,
+	m := &preparedMeta{
+		id:               bytes.Clone(pr.ID),
+		resultMetadataID: bytes.Clone(pr.ResultMetadataID),
 		params:           columnsOf(pr.Bind),
 		columns:          columnsOf(pr.Result.Columns),
 	}
-	id := bytes.Clone(pr.ID)
-	p.id.Store(&id)
 	if len(pr.PKIndexes) > 0 {
-		p.pkIndexes = make([]int, len(pr.PKIndexes))
+		m.pkIndexes = make([]int, len(pr.PKIndexes))
 		for i, x := range pr.PKIndexes {
-			if int(x) >= len(p.params) {
-				p.pkIndexes = nil
+			if int(x) >= len(m.params) {
+				m.pkIndexes = nil
 				break
 			}
-			p.pkIndexes[i] = int(x)
+			m.pkIndexes[i] = int(x)
 		}
 	}
 	// The routing keyspace is the one the key columns live in.
-	p.routingKeyspace = keyspace
-	if len(p.params) > 0 && p.params[0].Keyspace != "" {
-		p.routingKeyspace = p.params[0].Keyspace
+	m.routingKeyspace = keyspace
+	if len(m.params) > 0 && m.params[0].Keyspace != "" {
+		m.routingKeyspace = m.params[0].Keyspace
 	}
+	p := &Prepared{cql: cql, keyspace: keyspace}
+	p.meta.Store(m)
 	return p, nil
 }
 
@@ -156,20 +155,20 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if err != nil {
 		return err
 	}
-	newID := fresh.ID()
-	if !bytes.Equal(newID, target.ID()) {
-		target.id.Store(&newID)
-	}
+	m := fresh.m()
+	target.meta.Store(m)
 	switch {
 	case info.prepared != nil:
 		if e, ok := info.msg.(*proto.Execute); ok {
-			e.ID = newID
+			e.ID = m.id
+			e.ResultMetadataID = m.resultMetadataID
 		}
+		info.meta = m
 	case info.batch != nil:
 		if b, ok := info.msg.(*proto.Batch); ok {
 			for i := range info.batch.stmts {
 				if info.batch.stmts[i].prepared == target {
-					b.Statements[i].ID = newID
+					b.Statements[i].ID = m.id
 				}
 			}
 		}

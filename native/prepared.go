@@ -2,23 +2,32 @@ package native
 
 import "sync/atomic"
 
-// Prepared is a statement prepared on the cluster. It is immutable and safe for concurrent
-// use; Bind makes executable Statements from it. A session caches prepared statements by
-// keyspace and text, so preparing the same text twice costs one round trip, and
-// re-prepares them transparently when a node has forgotten them (UNPREPARED).
+// Prepared is a statement prepared on the cluster, safe for concurrent use; Bind makes
+// executable Statements from it. A session caches prepared statements by keyspace and text,
+// so preparing the same text twice costs one round trip, and re-prepares them
+// transparently when a node has forgotten them (UNPREPARED) or when the server's rows no
+// longer match the cached result metadata (a table altered under a SELECT *); the
+// metadata below then reflects the latest PREPARE.
 type Prepared struct {
-	id               atomic.Pointer[[]byte] // replaced if a re-prepare returns another id
+	cql      string
+	keyspace string
+	meta     atomic.Pointer[preparedMeta]
+}
+
+// preparedMeta is what one PREPARE returned; it is replaced as a whole, never modified.
+type preparedMeta struct {
+	id               []byte
 	resultMetadataID []byte
-	cql              string
-	keyspace         string
 	routingKeyspace  string // keyspace of the bound table, for token routing
 	params           []Column
 	pkIndexes        []int
 	columns          []Column
 }
 
+func (p *Prepared) m() *preparedMeta { return p.meta.Load() }
+
 // ID returns the server's id of the statement. Do not modify the slice.
-func (p *Prepared) ID() []byte { return *p.id.Load() }
+func (p *Prepared) ID() []byte { return p.m().id }
 
 // CQL returns the statement's text.
 func (p *Prepared) CQL() string { return p.cql }
@@ -29,16 +38,16 @@ func (p *Prepared) Keyspace() string { return p.keyspace }
 
 // Params describes the bind markers, in order: name (the column name for "?" markers) and
 // CQL type. Do not modify the slice.
-func (p *Prepared) Params() []Column { return p.params }
+func (p *Prepared) Params() []Column { return p.m().params }
 
 // PartitionKeyIndexes returns, for each partition key column in order, the index of the
 // bind marker that supplies it; nil when not all of them are bound (routing then cannot be
 // token-aware). Do not modify the slice.
-func (p *Prepared) PartitionKeyIndexes() []int { return p.pkIndexes }
+func (p *Prepared) PartitionKeyIndexes() []int { return p.m().pkIndexes }
 
 // Columns describes the result columns (nil for statements that return no rows). Do not
 // modify the slice.
-func (p *Prepared) Columns() []Column { return p.columns }
+func (p *Prepared) Columns() []Column { return p.m().columns }
 
 // Bind returns a statement executing p with values, by position, or by name when every
 // value is a NamedValue. The number and types of values are checked against Params when
