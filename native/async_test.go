@@ -300,5 +300,14 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The control connection came back too: it answers the schema version queries.
+	actx, cancel := context.WithTimeout(ctxT(t), 30*time.Second)
+	defer cancel()
+	if err := s.AwaitSchemaAgreement(actx); err != nil {
+		t.Errorf("control connection after the drop: %v", err)
+	}
+	if h := s.Hosts(); len(h) != 1 || h[0].Addr != px.addr() || !h[0].Up {
+		t.Errorf("hosts after the drop: %+v", h)
+	}
 	s.Close()
 }
