@@ -96,7 +96,28 @@ func TestPythonDriverV5(t *testing.T) {
 	}
 }
 
-func TestNodeDriver(t *testing.T) {
+// TestDriverAuthentication checks the Python and Node drivers against PasswordAuthenticator:
+// the right credentials connect and query, wrong ones are refused with the server's message.
+func TestDriverAuthentication(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Username: "app", Password: "secret"})
+	hosts := strings.Join(c.Addrs(), ",")
+	t.Run("python", func(t *testing.T) {
+		python := pythonPath(t)
+		script := filepath.Join("python", "scenario.py")
+		runScenario(t, c, python, script, hosts, "--auth=app:secret")
+		runScenario(t, c, python, script, hosts, "--auth=app:wrong", "--expect-auth-failure")
+	})
+	t.Run("node", func(t *testing.T) {
+		node := nodePath(t)
+		script := filepath.Join("node", "scenario.js")
+		runScenario(t, c, node, script, hosts, "--auth=app:secret")
+		runScenario(t, c, node, script, hosts, "--auth=app:wrong", "--expect-auth-failure")
+	})
+}
+
+// nodePath finds node and checks that the Node.js driver is installed.
+func nodePath(t *testing.T) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		missing(t, "node is not on PATH")
@@ -104,6 +125,11 @@ func TestNodeDriver(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("node", "node_modules", "cassandra-driver", "package.json")); err != nil {
 		missing(t, "cassandra-driver is not installed in cqlsim/drivertest/node/node_modules")
 	}
+	return node
+}
+
+func TestNodeDriver(t *testing.T) {
+	node := nodePath(t)
 	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
 	out := runScenario(t, c, node, filepath.Join("node", "scenario.js"), strings.Join(c.Addrs(), ","))
 	if !strings.Contains(out, "node scenario: OK") {

@@ -218,3 +218,12 @@ func TestGocqlNodeDown(t *testing.T) {
 		}
 	}
 }
+
+// TestGocqlProtocolV3 runs the scenario over protocol v3 (no partition key indexes in PREPARED
+// results, no warnings or custom payloads).
+func TestGocqlProtocolV3(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
+	runGocqlScenario(t, newGocqlSession(t, c, func(cfg *gocql.ClusterConfig) {
+		cfg.ProtoVersion = 3
+	}))
+}

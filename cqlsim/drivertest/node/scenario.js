@@ -1,6 +1,7 @@
 // Runs the cqlsim acceptance scenario with the Node.js cassandra-driver.
 //
 // Usage: node scenario.js HOST:PORT[,HOST:PORT...]
+//        node scenario.js HOST:PORT[,...] --auth=USER:PASSWORD [--expect-auth-failure]
 //
 // Connects with the driver's default settings: only the contact points, the port (the driver
 // looks for the peers it discovers on protocolOptions.port, 9042 by default, not on the contact
@@ -14,9 +15,42 @@ const assert = require('assert');
 const crypto = require('crypto');
 const cassandra = require('cassandra-driver');
 
+// authCheck connects with PasswordAuthenticator credentials and runs one query, or expects the
+// server to refuse them with its authentication error.
+async function authCheck(hosts, port, user, password, expectFailure) {
+  const client = new cassandra.Client({
+    contactPoints: hosts,
+    localDataCenter: 'datacenter1',
+    protocolOptions: { port },
+    authProvider: new cassandra.auth.PlainTextAuthProvider(user, password),
+  });
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.shutdown();
+    if (!expectFailure) {
+      throw err;
+    }
+    assert.ok(/Provided username and\/or password are incorrect/.test(String(err.message) + JSON.stringify(err.innerErrors || {})),
+      'refused without the server\'s message: ' + err.message);
+    console.log('node scenario: OK (bad credentials refused)');
+    return;
+  }
+  assert.ok(!expectFailure, 'bad credentials were accepted');
+  assert.ok((await client.execute('SELECT release_version FROM system.local')).first(), 'query after authentication');
+  await client.shutdown();
+  console.log('node scenario: OK (authenticated)');
+}
+
 async function main() {
   const hosts = process.argv[2].split(',');
   const port = Number(hosts[0].split(':').pop());
+  const authArg = process.argv.slice(3).find((a) => a.startsWith('--auth='));
+  if (authArg) {
+    const [user, password] = authArg.slice('--auth='.length).split(':');
+    await authCheck(hosts, port, user, password, process.argv.includes('--expect-auth-failure'));
+    return;
+  }
   const client = new cassandra.Client({
     contactPoints: hosts,
     localDataCenter: 'datacenter1',

@@ -1,6 +1,7 @@
 """Runs the cqlsim acceptance scenario with the Python cassandra-driver.
 
 Usage: python scenario.py HOST:PORT[,HOST:PORT...] [--expect-compression] [--expect-protocol=N]
+       python scenario.py HOST:PORT[,...] --auth=USER:PASSWORD [--expect-auth-failure]
 
 Connects with the driver's default settings (only the contact points and port are given). The
 driver compresses frames by default when the lz4 module is installed (scripts/install-drivers
@@ -15,7 +16,8 @@ mismatch raises and exits non-zero.
 import sys
 import uuid
 
-from cassandra.cluster import Cluster
+from cassandra.auth import PlainTextAuthProvider
+from cassandra.cluster import Cluster, NoHostAvailable
 from cassandra.query import BatchStatement, BatchType, SimpleStatement
 
 
@@ -24,8 +26,36 @@ def check(what, got, want):
         raise AssertionError("%s: got %r, want %r" % (what, got, want))
 
 
+def auth_check(hosts, port, user, password, expect_failure):
+    """Connects with PasswordAuthenticator credentials and runs one query, or expects the
+    server to refuse them with its authentication error."""
+    cluster = Cluster(contact_points=hosts, port=port,
+                      auth_provider=PlainTextAuthProvider(username=user, password=password))
+    try:
+        session = cluster.connect()
+    except NoHostAvailable as e:
+        if not expect_failure:
+            raise
+        if "Provided username and/or password are incorrect" not in str(e):
+            raise AssertionError("refused without the server's message: %s" % e)
+        print("python scenario: OK (bad credentials refused)")
+        return
+    if expect_failure:
+        raise AssertionError("bad credentials were accepted")
+    check("release_version after authentication", session.execute(
+        "SELECT release_version FROM system.local").one() is not None, True)
+    cluster.shutdown()
+    print("python scenario: OK (authenticated)")
+
+
 def main():
     hosts = sys.argv[1].split(",")
+    for arg in sys.argv[2:]:
+        if arg.startswith("--auth="):
+            user, password = arg.split("=", 1)[1].split(":", 1)
+            auth_check([h.rsplit(":", 1)[0] for h in hosts], int(hosts[0].rsplit(":", 1)[1]),
+                       user, password, "--expect-auth-failure" in sys.argv[2:])
+            return
     expect_compression = "--expect-compression" in sys.argv[2:]
     addrs = [h.rsplit(":", 1)[0] for h in hosts]
     port = int(hosts[0].rsplit(":", 1)[1])
