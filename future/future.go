@@ -212,6 +212,7 @@ func (f *ResponseFuture) Result() (*ResultSet, error) {
 // HasMorePages reports whether the last completed page has a successor. It is false before the
 // first page completes and keeps the previous page's value while the next page is in flight.
 func (f *ResponseFuture) HasMorePages() bool {
+	f.completeIfDone()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.paging) > 0
@@ -219,6 +220,7 @@ func (f *ResponseFuture) HasMorePages() bool {
 
 // PagingState returns the paging state of the last completed page (nil on the last page).
 func (f *ResponseFuture) PagingState() []byte {
+	f.completeIfDone()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.paging
@@ -237,6 +239,7 @@ func (f *ResponseFuture) PageNumber() int {
 // in flight it does nothing and returns nil: unlike the Python driver, the same page is never
 // requested twice.
 func (f *ResponseFuture) StartFetchingNextPage() error {
+	f.completeIfDone()
 	f.mu.Lock()
 	if len(f.paging) == 0 {
 		page := f.page

@@ -386,3 +386,35 @@ func TestBadInputFailsTheFuture(t *testing.T) {
 		t.Fatalf("ExecuteAsync with a nil session: %v", err)
 	}
 }
+
+func TestBeforeFirstResponse(t *testing.T) {
+	src := &fakeSource{pages: map[string]fakePage{"": {rows: []int{1}, next: "p2", manual: true}, "p2": {rows: []int{2}}}}
+	defer src.stop()
+	f := future.Start(context.Background(), src, future.Options{})
+	if f.HasMorePages() {
+		t.Error("HasMorePages true before the first response (A16)")
+	}
+	if err := f.StartFetchingNextPage(); !errors.Is(err, future.ErrQueryExhausted) {
+		t.Errorf("StartFetchingNextPage before the first response: %v, want ErrQueryExhausted (A17)", err)
+	}
+	for name, call := range map[string]func() error{
+		"Warnings":      func() error { _, err := f.Warnings(); return err },
+		"CustomPayload": func() error { _, err := f.CustomPayload(); return err },
+		"TraceID":       func() error { _, err := f.TraceID(); return err },
+		"QueryTrace":    func() error { _, err := f.QueryTrace(context.Background()); return err },
+	} {
+		if err := call(); !errors.Is(err, future.ErrNotDone) {
+			t.Errorf("%s before the first response: %v, want ErrNotDone (A18, A28)", name, err)
+		}
+	}
+	src.release()
+	if !f.HasMorePages() || f.PageNumber() != 1 {
+		t.Fatalf("after page 1: HasMorePages %v, PageNumber %d", f.HasMorePages(), f.PageNumber())
+	}
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	if f.PageNumber() != 2 {
+		t.Fatalf("PageNumber = %d after starting page 2", f.PageNumber())
+	}
+}
