@@ -229,4 +229,6 @@ func (rs *ResultSet) TraceIDs() [][]byte { return rs.f.TraceIDs() }
 
 // QueryTrace reads the future's latest traced page's tracing session (see
 // ResponseFuture.QueryTrace).
-func (rs *ResultSet) QueryTrace(ctx context.Context) (*QueryTrace, error) { return rs.f.QueryTrace(ctx) }
+func (rs *ResultSet) QueryTrace(ctx context.Context) (*QueryTrace, error) {
+	return rs.f.QueryTrace(ctx)
+}
