@@ -127,3 +127,47 @@ func BenchmarkInsertPrepared(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReadPreparedParallel is BenchmarkReadPrepared with many goroutines sharing one
+// session (64 per CPU), which measures throughput rather than latency.
+func BenchmarkReadPreparedParallel(b *testing.B) {
+	ns, gs := benchSessions(b)
+	ctx := context.Background()
+	b.Run("native", func(b *testing.B) {
+		sel, err := ns.Prepare(ctx, benchSelect)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		b.SetParallelism(64)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := ns.Execute(ctx, sel.Bind(1))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				row, _ := res.First()
+				if v, err := native.Get[string](row, 1); err != nil || v != "hello world" {
+					b.Error(v, err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("gocql", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(64)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				var k int
+				var v string
+				if err := gs.Query(benchSelect, 1).Scan(&k, &v); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

@@ -85,7 +85,7 @@ func (info *reqInfo) policies(cfg *Config, o *options) {
 }
 
 // run executes a statement.
-func (s *Session) run(ctx context.Context, st *Statement, _ *struct{}) (*Result, error) {
+func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed
 	}
@@ -343,7 +343,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 	if info.observer != nil {
 		start = time.Now()
 	}
-	res, err := s.roundTrip(ctx, c, info, timeoutC, false)
+	res, err := s.roundTrip(ctx, c, info, timeoutC)
 	if err != nil {
 		up := (*UnpreparedError)(nil)
 		if errors.As(err, &up) || errors.Is(err, errStaleMetadata) {
@@ -359,7 +359,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 			if rerr != nil {
 				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
 			} else {
-				res, err = s.roundTrip(ctx, c, info, timeoutC, false)
+				res, err = s.roundTrip(ctx, c, info, timeoutC)
 			}
 		}
 	}
@@ -408,7 +408,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info 
 }
 
 // roundTrip sends info.msg on c and converts the response.
-func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time, _ bool) (*Result, error) {
+func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time) (*Result, error) {
 	call, err := c.Start(ctx, info.msg)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -151,7 +151,7 @@ func (r *Result) NextPage(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages)
 	}
 	next := *r.next
-	return r.sess.run(ctx, &next, nil)
+	return r.sess.run(ctx, &next)
 }
 
 // NextPageAsync starts fetching the page after r and returns at once.

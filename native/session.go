@@ -182,13 +182,12 @@ func dialError(addr string, err error) error {
 }
 
 func (s *Session) connConfig(onEvent func(proto.Event)) conn.Config {
-	hb := s.cfg.HeartbeatInterval
 	cc := conn.Config{
 		Compression:       s.cfg.Compression,
 		Authenticator:     s.cfg.Authenticator,
 		TLS:               s.cfg.TLS,
 		Keyspace:          *s.keyspace.Load(),
-		HeartbeatInterval: hb,
+		HeartbeatInterval: s.cfg.HeartbeatInterval,
 		DialTimeout:       s.cfg.ConnectTimeout,
 		StartupOptions:    map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
 	}
@@ -275,7 +274,7 @@ func (s *Session) Closed() bool { return s.closed.Load() }
 // use Result.NextPage, Result.All or Session.Iter for the others. A USE statement changes
 // the session keyspace on every connection.
 func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) {
-	return s.run(ctx, &stmt, nil)
+	return s.run(ctx, &stmt)
 }
 
 // ExecuteAsync starts running stmt and returns at once; the Pending completes with the
@@ -283,7 +282,7 @@ func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) 
 // anything is sent. Cancelling ctx abandons the request.
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	p := newPending()
-	go func() { p.complete(s.run(ctx, &stmt, nil)) }()
+	go func() { p.complete(s.run(ctx, &stmt)) }()
 	return p
 }
 
