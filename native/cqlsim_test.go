@@ -142,3 +142,39 @@ func TestCompressionAgainstServer(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigDefaultsAndAddressTranslator(t *testing.T) {
+	var translated []string
+	s := simSession(t, cqlsim.Options{Nodes: 2}, func(c *native.Config) {
+		c.PageSize = 3
+		c.AddressTranslator = func(addr string) string {
+			translated = append(translated, addr)
+			return addr
+		}
+	})
+	if len(translated) == 0 {
+		t.Error("the address translator was not consulted for the peer")
+	}
+	if len(s.Hosts()) != 2 {
+		t.Fatalf("hosts: %+v", s.Hosts())
+	}
+	mustExec(t, s, "CREATE KEYSPACE d WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE d.t (p int, c int, PRIMARY KEY (p, c))")
+	for i := range 7 {
+		mustExec(t, s, "INSERT INTO d.t (p, c) VALUES (0, ?)", int32(i))
+	}
+	res := mustExec(t, s, "SELECT c FROM d.t WHERE p = 0")
+	if res.Len() != 3 || !res.HasMorePages() {
+		t.Errorf("Config.PageSize 3: page of %d rows, more %t", res.Len(), res.HasMorePages())
+	}
+	n := 0
+	for _, err := range res.All(ctxT(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 7 {
+		t.Errorf("All over pages of 3: %d rows", n)
+	}
+}

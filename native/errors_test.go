@@ -70,6 +70,11 @@ func TestUnavailableCarriesFields(t *testing.T) {
 	if !strings.Contains(err.Error(), "required 2") {
 		t.Errorf("message: %v", err)
 	}
+	// Without an explicit level the session default, LOCAL_QUORUM, applies.
+	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO "+rf3+".kv (k, v) VALUES (1, 'x')"))
+	if !errors.As(err, &ue) || ue.Consistency != native.LocalQuorum || native.DefaultConsistency != native.LocalQuorum {
+		t.Errorf("default consistency: %v", err)
+	}
 }
 
 // stubRetry records the errors it sees and always asks for the next host.
