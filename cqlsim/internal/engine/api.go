@@ -126,6 +126,10 @@ type Error struct {
 	Keyspace string // AlreadyExists
 	Table    string // AlreadyExists
 	ID       []byte // Unprepared
+	// Unavailable (0x1000): the consistency level asked for, and the replicas it needs and has.
+	Consistency uint16
+	Required    int32
+	Alive       int32
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -171,6 +171,11 @@ func (e *Engine) Batch(req *BatchRequest) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, k := range keyspacesOf(e, pl) {
+			if err := e.checkConsistency(k, req.Consistency, req.Node); err != nil {
+				return nil, err
+			}
+		}
 		vars := pl.vars()
 		if s.r.Values.Named == nil && len(s.r.Values.Positional) != len(vars) {
 			return nil, invalid("There were %d markers(?) in CQL but %d bound variables", len(vars), len(s.r.Values.Positional))

@@ -140,6 +140,9 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			}
 			return nil, tableExists(k.name, st.Table.Name)
 		}
+		if st.CompactStorage {
+			return nil, invalid("Compact tables are not allowed in Cassandra starting with 4.0 version")
+		}
 		t, err := newTable(k.name, st.Table.Name, st.Columns, st.PartitionKey, st.Clustering, st.ClusteringOrder, e.udtResolver())
 		if err != nil {
 			return nil, err

@@ -604,8 +604,10 @@ scan:
 		return s.emptyOrAggregate(t, out, ctx)
 	}
 	res := &Result{Kind: ResultRows, Columns: s.cols}
+	// Like Cassandra's pagers, a full page always carries a paging state (the next page may be
+	// empty) unless the LIMIT is reached.
 	more := false
-	if pageSize > 0 && int64(len(out)) > pageSize {
+	if pageSize > 0 && int64(len(out)) >= pageSize {
 		out = out[:pageSize]
 		more = true
 	}

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// CodeUnavailable is the protocol code of an Unavailable error.
+const CodeUnavailable ErrorCode = 0x1000
+
+var consistencyNames = []string{"ANY", "ONE", "TWO", "THREE", "QUORUM", "ALL", "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"}
+
+func consistencyName(cl uint16) string {
+	if int(cl) < len(consistencyNames) {
+		return consistencyNames[cl]
+	}
+	return "UNKNOWN(" + strconv.Itoa(int(cl)) + ")"
+}
+
+// replicas returns the replication factor configured for a keyspace, per data center, and
+// how many replicas the simulated cluster can actually hold (all nodes are up).
+func (e *Engine) replicas(k *keyspace, localDC string) (total, local, alive, localAlive int) {
+	nodesIn := map[string]int{}
+	for _, n := range e.opts.Nodes {
+		nodesIn[n.DataCenter]++
+	}
+	class := k.replication["class"]
+	switch {
+	case strings.HasSuffix(class, "SimpleStrategy"):
+		rf, _ := strconv.Atoi(k.replication["replication_factor"])
+		total, local = rf, rf
+		alive = min(rf, len(e.opts.Nodes))
+		localAlive = alive
+	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		for dc, v := range k.replication {
+			if dc == "class" {
+				continue
+			}
+			rf, _ := strconv.Atoi(v)
+			total += rf
+			alive += min(rf, nodesIn[dc])
+			if dc == localDC {
+				local, localAlive = rf, min(rf, nodesIn[dc])
+			}
+		}
+	default: // LocalStrategy: always the local node
+		return 1, 1, 1, 1
+	}
+	return total, local, alive, localAlive
+}
+
+// checkConsistency fails with Unavailable, as a real cluster would, when the consistency level
+// needs more replicas of the keyspace than the simulated cluster has.
+func (e *Engine) checkConsistency(k *keyspace, cl uint16, node int) error {
+	if k == nil || k.system {
+		return nil
+	}
+	dc := ""
+	if node >= 0 && node < len(e.opts.Nodes) {
+		dc = e.opts.Nodes[node].DataCenter
+	}
+	total, local, alive, localAlive := e.replicas(k, dc)
+	required, have := 1, alive
+	switch cl {
+	case 2:
+		required = 2
+	case 3:
+		required = 3
+	case 4, 8: // QUORUM, SERIAL
+		required = total/2 + 1
+	case 5: // ALL
+		required = total
+	case 6, 9: // LOCAL_QUORUM, LOCAL_SERIAL
+		required, have = local/2+1, localAlive
+	case 7: // EACH_QUORUM (checked over the whole cluster)
+		required = total/2 + 1
+	case 10: // LOCAL_ONE
+		have = localAlive
+	}
+	if have < required {
+		return &Error{Code: CodeUnavailable, Message: "Cannot achieve consistency level " + consistencyName(cl),
+			Consistency: cl, Required: int32(required), Alive: int32(have)}
+	}
+	return nil
+}
+
+// keyspacesOf lists the user keyspaces a plan reads or writes.
+func keyspacesOf(e *Engine, pl plan) []*keyspace {
+	var tables []*table
+	switch p := pl.(type) {
+	case *selectPlan:
+		tables = append(tables, p.t)
+	case *modPlan:
+		tables = append(tables, p.t)
+	case *batchPlan:
+		for _, s := range p.stmts {
+			tables = append(tables, s.t)
+		}
+	}
+	var out []*keyspace
+	for _, t := range tables {
+		if k, ok := e.keyspaces[t.ks]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
