@@ -57,10 +57,11 @@ type Iter struct {
 
 // nextIter fetches the page after the current one, synchronously or ahead of time.
 type nextIter struct {
-	qry  *Query
-	pos  int
-	once sync.Once
-	iter *Iter
+	qry     *Query
+	pos     int
+	once    sync.Once
+	iter    *Iter
+	started atomic.Bool // a background fetch was started
 }
 
 func (n *nextIter) fetch() *Iter {
@@ -69,7 +70,9 @@ func (n *nextIter) fetch() *Iter {
 }
 
 func (n *nextIter) fetchAsync() {
-	go n.fetch()
+	if n.started.CompareAndSwap(false, true) {
+		go n.fetch()
+	}
 }
 
 func countColumns(cols []ColumnInfo) int {

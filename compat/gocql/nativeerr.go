@@ -17,12 +17,12 @@ func convertError(err error) error {
 		return nil
 	}
 	switch {
+	case errors.Is(err, native.ErrTimeout):
+		return ErrTimeoutNoResponse
 	case errors.Is(err, context.Canceled):
 		return context.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		return context.DeadlineExceeded
-	case errors.Is(err, native.ErrTimeout):
-		return ErrTimeoutNoResponse
 	case errors.Is(err, native.ErrSessionClosed):
 		return ErrSessionClosed
 	}
@@ -115,4 +115,15 @@ func convertRequestError(err error) error {
 		return frameOf(re)
 	}
 	return nil
+}
+
+// convertAttemptError is convertError for one attempt run under ctx: a deadline that is not
+// ctx's own is the per-attempt timeout (ClusterConfig.Timeout), which gocql reports as
+// ErrTimeoutNoResponse.
+func convertAttemptError(ctx context.Context, err error) error {
+	err = convertError(err)
+	if err == context.DeadlineExceeded && ctx.Err() == nil {
+		return ErrTimeoutNoResponse
+	}
+	return err
 }

@@ -938,7 +938,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *I
 	}
 	res, err := s.native.Execute(ctx, st)
 	if err != nil {
-		return &Iter{err: convertError(err), host: host}
+		return &Iter{err: convertAttemptError(ctx, err), host: host}
 	}
 	if host == nil {
 		host = s.hostByAddr(res.Host())
@@ -1076,7 +1076,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 	}
 	res, err := s.native.ExecuteBatch(ctx, nb)
 	if err != nil {
-		return &Iter{err: convertError(err), host: host}
+		return &Iter{err: convertAttemptError(ctx, err), host: host}
 	}
 	if host == nil {
 		host = s.hostByAddr(res.Host())
