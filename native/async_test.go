@@ -83,8 +83,9 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 		t.Errorf("Prepare after Close: %v", err)
 	}
 	s.Close() // idempotent
-	// Let the async requests started before Close finish failing.
-	time.Sleep(200 * time.Millisecond)
+	if _, err := s.ExecuteAsync(ctxT(t), native.Query("SELECT * FROM kv")).Result(); !errors.Is(err, native.ErrSessionClosed) {
+		t.Errorf("ExecuteAsync after Close: %v", err)
+	}
 }
 
 func TestCancelledRequests(t *testing.T) {
@@ -310,4 +311,20 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 		t.Errorf("hosts after the drop: %+v", h)
 	}
 	s.Close()
+}
+
+// A completion hook may close the session without deadlocking.
+func TestCloseFromOnDone(t *testing.T) {
+	s, _ := connect(t)
+	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT release_version FROM system.local"))
+	closed := make(chan struct{})
+	p.OnDone(func() {
+		s.Close()
+		close(closed)
+	})
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close called from OnDone did not return")
+	}
 }

@@ -24,7 +24,8 @@ type Session struct {
 	cfg      Config
 	ctx      context.Context // cancelled by Close; bounds background work
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup // background goroutines
+	wg       sync.WaitGroup // background goroutines and asynchronous requests
+	asyncMu  sync.RWMutex   // orders goAsync's wg.Add before Close's wg.Wait
 	closed   atomic.Bool
 	keyspace atomic.Pointer[string]
 
@@ -243,10 +244,13 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 }
 
 // Close closes every connection. Requests in flight fail with an error; later calls fail
-// with ErrSessionClosed. Close waits for the session's goroutines to exit and is
-// idempotent.
+// with ErrSessionClosed. Close waits for the session's goroutines, asynchronous requests
+// included, to exit, and is idempotent.
 func (s *Session) Close() error {
-	if s.closed.Swap(true) {
+	s.asyncMu.Lock()
+	already := s.closed.Swap(true)
+	s.asyncMu.Unlock()
+	if already {
 		s.wg.Wait()
 		return nil
 	}
@@ -267,6 +271,25 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// goAsync runs f in a goroutine that Close waits for and completes p with its outcome; p
+// fails with ErrSessionClosed at once when the session is closed. The goroutine leaves the
+// WaitGroup before completing p, so that an OnDone hook may call Close without deadlocking.
+func (s *Session) goAsync(p *Pending, f func() (*Result, error)) {
+	s.asyncMu.RLock()
+	if s.closed.Load() {
+		s.asyncMu.RUnlock()
+		p.complete(nil, ErrSessionClosed)
+		return
+	}
+	s.wg.Add(1)
+	s.asyncMu.RUnlock()
+	go func() {
+		res, err := f()
+		s.wg.Done()
+		p.complete(res, err)
+	}()
+}
+
 // Closed reports whether Close has been called.
 func (s *Session) Closed() bool { return s.closed.Load() }
 
@@ -282,7 +305,7 @@ func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) 
 // anything is sent. Cancelling ctx abandons the request.
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	p := newPending()
-	go func() { p.complete(s.run(ctx, &stmt)) }()
+	s.goAsync(p, func() (*Result, error) { return s.run(ctx, &stmt) })
 	return p
 }
 
@@ -295,7 +318,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, b Batch) (*Result, error) {
 // ExecuteBatchAsync starts running a batch and returns at once.
 func (s *Session) ExecuteBatchAsync(ctx context.Context, b Batch) *Pending {
 	p := newPending()
-	go func() { p.complete(s.runBatch(ctx, &b)) }()
+	s.goAsync(p, func() (*Result, error) { return s.runBatch(ctx, &b) })
 	return p
 }
 
@@ -386,3 +409,6 @@ func portOf(addr string) int {
 	}
 	return 9042
 }
+
+// Config returns the session's configuration with every default filled in.
+func (s *Session) Config() Config { return s.cfg }
