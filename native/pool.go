@@ -57,7 +57,10 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 		closed := p.closed
 		p.mu.Unlock()
 		if closed {
-			return nil, ErrSessionClosed
+			if p.s.closed.Load() {
+				return nil, ErrSessionClosed
+			}
+			return nil, errors.New("the node left the cluster")
 		}
 		if err == nil {
 			err = errors.New("no open connection yet")

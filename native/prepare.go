@@ -24,7 +24,8 @@ type prepEntry struct {
 
 // Prepare prepares cql in the session keyspace, or returns the cached prepared statement
 // when the same text was prepared before in the same keyspace. A failed PREPARE is not
-// cached.
+// cached; successful ones stay cached for the life of the session, so prepare statement
+// texts, not texts with literal values built per request.
 func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -411,4 +412,8 @@ func portOf(addr string) int {
 }
 
 // Config returns the session's configuration with every default filled in.
-func (s *Session) Config() Config { return s.cfg }
+func (s *Session) Config() Config {
+	c := s.cfg
+	c.Hosts = slices.Clone(c.Hosts)
+	return c
+}
