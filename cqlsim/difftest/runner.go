@@ -21,6 +21,9 @@ type Step struct {
 	Sorted   bool // compare rows as a set (order not defined by CQL)
 	CAS      bool // the batch has conditions: read [applied] and the existing rows
 	WantErr  bool // the step is expected to fail (checked on the reference server)
+	// Consistency, when set, replaces the session's consistency level (gocql.Any cannot be
+	// asked for this way).
+	Consistency gocql.Consistency
 }
 
 // Outcome is what one step produced, in a form comparable across servers.
@@ -82,6 +85,9 @@ func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
 		q := s.Query(strings.ReplaceAll(st.Query, "{ks}", keyspace), st.Args...).NoSkipMetadata()
 		if st.PageSize > 0 {
 			q = q.PageSize(st.PageSize)
+		}
+		if st.Consistency != 0 {
+			q = q.Consistency(st.Consistency)
 		}
 		iter := q.Iter()
 		for _, c := range iter.Columns() {

@@ -234,6 +234,18 @@ func Scenario() []Step {
 		{Query: "SELECT k, c FROM {ks}.ts WHERE k = 'b' LIMIT 3", PageSize: 2},
 		{Query: "SELECT max(c), min(d), count(v) FROM {ks}.ts WHERE k = 'b'"},
 		{Query: "SELECT k, c FROM {ks}.ts WHERE k = 'b' AND c IN (5, 0) LIMIT 3"},
+		// consistency levels on a one-node cluster
+		{Query: "SELECT key FROM system.local", Consistency: gocql.Two, WantErr: true},
+		{Query: "SELECT key FROM system.local", Consistency: gocql.All},
+		{Query: "SELECT * FROM {ks}.kv WHERE k = 10", Consistency: gocql.Three, WantErr: true},
+		{Query: "INSERT INTO {ks}.kv (k, v) VALUES (10, 'b10')", Consistency: gocql.All},
+		{Query: "CREATE KEYSPACE {ks}_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}"},
+		{Query: "CREATE TABLE {ks}_rf3.t (k int PRIMARY KEY)"},
+		{Query: "INSERT INTO {ks}_rf3.t (k) VALUES (1)", Consistency: gocql.Quorum, WantErr: true},
+		{Query: "INSERT INTO {ks}_rf3.t (k) VALUES (1)", Consistency: gocql.One},
+		{Query: "SELECT * FROM {ks}_rf3.t", Consistency: gocql.LocalQuorum, WantErr: true},
+		{Query: "SELECT * FROM {ks}_rf3.t", Consistency: gocql.LocalOne},
+		{Query: "DROP KEYSPACE {ks}_rf3"},
 		// errors
 		{Query: "SELECT * FROM {ks}.nosuch", WantErr: true},
 		{Query: "SELECT nosuch FROM {ks}.kv", WantErr: true},

@@ -518,9 +518,12 @@ func TestConsistency(t *testing.T) {
 			t.Errorf("%s at %s: %#v", c.q, consistencyName(c.cl), err)
 		}
 	}
-	for _, q := range []string{"INSERT INTO ks.t (k) VALUES (1)", "SELECT * FROM ks.t", "SELECT * FROM system.local"} {
-		if _, err := te.Execute(&Request{Query: q, Consistency: quorum}); err != nil {
-			t.Errorf("%s at QUORUM: %v", q, err)
+	if _, err := te.Execute(&Request{Query: "SELECT key FROM system.local", Consistency: two}); err == nil {
+		t.Error("system.local at TWO succeeded; Cassandra answers Unavailable")
+	}
+	for _, q := range []string{"INSERT INTO ks.t (k) VALUES (1)", "SELECT * FROM ks.t", "SELECT * FROM system.local", "SELECT * FROM system_virtual_schema.tables"} {
+		if _, err := te.Execute(&Request{Query: q, Consistency: all}); err != nil {
+			t.Errorf("%s at ALL: %v", q, err)
 		}
 	}
 	if _, err := te.Execute(&Request{Query: "SELECT * FROM rf3.t", Consistency: one}); err != nil {
