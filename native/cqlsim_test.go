@@ -178,3 +178,58 @@ func TestConfigDefaultsAndAddressTranslator(t *testing.T) {
 		t.Errorf("All over pages of 3: %d rows", n)
 	}
 }
+
+// When a node stops, requests fail over to the next nodes of their plan; when it comes
+// back, the session reconnects and routes to it again.
+func TestFailoverWhenANodeStops(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mustExec(t, s, "CREATE KEYSPACE f WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE f.kv (k int PRIMARY KEY, v int)")
+	ins := mustPrepare(t, s, "INSERT INTO f.kv (k, v) VALUES (?, ?)")
+	stopped := cl.Addrs()[1]
+
+	if err := cl.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 60 {
+		res, err := s.Execute(ctxT(t), ins.Bind(k, k))
+		if err != nil {
+			t.Fatalf("key %d with node %s down: %v", k, stopped, err)
+		}
+		if res.Host() == stopped {
+			t.Fatalf("key %d answered by the stopped node", k)
+		}
+	}
+	for _, h := range s.Hosts() {
+		if h.Addr == stopped && h.Up {
+			t.Errorf("stopped node reported up")
+		}
+	}
+
+	if err := cl.StartNode(1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		back := false
+		for k := range 30 {
+			res, err := s.Execute(ctxT(t), ins.Bind(k, k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			back = back || res.Host() == stopped
+		}
+		if back {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted node never served requests again")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -23,10 +23,11 @@ type hostPool struct {
 	refilling bool
 	closed    bool
 	lastErr   error
+	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
 }
 
 func newHostPool(s *Session, addr string) *hostPool {
-	p := &hostPool{s: s, addr: addr}
+	p := &hostPool{s: s, addr: addr, wake: make(chan struct{}, 1)}
 	empty := []*conn.Conn{}
 	p.conns.Store(&empty)
 	return p
@@ -168,11 +169,25 @@ func (p *hostPool) refill() {
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:
+		case <-p.wake:
+			t.Stop()
+			backoff = 100 * time.Millisecond
+			continue
 		case <-p.s.ctx.Done():
 			t.Stop()
 		}
 		backoff = min(backoff*2, 10*time.Second)
 	}
+}
+
+// kick makes a pool that is not full try to connect now: it wakes a refill sleeping in its
+// backoff, or starts one.
+func (p *hostPool) kick() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	p.startRefill()
 }
 
 // close closes every connection of the pool; it does not wait for a running refill (the

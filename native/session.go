@@ -230,6 +230,11 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 		}
 	}
 	s.state.Store(st)
+	for _, p := range st.pools {
+		if len(p.all()) < s.cfg.ConnsPerHost || !p.up() {
+			p.kick() // a new node, or one that may be back
+		}
+	}
 	var gone []*hostPool
 	s.mu.Lock()
 	for addr, p := range s.pools {
