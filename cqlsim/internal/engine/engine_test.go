@@ -530,3 +530,19 @@ func TestConsistency(t *testing.T) {
 		t.Errorf("rf3 at ONE: %v", err)
 	}
 }
+
+func TestRangeTombstone(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+	for c := 0; c < 5; c++ {
+		te.mustExec("INSERT INTO t (k, c, v) VALUES (1, ?, 0) USING TIMESTAMP 10", intVal(int32(c)))
+	}
+	te.mustExec("DELETE FROM t USING TIMESTAMP 20 WHERE k = 1 AND c >= 2 AND c < 4")
+	eq(t, "range deleted", te.rows("SELECT c FROM t WHERE k = 1"), []string{"0", "1", "4"})
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 3, 1) USING TIMESTAMP 15")
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 5, 1) USING TIMESTAMP 15")
+	eq(t, "older write in the range stays deleted", te.rows("SELECT c FROM t WHERE k = 1"), []string{"0", "1", "4", "5"})
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 2, 1) USING TIMESTAMP 25")
+	eq(t, "newer write in the range is live", te.rows("SELECT c FROM t WHERE k = 1"), []string{"0", "1", "2", "4", "5"})
+	eq(t, "count with limit counts everything", te.rows("SELECT count(*) FROM t WHERE k = 1 LIMIT 1"), []string{"5"})
+}

@@ -808,13 +808,12 @@ func (mu *mutation) apply(e *Engine) {
 						p.deletedAt = mu.ts
 					}
 				default:
+					// a range tombstone: it deletes the rows in the range now and keeps
+					// shadowing later writes with older timestamps
+					rt := rangeTombstone{rels: mu.ckRels, ts: mu.ts}
+					p.ranges = append(p.ranges, rt)
 					for _, r := range p.rows {
-						vals := t.rowValues(p, r, now)
-						ok := true
-						for _, rr := range mu.ckRels {
-							ok = ok && rr.matches(vals, p.token)
-						}
-						if ok && mu.ts > r.deletedAt {
+						if rt.covers(t, p, r.ck) && mu.ts > r.deletedAt {
 							r.deletedAt = mu.ts
 						}
 					}

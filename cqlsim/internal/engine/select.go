@@ -482,7 +482,7 @@ func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error
 		want = pageSize + 1
 	}
 	remaining := int64(-1)
-	if limit > 0 {
+	if limit > 0 && !s.aggregate { // an aggregate's LIMIT bounds its output rows, not its input
 		remaining = limit - returned
 		if remaining <= 0 {
 			return s.emptyOrAggregate(t, nil, ctx)

@@ -36,6 +36,27 @@ type partition struct {
 	rows      []*row
 	static    []cell
 	deletedAt int64
+	ranges    []rangeTombstone
+}
+
+// rangeTombstone is a deletion of a clustering range (DELETE with a slice on the clustering key).
+type rangeTombstone struct {
+	rels []*resolvedRel
+	ts   int64
+}
+
+// covers reports whether the clustering key ck falls in the tombstone's range.
+func (rt *rangeTombstone) covers(t *table, p *partition, ck [][]byte) bool {
+	vals := make([][]byte, len(t.cols))
+	for i, c := range t.ck {
+		vals[c.idx] = ck[i]
+	}
+	for _, r := range rt.rels {
+		if !r.matches(vals, p.token) {
+			return false
+		}
+	}
+	return true
 }
 
 // tableData is the content of a table: partitions ordered by token.
@@ -101,6 +122,11 @@ func (t *table) getRow(p *partition, ck [][]byte, create bool) *row {
 		return nil
 	}
 	r := &row{ck: ck, cells: make([]cell, len(t.cols)), deletedAt: noDeletion}
+	for i := range p.ranges {
+		if rt := &p.ranges[i]; rt.ts > r.deletedAt && rt.covers(t, p, ck) {
+			r.deletedAt = rt.ts
+		}
+	}
 	p.rows = append(p.rows, nil)
 	copy(p.rows[i+1:], p.rows[i:])
 	p.rows[i] = r
