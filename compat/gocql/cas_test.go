@@ -3,6 +3,7 @@ package gocql
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -223,6 +224,9 @@ func TestKeyspaceMetadataAndNative(t *testing.T) {
 	}
 	if u, ok := people.Columns["a"].Type.(UDTTypeInfo); !ok || u.Name != "addr" || len(u.Elements) != 2 {
 		t.Fatalf("UDT column type: %#v", people.Columns["a"].Type)
+	}
+	if got := strings.Join(people.OrderedColumns, ","); got != "a,grp,id,name" {
+		t.Fatalf("OrderedColumns = %s, want the server's (alphabetical) order", got)
 	}
 	if md.UserTypes["addr"] == nil {
 		t.Fatal("user type addr missing")

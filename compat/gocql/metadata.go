@@ -363,6 +363,7 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata, parse fu
 			continue // a view's column; views are read separately
 		}
 		t.Columns[c.Name] = c
+		t.OrderedColumns = append(t.OrderedColumns, c.Name) // server order, as gocql
 	}
 	for _, t := range ks.Tables {
 		orderColumns(t)
@@ -370,18 +371,16 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata, parse fu
 	return nil
 }
 
-// orderColumns fills PartitionKey, ClusteringColumns and OrderedColumns (partition key,
-// clustering columns, then the others by name).
+// orderColumns fills PartitionKey and ClusteringColumns in key order. OrderedColumns keeps
+// the order the server lists the columns in (by name), as gocql does.
 func orderColumns(t *TableMetadata) {
-	var others []*ColumnMetadata
-	for _, c := range t.Columns {
+	for _, name := range t.OrderedColumns {
+		c := t.Columns[name]
 		switch c.Kind {
 		case ColumnPartitionKey:
 			t.PartitionKey = append(t.PartitionKey, c)
 		case ColumnClusteringKey:
 			t.ClusteringColumns = append(t.ClusteringColumns, c)
-		default:
-			others = append(others, c)
 		}
 	}
 	byPos := func(cs []*ColumnMetadata) {
@@ -389,12 +388,6 @@ func orderColumns(t *TableMetadata) {
 	}
 	byPos(t.PartitionKey)
 	byPos(t.ClusteringColumns)
-	sort.Slice(others, func(i, j int) bool { return others[i].Name < others[j].Name })
-	for _, group := range [][]*ColumnMetadata{t.PartitionKey, t.ClusteringColumns, others} {
-		for _, c := range group {
-			t.OrderedColumns = append(t.OrderedColumns, c.Name)
-		}
-	}
 }
 
 func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata, parse func(string) TypeInfo) error {

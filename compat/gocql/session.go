@@ -43,6 +43,7 @@ type Session struct {
 	hosts   map[string]*HostInfo // by connect address host:port
 
 	prepared sync.Map // *native.Prepared -> *preparedInfo
+	rfCache  sync.Map // keyspace -> rfEntry
 
 	closed    atomic.Bool
 	stop      chan struct{}
@@ -694,10 +695,33 @@ func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyI
 	return rk, nil
 }
 
-// replicationFactor reads the replication factor of a SimpleStrategy keyspace (or the
-// largest data-centre factor of a NetworkTopologyStrategy one); 1 when unknown.
+// rfEntry caches a keyspace's replication factor for token-aware routing.
+type rfEntry struct {
+	rf int
+	at time.Time
+}
+
+// rfCacheTTL is how long a keyspace's replication factor is reused before it is read again.
+const rfCacheTTL = 30 * time.Second
+
+// replicationFactor returns the replication factor of a SimpleStrategy keyspace (or the
+// largest data-centre factor of a NetworkTopologyStrategy one), cached for rfCacheTTL; 1 when
+// unknown and for the system keyspaces. The schema query it runs is itself routed with
+// factor 1, so routing never recurses.
 func (s *Session) replicationFactor(keyspace string) int {
-	ks, err := s.keyspaceMeta(context.Background(), keyspace, false)
+	if keyspace == "" || strings.HasPrefix(keyspace, "system") {
+		return 1
+	}
+	if v, ok := s.rfCache.Load(keyspace); ok {
+		if e := v.(rfEntry); time.Since(e.at) < rfCacheTTL {
+			return e.rf
+		}
+	}
+	// Provisional entry: concurrent and nested lookups use 1 until the read completes.
+	s.rfCache.Store(keyspace, rfEntry{rf: 1, at: time.Now()})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ks, err := s.keyspaceMeta(ctx, keyspace, false)
 	if err != nil || ks == nil {
 		return 1
 	}
@@ -712,6 +736,7 @@ func (s *Session) replicationFactor(keyspace string) int {
 			}
 		}
 	}
+	s.rfCache.Store(keyspace, rfEntry{rf: rf, at: time.Now()})
 	return rf
 }
 

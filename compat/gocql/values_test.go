@@ -78,7 +78,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 }
 
 func TestHostsAndFilters(t *testing.T) {
-	s, _ := newTestSession(t)
+	s, ks := newTestSession(t, kvTable)
 	hosts := s.allHosts()
 	if len(hosts) == 0 {
 		t.Fatal("the session knows no host")
@@ -100,6 +100,7 @@ func TestHostsAndFilters(t *testing.T) {
 		}
 	}
 	cluster = NewCluster(s.cfg.Hosts...)
+	cluster.Keyspace = ks
 	cluster.PoolConfig.HostSelectionPolicy = TokenAwareHostPolicy(DCAwareRoundRobinPolicy(h.DataCenter()))
 	ta, err := cluster.CreateSession()
 	if err != nil {
@@ -109,5 +110,20 @@ func TestHostsAndFilters(t *testing.T) {
 	var n int
 	if err := ta.Query("SELECT count(*) FROM system.local").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("token-aware DC-aware session: %d, %v", n, err)
+	}
+	// A statement with a routing key goes through the replica lookup (keyspace metadata).
+	if err := ta.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 42, 1, "x").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var token int64
+	if err := ta.Query("SELECT token(p) FROM kv WHERE p = ?", 42).Scan(&token); err != nil {
+		t.Fatal(err)
+	}
+	key, err := ta.Query("SELECT v FROM kv WHERE p = ?", 42).GetRoutingKey()
+	if err != nil || murmur3Token(key) != token {
+		t.Fatalf("routing key %x has token %d, the server says %d (err %v)", key, murmur3Token(key), token, err)
+	}
+	if rf := ta.replicationFactor(ks); rf != 1 {
+		t.Fatalf("replication factor of %s = %d, want 1", ks, rf)
 	}
 }
