@@ -221,6 +221,9 @@ func errorMessage(err error) message.Message {
 	case primitive.ErrorCodeAuthenticationError:
 		return &message.AuthenticationError{ErrorMessage: msg}
 	case primitive.ErrorCodeUnavailable:
+		if e.Required > 0 { // filled by the engine's consistency check
+			return &message.Unavailable{ErrorMessage: msg, Consistency: primitive.ConsistencyLevel(e.Consistency), Required: e.Required, Alive: e.Alive}
+		}
 		return &message.Unavailable{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, Required: 1}
 	case primitive.ErrorCodeOverloaded:
 		return &message.Overloaded{ErrorMessage: msg}
