@@ -328,3 +328,51 @@ func TestCloseFromOnDone(t *testing.T) {
 		t.Fatal("Close called from OnDone did not return")
 	}
 }
+
+// With one node not answering, idempotent statements with speculative execution are
+// answered by the next node; statements without it wait for their timeout.
+func TestSpeculativeExecution(t *testing.T) {
+	ks, hosts := testKeyspace(t, 1)
+	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
+	slow := newProxy(t, hosts[0])
+	fast := newProxy(t, hosts[0])
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	// Two contact points that are the same server through two proxies: the session sees two
+	// nodes and routes round-robin over them.
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{slow.addr(), fast.addr()}, Keyspace: ks,
+		ConnsPerHost: 1, DisablePeerDiscovery: true, Routing: native.RoundRobin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Hosts()) != 2 {
+		t.Fatalf("hosts: %+v", s.Hosts())
+	}
+	slow.setHold(true)
+	defer slow.setHold(false)
+	for i := range 6 {
+		stmt := native.Query("SELECT * FROM kv WHERE k = ?", int32(i)).WithIdempotent(true).WithSpeculativeExecution(20*time.Millisecond, 1)
+		res, err := s.Execute(ctxT(t), stmt)
+		if err != nil {
+			t.Fatalf("speculative request %d: %v", i, err)
+		}
+		if res.Host() != fast.addr() {
+			t.Errorf("request %d answered by %s", i, res.Host())
+		}
+	}
+	// Not idempotent: no speculation; the requests sent to the held node time out.
+	timeouts := 0
+	for i := range 4 {
+		_, err := s.Execute(ctxT(t), native.Query("SELECT * FROM kv WHERE k = ?", int32(i)).WithSpeculativeExecution(20*time.Millisecond, 1).WithTimeout(300*time.Millisecond))
+		if errors.Is(err, native.ErrTimeout) {
+			timeouts++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if timeouts != 2 {
+		t.Errorf("%d of 4 non-idempotent requests timed out, want the 2 routed to the held node", timeouts)
+	}
+	slow.setHold(false)
+	s.Close()
+}

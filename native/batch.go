@@ -133,3 +133,11 @@ func (b Batch) WithObserver(observe func(context.Context, Attempt)) Batch {
 	b.opts.observer = observe
 	return b
 }
+
+// WithSpeculativeExecution returns a copy of b with speculative execution (see
+// Statement.WithSpeculativeExecution); it applies only when b is marked idempotent.
+func (b Batch) WithSpeculativeExecution(delay time.Duration, attempts int) Batch {
+	b.opts.specDelay, b.opts.specAttempts = delay, max(attempts, 0)
+	b.opts.set |= setSpeculative
+	return b
+}

@@ -75,6 +75,13 @@ type Config struct {
 	// re-prepares and retries), in the goroutine that ran the attempt. It must not block.
 	Observer func(ctx context.Context, a Attempt)
 
+	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many
+	// extra attempts on the next nodes of their plan, one each time SpeculativeDelay passes
+	// without an answer; the first answer wins. Zero disables speculative execution.
+	SpeculativeAttempts int
+	// SpeculativeDelay is the wait before each speculative attempt (see SpeculativeAttempts).
+	SpeculativeDelay time.Duration
+
 	// DisablePeerDiscovery makes the session use only the contact points, never the nodes
 	// listed in system.peers.
 	DisablePeerDiscovery bool

@@ -53,29 +53,35 @@ func putRequest(r *request) {
 
 // reqInfo describes a request for the send loop.
 type reqInfo struct {
-	what        string // CQL text or "BATCH", for errors and observers
-	msg         proto.Request
-	consistency *proto.Consistency // where to change the level on a downgrading retry
-	prepared    *Prepared          // statement of an EXECUTE
-	meta        *preparedMeta      // its metadata as bound for this request
-	batch       *Batch             // a BATCH
-	resumable   bool               // a statement (not a batch) whose next page can be fetched
-	opts        options            // the statement's options, for the next page
-	keyspace    string             // keyspace for token routing
-	token       int64
-	hasToken    bool
-	host        string // Statement.WithHost
-	idempotent  bool
-	timeout     time.Duration
-	values      *encodedValues
-	retry       RetryPolicy
-	observer    func(context.Context, Attempt)
+	what         string // CQL text or "BATCH", for errors and observers
+	msg          proto.Request
+	consistency  *proto.Consistency // where to change the level on a downgrading retry
+	prepared     *Prepared          // statement of an EXECUTE
+	meta         *preparedMeta      // its metadata as bound for this request
+	batch        *Batch             // a BATCH
+	resumable    bool               // a statement (not a batch) whose next page can be fetched
+	opts         options            // the statement's options, for the next page
+	keyspace     string             // keyspace for token routing
+	token        int64
+	hasToken     bool
+	host         string // Statement.WithHost
+	idempotent   bool
+	timeout      time.Duration
+	values       *encodedValues
+	retry        RetryPolicy
+	observer     func(context.Context, Attempt)
+	specDelay    time.Duration // speculative execution: delay before each extra attempt
+	specAttempts int           // extra attempts allowed (idempotent requests only)
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
 // session's.
 func (info *reqInfo) policies(cfg *Config, o *options) {
 	info.retry, info.observer = cfg.RetryPolicy, cfg.Observer
+	info.specDelay, info.specAttempts = cfg.SpeculativeDelay, cfg.SpeculativeAttempts
+	if o.set&setSpeculative != 0 {
+		info.specDelay, info.specAttempts = o.specDelay, o.specAttempts
+	}
 	if o.retry != nil {
 		info.retry = o.retry
 	}
@@ -272,6 +278,9 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 		}
 		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
 	}
+	if info.specAttempts > 0 && info.idempotent && fixed < 0 {
+		return s.sendSpeculative(ctx, info, &plan, st, timeoutC)
+	}
 	var failed []HostError
 	number := 0
 	for {
@@ -299,7 +308,7 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 			continue
 		}
 	sameHost:
-		res, err := s.attempt(ctx, c, req, info, timeoutC, number)
+		res, err := s.attempt(ctx, c, info, timeoutC, number)
 		number++
 		if err == nil {
 			return res, nil
@@ -338,7 +347,7 @@ type retryError struct {
 func (e *retryError) Error() string { return e.err.Error() }
 
 // attempt sends the request once on c and waits for the outcome.
-func (s *Session) attempt(ctx context.Context, c *conn.Conn, req *request, info *reqInfo, timeoutC <-chan time.Time, number int) (*Result, error) {
+func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time, number int) (*Result, error) {
 	var start time.Time
 	if info.observer != nil {
 		start = time.Now()

@@ -39,6 +39,8 @@ type options struct {
 	payload           map[string][]byte
 	routingKey        []byte
 	routingKeyspace   string
+	specDelay         time.Duration
+	specAttempts      int
 	retry             RetryPolicy
 	observer          func(context.Context, Attempt)
 	idempotent        bool
@@ -55,6 +57,7 @@ const (
 	setTimestamp
 	setTimeout
 	setSkipMetadata
+	setSpeculative
 )
 
 // NamedValue is a value bound to a bind marker by name (":name" in the CQL text, or the
@@ -227,5 +230,15 @@ func (s Statement) WithRetryPolicy(p RetryPolicy) Statement {
 // Config.Observer.
 func (s Statement) WithObserver(observe func(context.Context, Attempt)) Statement {
 	s.opts.observer = observe
+	return s
+}
+
+// WithSpeculativeExecution returns a copy of s that, when marked idempotent, starts another
+// attempt on the next node of its plan each time delay passes without an answer, up to
+// attempts extra attempts; the first answer wins and the others are abandoned. attempts 0
+// turns speculative execution off for s (overriding Config.SpeculativeAttempts).
+func (s Statement) WithSpeculativeExecution(delay time.Duration, attempts int) Statement {
+	s.opts.specDelay, s.opts.specAttempts = delay, max(attempts, 0)
+	s.opts.set |= setSpeculative
 	return s
 }
