@@ -40,26 +40,28 @@ func CollectOne[T any](rows iter.Seq2[Row, error], to RowToFunc[T]) (T, error) {
 	return zero, ErrNotFound
 }
 
-// RowTo scans a one-column row into a T.
+// RowTo decodes a one-column row into a T (with Get's allocation-free fast paths).
 func RowTo[T any](row Row) (T, error) {
-	var v T
-	err := row.Scan(&v)
-	return v, err
+	if row.Len() != 1 {
+		var zero T
+		return zero, &ScanError{Index: -1, Err: fmt.Errorf("RowTo needs one column, the row has %d", row.Len())}
+	}
+	return Get[T](row, 0)
 }
 
-// ScanOne scans the first row of res into a T: the single column's value when the row has one
-// column. It returns ErrNotFound when the page is empty.
+// ScanOne decodes the single column of the first row of res into a T. It returns
+// ErrNotFound when the page is empty.
 func ScanOne[T any](res *Result) (T, error) {
-	var v T
 	row, ok := res.First()
 	if !ok {
-		return v, ErrNotFound
+		var zero T
+		return zero, ErrNotFound
 	}
 	if row.Len() != 1 {
-		return v, &ScanError{Index: -1, Err: fmt.Errorf("ScanOne needs one column, the row has %d", row.Len())}
+		var zero T
+		return zero, &ScanError{Index: -1, Err: fmt.Errorf("ScanOne needs one column, the row has %d", row.Len())}
 	}
-	err := row.Scan(&v)
-	return v, err
+	return Get[T](row, 0)
 }
 
 // RowToStruct decodes a row into a new struct T, matching each column to the field whose
