@@ -213,7 +213,7 @@ func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 // the same error. It does not stop a background page fetch already started.
 func (iter *Iter) Close() error {
 	if iter.closed.CompareAndSwap(false, true) {
-		iter.rows = nil
+		iter.rows, iter.res = nil, nil
 	}
 	return iter.err
 }
