@@ -341,6 +341,31 @@ func Scenario() []Step {
 		{Query: "SELECT table_name, comment, default_time_to_live, flags FROM system_schema.tables WHERE keyspace_name = '{ks}'", Sorted: true},
 	}...)
 	steps = append(steps, OrderingSteps()...)
+	steps = append(steps, []Step{
+		// native functions in selections and values
+		{Query: "SELECT o_tu.c FROM {ks}.o_tu WHERE k = 50554d6e-29bb-11e5-b345-feff819cdc9f AND c > maxTimeuuid('2013-01-01 00:00+0000')", WantErr: true},
+		{Query: "SELECT c FROM {ks}.o_tu WHERE k = 50554d6e-29bb-11e5-b345-feff819cdc9f AND c > maxTimeuuid('2013-01-01 00:00+0000')"},
+		{Query: "SELECT c FROM {ks}.o_tu WHERE k = 50554d6e-29bb-11e5-b345-feff819cdc9f AND c < minTimeuuid('2013-01-01 00:00+0000')"},
+		{Query: "SELECT toDate(c), toUnixTimestamp(c), toTimestamp(c) FROM {ks}.o_tu WHERE k = 50554d6e-29bb-11e5-b345-feff819cdc9f"},
+		{Query: "SELECT toDate(c), toUnixTimestamp(c) FROM {ks}.o_ts WHERE k = 0"},
+		{Query: "SELECT toTimestamp(c), toUnixTimestamp(c) FROM {ks}.o_da WHERE k = '1970-01-01'"},
+		{Query: "SELECT blobAsInt(intAsBlob(k)), intAsBlob(c), textAsBlob('x') FROM {ks}.o_i WHERE k = 1"},
+		{Query: "SELECT blobAsInt(c) FROM {ks}.o_bl WHERE k = 0xff", WantErr: true},
+		{Query: "SELECT dateOf(c) FROM {ks}.o_tu", WantErr: true},
+		{Query: "INSERT INTO {ks}.o_bl (k, c, d) VALUES (intAsBlob(5), bigintAsBlob(6), textAsBlob('seven'))"},
+		{Query: "SELECT k, c, d FROM {ks}.o_bl WHERE k = intAsBlob(5)"},
+		{Query: "INSERT INTO {ks}.o_i (k, c, d) VALUES (blobAsInt(0x00000009), 1, blobAsInt(0x0001))", WantErr: true},
+		{Query: "INSERT INTO {ks}.o_i (k, c, d) VALUES (now(), 1, 1)", WantErr: true},
+		{Query: "SELECT nosuchfunction(k) FROM {ks}.o_i", WantErr: true},
+		// prepared statements are invalidated when their table changes
+		{Query: "SELECT * FROM {ks}.kv WHERE k = 10"},
+		{Query: "ALTER TABLE {ks}.kv ADD z int"},
+		{Query: "SELECT * FROM {ks}.kv WHERE k = 10"},
+		{Query: "DROP TABLE {ks}.kv"},
+		{Query: "CREATE TABLE {ks}.kv (k int PRIMARY KEY, other text)"},
+		{Query: "INSERT INTO {ks}.kv (k, other) VALUES (10, 'new table')"},
+		{Query: "SELECT * FROM {ks}.kv WHERE k = 10"},
+	}...)
 	steps = append(steps, Step{Query: "DROP KEYSPACE {ks}"})
 	return steps
 }

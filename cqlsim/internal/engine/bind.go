@@ -93,8 +93,16 @@ func (bd *binder) register(t *cql.Term, ty *ctype, name string) {
 	case cql.TermCast:
 		bd.register(t.Elems[0], ty, name)
 	case cql.TermFunc:
-		for _, a := range t.Elems {
-			bd.register(a, native(primitive.DataTypeCodeTimeuuid), name)
+		known := make([]*ctype, len(t.Elems))
+		for i, a := range t.Elems {
+			if a.Kind == cql.TermUUID {
+				known[i] = tTimeUUID
+			}
+		}
+		if params, _, err := functionSignature(t.Text, known); err == nil {
+			for i, a := range t.Elems {
+				bd.register(a, params[i], name)
+			}
 		}
 	}
 	// markers left unregistered (type unknown) default to blob when prepared

@@ -86,7 +86,23 @@ func (e *Engine) checkConsistency(k *keyspace, cl uint16, node int) error {
 	return nil
 }
 
-// keyspacesOf lists the user keyspaces a plan reads or writes.
+// tablesOf lists the tables a plan reads or writes.
+func tablesOf(pl plan) []*table {
+	var tables []*table
+	switch p := pl.(type) {
+	case *selectPlan:
+		tables = append(tables, p.t)
+	case *modPlan:
+		tables = append(tables, p.t)
+	case *batchPlan:
+		for _, s := range p.stmts {
+			tables = append(tables, s.t)
+		}
+	}
+	return tables
+}
+
+// keyspacesOf lists the keyspaces a plan reads or writes.
 func keyspacesOf(e *Engine, pl plan) []*keyspace {
 	var tables []*table
 	switch p := pl.(type) {

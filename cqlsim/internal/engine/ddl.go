@@ -124,6 +124,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, err
 		}
 		delete(e.keyspaces, st.Name)
+		e.forgetPrepared(st.Name, "")
 		e.bumpSchema()
 		return schemaResult("DROPPED", "KEYSPACE", st.Name, ""), nil
 	case *cql.CreateTable:
@@ -174,6 +175,9 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 		if err := e.alterTable(t, st); err != nil {
 			return nil, err
 		}
+		if st.Options == nil {
+			e.forgetPrepared(k.name, t.name)
+		}
 		e.bumpSchema()
 		return schemaResult("UPDATED", "TABLE", k.name, t.name), nil
 	case *cql.DropTable:
@@ -194,6 +198,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, invalid("Table '%s.%s' doesn't exist", k.name, st.Table.Name)
 		}
 		delete(k.tables, st.Table.Name)
+		e.forgetPrepared(k.name, st.Table.Name)
 		e.bumpSchema()
 		return schemaResult("DROPPED", "TABLE", k.name, st.Table.Name), nil
 	case *cql.Truncate:
@@ -233,9 +238,6 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			ft, err := resolveType(f.Type, k.name, e.udtResolver(), false)
 			if err != nil {
 				return nil, err
-			}
-			if ft.multiCell() {
-				return nil, invalid("Non-frozen UDTs with nested non-frozen collections are not supported")
 			}
 			if ft.isCounter() {
 				return nil, invalid("A user type cannot contain counters")

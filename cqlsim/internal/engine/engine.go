@@ -28,6 +28,7 @@ type Engine struct {
 
 	pmu      sync.Mutex
 	prepared map[string]*Prepared
+	prepTabs map[string][]string // prepared id -> the "keyspace.table" names it uses
 	parsed   map[string]*cql.Parsed
 }
 
@@ -70,6 +71,7 @@ func New(opts Options) (*Engine, error) {
 		opts:      opts,
 		keyspaces: map[string]*keyspace{},
 		prepared:  map[string]*Prepared{},
+		prepTabs:  map[string][]string{},
 		parsed:    map[string]*cql.Parsed{},
 		plans:     map[string]cachedPlan{},
 	}
@@ -174,6 +176,12 @@ func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
 	}
 	e.mu.Lock()
 	pl, err := e.plan(p, keyspace)
+	var tabs []string
+	if err == nil {
+		for _, t := range tablesOf(pl) {
+			tabs = append(tabs, t.ks+"."+t.name)
+		}
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -188,8 +196,27 @@ func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
 	prep.PKIndexes = pl.pkIndexes()
 	e.pmu.Lock()
 	e.prepared[hex.EncodeToString(prep.ID)] = prep
+	e.prepTabs[hex.EncodeToString(prep.ID)] = tabs
 	e.pmu.Unlock()
 	return prep, nil
+}
+
+// forgetPrepared drops the prepared statements that use a table (or, with table "", any table
+// of the keyspace), as Cassandra does when a table's columns change or it is dropped: the next
+// EXECUTE gets UNPREPARED and the driver prepares again, picking up the new metadata.
+func (e *Engine) forgetPrepared(ks, table string) {
+	e.pmu.Lock()
+	defer e.pmu.Unlock()
+	for id, tabs := range e.prepTabs {
+		for _, t := range tabs {
+			tks, tname, _ := cutDot(t)
+			if tks == ks && (table == "" || tname == table) {
+				delete(e.prepared, id)
+				delete(e.prepTabs, id)
+				break
+			}
+		}
+	}
 }
 
 // Lookup returns the prepared statement with the given id, if known (else the caller answers

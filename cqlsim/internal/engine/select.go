@@ -24,6 +24,8 @@ const (
 	selMax
 	selSum
 	selAvg
+	selFunc  // a native scalar function (not an aggregate)
+	selConst // a literal or bind marker argument of a function
 )
 
 // selItem is one analysed selector.
@@ -33,9 +35,12 @@ type selItem struct {
 	field int
 	typ   *ctype
 	name  string
+	fn    string    // selFunc
+	args  []selItem // selFunc
+	term  *cql.Term // selConst
 }
 
-func (s *selItem) aggregate() bool { return s.kind >= selCount }
+func (s *selItem) aggregate() bool { return s.kind >= selCount && s.kind <= selAvg }
 
 // selectPlan is an analysed SELECT.
 type selectPlan struct {
@@ -321,7 +326,7 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 			}
 			return it, nil
 		}
-		return nil, unsupported("function " + s.Name + " in selection")
+		return analyseFuncSelector(t, s)
 	}
 	return nil, unsupported("this selector (" + s.Raw + ")")
 }
@@ -615,7 +620,11 @@ scan:
 		more = false
 	}
 	for _, r := range out {
-		res.Rows = append(res.Rows, s.project(t, r, now))
+		row, err := s.project(ctx, t, r)
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, row)
 	}
 	if more && len(out) > 0 {
 		last := out[len(out)-1]
@@ -644,40 +653,105 @@ func rowsAnyLive(p *partition, now int64) bool {
 }
 
 // project computes the selected values of one row.
-func (s *selectPlan) project(t *table, r outRow, now int64) [][]byte {
+func (s *selectPlan) project(ctx *evalCtx, t *table, r outRow) ([][]byte, error) {
 	vals := make([][]byte, len(s.items))
-	for i, it := range s.items {
-		switch it.kind {
-		case selCol:
-			vals[i] = r.vals[it.col.idx]
-		case selField:
-			if v := r.vals[it.col.idx]; v != nil {
-				if fs, err := decodeFields(v, len(it.col.typ.elems)); err == nil {
-					vals[i] = fs[it.field]
-				}
-			}
-		case selToken:
-			vals[i] = binary.BigEndian.AppendUint64(nil, uint64(r.p.token))
-		case selWritetime, selTTL:
-			var c *cell
-			floor := r.p.deletedAt
-			if it.col.kind == kindStatic {
-				c = &r.p.static[it.col.idx]
-			} else if r.r != nil {
-				c = &r.r.cells[it.col.idx]
-				floor = max(floor, r.r.deletedAt)
-			}
-			if c == nil || cellValue(c, floor, now) == nil {
-				continue
-			}
-			if it.kind == selWritetime {
-				vals[i] = binary.BigEndian.AppendUint64(nil, uint64(c.ts))
-			} else if c.exp != 0 {
-				vals[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(c.exp-now)))
+	for i := range s.items {
+		v, err := s.evalItem(ctx, &s.items[i], r)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// evalItem computes one selector on a row (aggregates are computed elsewhere).
+func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, error) {
+	now := ctx.now.Unix()
+	switch it.kind {
+	case selCol:
+		return r.vals[it.col.idx], nil
+	case selField:
+		if v := r.vals[it.col.idx]; v != nil {
+			if fs, err := decodeFields(v, len(it.col.typ.elems)); err == nil {
+				return fs[it.field], nil
 			}
 		}
+	case selToken:
+		return binary.BigEndian.AppendUint64(nil, uint64(r.p.token)), nil
+	case selWritetime, selTTL:
+		var c *cell
+		floor := r.p.deletedAt
+		if it.col.kind == kindStatic {
+			c = &r.p.static[it.col.idx]
+		} else if r.r != nil {
+			c = &r.r.cells[it.col.idx]
+			floor = max(floor, r.r.deletedAt)
+		}
+		if c == nil || cellValue(c, floor, now) == nil {
+			return nil, nil
+		}
+		if it.kind == selWritetime {
+			return binary.BigEndian.AppendUint64(nil, uint64(c.ts)), nil
+		}
+		if c.exp != 0 {
+			return binary.BigEndian.AppendUint32(nil, uint32(int32(c.exp-now))), nil
+		}
+	case selConst:
+		v, err := ctx.evalTerm(it.term, it.typ, it.name)
+		return v.b, err
+	case selFunc:
+		args := make([]fnValue, len(it.args))
+		for i := range it.args {
+			v, err := s.evalItem(ctx, &it.args[i], r)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = fnValue{typ: it.args[i].typ, b: v}
+		}
+		v, err := ctx.e.callFunction(ctx.now, it.fn, args)
+		return v.b, err
 	}
-	return vals
+	return nil, nil
+}
+
+// analyseFuncSelector types a native scalar function used in a selection.
+func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
+	var args []selItem
+	known := make([]*ctype, len(s.Args))
+	for i, a := range s.Args {
+		if a.Kind == cql.SelTerm {
+			if a.Term.Kind == cql.TermUUID {
+				known[i] = tTimeUUID
+			}
+			args = append(args, selItem{kind: selConst, term: a.Term})
+			continue
+		}
+		it, err := analyseSelector(t, a)
+		if err != nil {
+			return nil, err
+		}
+		if it.aggregate() {
+			return nil, unsupported("aggregates as function arguments")
+		}
+		known[i] = it.typ
+		args = append(args, *it)
+	}
+	params, result, err := functionSignature(s.Name, known)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(args))
+	for i := range args {
+		if args[i].kind == selConst {
+			args[i].typ = params[i]
+			args[i].name = s.Args[i].Raw
+			names[i] = s.Args[i].Raw
+		} else {
+			names[i] = args[i].name
+		}
+	}
+	return &selItem{kind: selFunc, fn: s.Name, args: args, typ: result, name: "system." + s.Name + "(" + strings.Join(names, ", ") + ")"}, nil
 }
 
 // emptyOrAggregate builds the single-row result of an aggregate query (or an empty result).
@@ -686,11 +760,16 @@ func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx) (*R
 	if !s.aggregate {
 		return res, nil
 	}
-	now := ctx.now.Unix()
+	if !s.pkFull {
+		res.Warnings = []string{"Aggregation query used without partition key"}
+	}
 	vals := make([][]byte, len(s.items))
 	var first [][]byte
 	if len(rows) > 0 {
-		first = s.project(t, rows[0], now)
+		var err error
+		if first, err = s.project(ctx, t, rows[0]); err != nil {
+			return nil, err
+		}
 	}
 	for i, it := range s.items {
 		switch it.kind {

@@ -317,8 +317,16 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 	return nil, invalid("Unknown type %s.%s", uks, te.Name)
 }
 
-// checkNested rejects non-frozen collections inside collections.
+// checkNested rejects non-frozen collections inside collections, and non-frozen UDTs whose
+// fields are non-frozen collections.
 func checkNested(t *ctype) error {
+	if t.code == primitive.DataTypeCodeUdt && !t.frozen {
+		for _, f := range t.elems {
+			if f.multiCell() {
+				return invalid("Non-frozen UDTs with nested non-frozen collections are not supported")
+			}
+		}
+	}
 	outer := t
 	var walk func(t *ctype, inside bool) error
 	walk = func(t *ctype, inside bool) error {

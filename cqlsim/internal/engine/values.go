@@ -107,39 +107,14 @@ func (c *evalCtx) evalTerm(t *cql.Term, ty *ctype, name string) (termResult, err
 }
 
 func (c *evalCtx) evalFunc(t *cql.Term, ty *ctype, name string) ([]byte, error) {
-	now := c.now
-	switch t.Text {
-	case "now", "currenttimeuuid":
-		if ty.code != primitive.DataTypeCodeTimeuuid && ty.code != primitive.DataTypeCodeUuid {
-			return nil, invalid("Type error: %s() cannot be passed as argument 0 of type %s", t.Text, ty.plainString())
-		}
-		return c.e.newTimeUUID(now), nil
-	case "uuid":
-		if ty.code != primitive.DataTypeCodeUuid {
-			return nil, invalid("Type error: uuid() cannot be passed as argument of type %s", ty.plainString())
-		}
-		return c.e.randomUUID(), nil
-	case "currenttimestamp", "totimestamp":
-		if ty.code != primitive.DataTypeCodeTimestamp {
-			return nil, invalid("Type error: %s() cannot be passed as argument of type %s", t.Text, ty.plainString())
-		}
-		if t.Text == "totimestamp" && len(t.Elems) == 1 {
-			b, err := c.evalTerm(t.Elems[0], native(primitive.DataTypeCodeTimeuuid), name)
-			if err != nil {
-				return nil, err
-			}
-			if len(b.b) == 16 {
-				return binary.BigEndian.AppendUint64(nil, uint64(uuidTime(b.b).UnixMilli())), nil
-			}
-		}
-		return binary.BigEndian.AppendUint64(nil, uint64(now.UnixMilli())), nil
-	case "currentdate":
-		days := uint32(now.Unix()/86400) + 1<<31
-		return binary.BigEndian.AppendUint32(nil, days), nil
-	case "intasblob", "textasblob", "bigintasblob":
-		return nil, unsupported("function " + t.Text)
+	v, err := c.evalFuncTerm(t, name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, invalid("Unknown function %s called", t.Text)
+	if !assignable(v.typ, ty) {
+		return nil, invalid("Type error: cannot assign result of function system.%s (type %s) to %s (type %s)", t.Text, v.typ.plainString(), name, ty.plainString())
+	}
+	return v.b, nil
 }
 
 func parseInteger(t *cql.Term, ty *ctype, name string, bitsz int) (int64, error) {
@@ -1092,11 +1067,16 @@ func uuidTimestamp(b []byte) int64 {
 	return int64(timeHi<<48 | timeMid<<32 | timeLow)
 }
 
-// uuidTime converts a version 1 UUID's timestamp to a time.
-func uuidTime(b []byte) time.Time {
+// uuidMillis converts a version 1 UUID's timestamp (100 ns units since 1582-10-15) to Unix
+// milliseconds, flooring like Cassandra's UUIDGen.unixTimestamp.
+func uuidMillis(b []byte) int64 {
 	const gregorianOffset = 0x01B21DD213814000
 	ts := uuidTimestamp(b) - gregorianOffset
-	return time.Unix(0, ts*100)
+	ms := ts / 10000
+	if ts < 0 && ts%10000 != 0 {
+		ms--
+	}
+	return ms
 }
 
 // elemError rewords a constant-type mismatch found inside a collection, tuple or UDT literal

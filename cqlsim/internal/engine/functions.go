@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"encoding/binary"
+	"strings"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
+)
+
+// fnValue is a typed, encoded value passed to or returned by a native function.
+type fnValue struct {
+	typ *ctype
+	b   []byte
+}
+
+var (
+	tTimeUUID = native(primitive.DataTypeCodeTimeuuid)
+	tDate     = native(primitive.DataTypeCodeDate)
+	tTime     = native(primitive.DataTypeCodeTime)
+)
+
+// blobConversion splits "intasblob" / "blobasint" into the native type and the direction.
+func blobConversion(name string) (typ *ctype, toBlob, ok bool) {
+	if t, found := strings.CutSuffix(name, "asblob"); found {
+		if c, known := nativeTypes[t]; known {
+			return native(c), true, true
+		}
+	}
+	if t, found := strings.CutPrefix(name, "blobas"); found {
+		if c, known := nativeTypes[t]; known {
+			return native(c), false, true
+		}
+	}
+	return nil, false, false
+}
+
+// functionSignature returns the argument types (used to read literals and bind markers) and the
+// result type of a native scalar function, given the types of arguments already known (nil
+// where an argument's type comes from the signature).
+func functionSignature(name string, args []*ctype) (params []*ctype, result *ctype, err error) {
+	arity := func(n int) error {
+		if len(args) != n {
+			return invalid("Invalid number of arguments in call to function system.%s: %d required but %d provided", name, n, len(args))
+		}
+		return nil
+	}
+	timeArg := func(allowed ...primitive.DataTypeCode) (*ctype, error) {
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		if args[0] == nil {
+			return native(allowed[0]), nil
+		}
+		for _, a := range allowed {
+			if args[0].code == a {
+				return args[0], nil
+			}
+		}
+		return nil, invalid("Type error: %s cannot be passed as argument 0 of function system.%s", args[0].plainString(), name)
+	}
+	switch name {
+	case "now", "currenttimeuuid":
+		return nil, tTimeUUID, arity(0)
+	case "uuid":
+		return nil, tUUID, arity(0)
+	case "currenttimestamp":
+		return nil, tTimestamp, arity(0)
+	case "currentdate":
+		return nil, tDate, arity(0)
+	case "currenttime":
+		return nil, tTime, arity(0)
+	case "totimestamp":
+		p, err := timeArg(primitive.DataTypeCodeTimeuuid, primitive.DataTypeCodeDate, primitive.DataTypeCodeTimestamp)
+		return []*ctype{p}, tTimestamp, err
+	case "todate":
+		p, err := timeArg(primitive.DataTypeCodeTimeuuid, primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeDate)
+		return []*ctype{p}, tDate, err
+	case "tounixtimestamp":
+		p, err := timeArg(primitive.DataTypeCodeTimeuuid, primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeDate)
+		return []*ctype{p}, tBigint, err
+	case "mintimeuuid", "maxtimeuuid":
+		p, err := timeArg(primitive.DataTypeCodeTimestamp)
+		return []*ctype{p}, tTimeUUID, err
+	}
+	if t, toBlob, ok := blobConversion(name); ok {
+		if err := arity(1); err != nil {
+			return nil, nil, err
+		}
+		if toBlob {
+			return []*ctype{t}, tBlob, nil
+		}
+		return []*ctype{tBlob}, t, nil
+	}
+	return nil, nil, invalid("Unknown function '%s'", name)
+}
+
+// millisOf converts a timeuuid, timestamp or date value to Unix milliseconds.
+func millisOf(v fnValue) (int64, bool) {
+	switch {
+	case v.typ.code == primitive.DataTypeCodeTimeuuid && len(v.b) == 16:
+		return uuidMillis(v.b), true
+	case v.typ.code == primitive.DataTypeCodeTimestamp && len(v.b) == 8:
+		return int64(binary.BigEndian.Uint64(v.b)), true
+	case v.typ.code == primitive.DataTypeCodeDate && len(v.b) == 4:
+		days := int64(binary.BigEndian.Uint32(v.b)) - 1<<31
+		return days * 86400000, true
+	}
+	return 0, false
+}
+
+// callFunction evaluates a native scalar function on typed arguments (a nil argument gives a
+// nil result, as in Cassandra).
+func (e *Engine) callFunction(now time.Time, name string, args []fnValue) (fnValue, error) {
+	types := make([]*ctype, len(args))
+	for i, a := range args {
+		types[i] = a.typ
+	}
+	_, result, err := functionSignature(name, types)
+	if err != nil {
+		return fnValue{}, err
+	}
+	out := fnValue{typ: result}
+	for _, a := range args {
+		if a.b == nil {
+			return out, nil
+		}
+	}
+	switch name {
+	case "now", "currenttimeuuid":
+		out.b = e.newTimeUUID(now)
+	case "uuid":
+		out.b = e.randomUUID()
+	case "currenttimestamp":
+		out.b = binary.BigEndian.AppendUint64(nil, uint64(now.UnixMilli()))
+	case "currentdate":
+		out.b = binary.BigEndian.AppendUint32(nil, uint32(now.Unix()/86400+1<<31))
+	case "currenttime":
+		y, m, d := now.Date()
+		out.b = binary.BigEndian.AppendUint64(nil, uint64(now.Sub(time.Date(y, m, d, 0, 0, 0, 0, now.Location()))))
+	case "totimestamp":
+		if ms, ok := millisOf(args[0]); ok {
+			out.b = binary.BigEndian.AppendUint64(nil, uint64(ms))
+		}
+	case "tounixtimestamp":
+		if ms, ok := millisOf(args[0]); ok {
+			out.b = binary.BigEndian.AppendUint64(nil, uint64(ms))
+		}
+	case "todate":
+		if ms, ok := millisOf(args[0]); ok {
+			days := ms / 86400000
+			if ms < 0 && ms%86400000 != 0 {
+				days--
+			}
+			out.b = binary.BigEndian.AppendUint32(nil, uint32(days+1<<31))
+		}
+	case "mintimeuuid", "maxtimeuuid":
+		if ms, ok := millisOf(args[0]); ok {
+			out.b = boundTimeUUID(ms, name == "maxtimeuuid")
+		}
+	default:
+		t, toBlob, _ := blobConversion(name)
+		if !toBlob {
+			if err := validateValue(t, args[0].b); err != nil {
+				return fnValue{}, invalid("In call to function system.%s, value 0x%x is not a valid binary representation for type %s", name, args[0].b, t.plainString())
+			}
+		}
+		out.b = args[0].b
+	}
+	return out, nil
+}
+
+// boundTimeUUID builds the smallest or greatest version 1 UUID of a millisecond, as
+// minTimeuuid/maxTimeuuid do.
+func boundTimeUUID(ms int64, maxBound bool) []byte {
+	const gregorianOffset = 0x01B21DD213814000
+	ts := uint64(ms*10000 + gregorianOffset)
+	var lowBits uint64 = 0x8080808080808080
+	if maxBound {
+		ts += 9999
+		lowBits = 0x7f7f7f7f7f7f7f7f
+	}
+	var b [16]byte
+	binary.BigEndian.PutUint32(b[0:], uint32(ts))
+	binary.BigEndian.PutUint16(b[4:], uint16(ts>>32))
+	binary.BigEndian.PutUint16(b[6:], uint16(ts>>48)&0x0FFF|0x1000)
+	binary.BigEndian.PutUint64(b[8:], lowBits)
+	return b[:]
+}
+
+// evalFuncTerm evaluates a function call used as a value (INSERT, UPDATE, WHERE).
+func (c *evalCtx) evalFuncTerm(t *cql.Term, name string) (fnValue, error) {
+	known := make([]*ctype, len(t.Elems))
+	vals := make([]fnValue, len(t.Elems))
+	for i, a := range t.Elems {
+		if a.Kind == cql.TermFunc {
+			v, err := c.evalFuncTerm(a, name)
+			if err != nil {
+				return fnValue{}, err
+			}
+			vals[i], known[i] = v, v.typ
+		} else if a.Kind == cql.TermUUID {
+			known[i] = tTimeUUID
+		}
+	}
+	params, _, err := functionSignature(t.Text, known)
+	if err != nil {
+		return fnValue{}, err
+	}
+	for i, a := range t.Elems {
+		if vals[i].typ != nil {
+			continue
+		}
+		r, err := c.evalTerm(a, params[i], name)
+		if err != nil {
+			return fnValue{}, err
+		}
+		vals[i] = fnValue{typ: params[i], b: r.b}
+	}
+	return c.e.callFunction(c.now, t.Text, vals)
+}
+
+// assignable reports whether a function result of type from can be stored in type to.
+func assignable(from, to *ctype) bool {
+	return from.code == to.code || (from.code == primitive.DataTypeCodeTimeuuid && to.code == primitive.DataTypeCodeUuid) ||
+		(from.code == primitive.DataTypeCodeVarchar && to.code == primitive.DataTypeCodeAscii)
+}
