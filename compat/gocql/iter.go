@@ -43,7 +43,6 @@ type Iter struct {
 	err            error
 	pos            int
 	numRows        int
-	rows           [][][]byte
 	columns        []ColumnInfo
 	actualColCount int
 	pageState      []byte
@@ -147,7 +146,7 @@ func (iter *Iter) Scan(dest ...interface{}) bool {
 		iter.err = fmt.Errorf("gocql: not enough columns to scan into: have %d want %d", len(dest), iter.actualColCount)
 		return false
 	}
-	if err := scanRow(iter.rows[iter.pos], iter.columns, dest); err != nil {
+	if err := scanRow(iter.row(iter.pos), iter.columns, dest); err != nil {
 		iter.err = err
 		return false
 	}
@@ -160,7 +159,6 @@ func (iter *Iter) replaceWith(next *Iter) {
 	iter.err = next.err
 	iter.pos = next.pos
 	iter.numRows = next.numRows
-	iter.rows = next.rows
 	iter.columns = next.columns
 	iter.actualColCount = next.actualColCount
 	iter.pageState = next.pageState
@@ -171,15 +169,21 @@ func (iter *Iter) replaceWith(next *Iter) {
 	iter.res = next.res
 }
 
+// row returns row i of the current page (the zero Row when there is none).
+func (iter *Iter) row(i int) native.Row {
+	if iter.res == nil {
+		return native.Row{}
+	}
+	r, _ := iter.res.Row(i)
+	return r
+}
+
 // scanRow unmarshals the cells of one row into dest (len(dest) == expanded column count).
-func scanRow(row [][]byte, cols []ColumnInfo, dest []interface{}) error {
+// The cells are read in place from the page's memory.
+func scanRow(row native.Row, cols []ColumnInfo, dest []interface{}) error {
 	i := 0
 	for c, col := range cols {
-		var cell []byte
-		if c < len(row) {
-			cell = row[c]
-		}
-		n, err := scanColumn(cell, col, dest[i:])
+		n, err := scanColumn(row.Raw(c), col, dest[i:])
 		if err != nil {
 			return err
 		}
@@ -213,7 +217,7 @@ func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 // the same error. It does not stop a background page fetch already started.
 func (iter *Iter) Close() error {
 	if iter.closed.CompareAndSwap(false, true) {
-		iter.rows, iter.res = nil, nil
+		iter.res = nil
 	}
 	return iter.err
 }
@@ -251,7 +255,7 @@ type Scanner interface {
 
 type iterScanner struct {
 	iter  *Iter
-	row   [][]byte
+	row   native.Row
 	valid bool
 }
 
@@ -269,7 +273,7 @@ func (is *iterScanner) Next() bool {
 			return false
 		}
 	}
-	is.row = iter.rows[iter.pos]
+	is.row = iter.row(iter.pos)
 	iter.pos++
 	is.valid = true
 	return true
@@ -291,7 +295,7 @@ func (is *iterScanner) Scan(dest ...interface{}) error {
 func (is *iterScanner) Err() error {
 	iter := is.iter
 	is.iter = nil
-	is.row = nil
+	is.row = native.Row{}
 	is.valid = false
 	if iter == nil {
 		return errors.New("gocql: Scanner used after Err")

@@ -1000,15 +1000,6 @@ func (iter *Iter) fillRows(res *native.Result, info *preparedInfo) {
 	}
 	iter.actualColCount = countColumns(iter.columns)
 	iter.numRows = res.Len()
-	iter.rows = make([][][]byte, 0, iter.numRows)
-	ncols := len(res.Columns())
-	for _, row := range res.Rows() {
-		cells := make([][]byte, ncols)
-		for c := 0; c < ncols; c++ {
-			cells[c] = row.Raw(c)
-		}
-		iter.rows = append(iter.rows, cells)
-	}
 	iter.pageState = res.PagingState()
 }
 
