@@ -357,6 +357,11 @@ func Scenario() []Step {
 		{Query: "INSERT INTO {ks}.o_i (k, c, d) VALUES (blobAsInt(0x00000009), 1, blobAsInt(0x0001))", WantErr: true},
 		{Query: "INSERT INTO {ks}.o_i (k, c, d) VALUES (now(), 1, 1)", WantErr: true},
 		{Query: "SELECT nosuchfunction(k) FROM {ks}.o_i", WantErr: true},
+		// system keyspaces
+		{Query: "SELECT table_name, column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = 'system_traces'", Sorted: true},
+		{Query: "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name IN ('system_traces', 'system', 'system_schema')"},
+		{Query: "CREATE TABLE system.x (k int PRIMARY KEY)", WantErr: true},
+		{Query: "DROP KEYSPACE system_schema", WantErr: true},
 		// prepared statements are invalidated when their table changes
 		{Query: "SELECT * FROM {ks}.kv WHERE k = 10"},
 		{Query: "ALTER TABLE {ks}.kv ADD z int"},

@@ -546,3 +546,14 @@ func TestRangeTombstone(t *testing.T) {
 	eq(t, "newer write in the range is live", te.rows("SELECT c FROM t WHERE k = 1"), []string{"0", "1", "2", "4", "5"})
 	eq(t, "count with limit counts everything", te.rows("SELECT count(*) FROM t WHERE k = 1 LIMIT 1"), []string{"5"})
 }
+
+func TestRecordTrace(t *testing.T) {
+	te := newTestEngine(t)
+	id := te.RecordTrace(TraceRequest{Client: "10.1.2.3", Command: "QUERY", Request: "Execute CQL3 query", Query: "SELECT 1",
+		Started: te.now, Duration: 1500 * time.Microsecond})
+	idVal := Value{Bytes: id[:]}
+	eq(t, "session", te.rows("SELECT client, command, duration, request FROM system_traces.sessions WHERE session_id = ?", idVal),
+		[]string{"10.1.2.3|'QUERY'|1500|'Execute CQL3 query'"})
+	eq(t, "events", te.rows("SELECT activity, source_elapsed FROM system_traces.events WHERE session_id = ?", idVal),
+		[]string{"'Parsing SELECT 1'|0", "'Preparing statement'|750", "'Request complete'|1500"})
+}

@@ -63,6 +63,11 @@ var systemSchema = []struct {
 		function_keyspace text, function_name text, function_argument_types frozen<list<text>>,
 		function_argument_values frozen<list<text>>, function_argument_nulls frozen<list<boolean>>,
 		PRIMARY KEY ((keyspace_name), table_name, column_name))`},
+	{"system_traces", `CREATE TABLE sessions (session_id uuid, client inet, command text, coordinator inet,
+		coordinator_port int, duration int, parameters map<text, text>, request text, started_at timestamp,
+		PRIMARY KEY ((session_id)))`},
+	{"system_traces", `CREATE TABLE events (session_id uuid, event_id timeuuid, activity text, source inet,
+		source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), event_id))`},
 	{"system_virtual_schema", `CREATE TABLE keyspaces (keyspace_name text, PRIMARY KEY ((keyspace_name)))`},
 	{"system_virtual_schema", `CREATE TABLE tables (keyspace_name text, table_name text, comment text,
 		PRIMARY KEY ((keyspace_name), table_name))`},
@@ -73,10 +78,11 @@ var systemSchema = []struct {
 
 func (e *Engine) installSystemKeyspaces() error {
 	local := map[string]string{"class": "org.apache.cassandra.locator.LocalStrategy"}
-	for _, name := range []string{"system", "system_schema", "system_virtual_schema", "system_views"} {
+	for _, name := range []string{"system", "system_schema", "system_virtual_schema", "system_views", "system_traces"} {
 		e.keyspaces[name] = &keyspace{name: name, durable: true, replication: local, tables: map[string]*table{},
 			types: map[string]*ctype{}, system: true, virtual: name == "system_virtual_schema" || name == "system_views"}
 	}
+	e.keyspaces["system_traces"].replication = map[string]string{"class": "org.apache.cassandra.locator.SimpleStrategy", "replication_factor": "2"}
 	for _, def := range systemSchema {
 		p, err := cql.Parse(def.cql)
 		if err != nil {
@@ -87,7 +93,9 @@ func (e *Engine) installSystemKeyspaces() error {
 		if err != nil {
 			return fmt.Errorf("cqlsim engine: system table %s.%s: %w", def.ks, ct.Table.Name, err)
 		}
-		t.virtual = systemRows(def.ks + "." + t.name)
+		if def.ks != "system_traces" { // trace tables hold real rows, written by RecordTrace
+			t.virtual = systemRows(def.ks + "." + t.name)
+		}
 		t.isVirtualKs = def.ks == "system_virtual_schema"
 		e.keyspaces[def.ks].tables[t.name] = t
 	}
