@@ -39,6 +39,7 @@ type Outcome struct {
 // rawValue captures a value's bytes for types gocql cannot scan generically (vectors).
 type rawValue []byte
 
+// UnmarshalCQL keeps a copy of the raw bytes.
 func (r *rawValue) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 	*r = append(rawValue(nil), data...)
 	return nil

@@ -43,6 +43,7 @@ type SyntaxError struct {
 	Msg       string
 }
 
+// Error formats the error as Cassandra does: "line L:C message".
 func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d:%d %s", e.Line, e.Col, e.Msg) }
 
 type lexer struct {

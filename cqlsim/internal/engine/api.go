@@ -132,4 +132,5 @@ type Error struct {
 	Alive       int32
 }
 
+// Error returns the message, as Cassandra words it.
 func (e *Error) Error() string { return e.Message }

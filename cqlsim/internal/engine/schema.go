@@ -19,6 +19,7 @@ const (
 	kindRegular
 )
 
+// String returns the kind as system_schema.columns spells it.
 func (k colKind) String() string {
 	return [...]string{"partition_key", "clustering", "static", "regular"}[k]
 }
