@@ -60,3 +60,53 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionKeyspace runs unqualified statements on sessions bound to a keyspace (USE on every
+// pooled connection), prepared and in batches, on both servers.
+func TestSessionKeyspace(t *testing.T) {
+	hosts := cqltest.Hosts(t)
+	ks := cqltest.KeyspaceName(t)
+	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	setup := []Step{
+		{Query: "CREATE KEYSPACE {ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"},
+		{Query: "CREATE TABLE {ks}.t (k int, c int, v text, PRIMARY KEY (k, c))"},
+	}
+	steps := []Step{
+		{Query: "INSERT INTO t (k, c, v) VALUES (?, ?, ?)", Args: []any{1, 1, "a"}},
+		{Batch: []Step{
+			{Query: "INSERT INTO t (k, c, v) VALUES (?, ?, ?)", Args: []any{1, 2, "b"}},
+			{Query: "UPDATE t SET v = ? WHERE k = ? AND c = ?", Args: []any{"c", 2, 1}},
+		}, BatchTyp: gocql.LoggedBatch},
+		{Query: "SELECT * FROM t WHERE k IN (1, 2)"},
+		{Query: "UPDATE t SET v = 'z' WHERE k = 1 AND c = 1 IF v = 'a'"},
+		{Query: "SELECT k, c, v FROM t", PageSize: 1},
+		{Query: "SELECT * FROM nosuch", WantErr: true},
+		{Query: "SELECT * FROM system.local WHERE key = 'nope'"},
+	}
+	run := func(host string) []Outcome {
+		if o := Run(session(t, host), ks, setup); o[0].Error != "" || o[1].Error != "" {
+			t.Fatalf("set-up on %s: %+v", host, o)
+		}
+		c := gocql.NewCluster(host)
+		c.ProtoVersion = 4
+		c.Keyspace = ks
+		c.Timeout = 20 * time.Second
+		s, err := c.CreateSession()
+		if err != nil {
+			t.Fatalf("session with keyspace on %s: %v", host, err)
+		}
+		defer s.Close()
+		return Run(s, ks, steps)
+	}
+	want := run(hosts[0])
+	got := run(sim.Addrs()[0])
+	for i := range steps {
+		if (want[i].Error != "") != steps[i].WantErr {
+			t.Errorf("step %d on Cassandra: %+v", i, want[i])
+		}
+		if d := cmp.Diff(want[i], got[i]); d != "" {
+			t.Errorf("step %d (%s): Cassandra (-) vs cqlsim (+):\n%s", i, want[i].Query, d)
+		}
+	}
+}
