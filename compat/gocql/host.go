@@ -90,6 +90,7 @@ func (c cassVersion) String() string {
 // It is safe for concurrent use.
 type HostInfo struct {
 	mu               sync.RWMutex
+	nativeAddr       string // the native core's address of the node (host:port), immutable
 	hostname         string
 	peer             net.IP
 	broadcastAddress net.IP
@@ -297,6 +298,15 @@ func (h *HostInfo) HostnameAndPort() string {
 // ConnectAddressAndPort is the connect address and port joined as host:port.
 func (h *HostInfo) ConnectAddressAndPort() string {
 	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+}
+
+// dialAddr is the address requests are pinned to: the native core's address of the node, or
+// the connect address and port for hosts the core does not know.
+func (h *HostInfo) dialAddr() string {
+	if h.nativeAddr != "" {
+		return h.nativeAddr
+	}
+	return h.ConnectAddressAndPort()
 }
 
 // String describes the host for logs.

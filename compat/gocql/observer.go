@@ -74,17 +74,20 @@ type hostMetrics struct {
 // query and its WithContext copies, as gocql's is.
 type queryMetrics struct {
 	mu            sync.Mutex
-	m             map[string]*hostMetrics
+	hosts         []hostEntry // one entry per host tried; most queries try one
+	first         [1]hostEntry
 	totalAttempts int
 }
 
-func newQueryMetrics() *queryMetrics { return &queryMetrics{m: make(map[string]*hostMetrics)} }
+type hostEntry struct {
+	host *HostInfo
+	m    hostMetrics
+}
 
-func hostKey(h *HostInfo) string {
-	if h == nil {
-		return ""
-	}
-	return h.ConnectAddressAndPort()
+func newQueryMetrics() *queryMetrics {
+	qm := &queryMetrics{}
+	qm.hosts = qm.first[:0]
+	return qm
 }
 
 // hostMetrics returns a copy of the metrics of host.
@@ -92,7 +95,7 @@ func (qm *queryMetrics) hostMetrics(host *HostInfo) *hostMetrics {
 	qm.mu.Lock()
 	defer qm.mu.Unlock()
 	out := new(hostMetrics)
-	if hm, ok := qm.m[hostKey(host)]; ok {
+	if hm := qm.find(host); hm != nil {
 		*out = *hm
 	}
 	return out
@@ -138,9 +141,9 @@ func (qm *queryMetrics) latency() int64 {
 	defer qm.mu.Unlock()
 	var attempts int
 	var total int64
-	for _, hm := range qm.m {
-		attempts += hm.Attempts
-		total += hm.TotalLatency
+	for i := range qm.hosts {
+		attempts += qm.hosts[i].m.Attempts
+		total += qm.hosts[i].m.TotalLatency
 	}
 	if attempts == 0 {
 		return 0
@@ -148,14 +151,24 @@ func (qm *queryMetrics) latency() int64 {
 	return total / int64(attempts)
 }
 
-func (qm *queryMetrics) get(host *HostInfo) *hostMetrics {
-	k := hostKey(host)
-	hm, ok := qm.m[k]
-	if !ok {
-		hm = new(hostMetrics)
-		qm.m[k] = hm
+func (qm *queryMetrics) find(host *HostInfo) *hostMetrics {
+	for i := range qm.hosts {
+		if qm.hosts[i].host == host {
+			return &qm.hosts[i].m
+		}
 	}
-	return hm
+	return nil
+}
+
+func (qm *queryMetrics) get(host *HostInfo) *hostMetrics {
+	if hm := qm.find(host); hm != nil {
+		return hm
+	}
+	if qm.hosts == nil {
+		qm.hosts = qm.first[:0]
+	}
+	qm.hosts = append(qm.hosts, hostEntry{host: host})
+	return &qm.hosts[len(qm.hosts)-1].m
 }
 
 // ObservedQuery describes one attempt of a query.

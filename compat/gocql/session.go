@@ -39,8 +39,9 @@ type Session struct {
 	queryObserver QueryObserver
 	batchObserver BatchObserver
 
-	hostsMu sync.Mutex
-	hosts   map[string]*HostInfo // by connect address host:port
+	hostsMu   sync.Mutex
+	hosts     map[string]*HostInfo // by the native core's address (host:port)
+	hostCount atomic.Int32         // len(hosts)
 
 	prepared sync.Map // *native.Prepared -> *preparedInfo
 	rfCache  sync.Map // keyspace -> rfEntry
@@ -279,6 +280,7 @@ func (x *authExchange) Success(token []byte) error { return x.auth.Success(token
 // hostInfoOf converts a native host description.
 func hostInfoOf(h native.Host, defaultPort int) *HostInfo {
 	hi := &HostInfo{
+		nativeAddr:  h.Addr,
 		hostID:      h.HostID,
 		dataCenter:  h.DataCenter,
 		rack:        h.Rack,
@@ -364,6 +366,7 @@ func (s *Session) refreshHosts() {
 			s.policy.RemoveHost(h)
 		}
 	}
+	s.hostCount.Store(int32(len(s.hosts)))
 }
 
 // hostByAddr returns the HostInfo of a host:port address, nil when unknown.
@@ -588,14 +591,17 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 	}
 }
 
-// plan returns the host plan of qry; when the policy knows no host yet, a plan with one
-// nil entry lets the native core route the request itself.
+// plan returns the host plan of qry; when the session knows no host yet, a plan with one
+// placeholder entry lets the native core route the request itself.
 func (s *Session) plan(qry ExecutableQuery) NextHost {
 	next := s.policy.Pick(qry)
+	if s.hostCount.Load() > 0 {
+		return next
+	}
 	first := true
 	return func() SelectedHost {
 		h := next()
-		if h == nil && first && len(s.allHosts()) == 0 {
+		if h == nil && first {
 			first = false
 			return &selectedHost{}
 		}
@@ -840,7 +846,7 @@ func (s *Session) schemaVersions(ctx context.Context) (map[string]bool, error) {
 	var host string
 	for _, h := range s.allHosts() {
 		if h.IsUp() {
-			host = h.ConnectAddressAndPort()
+			host = h.dialAddr()
 			break
 		}
 	}
@@ -925,7 +931,7 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (nati
 		st = st.WithCustomPayload(q.customPayload)
 	}
 	if host != nil {
-		st = st.WithHost(host.ConnectAddressAndPort())
+		st = st.WithHost(host.dialAddr())
 	}
 	return st, info, nil
 }
@@ -1088,7 +1094,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 		nb = nb.WithCustomPayload(b.CustomPayload)
 	}
 	if host != nil {
-		nb = nb.WithHost(host.ConnectAddressAndPort())
+		nb = nb.WithHost(host.dialAddr())
 	}
 	res, err := s.native.ExecuteBatch(ctx, nb)
 	if err != nil {

@@ -17,6 +17,12 @@ import (
 // tables given (KS. is replaced by the keyspace name).
 func newTestSession(t *testing.T, ddl ...string) (*Session, string) {
 	t.Helper()
+	return newTestSessionTB(t, ddl...)
+}
+
+// newTestSessionTB is newTestSession for tests and benchmarks.
+func newTestSessionTB(t testing.TB, ddl ...string) (*Session, string) {
+	t.Helper()
 	hosts := cqltest.Hosts(t)
 	ks := cqltest.KeyspaceName(t)
 	cluster := NewCluster(hosts...)
