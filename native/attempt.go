@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -59,4 +60,34 @@ type RetryDecision struct {
 // prove the request was not applied (for example UnavailableError).
 type RetryPolicy interface {
 	Retry(ctx context.Context, a *Attempt) RetryDecision
+}
+
+// NextHostRetry is a RetryPolicy that tries the next node of the plan, up to MaxRetries
+// times, when the failure proves the request was not applied (the coordinator was
+// unavailable, overloaded or bootstrapping, or the connection failed before sending), and,
+// for idempotent requests only, also when the outcome is unknown (a server-side read or write
+// timeout, or a connection that broke while the request was in flight).
+type NextHostRetry struct {
+	MaxRetries int
+}
+
+// Retry implements RetryPolicy.
+func (p NextHostRetry) Retry(_ context.Context, a *Attempt) RetryDecision {
+	if a.Number >= p.MaxRetries {
+		return RetryDecision{Action: Fail}
+	}
+	var (
+		unavailable *UnavailableError
+		overloaded  *OverloadedError
+		booting     *IsBootstrappingError
+		readTO      *ReadTimeoutError
+		writeTO     *WriteTimeoutError
+	)
+	switch {
+	case errors.As(a.Err, &unavailable), errors.As(a.Err, &overloaded), errors.As(a.Err, &booting):
+		return RetryDecision{Action: RetryNextHost}
+	case a.Idempotent && (errors.As(a.Err, &readTO) || errors.As(a.Err, &writeTO) || errors.Is(a.Err, ErrConnClosed)):
+		return RetryDecision{Action: RetryNextHost}
+	}
+	return RetryDecision{Action: Fail}
 }
