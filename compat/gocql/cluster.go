@@ -12,7 +12,8 @@ type ClusterConfig struct {
 	// Hosts are the contact points (host or host:port); the rest of the ring is discovered.
 	Hosts []string
 
-	// CQLVersion is sent in STARTUP (default "3.0.0").
+	// CQLVersion was sent in gocql's STARTUP (default "3.0.0"); the native core sends
+	// "3.0.0" itself.
 	CQLVersion string
 
 	// ProtoVersion is the protocol version; 0 lets the driver negotiate.
@@ -54,21 +55,23 @@ type ClusterConfig struct {
 	// RetryPolicy is the default retry policy of queries and batches (default nil: no retry).
 	RetryPolicy RetryPolicy
 
-	// ConvictionPolicy decides when a failing host is marked down (default
-	// SimpleConvictionPolicy).
+	// ConvictionPolicy decided when gocql marked a failing host down (default
+	// SimpleConvictionPolicy); the native core tracks host state itself, so it has no effect.
 	ConvictionPolicy ConvictionPolicy
 
 	// ReconnectionPolicy spaces reconnection attempts at session creation (default 3 retries
 	// one second apart).
 	ReconnectionPolicy ReconnectionPolicy
 
-	// SocketKeepalive is the TCP keep-alive period (0 leaves the system default).
+	// SocketKeepalive is gocql's TCP keep-alive period; the native core detects dead
+	// connections with heartbeats instead, so it has no effect.
 	SocketKeepalive time.Duration
 
-	// MaxPreparedStmts bounds the prepared statement cache (default 1000).
+	// MaxPreparedStmts bounded gocql's prepared statement cache (default 1000); the native
+	// core keeps its own cache, so it has no effect.
 	MaxPreparedStmts int
 
-	// MaxRoutingKeyInfo bounds the routing key cache (default 1000).
+	// MaxRoutingKeyInfo bounded gocql's routing key cache (default 1000); no effect.
 	MaxRoutingKeyInfo int
 
 	// PageSize is the default page size (default 5000; <= 0 disables paging).
@@ -86,7 +89,8 @@ type ClusterConfig struct {
 	// PoolConfig configures host selection.
 	PoolConfig PoolConfig
 
-	// ReconnectInterval is how often down hosts are re-dialled (default 60s).
+	// ReconnectInterval is how often gocql re-dialled down hosts (default 60s); the native
+	// core reconnects on its own schedule, so it has no effect.
 	ReconnectInterval time.Duration
 
 	// MaxWaitSchemaAgreement bounds the wait for schema agreement after DDL (default 60s).
@@ -104,7 +108,8 @@ type ClusterConfig struct {
 	// DisableInitialHostLookup connects only to Hosts, without reading system.peers.
 	DisableInitialHostLookup bool
 
-	// Events disables kinds of server events.
+	// Events disabled kinds of server events in gocql; the native core always follows
+	// topology and status events, so it has no effect.
 	Events struct {
 		DisableNodeStatusEvents bool
 		DisableTopologyEvents   bool
@@ -136,10 +141,12 @@ type ClusterConfig struct {
 	// queued request at once without a timer, so it has no effect.
 	WriteCoalesceWaitTime time.Duration
 
-	// Dialer opens the TCP connections.
+	// Dialer opened gocql's TCP connections. The native core dials itself, so a custom
+	// Dialer is not used (see docs/deviations.md).
 	Dialer Dialer
 
-	// HostDialer opens connections to hosts, TLS included; it takes precedence over Dialer.
+	// HostDialer opened gocql's connections, TLS included. The native core dials itself, so
+	// a custom HostDialer is not used (see docs/deviations.md).
 	HostDialer HostDialer
 
 	// Logger receives the session's diagnostics (default: the package Logger).
