@@ -1,13 +1,12 @@
 package difftest
 
 import (
-	"context"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/client"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -42,20 +41,33 @@ var preparedStatements = []string{
 
 func prepareAll(t *testing.T, addr, ks string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := client.NewCqlClient(addr, nil).ConnectAndInit(ctx, primitive.ProtocolVersion4, client.ManagedStreamId)
+	// One synchronous request at a time over a plain connection, with the library's codec only
+	// (its client has a data race between Close and its writer goroutine).
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", addr, err)
 	}
 	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(time.Minute))
+	codec := frame.NewCodec()
+	roundTrip := func(m message.Message) *frame.Frame {
+		t.Helper()
+		if err := codec.EncodeFrame(frame.NewFrame(primitive.ProtocolVersion4, 1, m), conn); err != nil {
+			t.Fatalf("sending to %s: %v", addr, err)
+		}
+		resp, err := codec.DecodeFrame(conn)
+		if err != nil {
+			t.Fatalf("reading from %s: %v", addr, err)
+		}
+		return resp
+	}
+	if _, ok := roundTrip(&message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}).Body.Message.(*message.Ready); !ok {
+		t.Fatalf("%s: STARTUP not answered with READY", addr)
+	}
 	var out []string
 	for _, q := range preparedStatements {
 		q = strings.ReplaceAll(q, "{ks}", ks)
-		resp, err := conn.SendAndReceive(frame.NewFrame(primitive.ProtocolVersion4, client.ManagedStreamId, &message.Prepare{Query: q}))
-		if err != nil {
-			t.Fatalf("PREPARE %s: %v", q, err)
-		}
+		resp := roundTrip(&message.Prepare{Query: q})
 		p, ok := resp.Body.Message.(*message.PreparedResult)
 		if !ok {
 			out = append(out, fmt.Sprintf("%s => %v", q, resp.Body.Message))
