@@ -307,26 +307,28 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 			number++
 			continue
 		}
-	sameHost:
-		res, err := s.attempt(ctx, c, info, timeoutC, number)
-		number++
-		if err == nil {
-			return res, nil
-		}
-		var nextHost *nextHostError
-		if errors.As(err, &nextHost) {
-			failed = append(failed, HostError{Host: c.Addr(), Err: nextHost.err})
-			continue
-		}
-		var retry *retryError
-		if errors.As(err, &retry) {
-			if retry.sameHost {
-				goto sameHost
+		// Attempts on this node: one, plus any the retry policy sends to the same node.
+		for {
+			res, err := s.attempt(ctx, c, info, timeoutC, number)
+			number++
+			if err == nil {
+				return res, nil
 			}
-			failed = append(failed, HostError{Host: c.Addr(), Err: retry.err})
-			continue
+			var nextHost *nextHostError
+			var retry *retryError
+			switch {
+			case errors.As(err, &nextHost):
+				failed = append(failed, HostError{Host: c.Addr(), Err: nextHost.err})
+			case errors.As(err, &retry):
+				if retry.sameHost && number < maxAttempts {
+					continue
+				}
+				failed = append(failed, HostError{Host: c.Addr(), Err: retry.err})
+			default:
+				return nil, err
+			}
+			break
 		}
-		return nil, err
 	}
 }
 
