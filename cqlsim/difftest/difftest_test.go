@@ -43,7 +43,7 @@ func TestDifferential(t *testing.T) {
 
 	withRows, failing := 0, 0
 	for i, st := range steps {
-		if failed := real[i].Error != ""; failed != st.WantErr {
+		if failed := real[i].Code != 0 || real[i].Error != ""; failed != st.WantErr {
 			t.Errorf("scenario step %d (%s): failed=%v on Cassandra (%s), want failed=%v", i, real[i].Query, failed, real[i].Error, st.WantErr)
 		}
 		if len(real[i].Rows) > 0 {

@@ -185,6 +185,7 @@ type Insert struct {
 	Columns     []string
 	Values      []*Term
 	JSON        *Term
+	JSONUnset   bool // DEFAULT UNSET: columns missing from the JSON are left untouched
 	IfNotExists bool
 	Using       Using
 }

@@ -1031,7 +1031,11 @@ func (p *parser) insertStmt() (Statement, error) {
 		}
 		ins.JSON = t
 		if p.acceptKw("default") {
-			if !p.acceptKw("null") && !p.acceptKw("unset") {
+			switch {
+			case p.acceptKw("unset"):
+				ins.JSONUnset = true
+			case p.acceptKw("null"):
+			default:
 				return nil, p.errNoViable()
 			}
 		}

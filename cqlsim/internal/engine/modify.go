@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"strings"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -55,6 +57,8 @@ type modPlan struct {
 	conds       []condition
 	ttl, ts     *boundTerm
 	pkIdx       []uint16
+	json        *boundTerm // INSERT JSON: the document (insCols are then all columns)
+	jsonUnset   bool
 }
 
 func (m *modPlan) pkIndexes() []uint16 { return m.pkIdx }
@@ -103,9 +107,6 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 	if err != nil {
 		return nil, err
 	}
-	if st.JSON != nil {
-		return nil, unsupported("INSERT JSON")
-	}
 	if t.counter {
 		return nil, invalid("INSERT statements are not allowed on counter tables, use UPDATE instead")
 	}
@@ -114,6 +115,17 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 	}
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
 	m := &modPlan{t: t, kind: modInsert, ifNotExists: st.IfNotExists}
+	if st.JSON != nil {
+		m.json = bd.bind(st.JSON, tText, "[json]")
+		m.jsonUnset = st.JSONUnset
+		m.insCols = t.cols
+		e.bindUsing(bd, st.Using, m)
+		if bd.err != nil {
+			return nil, bd.err
+		}
+		m.v = bd.finish()
+		return m, nil
+	}
 	seen := map[*column]bool{}
 	for i, n := range st.Columns {
 		c, err := t.column(n)
@@ -554,9 +566,17 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		pkv := make([][]byte, len(t.pk))
 		ckv := make([][]byte, len(t.ck))
 		hasCK := false
+		var jsonVals []termResult
+		if m.json != nil {
+			if jsonVals, err = m.jsonValues(ctx); err != nil {
+				return nil, err
+			}
+		}
 		for i, c := range m.insCols {
-			r, err := m.insVals[i].eval(ctx)
-			if err != nil {
+			var r termResult
+			if jsonVals != nil {
+				r = jsonVals[i]
+			} else if r, err = m.insVals[i].eval(ctx); err != nil {
 				return nil, err
 			}
 			if r.b != nil && c.typ.multiCell() && isEmptyCollection(c.typ, r.b) {
@@ -1080,4 +1100,38 @@ func (mu *mutation) check() error {
 		}
 	}
 	return nil
+}
+
+// jsonValues decodes the document of INSERT JSON into one value per table column: columns
+// missing from it are null, or unset with DEFAULT UNSET.
+func (m *modPlan) jsonValues(ctx *evalCtx) ([]termResult, error) {
+	doc, err := m.json.eval(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if doc.b == nil || doc.unset {
+		return nil, invalid("Got null for INSERT JSON values")
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc.b))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, invalid("Could not decode JSON string as a map: %v. (String was: %s)", err, doc.b)
+	}
+	out := make([]termResult, len(m.t.cols))
+	for i := range out {
+		out[i] = termResult{unset: m.jsonUnset}
+	}
+	for k, v := range obj {
+		c, ok := m.t.byName[jsonColumnName(k)]
+		if !ok {
+			return nil, invalid("JSON values map contains unrecognized column: %s", k)
+		}
+		b, err := fromJSON(c.typ, v, c.name)
+		if err != nil {
+			return nil, err
+		}
+		out[c.idx] = termResult{b: b}
+	}
+	return out, nil
 }

@@ -38,6 +38,8 @@ type selItem struct {
 	fn    string    // selFunc
 	args  []selItem // selFunc
 	term  *cql.Term // selConst
+	// aliased: the name is an AS alias (quoted in JSON keys when case-sensitive)
+	aliased bool
 }
 
 func (s *selItem) aggregate() bool { return s.kind >= selCount && s.kind <= selAvg }
@@ -58,24 +60,47 @@ type selectPlan struct {
 	pkIn         bool
 	ckRestricted bool
 	pkIdx        []uint16
+	json         bool // SELECT JSON: one [json] column rendering the selection
 }
 
-func (s *selectPlan) resultColumns() []Column { return s.cols }
-func (s *selectPlan) pkIndexes() []uint16     { return s.pkIdx }
+func (s *selectPlan) resultColumns() []Column {
+	if s.json {
+		return []Column{{Keyspace: s.t.ks, Table: s.t.name, Name: "[json]", Type: tText.dataType()}}
+	}
+	return s.cols
+}
+
+// jsonRows turns projected rows into the single-column rows of SELECT JSON.
+func (s *selectPlan) jsonRows(res *Result) *Result {
+	if !s.json || res == nil {
+		return res
+	}
+	res.Columns = s.resultColumns()
+	for i, row := range res.Rows {
+		parts := make([]string, len(row))
+		for j, v := range row {
+			key := s.items[j].name
+			if s.items[j].kind == selCol || s.items[j].aliased {
+				key = quoteIdent(key)
+			}
+			parts[j] = jsonString(key) + ": " + toJSON(s.items[j].typ, v)
+		}
+		res.Rows[i] = [][]byte{[]byte("{" + strings.Join(parts, ", ") + "}")}
+	}
+	return res
+}
+func (s *selectPlan) pkIndexes() []uint16 { return s.pkIdx }
 
 func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, error) {
 	t, err := e.lookupTable(st.Table, ks)
 	if err != nil {
 		return nil, err
 	}
-	if st.JSON {
-		return nil, unsupported("SELECT JSON")
-	}
 	if len(st.GroupBy) > 0 {
 		return nil, unsupported("GROUP BY")
 	}
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
-	sp := &selectPlan{t: t, distinct: st.Distinct}
+	sp := &selectPlan{t: t, distinct: st.Distinct, json: st.JSON}
 	// where
 	sp.rels, err = analyseWhere(t, st.Where, bd)
 	if err != nil {
@@ -93,7 +118,7 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 				return nil, err
 			}
 			if st.Selectors[i].Alias != "" {
-				it.name = st.Selectors[i].Alias
+				it.name, it.aliased = st.Selectors[i].Alias, true
 			}
 			sp.items = append(sp.items, *it)
 		}
@@ -399,6 +424,14 @@ func decodePagingState(b []byte) (*pagingState, error) {
 }
 
 func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
+	res, err := s.execRows(e, ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.jsonRows(res), nil
+}
+
+func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
 	t := s.t
 	if t.virtual != nil {
 		t = e.materialize(t, req.Node)
