@@ -198,8 +198,10 @@ func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 		if dest[0] == nil && n == 1 {
 			return 1, nil
 		}
+		// Unmarshal errors are returned as is (gocql.UnmarshalError and friends), as gocql
+		// does: callers compare and type-switch on them.
 		if err := Unmarshal(col.TypeInfo, cell, dest[:n]); err != nil {
-			return 0, fmt.Errorf("gocql: scanning column %q: %w", col.Name, err)
+			return 0, err
 		}
 		return n, nil
 	}
@@ -207,7 +209,7 @@ func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 		return 1, nil
 	}
 	if err := Unmarshal(col.TypeInfo, cell, dest[0]); err != nil {
-		return 0, fmt.Errorf("gocql: scanning column %q: %w", col.Name, err)
+		return 0, err
 	}
 	return 1, nil
 }
@@ -341,8 +343,9 @@ func (r *RowData) rowMap(m map[string]interface{}) {
 			m[name] = nil
 			continue
 		}
-		if v.Kind() == reflect.Slice && !v.IsNil() {
-			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		if v.Kind() == reflect.Slice {
+			// Copied, and a nil slice becomes an empty one, as gocql does.
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Cap())
 			reflect.Copy(c, v)
 			m[name] = c.Interface()
 			continue

@@ -462,7 +462,7 @@ var cqlTypeNames = map[string]Type{
 	"counter": TypeCounter, "date": TypeDate, "decimal": TypeDecimal, "double": TypeDouble,
 	"duration": TypeDuration, "float": TypeFloat, "int": TypeInt, "smallint": TypeSmallInt,
 	"tinyint": TypeTinyInt, "time": TypeTime, "timestamp": TypeTimestamp, "uuid": TypeUUID,
-	"varchar": TypeVarchar, "text": TypeVarchar, "varint": TypeVarint, "timeuuid": TypeTimeUUID,
+	"varchar": TypeVarchar, "text": TypeText, "varint": TypeVarint, "timeuuid": TypeTimeUUID,
 	"inet": TypeInet,
 }
 

@@ -73,7 +73,14 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	}
 	ns, err := connectNative(&cfg, ncfg)
 	if err != nil {
-		return nil, fmt.Errorf("gocql: unable to create session: %w: %w", ErrNoConnectionsStarted, convertError(err))
+		var re *native.RequestError
+		if errors.As(err, &re) {
+			// The node answered but refused the session (a missing keyspace, say): gocql
+			// returns ErrNoConnectionsStarted itself and logs the cause.
+			cfg.logger().Printf("gocql: unable to create session: %v", err)
+			return nil, ErrNoConnectionsStarted
+		}
+		return nil, fmt.Errorf("gocql: unable to create session: %w", convertError(err))
 	}
 	s := &Session{
 		cfg:           cfg,
@@ -764,7 +771,8 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 		} else {
 			b, err := Marshal(args[arg].TypeInfo, v)
 			if err != nil {
-				return nil, fmt.Errorf("gocql: marshalling value %d (%s %s): %w", i, args[arg].Name, args[arg].TypeInfo, err)
+				// Returned as is (gocql.MarshalError and friends), as gocql does.
+				return nil, err
 			}
 			enc = rawValue(b)
 		}

@@ -108,9 +108,11 @@ func TestCreateSessionErrors(t *testing.T) {
 	cluster := NewCluster(hosts...)
 	cluster.Keyspace = "no_such_keyspace_cqlbridge"
 	cluster.ReconnectionPolicy = &ConstantReconnectionPolicy{}
-	if s, err := cluster.CreateSession(); err == nil {
-		s.Close()
-		t.Fatal("CreateSession with a missing keyspace succeeded")
+	if s, err := cluster.CreateSession(); err != ErrNoConnectionsStarted {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("CreateSession with a missing keyspace: %v, want ErrNoConnectionsStarted itself (as gocql)", err)
 	}
 }
 

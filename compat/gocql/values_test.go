@@ -60,6 +60,34 @@ func TestUnsetAndNamedValues(t *testing.T) {
 	if err := s.Query("SELECT a FROM u WHERE id = ?", NamedValue("nope", 1)).Exec(); err == nil {
 		t.Fatal("a named value matching no marker was accepted")
 	}
+	// Marshal and unmarshal errors come back unwrapped, with gocql's types.
+	var me MarshalError
+	if err := s.Query("INSERT INTO u (id, a) VALUES (?, ?)", "not a number", "x").Exec(); !errors.As(err, &me) {
+		t.Fatalf("marshal error: %T %v, want a MarshalError", err, err)
+	}
+	var n int
+	iter := s.Query("SELECT a FROM u WHERE id = ?", 1).Iter()
+	if iter.Scan(&n) {
+		t.Fatal("scanned text into an int")
+	}
+	var ue UnmarshalError
+	if err := iter.Close(); !errors.As(err, &ue) || err != error(ue) {
+		t.Fatalf("unmarshal error: %T %v, want a bare UnmarshalError", err, err)
+	}
+	// MapScan copies slices, and a NULL list becomes an empty, non-nil slice.
+	if err := s.Query("CREATE TABLE l (id int PRIMARY KEY, xs list<int>)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Query("INSERT INTO l (id) VALUES (1)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]interface{}{}
+	if err := s.Query("SELECT xs FROM l WHERE id = 1").MapScan(m); err != nil {
+		t.Fatal(err)
+	}
+	if xs, ok := m["xs"].([]int); !ok || xs == nil || len(xs) != 0 {
+		t.Fatalf("NULL list in MapScan = %#v, want []int{}", m["xs"])
+	}
 }
 
 func TestPerAttemptTimeout(t *testing.T) {
