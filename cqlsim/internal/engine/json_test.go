@@ -1,0 +1,43 @@
+package engine
+
+import "testing"
+
+func TestJavaNumberFormats(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		bits int
+		want string
+	}{
+		{1, 64, "1.0"}, {1.25, 64, "1.25"}, {-0.5, 64, "-0.5"}, {1e7, 64, "1.0E7"}, {1234567, 64, "1234567.0"},
+		{0.001, 64, "0.001"}, {0.0001, 64, "1.0E-4"}, {1e300, 64, "1.0E300"}, {-1e-300, 64, "-1.0E-300"},
+		{3.4e38, 32, "3.4E38"}, {0.1, 32, "0.1"},
+	} {
+		if got := javaDouble(c.f, c.bits); got != c.want {
+			t.Errorf("javaDouble(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+	for lit, want := range map[string]string{"12.345": "12.345", "1e3": "1E+3", "-1.50": "-1.50", "0.001": "0.001", "0.0000001": "1E-7", "100": "100"} {
+		b, err := parseDecimal(lit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := javaBigDecimal(b); got != want {
+			t.Errorf("javaBigDecimal(%s) = %q, want %q", lit, got, want)
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec(`CREATE TABLE t (k int PRIMARY KEY, "Name" text, l list<int>, m map<int, text>, ts timestamp, d double)`)
+	te.mustExec(`INSERT INTO t JSON '{"k": 1, "\"Name\"": "x", "l": [2, 1], "m": {"3": "c"}, "ts": "2024-01-02 03:04:05.678Z", "d": 0.5}'`)
+	eq(t, "select json", te.rows("SELECT JSON * FROM t"),
+		[]string{`'{"k": 1, "\"Name\"": "x", "d": 0.5, "l": [2, 1], "m": {"3": "c"}, "ts": "2024-01-02 03:04:05.678Z"}'`})
+	te.mustExec(`INSERT INTO t JSON '{"k": 1, "d": 2}' DEFAULT UNSET`)
+	eq(t, "default unset", te.rows(`SELECT "Name", d FROM t`), []string{"'x'|2"})
+	te.mustExec(`INSERT INTO t JSON '{"k": 1}'`)
+	eq(t, "default null", te.rows(`SELECT "Name", d FROM t`), []string{"null|null"})
+	if _, msg := te.errCode(`INSERT INTO t JSON '{"k": 1, "Name": "x"}'`); msg != "JSON values map contains unrecognized column: Name" {
+		t.Errorf("case-insensitive key: %s", msg)
+	}
+}
