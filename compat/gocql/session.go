@@ -551,7 +551,6 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		return iter
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var mu sync.Mutex
 	shared := func() SelectedHost {
 		mu.Lock()
@@ -575,7 +574,11 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 			results <- outcome{it, attempted}
 		}()
 	}
-	defer wg.Wait()
+	// The losers are cancelled, then waited for, so no goroutine outlives the call.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	start()
 	t := time.NewTicker(sp.Delay())
 	defer t.Stop()
