@@ -397,7 +397,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"SELECT x FROM t", CodeInvalid, "Undefined column name x in table ks.t"},
 		{"SELECT * FORM t", CodeSyntaxError, "line 1:9 mismatched input 'FORM' expecting K_FROM (SELECT * [FORM]...)"},
 		{"CREATE INDEX ON t (v)", CodeInvalid, "cqlsim: CREATE INDEX is not supported"},
-		{"SELECT k FROM t GROUP BY k", CodeInvalid, "cqlsim: GROUP BY is not supported"},
+		{"SELECT * FROM t WHERE v LIKE 1 ALLOW FILTERING", CodeInvalid, "cqlsim: LIKE restrictions is not supported"},
 		{"UPDATE t SET v = 1 WHERE k = 1", CodeInvalid, "Some clustering keys are missing: c"},
 		{"DELETE FROM t WHERE c = 1", CodeInvalid, "Some partition key parts are missing: k"},
 		{"SELECT * FROM t WHERE v = 1", CodeInvalid, "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING"},

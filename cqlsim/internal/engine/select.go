@@ -61,6 +61,7 @@ type selectPlan struct {
 	ckRestricted bool
 	pkIdx        []uint16
 	json         bool // SELECT JSON: one [json] column rendering the selection
+	groupBy      []*column
 }
 
 func (s *selectPlan) resultColumns() []Column {
@@ -95,9 +96,6 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	t, err := e.lookupTable(st.Table, ks)
 	if err != nil {
 		return nil, err
-	}
-	if len(st.GroupBy) > 0 {
-		return nil, unsupported("GROUP BY")
 	}
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
 	sp := &selectPlan{t: t, distinct: st.Distinct, json: st.JSON}
@@ -230,6 +228,11 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			}
 		}
 		sp.postOrder = sp.pkIn
+	}
+	if len(st.GroupBy) > 0 {
+		if err := sp.analyseGroupBy(st.GroupBy); err != nil {
+			return nil, err
+		}
 	}
 	if st.Limit != nil {
 		sp.limit = bd.bind(st.Limit, tInt, "[limit]")
@@ -796,6 +799,40 @@ func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx) (*R
 	if !s.pkFull {
 		res.Warnings = []string{"Aggregation query used without partition key"}
 	}
+	if s.groupBy != nil {
+		limit, hasLimit, err := evalInt32(ctx, s.limit)
+		if err != nil {
+			return nil, err
+		}
+		res.Warnings = nil
+		for start := 0; start < len(rows); {
+			end := start + 1
+			for end < len(rows) && s.sameGroup(rows[start], rows[end]) {
+				end++
+			}
+			vals, err := s.aggregateRow(ctx, t, rows[start:end])
+			if err != nil {
+				return nil, err
+			}
+			res.Rows = append(res.Rows, vals)
+			if hasLimit && int64(len(res.Rows)) >= limit {
+				break
+			}
+			start = end
+		}
+		return res, nil
+	}
+	vals, err := s.aggregateRow(ctx, t, rows)
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = [][][]byte{vals}
+	return res, nil
+}
+
+// aggregateRow computes the aggregates of a group of rows; other selectors take the values of
+// the group's first row.
+func (s *selectPlan) aggregateRow(ctx *evalCtx, t *table, rows []outRow) ([][]byte, error) {
 	vals := make([][]byte, len(s.items))
 	var first [][]byte
 	if len(rows) > 0 {
@@ -849,8 +886,52 @@ func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx) (*R
 			}
 		}
 	}
-	res.Rows = [][][]byte{vals}
-	return res, nil
+	return vals, nil
+}
+
+// sameGroup reports whether two rows share their GROUP BY key.
+func (s *selectPlan) sameGroup(a, b outRow) bool {
+	for _, c := range s.groupBy {
+		if compareValues(c.typ, a.vals[c.idx], b.vals[c.idx]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// analyseGroupBy checks GROUP BY: primary key columns in their declared order, where columns
+// restricted by an equality may be left out.
+func (s *selectPlan) analyseGroupBy(names []string) error {
+	key := append(append([]*column{}, s.t.pk...), s.t.ck...)
+	eqRestricted := map[*column]bool{}
+	for _, r := range s.rels {
+		if len(r.cols) == 1 && r.op == cql.OpEq && !r.token {
+			eqRestricted[r.cols[0]] = true
+		}
+	}
+	pos := 0
+	for _, n := range names {
+		c, err := s.t.column(n)
+		if err != nil {
+			return err
+		}
+		if c.kind != kindPartitionKey && c.kind != kindClustering {
+			return invalid("Group by is currently only supported on the columns of the PRIMARY KEY, got %s", n)
+		}
+		for pos < len(key) && key[pos] != c && eqRestricted[key[pos]] {
+			pos++
+		}
+		if pos >= len(key) || key[pos] != c {
+			return invalid("Group by currently only support groups of columns following their declared order in the PRIMARY KEY")
+		}
+		pos++
+	}
+	if pos < len(s.t.pk) {
+		return invalid("Group by is not supported on only a part of the partition key")
+	}
+	s.groupBy = key[:pos]
+	s.aggregate = true
+	return nil
 }
 
 func signedInt(b []byte) int64 {
