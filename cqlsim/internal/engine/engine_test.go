@@ -557,3 +557,18 @@ func TestRecordTrace(t *testing.T) {
 	eq(t, "events", te.rows("SELECT activity, source_elapsed FROM system_traces.events WHERE session_id = ?", idVal),
 		[]string{"'Parsing SELECT 1'|0", "'Preparing statement'|750", "'Request complete'|1500"})
 }
+
+func TestGroupBy(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, d int, v int, PRIMARY KEY (k, c, d))")
+	for _, r := range [][4]int32{{1, 1, 1, 10}, {1, 1, 2, 20}, {1, 2, 1, 30}, {2, 1, 1, 40}} {
+		te.mustExec("INSERT INTO t (k, c, d, v) VALUES (?, ?, ?, ?)", intVal(r[0]), intVal(r[1]), intVal(r[2]), intVal(r[3]))
+	}
+	eq(t, "by partition", te.rows("SELECT k, count(*), sum(v) FROM t GROUP BY k"), []string{"1|3|60", "2|1|40"})
+	eq(t, "by clustering prefix", te.rows("SELECT k, c, max(v) FROM t WHERE k = 1 GROUP BY c"), []string{"1|1|20", "1|2|30"})
+	eq(t, "limit on groups", te.rows("SELECT k, c, d FROM t GROUP BY k, c LIMIT 2"), []string{"1|1|1", "1|2|1"})
+	eq(t, "no rows, no groups", te.rows("SELECT k, count(*) FROM t WHERE k = 9 GROUP BY k"), nil)
+	if _, msg := te.errCode("SELECT count(*) FROM t GROUP BY c"); msg != "Group by currently only support groups of columns following their declared order in the PRIMARY KEY" {
+		t.Errorf("group by c: %s", msg)
+	}
+}
