@@ -182,16 +182,7 @@ func (t *table) setColumns(others []*column) {
 	}
 }
 
-func (t *table) hasStatic() bool {
-	for _, c := range t.cols {
-		if c.kind == kindStatic {
-			return true
-		}
-	}
-	return false
-}
-
-func (t *table) column(name string) (*column, *Error) {
+func (t *table) column(name string) (*column, error) {
 	c, ok := t.byName[name]
 	if !ok {
 		return nil, invalid("Undefined column name %s in table %s.%s", name, t.ks, t.name)
@@ -199,18 +190,8 @@ func (t *table) column(name string) (*column, *Error) {
 	return c, nil
 }
 
-func (t *table) qualified() string { return t.ks + "." + t.name }
-
-// optionString renders a keyspace/table option term as text.
-func optionString(t *cql.Term) string {
-	if t == nil {
-		return ""
-	}
-	return t.Text
-}
-
 // replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE.
-func replicationFrom(opts map[string]*cql.Term) (map[string]string, *Error) {
+func replicationFrom(opts map[string]*cql.Term) (map[string]string, error) {
 	rt, ok := opts["replication"]
 	if !ok {
 		return nil, invalid("Missing mandatory option 'replication'")

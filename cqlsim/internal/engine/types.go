@@ -79,7 +79,8 @@ var (
 func listOf(e *ctype) *ctype   { return &ctype{code: primitive.DataTypeCodeList, elem: e} }
 func setOf(e *ctype) *ctype    { return &ctype{code: primitive.DataTypeCodeSet, elem: e} }
 func mapOf(k, v *ctype) *ctype { return &ctype{code: primitive.DataTypeCodeMap, key: k, val: v} }
-func frozen(t *ctype) *ctype   { c := *t; c.frozen = true; return &c }
+
+// isCollection reports list, set and map types.
 func (t *ctype) isCollection() bool {
 	return t.code == primitive.DataTypeCodeList || t.code == primitive.DataTypeCodeSet || t.code == primitive.DataTypeCodeMap
 }
@@ -377,35 +378,4 @@ func freezeDeep(t *ctype) *ctype {
 		c.frozen = true
 	}
 	return &c
-}
-
-// parseTypeString parses a CQL type string (as stored in system_schema) into a ctype.
-func parseTypeString(s, ks string, udts typeResolver) (*ctype, error) {
-	p, err := cql.Parse("CREATE TYPE x (f " + s + ")")
-	if err != nil {
-		return nil, err
-	}
-	ct := p.Stmt.(*cql.CreateType)
-	return resolveType(ct.Fields[0].Type, ks, udts, false)
-}
-
-func (t *ctype) equal(o *ctype) bool {
-	if t.code != o.code || t.dim != o.dim || t.name != o.name || t.ks != o.ks || len(t.elems) != len(o.elems) {
-		return false
-	}
-	if (t.elem == nil) != (o.elem == nil) || (t.key == nil) != (o.key == nil) {
-		return false
-	}
-	if t.elem != nil && !t.elem.equal(o.elem) {
-		return false
-	}
-	if t.key != nil && (!t.key.equal(o.key) || !t.val.equal(o.val)) {
-		return false
-	}
-	for i := range t.elems {
-		if !t.elems[i].equal(o.elems[i]) {
-			return false
-		}
-	}
-	return true
 }
