@@ -339,6 +339,10 @@ func Scenario() []Step {
 		{Query: "SELECT keyspace_name, type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = '{ks}'"},
 		{Query: "SELECT keyspace_name, durable_writes, replication FROM system_schema.keyspaces WHERE keyspace_name = '{ks}'"},
 		{Query: "SELECT table_name, comment, default_time_to_live, flags FROM system_schema.tables WHERE keyspace_name = '{ks}'", Sorted: true},
+		{Query: `SELECT keyspace_name, table_name, additional_write_policy, allow_auto_snapshot, bloom_filter_fp_chance, caching, cdc,
+			comment, compaction, compression, crc_check_chance, dclocal_read_repair_chance, default_time_to_live, extensions, flags,
+			gc_grace_seconds, incremental_backups, max_index_interval, memtable, memtable_flush_period_in_ms, min_index_interval,
+			read_repair, read_repair_chance, speculative_retry FROM system_schema.tables WHERE keyspace_name = '{ks}'`},
 	}...)
 	steps = append(steps, OrderingSteps()...)
 	steps = append(steps, []Step{

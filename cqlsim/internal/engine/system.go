@@ -296,17 +296,19 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 					}
 					rows = append(rows, rowOf(t, map[string][]byte{
 						"keyspace_name": encText(kn), "table_name": encText(tn), "additional_write_policy": encText("99p"),
-						"allow_auto_snapshot": encBool(true), "bloom_filter_fp_chance": encDouble(0.01),
-						"caching": encTextMap(map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}),
-						"cdc":     encBool(false), "comment": encText(tt.comment),
+						"bloom_filter_fp_chance": encDouble(0.01),
+						"caching":                encTextMap(map[string]string{"keys": "ALL", "rows_per_partition": "NONE"}),
+						"comment":                encText(tt.comment), // cdc stays null, as on Cassandra
 						"compaction": encTextMap(map[string]string{"class": "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
 							"max_threshold": "32", "min_threshold": "4"}),
 						"compression":      encTextMap(map[string]string{"chunk_length_in_kb": "16", "class": "org.apache.cassandra.io.compress.LZ4Compressor"}),
 						"crc_check_chance": encDouble(1), "default_time_to_live": encInt(tt.ttl), "extensions": encodeMap(nil, nil),
 						"flags": encTextSet(flags), "gc_grace_seconds": encInt(864000), "id": tt.id[:],
-						"incremental_backups": encBool(true), "max_index_interval": encInt(2048), "memtable": encText("default"),
+						"max_index_interval":          encInt(2048),
 						"memtable_flush_period_in_ms": encInt(0), "min_index_interval": encInt(128), "read_repair": encText("BLOCKING"),
-						"speculative_retry": encText("99p"), "dclocal_read_repair_chance": encDouble(0), "read_repair_chance": encDouble(0),
+						"speculative_retry": encText("99p"),
+						// allow_auto_snapshot, cdc, incremental_backups, memtable and the read repair
+						// chances stay null unless set, as on Cassandra 5
 					}))
 				}
 			}
