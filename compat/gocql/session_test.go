@@ -399,10 +399,17 @@ func TestGoroutinesEndAfterClose(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	s, _ := newTestSession(t, kvTable)
 	insertRows(t, s, 5)
-	iter := s.Query("SELECT c FROM kv WHERE p = 1").PageSize(2).Iter()
+	iter := s.Query("SELECT c FROM kv WHERE p = 1").PageSize(2).Prefetch(1).Iter()
 	var c int
-	iter.Scan(&c)
+	iter.Scan(&c) // starts the background fetch of page 2
 	iter.Close()
+	if _, err := s.Query("SELECT c FROM kv WHERE p = 1").PageSize(2).IterAsync().Result(); err != nil {
+		t.Fatal(err)
+	}
+	spec := &SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: time.Nanosecond}
+	if err := s.Query("SELECT c FROM kv WHERE p = 1").Idempotent(true).SetSpeculativeExecutionPolicy(spec).Exec(); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	opts := append(cqltest.GoleakOptions(), before)
 	goleak.VerifyNone(t, opts...)
