@@ -116,6 +116,10 @@ func TestSpeculativeExecutionOnOneHost(t *testing.T) {
 	s, _ := newTestSession(t, kvTable)
 	insertRows(t, s, 3)
 	sp := &SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: time.Nanosecond}
+	zero := &SimpleSpeculativeExecution{NumAttempts: 1} // a zero delay panics in gocql
+	if err := s.Query("SELECT c FROM kv WHERE p = 1").Idempotent(true).SetSpeculativeExecutionPolicy(zero).Exec(); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 20; i++ {
 		var c int
 		err := s.Query("SELECT c FROM kv WHERE p = 1 AND c = 2").Idempotent(true).SetSpeculativeExecutionPolicy(sp).Scan(&c)

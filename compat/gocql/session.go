@@ -580,7 +580,11 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		wg.Wait()
 	}()
 	start()
-	t := time.NewTicker(sp.Delay())
+	delay := sp.Delay()
+	if delay <= 0 {
+		delay = time.Nanosecond // gocql's time.NewTicker panics on a zero delay
+	}
+	t := time.NewTicker(delay)
 	defer t.Stop()
 	tick := t.C
 	for {
