@@ -268,9 +268,19 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			// UDT values are shared by pointer across tables: extend in place.
 			u.fields = append(u.fields, f.Name)
 			u.elems = append(u.elems, ft)
+		}
+		// columns (and other types) using the type see the new field
+		for _, tbl := range k.tables {
+			for _, c := range tbl.cols {
+				c.typ = replaceUDT(c.typ, u)
+			}
+		}
+		for name, other := range k.types {
+			if other != u {
+				k.types[name] = replaceUDT(other, u)
+			}
 		}
 		e.bumpSchema()
 		return schemaResult("UPDATED", "TYPE", k.name, u.name), nil

@@ -185,7 +185,7 @@ func (t *table) setColumns(others []*column) {
 func (t *table) column(name string) (*column, error) {
 	c, ok := t.byName[name]
 	if !ok {
-		return nil, invalid("Undefined column name %s in table %s.%s", name, t.ks, t.name)
+		return nil, invalid("Undefined column name %s in table %s.%s", quoteIdent(name), quoteIdent(t.ks), quoteIdent(t.name))
 	}
 	return c, nil
 }

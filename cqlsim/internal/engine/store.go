@@ -205,6 +205,9 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 				vals[c.idx] = cellValue(&r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
 			}
 		}
+		if c.kind == kindRegular || c.kind == kindStatic {
+			vals[c.idx] = padUDTs(c.typ, vals[c.idx])
+		}
 	}
 	return vals
 }

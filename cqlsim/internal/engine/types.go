@@ -318,6 +318,86 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 	return nil, invalid("Unknown type %s.%s", uks, te.Name)
 }
 
+// replaceUDT returns t with every occurrence of the user type u (same keyspace and name)
+// replaced by u's current definition, keeping frozen-ness.
+func replaceUDT(t, u *ctype) *ctype {
+	if t == nil {
+		return nil
+	}
+	if t.code == primitive.DataTypeCodeUdt && t.ks == u.ks && t.name == u.name {
+		if t.frozen {
+			return freezeDeep(u)
+		}
+		return u
+	}
+	c := *t
+	c.elem, c.key, c.val = replaceUDT(t.elem, u), replaceUDT(t.key, u), replaceUDT(t.val, u)
+	if t.elems != nil {
+		c.elems = make([]*ctype, len(t.elems))
+		for i, e := range t.elems {
+			c.elems[i] = replaceUDT(e, u)
+		}
+	}
+	return &c
+}
+
+// hasUDT reports whether a type is or contains a user-defined type.
+func hasUDT(t *ctype) bool {
+	if t == nil {
+		return false
+	}
+	if t.code == primitive.DataTypeCodeUdt {
+		return true
+	}
+	if hasUDT(t.elem) || hasUDT(t.key) || hasUDT(t.val) {
+		return true
+	}
+	for _, e := range t.elems {
+		if hasUDT(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// padUDTs re-encodes stored values so that UDT values carry every field of their current type
+// (fields added by ALTER TYPE read as null, as Cassandra serialises them).
+func padUDTs(t *ctype, b []byte) []byte {
+	if b == nil || !hasUDT(t) {
+		return b
+	}
+	switch t.code {
+	case primitive.DataTypeCodeUdt, primitive.DataTypeCodeTuple:
+		fs, err := decodeFields(b, len(t.elems))
+		if err != nil {
+			return b
+		}
+		for i := range fs {
+			fs[i] = padUDTs(t.elems[i], fs[i])
+		}
+		return encodeFields(fs)
+	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:
+		es, err := decodeElems(b)
+		if err != nil {
+			return b
+		}
+		for i := range es {
+			es[i] = padUDTs(t.elem, es[i])
+		}
+		return encodeElems(es)
+	case primitive.DataTypeCodeMap:
+		ks, vs, err := decodeMap(b)
+		if err != nil {
+			return b
+		}
+		for i := range ks {
+			ks[i], vs[i] = padUDTs(t.key, ks[i]), padUDTs(t.val, vs[i])
+		}
+		return encodeMap(ks, vs)
+	}
+	return b
+}
+
 // checkNested rejects non-frozen collections inside collections, and non-frozen UDTs whose
 // fields are non-frozen collections.
 func checkNested(t *ctype) error {
