@@ -572,3 +572,15 @@ func TestGroupBy(t *testing.T) {
 		t.Errorf("group by c: %s", msg)
 	}
 }
+
+func TestAlterTypeAddsNullField(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE addr (street text)")
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, a frozen<addr>, l list<frozen<addr>>)")
+	te.mustExec("INSERT INTO t (k, a, l) VALUES (1, {street: 'x'}, [{street: 'y'}])")
+	te.mustExec("ALTER TYPE addr ADD zip int")
+	r := te.mustExec("SELECT a, l FROM t")
+	eq(t, "padded", render(r), []string{"{street: 'x', zip: null}|[{street: 'y', zip: null}]"})
+	te.mustExec("INSERT INTO t (k, a) VALUES (2, {street: 'z', zip: 5})")
+	eq(t, "new field", te.rows("SELECT a FROM t WHERE k = 2"), []string{"{street: 'z', zip: 5}"})
+}
