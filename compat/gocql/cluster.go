@@ -1,9 +1,6 @@
 package gocql
 
-import (
-	"net"
-	"time"
-)
+import "time"
 
 // ClusterConfig configures a Session. Build it with NewCluster, change the fields, then call
 // CreateSession. Fields the native core has no equivalent for are accepted and documented as
@@ -152,7 +149,8 @@ type ClusterConfig struct {
 	// Logger receives the session's diagnostics (default: the package Logger).
 	Logger StdLogger
 
-	// disableControlConn is kept unexported like gocql's.
+	// disableControlConn mirrors gocql's unexported field (tests of gocql set it); with it
+	// set, AwaitSchemaAgreement reports that no control connection is available.
 	disableControlConn bool
 }
 
@@ -196,15 +194,4 @@ func (cfg *ClusterConfig) logger() StdLogger {
 		return cfg.Logger
 	}
 	return Logger
-}
-
-func (cfg *ClusterConfig) translateAddressPort(addr net.IP, port int) (net.IP, int) {
-	if cfg.AddressTranslator == nil || len(addr) == 0 {
-		return addr, port
-	}
-	return cfg.AddressTranslator.Translate(addr, port)
-}
-
-func (cfg *ClusterConfig) filterHost(h *HostInfo) bool {
-	return cfg.HostFilter != nil && !cfg.HostFilter.Accept(h)
 }

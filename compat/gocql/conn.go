@@ -170,7 +170,9 @@ type ConnConfig struct {
 	AuthProvider   func(h *HostInfo) (Authenticator, error)
 	Keepalive      time.Duration
 	Logger         StdLogger
-	tlsConfig      *tls.Config
+
+	//lint:ignore U1000 mirrors the layout of gocql's ConnConfig (an unexported last field)
+	tlsConfig *tls.Config
 }
 
 // ConnErrorHandler is told when a connection fails.

@@ -109,7 +109,6 @@ type HostInfo struct {
 	clusterName      string
 	version          cassVersion
 	state            nodeState
-	schemaVersion    string
 	tokens           []string
 }
 
@@ -256,12 +255,6 @@ func (h *HostInfo) State() nodeState {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.state
-}
-
-func (h *HostInfo) setState(s nodeState) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.state = s
 }
 
 // IsUp reports whether the node is considered up.

@@ -19,10 +19,3 @@ type defaultLogger struct{}
 func (l *defaultLogger) Print(v ...interface{})                 { log.Print(v...) }
 func (l *defaultLogger) Printf(format string, v ...interface{}) { log.Printf(format, v...) }
 func (l *defaultLogger) Println(v ...interface{})               { log.Println(v...) }
-
-// nopLogger discards everything.
-type nopLogger struct{}
-
-func (nopLogger) Print(...interface{})          {}
-func (nopLogger) Printf(string, ...interface{}) {}
-func (nopLogger) Println(...interface{})        {}

@@ -812,6 +812,9 @@ type rawValue []byte
 // MarshalCQL returns the encoded bytes.
 func (r rawValue) MarshalCQL(*cqltype.Type) ([]byte, error) { return r, nil }
 
+// errNoControl is gocql's error for schema agreement without a control connection.
+var errNoControl = errors.New("gocql: no control connection available")
+
 // awaitSchemaAgreementAfterDDL waits for agreement after a schema change, logging failures as
 // gocql does.
 func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context) {
@@ -825,6 +828,9 @@ func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context) {
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	if s.Closed() {
 		return ErrSessionClosed
+	}
+	if s.cfg.disableControlConn {
+		return errNoControl
 	}
 	wait := s.cfg.MaxWaitSchemaAgreement
 	if wait <= 0 {
