@@ -1,4 +1,15 @@
-// Package difftest holds the differential test of cqlsim: one scenario of CQL statements run
-// with gocql against cqlsim and against a real Apache Cassandra node, whose outcomes (rows,
-// column names, error codes and messages) must match.
+// Package difftest holds the differential test of cqlsim: one scenario of CQL statements (DDL,
+// every type, INSERT/UPDATE/DELETE variants, lightweight transactions, batches, counters,
+// paging with small page sizes, IN, clustering slices, ORDER BY, LIMIT, PER PARTITION LIMIT,
+// token ranges, ALLOW FILTERING, GROUP BY, JSON, functions, type orderings and errors) run with
+// gocql against cqlsim and against a real Apache Cassandra node. Rows, column names and types,
+// [applied] results and error codes and messages must match (compared with go-cmp); paging-state
+// bytes and write timestamps are never compared. Further tests compare gocql's
+// KeyspaceMetadata, PREPARE metadata and keyspace-bound sessions.
+//
+// Run it against a node with:
+//
+//	CQL_HOSTS=127.0.0.1 go test ./cqlsim/difftest
+//
+// Without CQL_HOSTS the tests skip (there is nothing to compare with).
 package difftest
