@@ -61,6 +61,22 @@ func TestMultiNodeHostPlans(t *testing.T) {
 		t.Fatalf("RetryNextHost made %d attempts on %d hosts, want 3 on 3 (the plan is exhausted)", len(obs.all()), len(hosts))
 	}
 
+	// Speculative executions of an idempotent query go to distinct nodes of the shared plan.
+	obs = &countingObserver{}
+	sp := &SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: time.Nanosecond}
+	var v int
+	if err := s.Query("SELECT v FROM "+ks+".t WHERE id = ?", 4).Idempotent(true).
+		SetSpeculativeExecutionPolicy(sp).Observer(obs).Scan(&v); err != nil || v != 4 {
+		t.Fatalf("speculative read: %d, %v", v, err)
+	}
+	used := map[*HostInfo]bool{}
+	for _, o := range obs.all() {
+		if used[o.Host] {
+			t.Fatalf("two executions ran on %v", o.Host)
+		}
+		used[o.Host] = true
+	}
+
 	// A stopped node leaves the plans once the topology shows it down.
 	if err := sim.StopNode(2); err != nil {
 		t.Fatal(err)
