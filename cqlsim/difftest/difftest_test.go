@@ -29,7 +29,7 @@ func session(t *testing.T, host string) *gocql.Session {
 // TestDifferential runs the scenario against cqlsim and a real Cassandra node (CQL_HOSTS) and
 // requires identical outcomes.
 func TestDifferential(t *testing.T) {
-	hosts := cqltest.Hosts(t)
+	hosts := referenceHosts(t)
 	ks := cqltest.KeyspaceName(t)
 	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
 	steps := Scenario()
@@ -64,7 +64,7 @@ func TestDifferential(t *testing.T) {
 // TestSessionKeyspace runs unqualified statements on sessions bound to a keyspace (USE on every
 // pooled connection), prepared and in batches, on both servers.
 func TestSessionKeyspace(t *testing.T) {
-	hosts := cqltest.Hosts(t)
+	hosts := referenceHosts(t)
 	ks := cqltest.KeyspaceName(t)
 	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
 	sim := cqlsim.StartT(t, cqlsim.Options{})

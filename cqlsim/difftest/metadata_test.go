@@ -61,7 +61,7 @@ func metadataShape(t *testing.T, s *gocql.Session, ks string) (map[string]tableS
 // TestKeyspaceMetadata compares gocql's KeyspaceMetadata (read from system_schema) on cqlsim and
 // on Cassandra for the same schema.
 func TestKeyspaceMetadata(t *testing.T) {
-	hosts := cqltest.Hosts(t)
+	hosts := referenceHosts(t)
 	ks := cqltest.KeyspaceName(t)
 	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
 	steps := make([]Step, len(metadataSchema))

@@ -90,7 +90,7 @@ func prepareAll(t *testing.T, addr, ks string) []string {
 // TestPrepareMetadata compares PREPARE results (bind variables, partition key indexes, result
 // columns) between cqlsim and Cassandra.
 func TestPrepareMetadata(t *testing.T) {
-	hosts := cqltest.Hosts(t)
+	hosts := referenceHosts(t)
 	ks := cqltest.KeyspaceName(t)
 	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
 	schema := []Step{
