@@ -135,6 +135,24 @@ type DropType struct {
 	IfExists bool
 }
 
+// CreateIndex is CREATE [CUSTOM] INDEX.
+type CreateIndex struct {
+	Name        string // "" for the default name
+	IfNotExists bool
+	Custom      bool
+	Table       QualifiedName
+	Column      string
+	Kind        string // "", "keys", "values", "entries" or "full"
+	Using       string
+	Options     map[string]*Term
+}
+
+// DropIndex is DROP INDEX.
+type DropIndex struct {
+	Index    QualifiedName
+	IfExists bool
+}
+
 // Use is USE keyspace.
 type Use struct{ Keyspace string }
 
@@ -315,6 +333,8 @@ func (*CreateType) stmt()     {}
 func (*AlterType) stmt()      {}
 func (*DropType) stmt()       {}
 func (*Use) stmt()            {}
+func (*CreateIndex) stmt()    {}
+func (*DropIndex) stmt()      {}
 func (*Unsupported) stmt()    {}
 func (*Insert) stmt()         {}
 func (*Update) stmt()         {}

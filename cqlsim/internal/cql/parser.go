@@ -330,7 +330,7 @@ func (p *parser) createStmt() (Statement, error) {
 		}
 		return &CreateType{Type: name, IfNotExists: ine, Fields: fields}, nil
 	case p.isKw("index"), p.isKw("custom"):
-		return p.unsupported("CREATE INDEX")
+		return p.createIndex()
 	case p.isKw("materialized"):
 		return p.unsupported("CREATE MATERIALIZED VIEW")
 	case p.isKw("function"), p.isKw("or"):
@@ -343,6 +343,69 @@ func (p *parser) createStmt() (Statement, error) {
 		return p.unsupported("CREATE " + strings.ToUpper(p.peek().Text))
 	}
 	return nil, p.errNoViable()
+}
+
+// createIndex parses CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON table (target) [USING ...].
+func (p *parser) createIndex() (Statement, error) {
+	ci := &CreateIndex{}
+	if p.acceptKw("custom") {
+		ci.Custom = true
+	}
+	if err := p.expectKw("index"); err != nil {
+		return nil, err
+	}
+	var err error
+	if ci.IfNotExists, err = p.ifNotExists(); err != nil {
+		return nil, err
+	}
+	if !p.isKw("on") {
+		if ci.Name, err = p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expectKw("on"); err != nil {
+		return nil, err
+	}
+	if ci.Table, err = p.qualifiedName(); err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct("("); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.Kind == TokIdent && p.peekN(1).Kind == TokPunct && p.peekN(1).Text == "(" {
+		switch fn := strings.ToLower(t.Text); fn {
+		case "keys", "values", "entries", "full":
+			p.i += 2
+			ci.Kind = fn
+			if ci.Column, err = p.ident(); err != nil {
+				return nil, err
+			}
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.errNoViable()
+		}
+	} else if ci.Column, err = p.ident(); err != nil {
+		return nil, err
+	}
+	if err := p.expectPunct(")"); err != nil {
+		return nil, err
+	}
+	if p.acceptKw("using") {
+		t := p.peek()
+		if t.Kind != TokString {
+			return nil, p.errNoViable()
+		}
+		p.i++
+		ci.Using = t.Text
+		if p.acceptKw("with") {
+			if ci.Options, err = p.properties(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ci, nil
 }
 
 func (p *parser) fieldList() ([]ColumnDef, error) {
@@ -584,8 +647,13 @@ func (p *parser) dropStmt() (Statement, error) {
 			return nil, err
 		}
 		return &DropType{Type: n, IfExists: ie}, nil
-	case p.isKw("index"):
-		return p.unsupported("DROP INDEX")
+	case p.acceptKw("index"):
+		ie, _ := p.ifExists()
+		n, err := p.qualifiedName()
+		if err != nil {
+			return nil, err
+		}
+		return &DropIndex{Index: n, IfExists: ie}, nil
 	case p.isKw("materialized"):
 		return p.unsupported("DROP MATERIALIZED VIEW")
 	case p.isKw("function"), p.isKw("aggregate"), p.isKw("trigger"), p.isKw("role"), p.isKw("user"):

@@ -66,6 +66,10 @@ func userModifiable(k *keyspace) error {
 
 func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 	switch st := d.stmt.(type) {
+	case *cql.CreateIndex:
+		return e.createIndex(st, d.ks)
+	case *cql.DropIndex:
+		return e.dropIndex(st, d.ks)
 	case *cql.Use:
 		if _, ok := e.keyspaces[st.Keyspace]; !ok {
 			return nil, noKeyspace(st.Keyspace)
@@ -198,6 +202,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, invalid("Table '%s.%s' doesn't exist", k.name, st.Table.Name)
 		}
 		delete(k.tables, st.Table.Name)
+		dropTableIndexes(k, st.Table.Name)
 		e.forgetPrepared(k.name, st.Table.Name)
 		e.bumpSchema()
 		return schemaResult("DROPPED", "TABLE", k.name, st.Table.Name), nil
@@ -395,6 +400,13 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 		}
 		if c.kind == kindPartitionKey || c.kind == kindClustering {
 			return invalid("Cannot drop PRIMARY KEY column %s", n)
+		}
+		if k := e.keyspaces[t.ks]; k != nil {
+			for _, ix := range k.indexes {
+				if ix.table == t.name && ix.column == n {
+					return invalid("Cannot drop column %s because it has dependent secondary indexes (%s)", n, ix.name)
+				}
+			}
 		}
 	}
 	var others []*column

@@ -396,7 +396,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"USE nosuchks", CodeInvalid, "Keyspace 'nosuchks' does not exist"},
 		{"SELECT x FROM t", CodeInvalid, "Undefined column name x in table ks.t"},
 		{"SELECT * FORM t", CodeSyntaxError, "line 1:9 mismatched input 'FORM' expecting K_FROM (SELECT * [FORM]...)"},
-		{"CREATE INDEX ON t (v)", CodeInvalid, "cqlsim: CREATE INDEX is not supported"},
+		{"CREATE MATERIALIZED VIEW mv AS SELECT * FROM t", CodeInvalid, "cqlsim: CREATE MATERIALIZED VIEW is not supported"},
 		{"SELECT * FROM t WHERE v LIKE 1 ALLOW FILTERING", CodeInvalid, "cqlsim: LIKE restrictions is not supported"},
 		{"UPDATE t SET v = 1 WHERE k = 1", CodeInvalid, "Some clustering keys are missing: c"},
 		{"DELETE FROM t WHERE c = 1", CodeInvalid, "Some partition key parts are missing: k"},
@@ -583,4 +583,27 @@ func TestAlterTypeAddsNullField(t *testing.T) {
 	eq(t, "padded", render(r), []string{"{street: 'x', zip: null}|[{street: 'y', zip: null}]"})
 	te.mustExec("INSERT INTO t (k, a) VALUES (2, {street: 'z', zip: 5})")
 	eq(t, "new field", te.rows("SELECT a FROM t WHERE k = 2"), []string{"{street: 'z', zip: 5}"})
+}
+
+func TestSecondaryIndex(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v text, m map<text, int>, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO t (k, c, v, m) VALUES (1, 1, 'x', {'a': 1})")
+	te.mustExec("INSERT INTO t (k, c, v, m) VALUES (2, 1, 'y', {'b': 2})")
+	if code, _ := te.errCode("SELECT k FROM t WHERE v = 'x'"); code != CodeInvalid {
+		t.Errorf("unindexed restriction accepted")
+	}
+	r := te.mustExec("CREATE INDEX ON t (v)")
+	if r.SchemaChange == nil || r.SchemaChange.Change != "UPDATED" || r.SchemaChange.Target != "TABLE" {
+		t.Errorf("schema change %+v", r.SchemaChange)
+	}
+	te.mustExec("CREATE INDEX ON t (keys(m))")
+	eq(t, "indexed eq", te.rows("SELECT k FROM t WHERE v = 'x'"), []string{"1"})
+	eq(t, "indexed contains key", te.rows("SELECT k FROM t WHERE m CONTAINS KEY 'b'"), []string{"2"})
+	eq(t, "system_schema.indexes", te.rows("SELECT index_name, options FROM system_schema.indexes WHERE keyspace_name = 'ks'"),
+		[]string{"'t_m_idx'|{'target': 'keys(m)'}", "'t_v_idx'|{'target': 'v'}"})
+	te.mustExec("DROP INDEX t_v_idx")
+	if code, _ := te.errCode("SELECT k FROM t WHERE v = 'x'"); code != CodeInvalid {
+		t.Errorf("restriction still served after DROP INDEX")
+	}
 }

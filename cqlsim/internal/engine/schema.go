@@ -58,6 +58,7 @@ type keyspace struct {
 	tables      map[string]*table
 	types       map[string]*ctype
 	typeOrder   []string
+	indexes     map[string]*index
 	system      bool // built in, read-only
 	virtual     bool // listed in system_virtual_schema rather than system_schema
 }

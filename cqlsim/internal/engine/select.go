@@ -134,7 +134,7 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			}
 		}
 	}
-	needFiltering := false
+	needFiltering, usedIndex := false, false
 	pkRestricted := map[*column]bool{}
 	hasToken := false
 	var pkPartial bool
@@ -159,7 +159,12 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 				ckRestricted[c.pos] = r
 				sp.ckRestricted = true
 			default:
-				needFiltering = true
+				// one restriction may be served by a secondary index
+				if !usedIndex && len(r.cols) == 1 && e.indexFor(t, c, r.op) != nil {
+					usedIndex = true
+				} else {
+					needFiltering = true
+				}
 			}
 		}
 	}
@@ -186,7 +191,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 				prefixEnd = true
 				continue
 			}
-			if prefixEnd && !st.AllowFiltering && len(r.cols) == 1 {
+			if prefixEnd && usedIndex && len(r.cols) == 1 {
+				needFiltering = true // with an index, a gap in the clustering key means filtering
+			} else if prefixEnd && !st.AllowFiltering && len(r.cols) == 1 {
 				for j := i - 1; j >= 0; j-- {
 					if _, ok := ckRestricted[j]; !ok {
 						return nil, invalid("PRIMARY KEY column \"%s\" cannot be restricted as preceding column \"%s\" is not restricted", c.name, t.ck[j].name)

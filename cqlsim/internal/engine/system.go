@@ -315,6 +315,8 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 			return rows
 		case "system_schema.columns":
 			return columnRows(e, t, false)
+		case "system_schema.indexes":
+			return indexRows(e, t)
 		case "system_schema.types":
 			var rows [][][]byte
 			for _, kn := range e.keyspaceNames(false) {
