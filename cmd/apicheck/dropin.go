@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/format"
 	"go/types"
@@ -287,20 +288,55 @@ func checkDropin(root, hostModule string, pkg *types.Package) []string {
 			problems = append(problems, fmt.Sprintf("%s is stale: run go run ./cmd/apicheck -dropin", filepath.Join(dropinDir, name)))
 		}
 	}
-	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		problems = append(problems, fmt.Sprintf("go.mod: %v", err))
-	} else {
-		for _, line := range strings.Split(dropinGoMod(hostModule), "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.Contains(string(gomod), line) {
-				problems = append(problems, fmt.Sprintf("%s/go.mod lacks %q", dropinDir, line))
-			}
-		}
-	}
+	problems = append(problems, checkDropinGoMod(dir, hostModule)...)
 	cmd := exec.Command("go", "build", "-mod=readonly", "./...")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		problems = append(problems, fmt.Sprintf("the drop-in does not build with its go.mod/go.sum: %v\n%s", err, out))
+	}
+	return problems
+}
+
+// checkDropinGoMod compares the directives the generator owns (module path, go version, the
+// requirement on the host module and its replace) with the drop-in's go.mod, read through
+// `go mod edit -json` so that formatting and the requirements `go mod tidy` adds do not matter.
+func checkDropinGoMod(dir, hostModule string) []string {
+	out, err := exec.Command("go", "mod", "edit", "-json", filepath.Join(dir, "go.mod")).Output()
+	if err != nil {
+		return []string{fmt.Sprintf("%s/go.mod: %v", dropinDir, err)}
+	}
+	var mod struct {
+		Module  struct{ Path string }
+		Go      string
+		Require []struct{ Path, Version string }
+		Replace []struct {
+			Old struct{ Path string }
+			New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return []string{fmt.Sprintf("%s/go.mod: %v", dropinDir, err)}
+	}
+	var problems []string
+	if mod.Module.Path != dropinModule {
+		problems = append(problems, fmt.Sprintf("%s/go.mod declares module %q, want %q", dropinDir, mod.Module.Path, dropinModule))
+	}
+	if mod.Go != "1.24" {
+		problems = append(problems, fmt.Sprintf("%s/go.mod says go %q, want 1.24", dropinDir, mod.Go))
+	}
+	required := false
+	for _, r := range mod.Require {
+		required = required || (r.Path == hostModule && r.Version == "v0.0.0")
+	}
+	if !required {
+		problems = append(problems, fmt.Sprintf("%s/go.mod lacks require %s v0.0.0", dropinDir, hostModule))
+	}
+	replaced := false
+	for _, r := range mod.Replace {
+		replaced = replaced || (r.Old.Path == hostModule && r.New.Path == "../../.." && r.New.Version == "")
+	}
+	if !replaced {
+		problems = append(problems, fmt.Sprintf("%s/go.mod lacks replace %s => ../../..", dropinDir, hostModule))
 	}
 	return problems
 }

@@ -19,6 +19,7 @@ import (
 	"context"
 	"crypto/tls"
 	compat "github.com/cqlbridge/cqlbridge/compat/gocql"
+	"github.com/hailocab/go-hostpool"
 	"io"
 	"net"
 	"time"
@@ -343,6 +344,11 @@ type HostFilterFunc = compat.HostFilterFunc
 
 // HostInfo is compat.HostInfo.
 type HostInfo = compat.HostInfo
+
+// HostPoolHostPolicy calls compat.HostPoolHostPolicy.
+func HostPoolHostPolicy(p0 hostpool.HostPool) HostSelectionPolicy {
+	return compat.HostPoolHostPolicy(p0)
+}
 
 // HostSelectionPolicy is compat.HostSelectionPolicy.
 type HostSelectionPolicy = compat.HostSelectionPolicy
