@@ -22,6 +22,8 @@ type Step struct {
 	CAS      bool // the batch has conditions: read [applied] and the existing rows
 	WantErr  bool // the step is expected to fail (checked on the reference server)
 	CodeOnly bool // compare the error code but not the message (e.g. a JSON parser's wording)
+	// Sleep waits before the step (to let TTLs of earlier writes run out; never a threshold).
+	Sleep time.Duration
 	// Consistency, when set, replaces the session's consistency level (gocql.Any cannot be
 	// asked for this way).
 	Consistency gocql.Consistency
@@ -50,6 +52,7 @@ func (r *rawValue) UnmarshalCQL(_ gocql.TypeInfo, data []byte) error {
 func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
 	out := make([]Outcome, 0, len(steps))
 	for _, st := range steps {
+		time.Sleep(st.Sleep)
 		o := Outcome{Query: st.Query}
 		if st.Batch != nil {
 			o.Query = fmt.Sprintf("BATCH(%d statements)", len(st.Batch))

@@ -406,6 +406,12 @@ func Scenario() []Step {
 		{Query: "DROP INDEX {ks}.ts_v_idx", WantErr: true},
 		{Query: "DROP INDEX IF EXISTS {ks}.ts_v_idx"},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE v = 30", WantErr: true},
+		// TTLs are per collection element
+		{Query: "CREATE TABLE {ks}.ttlc (k int PRIMARY KEY, s set<text>, m map<text, int>, v int)"},
+		{Query: "INSERT INTO {ks}.ttlc (k, s, m, v) VALUES (1, {'a'}, {'x': 1}, 1) USING TTL 2"},
+		{Query: "UPDATE {ks}.ttlc SET s = s + {'b'}, m['y'] = 2 WHERE k = 1"},
+		{Query: "UPDATE {ks}.ttlc USING TTL 2 SET s = s + {'c'}, m = m + {'z': 3} WHERE k = 1"},
+		{Query: "SELECT k, s, m, v FROM {ks}.ttlc", Sleep: 3 * time.Second},
 		// GROUP BY
 		{Query: "SELECT k, count(*), max(v) FROM {ks}.ts GROUP BY k"},
 		{Query: "SELECT k, c, count(*), min(d) FROM {ks}.ts GROUP BY k, c"}, // not paged: with page size 3 Cassandra 5.0.9 answers a read failure

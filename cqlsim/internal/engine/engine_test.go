@@ -607,3 +607,22 @@ func TestSecondaryIndex(t *testing.T) {
 		t.Errorf("restriction still served after DROP INDEX")
 	}
 }
+
+func TestCollectionElementTTL(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, s set<text>, l list<int>, m map<text, int>, v int)")
+	te.mustExec("INSERT INTO t (k, s, l, m) VALUES (1, {'a'}, [1], {'x': 1}) USING TTL 10")
+	te.mustExec("UPDATE t SET s = s + {'b'}, l = l + [2], m['y'] = 2 WHERE k = 1")
+	te.mustExec("UPDATE t USING TTL 100 SET s = s + {'c'}, l = [0] + l, m = m + {'z': 3} WHERE k = 1")
+	eq(t, "before expiry", te.rows("SELECT s, l, m FROM t"), []string{"{'a', 'b', 'c'}|[0, 1, 2]|{'x': 1, 'y': 2, 'z': 3}"})
+	te.now = te.now.Add(11 * time.Second)
+	eq(t, "first elements expired", te.rows("SELECT s, l, m FROM t"), []string{"{'b', 'c'}|[0, 2]|{'y': 2, 'z': 3}"})
+	te.mustExec("DELETE m['y'], l[1] FROM t WHERE k = 1")
+	eq(t, "element deletes keep the others' expiry", te.rows("SELECT l, m FROM t"), []string{"[0]|{'z': 3}"})
+	te.now = te.now.Add(100 * time.Second)
+	eq(t, "only the element written without a TTL is left", te.rows("SELECT * FROM t"), []string{"1|null|null|{'b'}|null"})
+	te.mustExec("UPDATE t USING TTL 5 SET s = s + {'q'} WHERE k = 2")
+	te.mustExec("UPDATE t SET s = s + {'q'} WHERE k = 2")
+	te.now = te.now.Add(6 * time.Second)
+	eq(t, "re-added element takes the new (no) ttl", te.rows("SELECT s FROM t WHERE k = 2"), []string{"{'q'}"})
+}

@@ -786,9 +786,16 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
+					cur, curExp := liveElements(a.col.typ, dst, cur, now)
 					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
 					if err != nil {
 						continue // validated in check
+					}
+					if a.col.typ.multiCell() && a.col.typ.isCollection() && a.kind != cql.AssignSet && mu.ts >= dst.ts && mu.ts > floor {
+						exps := elementExpiries(a, cur, curExp, dst.exp, vr.b, mu.asKeys[i].b, nv, exp)
+						setCollectionCell(dst, nv, exps, mu.ts, mu.ttl)
+						touched[dst] = true
+						continue
 					}
 					if a.col.typ.isCounter() {
 						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
@@ -872,11 +879,15 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
+					cur, curExp := liveElements(tg.col.typ, dst, cur, now)
 					if cur == nil {
 						continue
 					}
 					nv := deleteElement(tg, cur, mu.delKeys[i].b)
 					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: dst.exp, ttl: dst.ttl, set: true}
+					if curExp != nil && tg.field < 0 {
+						dst.elemExp = removeExpiry(tg.col.typ, cur, curExp, mu.delKeys[i].b)
+					}
 				}
 			}
 		}

@@ -11,14 +11,28 @@ const noDeletion = math.MinInt64
 // cell is one stored value with its write timestamp (µs) and expiry (Unix seconds, 0 = never).
 // A nil v with a timestamp is a tombstone.
 type cell struct {
-	v   []byte
-	ts  int64
-	exp int64
-	ttl int32
-	set bool
+	v       []byte
+	ts      int64
+	exp     int64
+	ttl     int32
+	set     bool
+	elemExp []int64 // per-element expiries of a non-frozen collection (see elemttl.go)
 }
 
-func (c *cell) live(now int64) bool { return c.set && c.v != nil && (c.exp == 0 || c.exp > now) }
+func (c *cell) live(now int64) bool {
+	if !c.set || c.v == nil || (c.exp != 0 && c.exp <= now) {
+		return false
+	}
+	for i, e := range c.elemExp {
+		if e == 0 || e > now {
+			return true
+		}
+		if i == len(c.elemExp)-1 {
+			return false
+		}
+	}
+	return true
+}
 
 // row is one CQL row of a partition.
 type row struct {
@@ -200,9 +214,11 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 			}
 		case kindStatic:
 			vals[c.idx] = cellValue(&p.static[c.idx], p.deletedAt, now)
+			vals[c.idx], _ = liveElements(c.typ, &p.static[c.idx], vals[c.idx], now)
 		default:
 			if r != nil {
 				vals[c.idx] = cellValue(&r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
+				vals[c.idx], _ = liveElements(c.typ, &r.cells[c.idx], vals[c.idx], now)
 			}
 		}
 		if c.kind == kindRegular || c.kind == kindStatic {
