@@ -412,6 +412,9 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.ttlc SET s = s + {'b'}, m['y'] = 2 WHERE k = 1"},
 		{Query: "UPDATE {ks}.ttlc USING TTL 2 SET s = s + {'c'}, m = m + {'z': 3} WHERE k = 1"},
 		{Query: "SELECT k, s, m, v FROM {ks}.ttlc", Sleep: 3 * time.Second},
+		{Query: "UPDATE {ks}.ttlc USING TIMESTAMP 9000000000000000 SET s = s + {'d'}, v = 2 WHERE k = 1"},
+		{Query: "SELECT ttl(m), writetime(v) FROM {ks}.ttlc"},
+		{Query: "SELECT writetime(s) FROM {ks}.ttlc WHERE k = 2"},
 		// GROUP BY
 		{Query: "SELECT k, count(*), max(v) FROM {ks}.ts GROUP BY k"},
 		{Query: "SELECT k, c, count(*), min(d) FROM {ks}.ts GROUP BY k, c"}, // not paged: with page size 3 Cassandra 5.0.9 answers a read failure

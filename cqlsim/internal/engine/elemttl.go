@@ -41,93 +41,86 @@ func encodeEntries(ty *ctype, keys, vals [][]byte) []byte {
 	return encodeElems(keys)
 }
 
-// liveElements filters the expired elements out of a multi-cell collection cell's value.
-func liveElements(ty *ctype, c *cell, v []byte, now int64) ([]byte, []int64) {
-	if c.elemExp == nil || v == nil {
-		return v, nil
+// liveElements filters the expired elements out of a multi-cell collection cell's value; it
+// returns the live value with the expiries and write timestamps of its elements.
+func liveElements(ty *ctype, c *cell, v []byte, now int64) ([]byte, []int64, []int64) {
+	if v == nil || (c.elemExp == nil && c.elemTS == nil) {
+		return v, nil, nil
 	}
 	keys, vals := collectionEntries(ty, v)
-	if len(keys) != len(c.elemExp) {
-		return v, nil
-	}
+	exps := perElement(c.elemExp, c.exp, len(keys))
+	tss := perElement(c.elemTS, c.ts, len(keys))
 	var nk, nv [][]byte
-	var ne []int64
+	var ne, nt []int64
 	for i := range keys {
-		if e := c.elemExp[i]; e != 0 && e <= now {
+		if e := exps[i]; e != 0 && e <= now {
 			continue
 		}
 		nk = append(nk, keys[i])
 		if vals != nil {
 			nv = append(nv, vals[i])
 		}
-		ne = append(ne, c.elemExp[i])
+		ne, nt = append(ne, exps[i]), append(nt, tss[i])
 	}
 	if len(nk) == len(keys) {
-		return v, c.elemExp
+		return v, exps, tss
 	}
-	return encodeEntries(ty, nk, nv), ne
+	return encodeEntries(ty, nk, nv), ne, nt
 }
 
-// elementExpiries computes the per-element expiries of a collection after an assignment: the
-// elements the statement writes get its expiry, the others keep theirs.
-func elementExpiries(a assign, old []byte, oldExp []int64, cellExp int64, v, k, nv []byte, exp int64) []int64 {
+// elementOrigins maps each element of a collection after an assignment to the element of the
+// old value it comes from, or -1 when the statement wrote it.
+func elementOrigins(a assign, old, v, k, nv []byte) []int {
 	ty := a.col.typ
 	oldKeys, _ := collectionEntries(ty, old)
-	if len(oldExp) != len(oldKeys) {
-		oldExp = make([]int64, len(oldKeys))
-		for i := range oldExp {
-			oldExp[i] = cellExp
-		}
-	}
 	newKeys, _ := collectionEntries(ty, nv)
-	out := make([]int64, len(newKeys))
+	out := make([]int, len(newKeys))
+	for i := range out {
+		out[i] = -1
+	}
 	switch ty.code {
 	case primitive.DataTypeCodeList:
 		added, _ := collectionEntries(ty, v)
 		switch a.kind {
 		case cql.AssignAdd:
-			copy(out, oldExp)
-			for i := len(oldExp); i < len(out); i++ {
-				out[i] = exp
+			for i := range out {
+				if i < len(oldKeys) {
+					out[i] = i
+				}
 			}
-			return out
 		case cql.AssignPrepend:
 			for i := range out {
-				if i < len(added) {
-					out[i] = exp
-				} else if j := i - len(added); j < len(oldExp) {
-					out[i] = oldExp[j]
+				if j := i - len(added); j >= 0 && j < len(oldKeys) {
+					out[i] = j
 				}
 			}
-			return out
 		case cql.AssignElem:
-			copy(out, oldExp)
-			if len(k) == 4 && v != nil {
-				if idx := int(int32(beUint64(k))); idx >= 0 && idx < len(out) {
-					out[idx] = exp
+			idx := -1
+			if len(k) == 4 {
+				idx = int(int32(beUint64(k)))
+			}
+			for i := range out {
+				switch {
+				case v == nil && i >= idx: // element idx removed
+					out[i] = i + 1
+				case v != nil && i == idx:
+					out[i] = -1
+				default:
+					out[i] = i
 				}
 			}
-			if v == nil && len(k) == 4 { // element removed
-				idx := int(int32(beUint64(k)))
-				if idx >= 0 && idx < len(oldExp) {
-					rest := append(append([]int64{}, oldExp[:idx]...), oldExp[idx+1:]...)
-					copy(out, rest)
-				}
-			}
-			return out
 		case cql.AssignSub:
 			n := 0
-			for i, e := range oldKeys {
+			for j, e := range oldKeys {
 				removed := false
 				for _, r := range added {
 					removed = removed || compareValues(ty.elem, e, r) == 0
 				}
 				if !removed && n < len(out) {
-					out[n] = oldExp[i]
+					out[n] = j
 					n++
 				}
 			}
-			return out
 		}
 	case primitive.DataTypeCodeSet, primitive.DataTypeCodeMap:
 		kt := ty.elem
@@ -142,7 +135,6 @@ func elementExpiries(a assign, old []byte, oldExp []int64, cellExp int64, v, k, 
 			written = [][]byte{k}
 		}
 		for i, nk := range newKeys {
-			out[i] = exp
 			isWritten := false
 			for _, w := range written {
 				isWritten = isWritten || compareValues(kt, nk, w) == 0
@@ -152,27 +144,36 @@ func elementExpiries(a assign, old []byte, oldExp []int64, cellExp int64, v, k, 
 			}
 			for j, ok := range oldKeys {
 				if compareValues(kt, nk, ok) == 0 {
-					out[i] = oldExp[j]
+					out[i] = j
 					break
 				}
 			}
 		}
-		return out
-	}
-	for i := range out {
-		out[i] = exp
 	}
 	return out
 }
 
-// setCollectionCell stores a collection value with per-element expiries, collapsing them to the
-// cell's expiry when they are all equal.
-func setCollectionCell(dst *cell, v []byte, exps []int64, ts int64, ttl int32) {
+// perElement returns per-element values of a collection cell (expiries or timestamps): the
+// cell's own slice when it has one, else the cell-wide value repeated.
+func perElement(own []int64, whole int64, n int) []int64 {
+	if len(own) == n {
+		return own
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = whole
+	}
+	return out
+}
+
+// setCollectionCell stores a collection value with per-element expiries and write timestamps,
+// collapsing the expiries to the cell's when they are all equal.
+func setCollectionCell(dst *cell, v []byte, exps, tss []int64, ts int64, ttl int32) {
 	allSame := true
 	for _, e := range exps {
 		allSame = allSame && e == exps[0]
 	}
-	c := cell{v: v, ts: ts, ttl: ttl, set: true}
+	c := cell{v: v, ts: ts, ttl: ttl, set: true, elemTS: tss}
 	if allSame && len(exps) > 0 {
 		c.exp = exps[0]
 	} else if !allSame {

@@ -625,4 +625,7 @@ func TestCollectionElementTTL(t *testing.T) {
 	te.mustExec("UPDATE t SET s = s + {'q'} WHERE k = 2")
 	te.now = te.now.Add(6 * time.Second)
 	eq(t, "re-added element takes the new (no) ttl", te.rows("SELECT s FROM t WHERE k = 2"), []string{"{'q'}"})
+	te.mustExec("UPDATE t USING TIMESTAMP 100 SET m = m + {'a': 1} WHERE k = 3")
+	te.mustExec("UPDATE t USING TIMESTAMP 200 AND TTL 50 SET m = m + {'b': 2} WHERE k = 3")
+	eq(t, "per-element writetime and ttl", te.rows("SELECT writetime(m), ttl(m) FROM t WHERE k = 3"), []string{"[100, 200]|[null, 50]"})
 }

@@ -786,14 +786,25 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
-					cur, curExp := liveElements(a.col.typ, dst, cur, now)
+					cur, curExp, curTS := liveElements(a.col.typ, dst, cur, now)
 					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
 					if err != nil {
 						continue // validated in check
 					}
 					if a.col.typ.multiCell() && a.col.typ.isCollection() && a.kind != cql.AssignSet && mu.ts >= dst.ts && mu.ts > floor {
-						exps := elementExpiries(a, cur, curExp, dst.exp, vr.b, mu.asKeys[i].b, nv, exp)
-						setCollectionCell(dst, nv, exps, mu.ts, mu.ttl)
+						oldKeys, _ := collectionEntries(a.col.typ, cur)
+						oldExp := perElement(curExp, dst.exp, len(oldKeys))
+						oldTS := perElement(curTS, dst.ts, len(oldKeys))
+						origins := elementOrigins(a, cur, vr.b, mu.asKeys[i].b, nv)
+						exps, tss := make([]int64, len(origins)), make([]int64, len(origins))
+						for j, o := range origins {
+							if o >= 0 && o < len(oldKeys) {
+								exps[j], tss[j] = oldExp[o], oldTS[o]
+							} else {
+								exps[j], tss[j] = exp, mu.ts
+							}
+						}
+						setCollectionCell(dst, nv, exps, tss, mu.ts, mu.ttl)
 						touched[dst] = true
 						continue
 					}
@@ -879,14 +890,16 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
-					cur, curExp := liveElements(tg.col.typ, dst, cur, now)
+					cur, curExp, curTS := liveElements(tg.col.typ, dst, cur, now)
 					if cur == nil {
 						continue
 					}
 					nv := deleteElement(tg, cur, mu.delKeys[i].b)
-					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: dst.exp, ttl: dst.ttl, set: true}
-					if curExp != nil && tg.field < 0 {
-						dst.elemExp = removeExpiry(tg.col.typ, cur, curExp, mu.delKeys[i].b)
+					exp0 := dst.exp
+					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: exp0, ttl: dst.ttl, set: true}
+					if tg.field < 0 && (curExp != nil || curTS != nil) {
+						exps := removeExpiry(tg.col.typ, cur, curExp, mu.delKeys[i].b)
+						setCollectionCell(dst, nv, exps, removeExpiry(tg.col.typ, cur, curTS, mu.delKeys[i].b), dst.ts, dst.ttl)
 					}
 				}
 			}

@@ -310,13 +310,17 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		if c.kind == kindPartitionKey || c.kind == kindClustering {
 			return nil, invalid("Cannot use selection function %s on PRIMARY KEY part %s", fn, c.name)
 		}
-		if c.typ.multiCell() {
-			return nil, unsupported(fn + "() on non-frozen collections")
+		if c.typ.multiCell() && !c.typ.isCollection() {
+			return nil, unsupported(fn + "() on non-frozen user types")
+		}
+		ttlType, wtType := tInt, tBigint
+		if c.typ.multiCell() { // one value per element, as Cassandra 5 answers
+			ttlType, wtType = listOf(tInt), listOf(tBigint)
 		}
 		if s.Kind == cql.SelTTL {
-			return &selItem{kind: selTTL, col: c, typ: tInt, name: "ttl(" + c.name + ")"}, nil
+			return &selItem{kind: selTTL, col: c, typ: ttlType, name: "ttl(" + c.name + ")"}, nil
 		}
-		return &selItem{kind: selWritetime, col: c, typ: tBigint, name: "writetime(" + c.name + ")"}, nil
+		return &selItem{kind: selWritetime, col: c, typ: wtType, name: "writetime(" + c.name + ")"}, nil
 	case cql.SelFunc:
 		switch s.Name {
 		case "token":
@@ -733,6 +737,24 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 		}
 		if c == nil || cellValue(c, floor, now) == nil {
 			return nil, nil
+		}
+		if it.col.typ.multiCell() {
+			v, exps, tss := liveElements(it.col.typ, c, cellValue(c, floor, now), now)
+			keys, _ := collectionEntries(it.col.typ, v)
+			exps, tss = perElement(exps, c.exp, len(keys)), perElement(tss, c.ts, len(keys))
+			out := make([][]byte, len(keys))
+			for i := range keys {
+				switch {
+				case it.kind == selWritetime:
+					out[i] = binary.BigEndian.AppendUint64(nil, uint64(tss[i]))
+				case exps[i] != 0:
+					out[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(exps[i]-now)))
+				}
+			}
+			if len(out) == 0 {
+				return nil, nil
+			}
+			return encodeElems(out), nil
 		}
 		if it.kind == selWritetime {
 			return binary.BigEndian.AppendUint64(nil, uint64(c.ts)), nil

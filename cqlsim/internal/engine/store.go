@@ -17,6 +17,7 @@ type cell struct {
 	ttl     int32
 	set     bool
 	elemExp []int64 // per-element expiries of a non-frozen collection (see elemttl.go)
+	elemTS  []int64 // per-element write timestamps of a non-frozen collection
 }
 
 func (c *cell) live(now int64) bool {
@@ -214,11 +215,11 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 			}
 		case kindStatic:
 			vals[c.idx] = cellValue(&p.static[c.idx], p.deletedAt, now)
-			vals[c.idx], _ = liveElements(c.typ, &p.static[c.idx], vals[c.idx], now)
+			vals[c.idx], _, _ = liveElements(c.typ, &p.static[c.idx], vals[c.idx], now)
 		default:
 			if r != nil {
 				vals[c.idx] = cellValue(&r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
-				vals[c.idx], _ = liveElements(c.typ, &r.cells[c.idx], vals[c.idx], now)
+				vals[c.idx], _, _ = liveElements(c.typ, &r.cells[c.idx], vals[c.idx], now)
 			}
 		}
 		if c.kind == kindRegular || c.kind == kindStatic {
