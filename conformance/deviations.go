@@ -10,6 +10,8 @@ type Deviation struct {
 // Deviations returns the pinned, deliberate differences between gocql v1.7.0 and the shim.
 func Deviations() []Deviation {
 	return []Deviation{
+		{"cas/mapscancas_non_lwt", "gocql v1.7.0 panics (dest[\"[applied]\"].(bool) on a result without [applied]) when MapScanCAS runs a statement that is not conditional; the shim returns applied=false and an error (docs/deviations.md G2, legacy-semantics C24)."},
+		{"tuple/into_mismatched_slice_elements", "gocql v1.7.0 panics (reflect.Set) when a tuple is unmarshalled into a slice whose element type does not fit the tuple's elements; the shim returns an UnmarshalError (docs/deviations.md G18)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

@@ -121,9 +121,27 @@ func runAgent(ctx context.Context, bin, label, out string, o Options, sabotage s
 	return m, order, nil
 }
 
+// Outcome is one run of the suite on one server: the records, and the legacy traces (kept for
+// comparing servers, see CompareServers).
+type Outcome struct {
+	Server  string
+	Records []Record
+	Legacy  map[string]trace.Scenario
+	Order   []string // scenario names in run order
+}
+
 // Run builds (unless b is given) and runs both agents against o.Hosts and compares their traces
 // scenario by scenario.
 func Run(ctx context.Context, b *Build, o Options) ([]Record, error) {
+	out, err := RunOutcome(ctx, b, o)
+	if err != nil {
+		return nil, err
+	}
+	return out.Records, nil
+}
+
+// RunOutcome is Run, also returning the legacy traces.
+func RunOutcome(ctx context.Context, b *Build, o Options) (*Outcome, error) {
 	dir := o.WorkDir
 	if dir == "" {
 		var err error
@@ -166,7 +184,7 @@ func Run(ctx context.Context, b *Build, o Options) ([]Record, error) {
 		}
 		records = append(records, rec)
 	}
-	return records, nil
+	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Order: order}, nil
 }
 
 func status(s trace.Scenario) string {

@@ -54,8 +54,25 @@ type Scenario struct {
 func All() []Scenario {
 	var all []Scenario
 	for _, group := range [][]Scenario{typeScenarios(), pagingScenarios(), iterScenarios(), casScenarios(),
-		batchScenarios(), errorScenarios(), contextScenarios(), observerScenarios(), sessionScenarios()} {
+		batchScenarios(), errorScenarios(), contextScenarios(), observerScenarios(), sessionScenarios(),
+		valueScenarios(), udtScenarios(), tupleScenarios(), counterScenarios(), staticScenarios(),
+		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
+		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
+		retryScenarios()} {
 		all = append(all, group...)
 	}
 	return all
+}
+
+// FreshMetadata reads the keyspace's metadata through a new session. gocql caches keyspace
+// metadata per session and drops the cache only when a schema event arrives (debounced by a
+// second), so right after DDL the shared session's answer depends on timing; a new session's
+// does not.
+func (e *Env) FreshMetadata() (*gocql.KeyspaceMetadata, error) {
+	s, err := e.Cluster().CreateSession()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.KeyspaceMetadata(e.Keyspace)
 }

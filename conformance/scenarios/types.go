@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"net"
@@ -62,6 +63,41 @@ func typeCases() []typeCase {
 		{"map_text_int", "map<text, int>", []any{map[string]int{"a": 1, "b": 2}, map[string]int{}}, func() any { return new(map[string]int) }},
 		{"frozen_nested", "frozen<list<frozen<map<text, int>>>>", []any{[]map[string]int{{"x": 1}, {}}}, func() any { return new([]map[string]int) }},
 		{"list_into_interface", "list<bigint>", []any{[]int64{7, 8}}, func() any { var v any; return &v }},
+		{"smallint_into_int", "smallint", []any{int16(-300), nil}, func() any { return new(int) }},
+		{"tinyint_into_int", "tinyint", []any{int8(-5), nil}, func() any { return new(int) }},
+		{"bigint_into_big_int", "bigint", []any{int64(math.MinInt64), nil}, func() any { return new(*big.Int) }},
+		{"int_into_string", "int", []any{17}, func() any { return new(string) }},
+		{"double_nan", "double", []any{math.NaN(), -0.0, nil}, func() any { return new(float64) }},
+		{"float_into_float64", "float", []any{float32(2.5)}, func() any { return new(float64) }},
+		{"boolean_into_pointer", "boolean", []any{true, nil}, func() any { return new(*bool) }},
+		{"text_into_pointer", "text", []any{"", "x", nil}, func() any { return new(*string) }},
+		{"blob_into_string", "blob", []any{[]byte("raw"), []byte{}, nil}, func() any { return new(string) }},
+		{"blob_into_pointer", "blob", []any{[]byte{}, []byte{9}, nil}, func() any { return new(*[]byte) }},
+		{"timestamp_into_pointer", "timestamp", []any{time.Date(2001, 9, 9, 1, 46, 40, 0, time.UTC), nil}, func() any { return new(*time.Time) }},
+		{"timestamp_from_int64", "timestamp", []any{int64(1700000000123)}, func() any { return new(time.Time) }},
+		{"date_into_string", "date", []any{time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), nil}, func() any { return new(string) }},
+		{"date_from_string", "date", []any{"1999-12-31"}, func() any { return new(time.Time) }},
+		{"time_into_int64", "time", []any{time.Duration(1234567890)}, func() any { return new(int64) }},
+		{"timeuuid_into_time", "timeuuid", []any{mustUUID("2a3bdd2c-7f6b-11ee-b962-0242ac120002")}, func() any { return new(time.Time) }},
+		{"uuid_into_bytes", "uuid", []any{mustUUID("01234567-89ab-cdef-0123-456789abcdef"), nil}, func() any { return new([]byte) }},
+		{"uuid_from_bytes", "uuid", []any{[]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}, func() any { return new(gocql.UUID) }},
+		{"inet_from_bytes_v4", "inet", []any{net.IPv4(127, 0, 0, 9).To4()}, func() any { return new(net.IP) }},
+		{"varint_into_string", "varint", []any{big.NewInt(-123456789)}, func() any { return new(string) }},
+		{"decimal_into_string", "decimal", []any{inf.NewDec(31415, 4)}, func() any { return new(string) }},
+		{"duration_into_time_duration", "duration", []any{gocql.Duration{Nanoseconds: 1500}}, func() any { return new(time.Duration) }},
+		{"set_int_sorted", "set<int>", []any{[]int{3, 1, 2}, []int{}}, func() any { return new([]int) }},
+		{"set_into_map", "set<text>", []any{[]string{"q", "p"}}, func() any { return new(map[string]bool) }},
+		{"map_int_text", "map<int, text>", []any{map[int]string{2: "b", 1: "a"}, nil}, func() any { return new(map[int]string) }},
+		{"map_into_interface", "map<text, bigint>", []any{map[string]int64{"z": 26}}, func() any { var v any; return &v }},
+		{"list_text_into_interface_slice", "list<text>", []any{[]string{"a", "b"}}, func() any { return new([]any) }},
+		{"list_into_pointer_elems", "list<int>", []any{[]int{4, 5}}, func() any { return new([]*int) }},
+		{"list_from_array", "list<int>", []any{[3]int{7, 8, 9}}, func() any { return new([]int) }},
+		{"list_with_null_element", "list<text>", []any{[]*string{nil}}, func() any { return new([]string) }},
+		{"nested_map_of_lists", "map<text, frozen<list<int>>>", []any{map[string][]int{"a": {1, 2}, "b": {}}}, func() any { return new(map[string][]int) }},
+		{"nested_list_of_sets", "list<frozen<set<text>>>", []any{[][]string{{"y", "x"}, {}}}, func() any { return new([][]string) }},
+		{"nested_set_of_lists", "set<frozen<list<int>>>", []any{[][]int{{2, 1}, {1}}}, func() any { return new([][]int) }},
+		{"nested_map_of_maps_into_interface", "frozen<map<int, frozen<map<text, boolean>>>>", []any{map[int]map[string]bool{1: {"t": true}}}, func() any { var v any; return &v }},
+		{"frozen_list_null_vs_empty", "frozen<list<int>>", []any{[]int{}, nil}, func() any { return new(*[]int) }},
 	}
 }
 
@@ -170,3 +206,121 @@ func (u *upper) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 	*u = upper(strings.ToLower(string(data)) + "/" + info.Type().String())
 	return nil
 }
+
+// valueScenarios covers empty values against NULL, unset values and custom (un)marshalers.
+func valueScenarios() []Scenario {
+	return []Scenario{
+		{"types/empty_values_vs_null", func(e *Env) {
+			tbl := e.Table("emp")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, i int, b bigint, t text, bl blob, u uuid, bo boolean)") != nil {
+				return
+			}
+			e.R.Record("insert empty", e.Session.Query("INSERT INTO "+tbl+" (k, i, b, t, bl, u, bo) VALUES "+
+				"(1, blobAsInt(0x), blobAsBigint(0x), '', 0x, blobAsUuid(0x), blobAsBoolean(0x))").Exec())
+			e.R.Record("insert null", e.Session.Query("INSERT INTO "+tbl+" (k) VALUES (2)").Exec())
+			for k := 1; k <= 2; k++ {
+				var i int
+				var b int64
+				var t string
+				var bl []byte
+				var u gocql.UUID
+				var bo bool
+				err := e.Session.Query("SELECT i, b, t, bl, u, bo FROM "+tbl+" WHERE k = ?", k).Scan(&i, &b, &t, &bl, &u, &bo)
+				e.R.Record("scan values", err, k, i, b, t, bl, bl == nil, u, bo)
+				var pi *int
+				var pb *int64
+				var pt *string
+				var pbl *[]byte
+				var pbo *bool
+				err = e.Session.Query("SELECT i, b, t, bl, bo FROM "+tbl+" WHERE k = ?", k).Scan(&pi, &pb, &pt, &pbl, &pbo)
+				e.R.Record("scan pointers", err, k, pi, pb, pt, pbl, pbo)
+				m := map[string]any{}
+				err = e.Session.Query("SELECT i, b, t, bl, u, bo FROM "+tbl+" WHERE k = ?", k).MapScan(m)
+				e.R.Record("mapscan", err, k, m)
+			}
+		}},
+		{"types/unset_value", func(e *Env) {
+			tbl := e.Table("unset")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, a text, b text)") != nil {
+				return
+			}
+			e.R.Record("insert", e.Session.Query("INSERT INTO "+tbl+" (k, a, b) VALUES (?, ?, ?)", 1, "a1", "b1").Exec())
+			e.R.Record("update with unset", e.Session.Query("UPDATE "+tbl+" SET a = ?, b = ? WHERE k = ?", "a2", gocql.UnsetValue, 1).Exec())
+			var a, b string
+			err := e.Session.Query("SELECT a, b FROM "+tbl+" WHERE k = ?", 1).Scan(&a, &b)
+			e.R.Record("read", err, a, b)
+		}},
+		{"types/custom_marshaler_null", func(e *Env) {
+			tbl := e.Table("cmn")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v text)") != nil {
+				return
+			}
+			e.R.Record("insert null via marshaler", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, nullable{}).Exec())
+			e.R.Record("insert value via marshaler", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 2, nullable{set: true, s: "v"}).Exec())
+			for k := 1; k <= 2; k++ {
+				var n nullable
+				err := e.Session.Query("SELECT v FROM "+tbl+" WHERE k = ?", k).Scan(&n)
+				e.R.Record("scan", err, k, n.set, n.s, n.calls)
+			}
+		}},
+		{"types/custom_marshaler_error", func(e *Env) {
+			tbl := e.Table("cme")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v text)") != nil {
+				return
+			}
+			err := e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, failing{}).Exec()
+			e.R.Record("insert", err, errors.Is(err, errFailing))
+			e.R.Record("insert ok", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, "x").Exec())
+			var f failing
+			err = e.Session.Query("SELECT v FROM "+tbl+" WHERE k = ?", 1).Scan(&f)
+			e.R.Record("scan", err, errors.Is(err, errFailing))
+			it := e.Session.Query("SELECT v FROM "+tbl+" WHERE k = ?", 1).Iter()
+			e.R.Record("iter scan", nil, it.Scan(&f))
+			err = it.Close()
+			e.R.Record("iter close", err, errors.Is(err, errFailing))
+		}},
+		{"types/custom_unmarshaler_in_collection", func(e *Env) {
+			tbl := e.Table("cmc")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, l list<text>, m map<text, text>)") != nil {
+				return
+			}
+			err := e.Session.Query("INSERT INTO "+tbl+" (k, l, m) VALUES (?, ?, ?)", 1, []upper{"a", "b"}, map[upper]upper{"k": "v"}).Exec()
+			e.R.Record("insert", err)
+			var l []upper
+			var m map[string]upper
+			err = e.Session.Query("SELECT l, m FROM "+tbl+" WHERE k = ?", 1).Scan(&l, &m)
+			e.R.Record("scan", err, l, m)
+		}},
+	}
+}
+
+// nullable is a Marshaler/Unmarshaler that writes NULL when unset and records whether it was
+// given NULL (nil data) when read.
+type nullable struct {
+	set   bool
+	s     string
+	calls int
+}
+
+func (n nullable) MarshalCQL(info gocql.TypeInfo) ([]byte, error) {
+	if !n.set {
+		return nil, nil
+	}
+	return []byte(n.s), nil
+}
+
+func (n *nullable) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
+	n.calls++
+	n.set = data != nil
+	n.s = string(data)
+	return nil
+}
+
+var errFailing = errors.New("failing: refused on purpose")
+
+// failing is a Marshaler/Unmarshaler that always fails.
+type failing struct{}
+
+func (failing) MarshalCQL(gocql.TypeInfo) ([]byte, error) { return nil, errFailing }
+
+func (*failing) UnmarshalCQL(gocql.TypeInfo, []byte) error { return errFailing }

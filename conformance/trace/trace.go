@@ -169,6 +169,27 @@ func formatValue(v reflect.Value) string {
 		}
 		return "[" + strings.Join(parts, " ") + "]"
 	}
+	if v.Kind() == reflect.Struct {
+		if v.CanInterface() {
+			switch x := v.Interface().(type) {
+			case fmt.Stringer:
+				return x.String()
+			case error:
+				return x.Error()
+			}
+		}
+		// Exported fields only, by name, each with its type: pointers are followed (an address
+		// would differ between runs) and unexported internals of the implementation are not
+		// part of the observable value.
+		t := v.Type()
+		var parts []string
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				parts = append(parts, f.Name+"="+typedValue(v.Field(i)))
+			}
+		}
+		return "{" + strings.Join(parts, " ") + "}"
+	}
 	if v.CanInterface() {
 		switch x := v.Interface().(type) {
 		case fmt.Stringer:

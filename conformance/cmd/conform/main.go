@@ -4,8 +4,13 @@
 //
 //	go run ./conformance/cmd/conform --hosts 127.0.0.1 --json out.json
 //	go run ./conformance/cmd/conform --sim --doc docs/conformance.md
+//	go run ./conformance/cmd/conform --hosts 127.0.0.1 --sim --doc docs/conformance.md --json out.json
 //
-// It exits non-zero when a scenario differs without a pinned deviation (conformance.Deviations).
+// With both --hosts and --sim it runs the suite on the real node and on an embedded cqlsim and
+// also compares the legacy traces of the two servers (cqlsim's fidelity, reported, never fatal).
+//
+// It exits non-zero when a scenario differs without a pinned deviation (conformance.Deviations)
+// and without being listed in conformance/testdata/known-<server>.txt, or when a pin is stale.
 package main
 
 import (
@@ -27,59 +32,108 @@ func main() {
 }
 
 func run() error {
-	hosts := flag.String("hosts", "", "comma-separated server addresses (host or host:port)")
-	sim := flag.Bool("sim", false, "run against an embedded cqlsim started by this command")
-	jsonPath := flag.String("json", "", "write one JSON record per scenario to this file")
+	hosts := flag.String("hosts", "", "comma-separated server addresses (host or host:port) of a real node")
+	sim := flag.Bool("sim", false, "also (or only) run against an embedded cqlsim started by this command")
+	jsonPath := flag.String("json", "", "write one JSON record per scenario and server to this file")
 	docPath := flag.String("doc", "", "write the Markdown report (docs/conformance.md) to this file")
 	filter := flag.String("run", "", "only scenarios matching this regular expression")
 	sabotage := flag.String("sabotage", "", "corrupt the shim's trace of this scenario (proves the comparison can fail)")
-	verbose := flag.Bool("v", false, "print the diff of every differing scenario")
+	verbose := flag.Bool("v", false, "print the diff of every differing scenario (and fidelity gap)")
 	flag.Parse()
-	if (*hosts == "") == !*sim {
-		return fmt.Errorf("give exactly one of --hosts HOSTS or --sim")
+	if *hosts == "" && !*sim {
+		return fmt.Errorf("give --hosts HOSTS, --sim, or both")
 	}
-	opts := conformance.Options{Filter: *filter, Sabotage: *sabotage}
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "conform")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	build, err := conformance.BuildAgents(ctx, dir)
+	if err != nil {
+		return err
+	}
+	base := conformance.Options{Filter: *filter, Sabotage: *sabotage, WorkDir: dir}
+	var outcomes []*conformance.Outcome
+	if *hosts != "" {
+		o := base
+		for _, h := range strings.Split(*hosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				o.Hosts = append(o.Hosts, h)
+			}
+		}
+		o.Server = "cassandra"
+		out, err := conformance.RunOutcome(ctx, build, o)
+		if err != nil {
+			return err
+		}
+		outcomes = append(outcomes, out)
+	}
 	if *sim {
 		c, err := cqlsim.Start(cqlsim.Options{})
 		if err != nil {
 			return fmt.Errorf("starting cqlsim: %w", err)
 		}
 		defer c.Close()
-		opts.Hosts, opts.Server = c.Addrs(), "cqlsim"
-	} else {
-		for _, h := range strings.Split(*hosts, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				opts.Hosts = append(opts.Hosts, h)
+		o := base
+		o.Hosts, o.Server = c.Addrs(), "cqlsim"
+		out, err := conformance.RunOutcome(ctx, build, o)
+		if err != nil {
+			return err
+		}
+		outcomes = append(outcomes, out)
+	}
+
+	var all []conformance.Record
+	var summary []string
+	failed := false
+	for _, out := range outcomes {
+		known, err := conformance.KnownDifferences(out.Server)
+		if err != nil {
+			return err
+		}
+		conformance.PrintTable(os.Stdout, out.Records, known)
+		if *verbose {
+			for _, r := range out.Records {
+				if !r.Same {
+					fmt.Printf("\n--- %s on %s (-legacy +shim):\n%s\n", r.Name, r.Server, r.Diff)
+				}
 			}
 		}
-		opts.Server = "cassandra"
+		diffs, stale := conformance.Unexpected(out.Records, known)
+		summary = append(summary, fmt.Sprintf("%s: %d scenarios, %d unexpected differences, %d stale pinned deviations",
+			out.Server, len(out.Records), len(diffs), len(stale)))
+		failed = failed || len(diffs) > 0 || len(stale) > 0
+		all = append(all, out.Records...)
 	}
-	recs, err := conformance.Run(context.Background(), nil, opts)
-	if err != nil {
-		return err
-	}
-	conformance.PrintTable(os.Stdout, recs)
-	diffs, stale := conformance.Unexpected(recs)
-	if *verbose {
-		for _, r := range recs {
-			if !r.Same {
-				fmt.Printf("\n--- %s (-legacy +shim):\n%s\n", r.Name, r.Diff)
+	var fid []conformance.FidelityRecord
+	if len(outcomes) == 2 {
+		fid = conformance.CompareServers(outcomes[0], outcomes[1])
+		conformance.PrintFidelity(os.Stdout, fid)
+		if *verbose {
+			for _, r := range fid {
+				if !r.Same {
+					fmt.Printf("\n--- fidelity %s (-%s +%s):\n%s\n", r.Name, r.Reference, r.Server, r.Diff)
+				}
 			}
 		}
 	}
 	if *jsonPath != "" {
-		if err := conformance.WriteJSON(*jsonPath, recs); err != nil {
+		if err := conformance.WriteJSON(*jsonPath, all); err != nil {
 			return err
 		}
 	}
 	if *docPath != "" {
-		if err := conformance.WriteDoc(*docPath, recs); err != nil {
+		if err := conformance.WriteDoc(*docPath, all, fid); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("\n%d scenarios, %d unexpected differences, %d stale pinned deviations\n", len(recs), len(diffs), len(stale))
-	if len(diffs) > 0 || len(stale) > 0 {
-		return fmt.Errorf("%d unexpected differences, %d stale pins", len(diffs), len(stale))
+	fmt.Println()
+	for _, s := range summary {
+		fmt.Println(s)
+	}
+	if failed {
+		return fmt.Errorf("unexpected differences or stale pins (see above)")
 	}
 	return nil
 }
