@@ -78,10 +78,11 @@ func (c *conn) replyThenSegments(h wire.Header, msg message.Message, codec segme
 	c.send(outFrame{b: b, segments: codec})
 }
 
-// replyRows encodes a rows result straight into a pooled frame and queues it.
-func (c *conn) replyRows(h wire.Header, res *engine.Result) {
+// replyRows encodes a rows result straight into a pooled frame and queues it; with noMetadata
+// without the column specs (see appendRowsFrame).
+func (c *conn) replyRows(h wire.Header, res *engine.Result, noMetadata bool) {
 	p := framePool.Get().(*[]byte)
-	b, err := appendRowsFrame((*p)[:0], h, res)
+	b, err := appendRowsFrame((*p)[:0], h, res, noMetadata)
 	if err != nil {
 		framePool.Put(p)
 		c.log.Warn("cqlsim: cannot encode rows", "err", err)

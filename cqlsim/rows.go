@@ -17,6 +17,7 @@ import (
 const (
 	rowsGlobalTableSpec int32 = 0x0001
 	rowsHasMorePages    int32 = 0x0002
+	rowsNoMetadata      int32 = 0x0004
 )
 
 // resultKindRows is the <kind> of a RESULT Rows message.
@@ -27,16 +28,18 @@ var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &
 
 // appendRowsFrame appends a complete RESULT Rows frame answering h to dst. It produces the same
 // bytes as go-cassandra-native-protocol's codec for the same message (checked by tests) without
-// building the intermediate message values: this is the hot path of every read.
-func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result) ([]byte, error) {
+// building the intermediate message values: this is the hot path of every read. With noMetadata
+// (an EXECUTE that asked to skip the metadata the client already has) the metadata is the column
+// count alone, flagged NO_METADATA, as Cassandra answers.
+func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata bool) ([]byte, error) {
 	start := len(dst)
 	dst = wire.AppendHeader(dst, wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpResult}, 0)
 	bodyStart := len(dst)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(resultKindRows))
 
 	cols := res.Columns
-	global := true
-	for _, c := range cols[1:] {
+	global := !noMetadata
+	for _, c := range cols {
 		if c.Keyspace != cols[0].Keyspace || c.Table != cols[0].Table {
 			global = false
 			break
@@ -49,6 +52,9 @@ func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result) ([]byte, err
 	if res.PagingState != nil {
 		flags |= rowsHasMorePages
 	}
+	if noMetadata {
+		flags |= rowsNoMetadata
+	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(flags))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(cols)))
 	if res.PagingState != nil {
@@ -60,6 +66,9 @@ func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result) ([]byte, err
 	}
 	var typeBuf bytes.Buffer
 	for i, c := range cols {
+		if noMetadata {
+			break // the client has the column specs from PREPARE
+		}
 		if !global {
 			dst = appendString(dst, c.Keyspace)
 			dst = appendString(dst, c.Table)

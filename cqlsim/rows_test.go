@@ -41,7 +41,7 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 	for name, res := range cases {
 		for _, v := range []uint8{3, 4} {
 			h := wire.Header{Version: v, Stream: 77}
-			got, err := appendRowsFrame([]byte("prefix"), h, res)
+			got, err := appendRowsFrame([]byte("prefix"), h, res, false)
 			if err != nil {
 				t.Fatalf("%s v%d: %v", name, v, err)
 			}
@@ -65,6 +65,20 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 			if len(rows.Data) != len(res.Rows) || f.Header.StreamId != 77 {
 				t.Errorf("%s v%d: decoded %d rows on stream %d", name, v, len(rows.Data), f.Header.StreamId)
 			}
+
+			// Without metadata: NO_METADATA and the column count only.
+			got, err = appendRowsFrame(nil, h, res, true)
+			if err != nil {
+				t.Fatalf("%s v%d without metadata: %v", name, v, err)
+			}
+			bare := rowsMessage(res)
+			bare.Metadata.Columns = nil
+			if want, err = encodeFrame(h, bare, nil); err != nil {
+				t.Fatalf("%s v%d: library encoding without metadata: %v", name, v, err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s v%d without metadata:\n got  % x\n want % x", name, v, got, want)
+			}
 		}
 	}
 }
@@ -73,7 +87,7 @@ func TestAppendRowsFrameRejectsShortRows(t *testing.T) {
 	res := &engine.Result{Kind: engine.ResultRows,
 		Columns: []engine.Column{{Name: "a", Type: datatype.Int}, {Name: "b", Type: datatype.Int}},
 		Rows:    [][][]byte{{{0, 0, 0, 1}}}}
-	out, err := appendRowsFrame([]byte("keep"), wire.Header{Version: 4}, res)
+	out, err := appendRowsFrame([]byte("keep"), wire.Header{Version: 4}, res, false)
 	if err == nil {
 		t.Fatal("a row with fewer values than columns was encoded")
 	}

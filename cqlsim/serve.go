@@ -1,6 +1,7 @@
 package cqlsim
 
 import (
+	"bytes"
 	"crypto/md5"
 	"errors"
 	"fmt"
@@ -22,9 +23,9 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
-	msg, rows, warnings := c.execute(req)
-	if rows != nil {
-		c.replyRows(h, rows)
+	msg, rows, warnings := c.execute(h, req)
+	if msg == nil && rows.res != nil {
+		c.replyRows(h, rows.res, rows.noMetadata)
 		return
 	}
 	c.reply(h, msg, warnings)
@@ -45,18 +46,25 @@ func (c *conn) currentKeyspace() string {
 	return ""
 }
 
+// rowsReply is the engine's rows result behind a response; without a response message it is
+// encoded by the fast encoder (appendRowsFrame).
+type rowsReply struct {
+	res        *engine.Result
+	noMetadata bool // the EXECUTE asked to skip the result metadata and may (see skipMetadata)
+}
+
 // execute runs a decoded statement request on the engine and returns the response message, or,
 // for a rows result without warnings, the result itself.
-func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []string) {
+func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsReply, []string) {
 	eng := c.node.cluster.engine
 	node := c.node.index
 	switch {
 	case req.Prepare != nil:
 		p, err := eng.Prepare(c.keyspaceFor(req.Prepare.Keyspace), req.Prepare.Query)
 		if err != nil {
-			return errorMessage(err), nil, nil
+			return errorMessage(err), rowsReply{}, nil
 		}
-		return preparedMessage(p), nil, nil
+		return preparedMessage(p), rowsReply{}, nil
 	case req.Query != nil:
 		q := req.Query
 		return c.result(eng.Execute(&engine.Request{
@@ -74,9 +82,9 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 		e := req.Execute
 		p, ok := eng.Lookup(e.ID)
 		if !ok {
-			return unprepared(e.ID), nil, nil
+			return unprepared(e.ID), rowsReply{}, nil
 		}
-		return c.result(eng.Execute(&engine.Request{
+		msg, rows, warnings := c.result(eng.Execute(&engine.Request{
 			Node:        node,
 			Keyspace:    c.keyspaceFor(e.Params.Keyspace),
 			Prepared:    p,
@@ -87,6 +95,14 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 			Consistency: e.Params.Consistency,
 			Serial:      e.Params.Serial,
 		}))
+		if rows.res == nil || !skipMetadata(h.Version, e, p, rows.res.Columns) {
+			return msg, rows, warnings
+		}
+		rows.noMetadata = true
+		if rm, ok := msg.(*message.RowsResult); ok {
+			rm.Metadata.Columns = nil // the library encodes it with NO_METADATA and the column count only
+		}
+		return msg, rows, warnings
 	case req.Batch != nil:
 		b := req.Batch
 		br := &engine.BatchRequest{
@@ -104,7 +120,7 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 			if s.ID != nil {
 				p, ok := eng.Lookup(s.ID)
 				if !ok {
-					return unprepared(s.ID), nil, nil
+					return unprepared(s.ID), rowsReply{}, nil
 				}
 				r.Prepared = p
 			}
@@ -112,38 +128,38 @@ func (c *conn) execute(req *wire.Request) (message.Message, *engine.Result, []st
 		}
 		return c.result(eng.Batch(br))
 	}
-	return &message.ProtocolError{ErrorMessage: "request has no statement"}, nil, nil
+	return &message.ProtocolError{ErrorMessage: "request has no statement"}, rowsReply{}, nil
 }
 
 // result maps an engine outcome to a RESULT or ERROR message, applying its side effects: USE sets
 // the connection's keyspace, DDL pushes a SCHEMA_CHANGE event. A rows result without warnings is
 // returned as is instead, for the fast encoder (appendRowsFrame).
-func (c *conn) result(res *engine.Result, err error) (message.Message, *engine.Result, []string) {
+func (c *conn) result(res *engine.Result, err error) (message.Message, rowsReply, []string) {
 	if err != nil {
-		return errorMessage(err), nil, nil
+		return errorMessage(err), rowsReply{}, nil
 	}
 	if res == nil {
-		return &message.ServerError{ErrorMessage: "internal error in cqlsim: the engine returned no result"}, nil, nil
+		return &message.ServerError{ErrorMessage: "internal error in cqlsim: the engine returned no result"}, rowsReply{}, nil
 	}
 	switch res.Kind {
 	case engine.ResultVoid:
-		return &message.VoidResult{}, nil, res.Warnings
+		return &message.VoidResult{}, rowsReply{}, res.Warnings
 	case engine.ResultRows:
 		if len(res.Columns) == 0 {
-			return &message.ServerError{ErrorMessage: "internal error in cqlsim: rows result without columns"}, nil, nil
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: rows result without columns"}, rowsReply{}, nil
 		}
 		if len(res.Warnings) == 0 {
-			return nil, res, nil
+			return nil, rowsReply{res: res}, nil
 		}
-		return rowsMessage(res), nil, res.Warnings
+		return rowsMessage(res), rowsReply{res: res}, res.Warnings
 	case engine.ResultSetKeyspace:
 		ks := res.Keyspace
 		c.keyspace.Store(&ks)
-		return &message.SetKeyspaceResult{Keyspace: ks}, nil, res.Warnings
+		return &message.SetKeyspaceResult{Keyspace: ks}, rowsReply{}, res.Warnings
 	case engine.ResultSchemaChange:
 		sc := res.SchemaChange
 		if sc == nil {
-			return &message.ServerError{ErrorMessage: "internal error in cqlsim: schema change result without details"}, nil, nil
+			return &message.ServerError{ErrorMessage: "internal error in cqlsim: schema change result without details"}, rowsReply{}, nil
 		}
 		c.node.cluster.publishSchemaChange(sc)
 		return &message.SchemaChangeResult{
@@ -151,9 +167,9 @@ func (c *conn) result(res *engine.Result, err error) (message.Message, *engine.R
 			Target:     primitive.SchemaChangeTarget(sc.Target),
 			Keyspace:   sc.Keyspace,
 			Object:     sc.Name,
-		}, nil, res.Warnings
+		}, rowsReply{}, res.Warnings
 	}
-	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, nil, nil
+	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, rowsReply{}, nil
 }
 
 // rowsMessage builds the RESULT Rows message for res (the general path, used with warnings).
@@ -189,13 +205,37 @@ func preparedMessage(p *engine.Prepared) *message.PreparedResult {
 	if len(p.Result) > 0 {
 		result.Columns = columnMetadata(p.Result)
 	}
-	// The result metadata id (protocol v5) identifies the result columns; it is derived from
-	// them, so it changes exactly when they do.
+	return &message.PreparedResult{PreparedQueryId: p.ID, ResultMetadataId: resultMetadataID(p.Result), VariablesMetadata: vars, ResultMetadata: result}
+}
+
+// resultMetadataID is the result metadata id (protocol v5) of the result columns cols: derived
+// from them, so it changes exactly when they do.
+func resultMetadataID(cols []engine.Column) []byte {
 	h := md5.New()
-	for _, col := range p.Result {
+	for _, col := range cols {
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", col.Keyspace, col.Table, col.Name, col.Type)
 	}
-	return &message.PreparedResult{PreparedQueryId: p.ID, ResultMetadataId: h.Sum(nil), VariablesMetadata: vars, ResultMetadata: result}
+	return h.Sum(nil)
+}
+
+// skipMetadata reports whether the rows answering EXECUTE e of p, with columns cols, may leave
+// out the metadata, as Cassandra decides: the client asked to skip it, the columns are those p
+// was prepared with (an LWT's [applied] columns are not) and, from protocol v5, the client's
+// result metadata id is the current one. A result without columns always carries its metadata.
+func skipMetadata(version uint8, e *wire.Execute, p *engine.Prepared, cols []engine.Column) bool {
+	if !e.Params.SkipMetadata || len(cols) == 0 || len(cols) != len(p.Result) {
+		return false
+	}
+	for i, c := range cols {
+		r := p.Result[i]
+		if c.Keyspace != r.Keyspace || c.Table != r.Table || c.Name != r.Name {
+			return false
+		}
+		if c.Type != r.Type && (c.Type == nil || r.Type == nil || c.Type.AsCql() != r.Type.AsCql()) {
+			return false
+		}
+	}
+	return version < 5 || bytes.Equal(e.ResultMetadataID, resultMetadataID(p.Result))
 }
 
 func unprepared(id []byte) *message.Unprepared {
