@@ -19,6 +19,9 @@ const (
 	DefaultDialTimeout       = 10 * time.Second
 	// MaxStreams is the largest number of stream ids a protocol v3+ connection can use.
 	MaxStreams = 32768
+	// directWriteMax is the largest frame Start writes in the caller's goroutine; it is well
+	// below the smallest default TCP send buffer (net.ipv4.tcp_wmem: 16 KiB).
+	directWriteMax = 4 << 10
 )
 
 // Config configures a connection. The zero value is usable: no compression, no
@@ -73,9 +76,12 @@ type Conn struct {
 	supported map[string][]string
 	keyspace  atomic.Pointer[string] // the keyspace of the last USE seen on this connection
 
-	streams  chan int16 // free stream ids
-	slots    []atomic.Pointer[Call]
-	writeCh  chan *[]byte
+	streams chan int16 // free stream ids
+	slots   []atomic.Pointer[Call]
+	writeCh chan *[]byte
+	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
+	// own frame (see Start), so frames never interleave.
+	wmu      sync.Mutex
 	frames   atomic.Uint64 // frames read, for idle detection
 	events   chan proto.Event
 	maxFrame int
@@ -233,8 +239,10 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 	}
 }
 
-// Start encodes req in the caller's goroutine and queues it for the writer. It waits only for
-// a free stream id (respecting ctx), never for the network. The returned Call completes when
+// Start encodes req in the caller's goroutine and queues it for the writer; when it is the only
+// request in flight and its frame is small (at most directWriteMax bytes), Start writes it
+// itself, which cannot block since the server has read everything sent before. It waits only
+// for a free stream id (respecting ctx), never for the network. The returned Call completes when
 // the response arrives or the connection fails; call Release when done with it.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	select {
@@ -269,6 +277,18 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// The sweep claimed the call and completes it with the connection's error.
 		return call, nil
 	default:
+	}
+	if len(*f) <= directWriteMax && c.InFlight() == 1 && c.wmu.TryLock() {
+		// Nothing else is in flight, so every byte written before was read by the server and
+		// the socket's send buffer is empty: this small write cannot wait for the network.
+		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
+		_, err := c.nc.Write(*f)
+		c.wmu.Unlock()
+		proto.PutBuffer(f)
+		if err != nil {
+			c.fail(fmt.Errorf("writing: %w", err)) // the sweep completes the call
+		}
+		return call, nil
 	}
 	select {
 	case c.writeCh <- f:

@@ -33,8 +33,8 @@ func (c *Conn) start() {
 	}
 }
 
-// writeLoop writes every queued frame: it takes one (blocking), then everything else already
-// queued without blocking, and writes the lot with one Write call.
+// writeLoop writes every queued frame: it takes one (blocking), then, holding the write lock,
+// everything else already queued without blocking, and writes the lot with one Write call.
 func (c *Conn) writeLoop() {
 	defer c.wg.Done()
 	buf := make([]byte, 0, 64<<10)
@@ -45,6 +45,7 @@ func (c *Conn) writeLoop() {
 		case <-c.done:
 			return
 		}
+		c.wmu.Lock()
 		buf = append(buf[:0], *f...)
 		proto.PutBuffer(f)
 	gather:
@@ -57,7 +58,9 @@ func (c *Conn) writeLoop() {
 				break gather
 			}
 		}
-		if _, err := c.nc.Write(buf); err != nil {
+		_, err := c.nc.Write(buf)
+		c.wmu.Unlock()
+		if err != nil {
 			c.fail(fmt.Errorf("writing: %w", err))
 			return
 		}

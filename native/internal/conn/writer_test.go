@@ -47,7 +47,9 @@ func countFrames(b []byte) int {
 }
 
 // TestWriterBatchesQueuedFrames checks the writer's coalescing: while one Write is in
-// progress, requests queue up, and the next Write carries all of them at once.
+// progress, requests queue up, and the next Write carries all of them at once. The first
+// request, alone in flight, is written by its caller (Start's direct write), so it is started
+// on a goroutine of its own.
 func TestWriterBatchesQueuedFrames(t *testing.T) {
 	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
@@ -67,13 +69,18 @@ func TestWriterBatchesQueuedFrames(t *testing.T) {
 	gc.armed, gc.entered, gc.release = true, make(chan struct{}), make(chan struct{})
 	gc.mu.Unlock()
 
-	first, err := c.Start(context.Background(), query("first"))
-	if err != nil {
-		t.Fatal(err)
+	type started struct {
+		call *Call
+		err  error
 	}
-	<-gc.entered // the writer is inside Write with the first frame
+	firstDone := make(chan started, 1)
+	go func() {
+		call, err := c.Start(context.Background(), query("first"))
+		firstDone <- started{call, err}
+	}()
+	<-gc.entered // a Write with the first frame is in progress
 	const queued = 50
-	calls := []*Call{first}
+	var calls []*Call
 	for i := 0; i < queued; i++ {
 		call, err := c.Start(context.Background(), query("queued"))
 		if err != nil {
@@ -82,6 +89,11 @@ func TestWriterBatchesQueuedFrames(t *testing.T) {
 		calls = append(calls, call)
 	}
 	close(gc.release)
+	first := <-firstDone
+	if first.err != nil {
+		t.Fatal(first.err)
+	}
+	calls = append(calls, first.call)
 	for _, call := range calls {
 		if _, err := call.Response(); err != nil {
 			t.Fatal(err)
