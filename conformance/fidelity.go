@@ -21,6 +21,7 @@ type FidelityRecord struct {
 	Server    string   `json:"server"`    // e.g. "cqlsim"
 	Same      bool     `json:"same"`      // identical after the fidelity normalizations
 	Diff      string   `json:"diff"`      // -reference +server, empty when Same
+	Summary   string   `json:"summary"`   // the first differing step, both sides, in one line
 	Messages  []string `json:"messages"`  // server error messages that differ only in wording
 }
 
@@ -45,6 +46,7 @@ func CompareServers(ref, other *Outcome) []FidelityRecord {
 		o, ok := other.Legacy[name]
 		if !ok {
 			rec.Diff = "scenario missing on " + other.Server
+			rec.Summary = rec.Diff
 			out = append(out, rec)
 			continue
 		}
@@ -52,12 +54,15 @@ func CompareServers(ref, other *Outcome) []FidelityRecord {
 		rec.Messages = messageDiffs(r, o)
 		rec.Diff = cmp.Diff(rn, on)
 		rec.Same = rec.Diff == ""
+		if !rec.Same {
+			rec.Summary = firstDifference(r, o, ref.Server, other.Server)
+		}
 		out = append(out, rec)
 	}
 	for _, name := range other.Order {
 		if _, ok := ref.Legacy[name]; !ok {
 			out = append(out, FidelityRecord{Name: name, Reference: ref.Server, Server: other.Server,
-				Diff: "scenario missing on " + ref.Server})
+				Diff: "scenario missing on " + ref.Server, Summary: "scenario missing on " + ref.Server})
 		}
 	}
 	return out
@@ -122,7 +127,7 @@ func PrintFidelity(w io.Writer, recs []FidelityRecord) {
 	for _, r := range recs {
 		switch {
 		case !r.Same:
-			fmt.Fprintf(tw, "%s\tDIFFERS\t%s\n", r.Name, firstLine(summarize(r.Diff)))
+			fmt.Fprintf(tw, "%s\tDIFFERS\t%s\n", r.Name, r.Summary)
 		case len(r.Messages) > 0:
 			fmt.Fprintf(tw, "%s\twording\t%s\n", r.Name, r.Messages[0])
 		}
@@ -130,13 +135,57 @@ func PrintFidelity(w io.Writer, recs []FidelityRecord) {
 	tw.Flush()
 }
 
-// summarize returns the first changed line of a go-cmp diff.
+// summarize returns the first removed and the first added line of a go-cmp diff.
 func summarize(diff string) string {
+	var minus, plus string
 	for _, l := range strings.Split(diff, "\n") {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
-			return t
+		switch {
+		case minus == "" && strings.HasPrefix(t, "-"):
+			minus = t
+		case plus == "" && strings.HasPrefix(t, "+"):
+			plus = t
 		}
 	}
-	return strings.TrimSpace(diff)
+	if minus == "" && plus == "" {
+		return firstLine(strings.TrimSpace(diff))
+	}
+	return strings.TrimSpace(minus + " " + plus)
+}
+
+// firstDifference describes the first event where two traces differ, both sides in one line.
+func firstDifference(a, b trace.Scenario, an, bn string) string {
+	if a.Panic != b.Panic {
+		return fmt.Sprintf("panic: %s %q, %s %q", an, a.Panic, bn, b.Panic)
+	}
+	for i := 0; i < len(a.Events) || i < len(b.Events); i++ {
+		switch {
+		case i >= len(a.Events):
+			return fmt.Sprintf("%s has an extra step: %s", bn, describeEvent(b.Events[i]))
+		case i >= len(b.Events):
+			return fmt.Sprintf("%s has an extra step: %s", an, describeEvent(a.Events[i]))
+		}
+		ea, eb := a.Events[i], b.Events[i]
+		if !cmp.Equal(stripEvent(ea), stripEvent(eb)) {
+			return fmt.Sprintf("%s: %s; %s: %s", an, describeEvent(ea), bn, describeEvent(eb))
+		}
+	}
+	return ""
+}
+
+// stripEvent blanks an event's error wording (compared separately).
+func stripEvent(ev trace.Event) trace.Event {
+	return stripMessages(trace.Scenario{Events: []trace.Event{ev}}, trace.Scenario{Events: []trace.Event{ev}}).Events[0]
+}
+
+func describeEvent(ev trace.Event) string {
+	s := ev.Step
+	if len(ev.Values) > 0 {
+		s += " " + strings.Join(ev.Values, ", ")
+	}
+	if ev.Err != nil {
+		code := ev.Err.Fields["Code()"]
+		s += fmt.Sprintf(" error %s %s %q", ev.Err.Type, code, ev.Err.Message)
+	}
+	return s
 }

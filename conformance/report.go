@@ -197,7 +197,7 @@ func writeFidelity(sb *strings.Builder, fid []FidelityRecord) {
 	for _, r := range fid {
 		if !r.Same {
 			n++
-			fmt.Fprintf(sb, "- `%s`: %s\n", r.Name, mdEscape(summarize(r.Diff)))
+			fmt.Fprintf(sb, "- `%s`: %s\n", r.Name, mdEscape(r.Summary))
 		}
 	}
 	if n == 0 {

@@ -88,6 +88,29 @@ func batchMoreScenarios() []Scenario {
 			b.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, "x")
 			e.R.Record("regular insert in counter batch", e.Session.ExecuteBatch(b))
 		}},
+		{"batch/counter_with_observer", func(e *Env) {
+			tbl := e.Table("cntb")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, c counter)") != nil {
+				return
+			}
+			b := e.Session.NewBatch(gocql.CounterBatch).Observer(recorderObserver{e})
+			b.Query("UPDATE "+tbl+" SET c = c + ? WHERE k = ?", int64(7), 1)
+			b.Query("UPDATE " + tbl + " SET c = c + 1 WHERE k = 2")
+			e.R.Record("counter batch", e.Session.ExecuteBatch(b), b.Attempts())
+			rows, err := e.Session.Query("SELECT k, c FROM " + tbl + " WHERE k IN (1, 2)").Iter().SliceMap()
+			e.R.Record("values", err, rows)
+		}},
+		{"batch/unlogged_with_observer", func(e *Env) {
+			tbl, ok := kvTable(e)
+			if !ok {
+				return
+			}
+			b := e.Session.NewBatch(gocql.UnloggedBatch).Observer(recorderObserver{e})
+			b.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, "a")
+			b.Query("INSERT INTO " + tbl + " (k, v) VALUES (2, 'b')")
+			e.R.Record("batch", e.Session.ExecuteBatch(b))
+			e.R.Record("again", e.Session.ExecuteBatch(b), b.Attempts())
+		}},
 		{"batch/bind_count_mismatch", func(e *Env) {
 			tbl, ok := kvTable(e)
 			if !ok {

@@ -68,7 +68,7 @@ func casMoreScenarios() []Scenario {
 			}
 			for _, sc := range []gocql.SerialConsistency{gocql.Serial, gocql.LocalSerial} {
 				var v string
-				applied, err := e.Session.Query("UPDATE "+tbl+" SET n = n WHERE k = 1 IF v = ?", "a").SerialConsistency(sc).ScanCAS(&v)
+				applied, err := e.Session.Query("UPDATE "+tbl+" SET n = 1 WHERE k = 1 IF v = ?", "a").SerialConsistency(sc).ScanCAS(&v)
 				e.R.Record("lwt "+sc.String(), err, applied)
 			}
 			var n int

@@ -55,7 +55,7 @@ func run() error {
 
 	admin := gocql.NewCluster(hostList...)
 	admin.Consistency = gocql.One
-	admin.Timeout = 30 * time.Second
+	admin.Timeout = 60 * time.Second
 	admin.ConnectTimeout = 30 * time.Second
 	as, err := admin.CreateSession()
 	if err != nil {
