@@ -135,7 +135,7 @@ func TestConformance(t *testing.T) {
 		for _, r := range fid {
 			if !r.Same {
 				gaps++
-				t.Logf("fidelity gap %s: %s", r.Name, summarize(r.Diff))
+				t.Logf("fidelity gap %s: %s", r.Name, r.Summary)
 			}
 		}
 		t.Logf("fidelity: %d scenarios, %d differ between cassandra and cqlsim", len(fid), gaps)

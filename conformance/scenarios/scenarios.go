@@ -30,7 +30,7 @@ func (e *Env) Cluster() *gocql.ClusterConfig {
 	c := gocql.NewCluster(e.Hosts...)
 	c.Keyspace = e.Keyspace
 	c.Consistency = gocql.One
-	c.Timeout = 20 * time.Second
+	c.Timeout = 60 * time.Second
 	c.ConnectTimeout = 20 * time.Second
 	return c
 }

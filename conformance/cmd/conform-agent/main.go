@@ -70,7 +70,7 @@ func run() error {
 	cluster := gocql.NewCluster(hostList...)
 	cluster.Keyspace = ks
 	cluster.Consistency = gocql.One
-	cluster.Timeout = 20 * time.Second
+	cluster.Timeout = 60 * time.Second
 	cluster.ConnectTimeout = 20 * time.Second
 	s, err := cluster.CreateSession()
 	if err != nil {
@@ -87,7 +87,7 @@ func run() error {
 		rec := trace.NewRecorder(normalize)
 		res := trace.Scenario{Name: sc.Name}
 		func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 			defer cancel()
 			defer func() {
 				if p := recover(); p != nil {
