@@ -248,7 +248,9 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 		if node < 0 || node >= len(e.opts.Nodes) {
 			node = 0
 		}
-		sv := e.schemaVersion[:]
+		// A copy: rows outlive the engine lock (they are encoded after Execute returns) while a
+		// later DDL rewrites e.schemaVersion.
+		sv := append([]byte(nil), e.schemaVersion[:]...)
 		switch name {
 		case "system.local":
 			n := e.opts.Nodes[node]
