@@ -1,6 +1,9 @@
 package gocql
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // BenchmarkQueryScan measures a prepared single-row read through the gocql API (int and text
 // columns scanned into Go values) against the test server.
@@ -27,6 +30,26 @@ func BenchmarkQueryExecInsert(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1, i, "v").Exec(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQueryScanContext is BenchmarkQueryScan written as cmd/cqlbench's compat driver
+// does it: WithContext (a shallow copy of the query) and a key above 255, whose boxing
+// allocates.
+func BenchmarkQueryScanContext(b *testing.B) {
+	s, _ := newTestSessionTB(b, "CREATE TABLE KS.kv (p int, c int, v text, PRIMARY KEY (p, c))")
+	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1000, 1, "one").Exec(); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var c int
+	var v string
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1000+i%1, 1).WithContext(ctx).Scan(&c, &v); err != nil {
 			b.Fatal(err)
 		}
 	}

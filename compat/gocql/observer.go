@@ -85,7 +85,11 @@ type hostEntry struct {
 }
 
 func newQueryMetrics() *queryMetrics {
-	qm := &queryMetrics{}
+	return (&queryMetrics{}).init()
+}
+
+// init readies zero metrics for use and returns them.
+func (qm *queryMetrics) init() *queryMetrics {
 	qm.hosts = qm.first[:0]
 	return qm
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 )
 
 // QueryInfo describes a prepared statement to the binding function of Session.Bind.
@@ -72,7 +73,9 @@ type Query struct {
 	released              bool
 }
 
-func (q *Query) defaultsFromSession() {
+// defaultsFromSession sets q's options from its session's defaults and gives it metrics, zero
+// metrics it takes ownership of.
+func (q *Query) defaultsFromSession(metrics *queryMetrics) {
 	s := q.session
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -85,7 +88,7 @@ func (q *Query) defaultsFromSession() {
 	q.serialCons = s.cfg.SerialConsistency
 	q.defaultTimestamp = s.cfg.DefaultTimestamp
 	q.idempotent = s.cfg.DefaultIdempotence
-	q.metrics = newQueryMetrics()
+	q.metrics = metrics.init()
 	q.spec = &NonSpeculativeExecution{}
 }
 
@@ -357,18 +360,41 @@ func shouldPrepare(stmt string) bool {
 	}), unicode.IsSpace)
 	var kind string
 	if n := strings.IndexFunc(stmt, unicode.IsSpace); n >= 0 {
-		kind = strings.ToLower(stmt[:n])
+		kind = stmt[:n]
 	}
-	if kind == "begin" {
+	if lowerIs(kind, "begin") {
 		if n := strings.LastIndexFunc(stmt, unicode.IsSpace); n >= 0 {
-			kind = strings.ToLower(stmt[n+1:])
+			kind = stmt[n+1:]
 		}
 	}
-	switch kind {
-	case "select", "insert", "update", "delete", "batch":
-		return true
+	for _, k := range [...]string{"select", "insert", "update", "delete", "batch"} {
+		if lowerIs(kind, k) {
+			return true
+		}
 	}
 	return false
+}
+
+// lowerIs reports whether strings.ToLower(s) == lower, without allocating when s is ASCII.
+func lowerIs(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.ToLower(s) == lower
+		}
+	}
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Iter executes the query and returns an iterator over its rows. Each call executes the query

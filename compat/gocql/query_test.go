@@ -3,6 +3,7 @@ package gocql
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -143,6 +144,22 @@ func TestShouldPrepare(t *testing.T) {
 	} {
 		if got := shouldPrepare(stmt); got != want {
 			t.Errorf("shouldPrepare(%q) = %v, want %v", stmt, got, want)
+		}
+	}
+}
+
+// TestLowerIsMatchesToLower checks the allocation-free comparison shouldPrepare uses against
+// the strings.ToLower comparison it replaces, including non-ASCII letters that lower-case to
+// ASCII ones (KELVIN SIGN, LATIN CAPITAL LETTER I WITH DOT ABOVE) or fold without lowering.
+func TestLowerIsMatchesToLower(t *testing.T) {
+	words := []string{"select", "insert", "update", "delete", "batch", "begin"}
+	inputs := []string{"", "SELECT", "select", "SeLeCt", "selects", "selec", "INSERT", "\u0130NSERT",
+		"\u212AEY", "BATCH", "BEGIN", "begin\u00e9", "\u017FELECT", "DELETE", "UPDATE", "Update", "upd@te", "[elect"}
+	for _, in := range inputs {
+		for _, w := range words {
+			if got, want := lowerIs(in, w), strings.ToLower(in) == w; got != want {
+				t.Errorf("lowerIs(%q, %q) = %v, strings.ToLower says %v", in, w, got, want)
+			}
 		}
 	}
 }

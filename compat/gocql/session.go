@@ -424,10 +424,21 @@ func (s *Session) SetTrace(trace Tracer) {
 
 // Query returns a query for stmt bound to values, with the session's defaults.
 func (s *Session) Query(stmt string, values ...interface{}) *Query {
-	q := &Query{stmt: stmt, values: values, session: s, routingInfo: &queryRoutingInfo{}}
+	// One allocation for the query and the state it points to.
+	b := &queryBlock{}
+	q := &b.q
+	q.stmt, q.values, q.session, q.routingInfo = stmt, values, s, &b.routing
 	q.refCount = 1
-	q.defaultsFromSession()
+	q.defaultsFromSession(&b.metrics)
 	return q
+}
+
+// queryBlock holds a new Query together with its routing info and metrics, which are only ever
+// reached through pointers, so that Session.Query allocates once.
+type queryBlock struct {
+	q       Query
+	routing queryRoutingInfo
+	metrics queryMetrics
 }
 
 // Bind returns a query whose values b computes from the prepared statement's metadata at
@@ -762,7 +773,20 @@ func (s *Session) replicationFactor(keyspace string) int {
 
 // marshalValues encodes values with gocql's rules for the bind markers described by args.
 func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
-	out := make([]any, len(values))
+	// Few values take one allocation: the slice native binds and the encoded values its
+	// elements point to.
+	var out []any
+	var raws []rawValue
+	switch n := len(values); {
+	case n == 1:
+		a := &valueArena1{}
+		out, raws = a.out[:], a.raws[:]
+	case n <= len(valueArena4{}.out):
+		a := &valueArena4{}
+		out, raws = a.out[:n], a.raws[:n]
+	default:
+		out, raws = make([]any, n), make([]rawValue, n)
+	}
 	for i, v := range values {
 		name := ""
 		arg := i
@@ -781,7 +805,8 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 				// Returned as is (gocql.MarshalError and friends), as gocql does.
 				return nil, err
 			}
-			enc = rawValue(b)
+			raws[i] = rawValue{b: b}
+			enc = &raws[i] // a pointer: boxing it allocates nothing
 		}
 		if name != "" {
 			enc = native.Named(name, enc)
@@ -806,11 +831,24 @@ func argByName(args []ColumnInfo, name string) int {
 	return -1
 }
 
-// rawValue is a value already encoded by gocql's Marshal; nil is NULL.
-type rawValue []byte
+// rawValue is a value already encoded by gocql's Marshal; nil bytes are NULL. It is bound as
+// *rawValue.
+type rawValue struct{ b []byte }
 
 // MarshalCQL returns the encoded bytes.
-func (r rawValue) MarshalCQL(*cqltype.Type) ([]byte, error) { return r, nil }
+func (r *rawValue) MarshalCQL(*cqltype.Type) ([]byte, error) { return r.b, nil }
+
+// valueArena1 and valueArena4 back marshalValues for statements with few values.
+type (
+	valueArena1 struct {
+		out  [1]any
+		raws [1]rawValue
+	}
+	valueArena4 struct {
+		out  [4]any
+		raws [4]rawValue
+	}
+)
 
 // errNoControl is gocql's error for schema agreement without a control connection.
 var errNoControl = errors.New("gocql: no control connection available")
@@ -995,8 +1033,11 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *I
 	if host == nil {
 		host = s.hostByAddr(res.Host())
 	}
-	if id, ok := res.TraceID(); ok && q.trace != nil {
-		q.trace.Trace(id[:])
+	if q.trace != nil {
+		// Declared only here: id escapes to the heap through Trace.
+		if id, ok := res.TraceID(); ok {
+			q.trace.Trace(id[:])
+		}
 	}
 	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
 	switch res.Kind() {
