@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -33,8 +34,9 @@ func (c *Conn) start() {
 	}
 }
 
-// writeLoop writes every queued frame: it takes one (blocking), then, holding the write lock,
-// everything else already queued without blocking, and writes the lot with one Write call.
+// writeLoop writes every queued frame: it takes one (blocking), yields once when other
+// requests are in flight, then, holding the write lock, takes everything else already queued
+// without blocking, and writes the lot with one Write call.
 func (c *Conn) writeLoop() {
 	defer c.wg.Done()
 	buf := make([]byte, 0, 64<<10)
@@ -44,6 +46,13 @@ func (c *Conn) writeLoop() {
 		case f = <-c.writeCh:
 		case <-c.done:
 			return
+		}
+		if c.InFlight() > 1 {
+			// Other requests are in flight: their callers, readied by the reader, are
+			// likely about to queue frames. Yielding once lets them, so that one write
+			// carries them all. This trades no timer and no idle wait (the writer is
+			// runnable again at once) for far fewer write calls under concurrency.
+			runtime.Gosched()
 		}
 		c.wmu.Lock()
 		buf = append(buf[:0], *f...)
