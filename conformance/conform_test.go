@@ -1,9 +1,9 @@
 package conformance
 
 import (
-	"bufio"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,12 +31,12 @@ func knownDifferences(t *testing.T, server string) map[string]bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			known[line] = true
-		}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range parseKnown(string(data)) {
+		known[name] = true
 	}
 	return known
 }

@@ -63,3 +63,10 @@ func TestCompareServers(t *testing.T) {
 		t.Errorf("only-other: %+v", r)
 	}
 }
+
+func TestParseKnown(t *testing.T) {
+	got := parseKnown("# header\n\na/b\n  c/d  # why it differs \n#e/f\n")
+	if len(got) != 2 || got["a/b"] != "" || got["c/d"] != "why it differs" {
+		t.Fatalf("parseKnown = %q", got)
+	}
+}
