@@ -98,6 +98,60 @@ func bindScenarios() []Scenario {
 			err = e.Session.Query("SELECT * FROM "+tbl+" WHERE k = ?", 2).MapScan(m)
 			e.R.Record("mapscan nulls", err, m)
 		}},
+		{"bind/markers_in_in_limit_ttl_timestamp", func(e *Env) {
+			tbl := e.Table("bm")
+			if !fill(e, tbl, 6) {
+				return
+			}
+			rows, err := e.Session.Query("SELECT c FROM "+tbl+" WHERE p = ? AND c IN ?", 1, []int{4, 1, 9}).Iter().SliceMap()
+			e.R.Record("IN ?", err, rows)
+			rows, err = e.Session.Query("SELECT c FROM "+tbl+" WHERE p = ? LIMIT ?", 1, 2).Iter().SliceMap()
+			e.R.Record("LIMIT ?", err, rows)
+			err = e.Session.Query("UPDATE "+tbl+" USING TTL ? AND TIMESTAMP ? SET v = ? WHERE p = ? AND c = ?", 4000, int64(777), "t", 1, 100).Exec()
+			e.R.Record("USING TTL ? AND TIMESTAMP ?", err)
+			var ttl int
+			var wt int64
+			err = e.Session.Query("SELECT ttl(v), writetime(v) FROM "+tbl+" WHERE p = ? AND c = ?", 1, 100).Scan(&ttl, &wt)
+			e.R.Record("ttl in (3900, 4000], writetime", err, ttl > 3900 && ttl <= 4000, wt)
+			err = e.Session.Query("SELECT c FROM "+tbl+" WHERE p = ? LIMIT ?", 1, 0).Exec()
+			e.R.Record("LIMIT 0 bound", err)
+		}},
+		{"bind/named_markers", func(e *Env) {
+			tbl := e.Table("bn")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v text)") != nil {
+				return
+			}
+			e.R.Record("insert", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (:k, :v)", 1, "named").Exec())
+			var v string
+			err := e.Session.Query("SELECT v FROM "+tbl+" WHERE k = :key", 1).Scan(&v)
+			e.R.Record("select", err, v)
+		}},
+		{"bind/null_in_where_and_numeric_widening", func(e *Env) {
+			tbl := e.Table("bw")
+			if e.Exec("CREATE TABLE "+tbl+" (k bigint PRIMARY KEY, s smallint, d double)") != nil {
+				return
+			}
+			e.R.Record("int into bigint and smallint", e.Session.Query("INSERT INTO "+tbl+" (k, s, d) VALUES (?, ?, ?)", 1, 2, 3.5).Exec())
+			e.R.Record("int into double", e.Session.Query("INSERT INTO "+tbl+" (k, d) VALUES (?, ?)", 4, 3).Exec())
+			e.R.Record("overflowing smallint", e.Session.Query("INSERT INTO "+tbl+" (k, s) VALUES (?, ?)", 2, 70000).Exec())
+			e.R.Record("string into bigint", e.Session.Query("INSERT INTO "+tbl+" (k, s) VALUES (?, ?)", "3", 1).Exec())
+			var s int16
+			var d float64
+			err := e.Session.Query("SELECT s, d FROM "+tbl+" WHERE k = ?", 1).Scan(&s, &d)
+			e.R.Record("read", err, s, d)
+			err = e.Session.Query("SELECT s FROM "+tbl+" WHERE k = ?", nil).Scan(&s)
+			e.R.Record("null key in where", err)
+		}},
+		{"bind/consistency_any_and_serial_misuse", func(e *Env) {
+			tbl := e.Table("bca")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v int)") != nil {
+				return
+			}
+			e.R.Record("write at ANY", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (1, 1)").Consistency(gocql.Any).Exec())
+			e.R.Record("read at ANY", e.Session.Query("SELECT v FROM "+tbl+" WHERE k = 1").Consistency(gocql.Any).Exec())
+			e.R.Record("read at EACH_QUORUM", e.Session.Query("SELECT v FROM "+tbl+" WHERE k = 1").Consistency(gocql.EachQuorum).Exec())
+			e.R.Record("write at LOCAL_QUORUM", e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (2, 2)").Consistency(gocql.LocalQuorum).Exec())
+		}},
 		{"bind/use_statement_iter_and_case", func(e *Env) {
 			it := e.Session.Query("  USE " + e.Keyspace).Iter()
 			e.R.Record("iter", it.Close())
