@@ -19,6 +19,7 @@ func Normalizations() []string {
 		"page states are compared by presence (non-empty or not), not bytes",
 		"timings are not recorded: observers report only End >= Start; TTLs only as a range",
 		"trace ids are compared by length, not value",
+		"a server NullPointerException message is cut after the class name (the JVM's detail text disappears once the JIT optimises the throw)",
 	}
 }
 
