@@ -48,7 +48,7 @@ func TestMultiNodeHostPlans(t *testing.T) {
 
 	// A retry policy moving to the next host: a failing statement is tried on every node.
 	obs = &countingObserver{}
-	err = s.Query("SELECT nope FROM "+ks+".t").RetryPolicy(&SimpleRetryPolicy{NumRetries: 5}).Observer(obs).Exec()
+	err = s.Query("SELECT nope FROM " + ks + ".t").RetryPolicy(&SimpleRetryPolicy{NumRetries: 5}).Observer(obs).Exec()
 	var re RequestError
 	if !errors.As(err, &re) {
 		t.Fatalf("failing query: %v", err)
