@@ -200,8 +200,12 @@ type outcome struct {
 	panicked interface{}
 	// unordered is set when the value holds a map with several entries:
 	// Go's random map order decides which entry fails first, so the two
-	// sides may report different entries.
+	// sides may report different entries, and successful encodings list the
+	// entries in different orders.
 	unordered bool
+	// info is the TypeInfo marshalled into (set by marshalBoth), used to
+	// compare unordered encodings by what they decode to.
+	info compat.TypeInfo
 }
 
 func (o outcome) failed() bool { return o.err != nil || o.panicked != nil }
@@ -234,6 +238,7 @@ func marshalBoth(info compat.TypeInfo, value interface{}) (c, l outcome) {
 	c = protect(func() ([]byte, error) { return compat.Marshal(info, value) })
 	l = protect(func() ([]byte, error) { return legacy.Marshal(legacyInfo(info), toLegacy(value)) })
 	c.unordered = hasUnorderedMap(reflect.ValueOf(value))
+	c.info = info
 	return c, l
 }
 
@@ -255,6 +260,16 @@ func checkMarshal(t testing.TB, name string, c, l outcome) {
 	case c.failed():
 		if !c.unordered {
 			checkMessage(t, name, c.err, l.err)
+		}
+	case c.unordered && c.info != nil:
+		// The entry order of a map's encoding follows Go's random map iteration on both
+		// sides: compare the length and what gocql decodes each encoding to.
+		lv, le := decodeLegacy(c.info, l.data)
+		cv, ce := decodeLegacy(c.info, c.data)
+		if le != nil || ce != nil || len(l.data) != len(c.data) {
+			t.Errorf("%s: encodings of an unordered map differ: gocql %x (%v), compat %x (%v)", name, l.data, le, c.data, ce)
+		} else if diff := cmp.Diff(lv, cv); diff != "" {
+			t.Errorf("%s: unordered map encodings decode differently (-gocql +compat):\n%s", name, diff)
 		}
 	default:
 		if diff := cmp.Diff(l.data, c.data); diff != "" {
@@ -353,4 +368,19 @@ func hasUnorderedMap(v reflect.Value) bool {
 		}
 	}
 	return false
+}
+
+// decodeLegacy decodes data with gocql into a new value of the Go type gocql chooses for info.
+func decodeLegacy(info compat.TypeInfo, data []byte) (v interface{}, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gocql panicked decoding %s: %v", info, r)
+		}
+	}()
+	li := legacyInfo(info)
+	dest := li.New()
+	if err := legacy.Unmarshal(li, data, dest); err != nil {
+		return nil, err
+	}
+	return reflect.ValueOf(dest).Elem().Interface(), nil
 }
