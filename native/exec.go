@@ -432,6 +432,15 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, ti
 	}
 	select {
 	case <-call.Done():
+		// select picks at random among ready cases: when the timer had fired too by the time
+		// this goroutine ran, the deadline passed first from the caller's view, so the timeout
+		// wins deterministically (as in the legacy drivers, whose timer drops a late response).
+		select {
+		case <-timeoutC:
+			call.Release()
+			return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+		default:
+		}
 	case <-ctx.Done():
 		call.Release()
 		return nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
