@@ -264,11 +264,10 @@ func (s *Session) keyspaceMeta(ctx context.Context, keyspace string, full bool) 
 		ks.UserTypes[t.Name] = t
 		ks.Views[t.Name] = &ViewMetadata{Keyspace: t.Keyspace, Name: t.Name, FieldNames: t.FieldNames, FieldTypes: t.FieldTypes}
 	}
-	parse := func(s string) TypeInfo { return parseCQLType(s, keyspace, ks.UserTypes) }
-	if err := s.readTables(ctx, ks, parse); err != nil {
+	if err := s.readTables(ctx, ks); err != nil {
 		return nil, err
 	}
-	if err := s.readFunctions(ctx, ks, parse); err != nil {
+	if err := s.readFunctions(ctx, ks); err != nil {
 		return nil, err
 	}
 	if err := s.readViews(ctx, ks); err != nil {
@@ -292,47 +291,19 @@ func (s *Session) userTypes(ctx context.Context, keyspace string) ([]*UserTypeMe
 	if err := iter.Close(); err != nil {
 		return nil, fmt.Errorf("gocql: reading user types of %q: %w", keyspace, err)
 	}
-	known := make(map[string]*UserTypeMetadata, len(rows))
 	out := make([]*UserTypeMetadata, 0, len(rows))
-	// Types may refer to one another; resolve in dependency order by retrying.
-	for pending := rows; len(pending) > 0; {
-		var left []raw
-		for _, r := range pending {
-			ready := true
-			for _, t := range r.types {
-				for _, name := range udtNames(t) {
-					if _, ok := known[name]; !ok && name != r.name {
-						ready = false
-					}
-				}
-			}
-			if !ready {
-				left = append(left, r)
-				continue
-			}
-			u := &UserTypeMetadata{Keyspace: keyspace, Name: r.name, FieldNames: r.fields}
-			for _, t := range r.types {
-				u.FieldTypes = append(u.FieldTypes, parseCQLType(t, keyspace, known))
-			}
-			known[r.name] = u
-			out = append(out, u)
+	for _, r := range rows {
+		u := &UserTypeMetadata{Keyspace: keyspace, Name: r.name, FieldNames: r.fields,
+			FieldTypes: make([]TypeInfo, len(r.types))}
+		for i, t := range r.types {
+			u.FieldTypes[i] = s.schemaTypeInfo(t, true)
 		}
-		if len(left) == len(pending) {
-			for _, r := range left { // unresolvable: parse with what is known
-				u := &UserTypeMetadata{Keyspace: keyspace, Name: r.name, FieldNames: r.fields}
-				for _, t := range r.types {
-					u.FieldTypes = append(u.FieldTypes, parseCQLType(t, keyspace, known))
-				}
-				out = append(out, u)
-			}
-			break
-		}
-		pending = left
+		out = append(out, u)
 	}
 	return out, nil
 }
 
-func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata, parse func(string) TypeInfo) error {
+func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata) error {
 	ks.Tables = make(map[string]*TableMetadata)
 	iter := s.schemaQuery(ctx, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", ks.Name)
 	var name string
@@ -351,7 +322,7 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata, parse fu
 	for iter.Scan(&table, &column, &order, &kind, &pos, &typ) {
 		k, _ := columnKindFromSchema(kind)
 		c := &ColumnMetadata{Keyspace: ks.Name, Table: table, Name: column, ComponentIndex: pos, Kind: k,
-			Validator: typ, Type: parse(typ), ClusteringOrder: order, Order: ColumnOrder(order == "desc")}
+			Validator: typ, Type: s.schemaTypeInfo(typ, false), ClusteringOrder: order, Order: ColumnOrder(order == "desc")}
 		cols = append(cols, c)
 	}
 	if err := iter.Close(); err != nil {
@@ -390,7 +361,8 @@ func orderColumns(t *TableMetadata) {
 	byPos(t.ClusteringColumns)
 }
 
-func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata, parse func(string) TypeInfo) error {
+func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata) error {
+	parse := func(t string) TypeInfo { return s.schemaTypeInfo(t, true) }
 	ks.Functions = make(map[string]*FunctionMetadata)
 	iter := s.schemaQuery(ctx, "SELECT function_name, argument_types, argument_names, body, called_on_null_input, language, return_type FROM system_schema.functions WHERE keyspace_name = ?", ks.Name)
 	var (
@@ -457,102 +429,149 @@ func (s *Session) readViews(ctx context.Context, ks *KeyspaceMetadata) error {
 	return nil
 }
 
-var cqlTypeNames = map[string]Type{
+// schemaTypeInfo turns a type as system_schema writes it ("int", "frozen<map<text, int>>",
+// "tuple<int, text>", a user type's name) into a TypeInfo the way gocql v1.7.0 does, quirks
+// included, because programs inspect these values:
+//   - a user-defined type (and anything else that is not a native type, a collection or a
+//     tuple: vector, a custom class, a misspelt name) is a NativeType of TypeCustom with an
+//     empty Custom(), never a UDTTypeInfo;
+//   - the TypeInfo has protocol version 0 (Version() == 0), so Marshal and Unmarshal refuse it
+//     (gocql panics; this package returns an error);
+//   - frozen<...> is dropped, and a map without exactly two parameters is logged and becomes
+//     TypeCustom.
+//
+// classNames is true for user type fields, function and aggregate types, where gocql first
+// rewrites a Java marshal class name ("org.apache.cassandra.db.marshal.Int32Type") into a CQL one.
+func (s *Session) schemaTypeInfo(name string, classNames bool) TypeInfo {
+	if classNames && strings.HasPrefix(name, marshalPackage) {
+		name = classToCQL(name)
+	}
+	return s.cqlTypeInfo(name)
+}
+
+func (s *Session) cqlTypeInfo(name string) TypeInfo {
+	inner := func(prefix string) string { return strings.TrimPrefix(name[:len(name)-1], prefix) }
+	switch {
+	case strings.HasPrefix(name, "frozen<"):
+		return s.cqlTypeInfo(inner("frozen<"))
+	case strings.HasPrefix(name, "list<"):
+		return CollectionType{NativeType: NativeType{typ: TypeList}, Elem: s.cqlTypeInfo(inner("list<"))}
+	case strings.HasPrefix(name, "set<"):
+		return CollectionType{NativeType: NativeType{typ: TypeSet}, Elem: s.cqlTypeInfo(inner("set<"))}
+	case strings.HasPrefix(name, "map<"):
+		params := splitTypeParams(inner("map<"))
+		if len(params) != 2 {
+			s.logger.Printf("Error parsing map type, it has %d subelements, expecting 2\n", len(params))
+			return NativeType{typ: TypeCustom}
+		}
+		return CollectionType{NativeType: NativeType{typ: TypeMap},
+			Key: s.cqlTypeInfo(params[0]), Elem: s.cqlTypeInfo(params[1])}
+	case strings.HasPrefix(name, "tuple<"):
+		params := splitTypeParams(inner("tuple<"))
+		elems := make([]TypeInfo, len(params))
+		for i, p := range params {
+			elems[i] = s.cqlTypeInfo(p)
+		}
+		return TupleTypeInfo{NativeType: NativeType{typ: TypeTuple}, Elems: elems}
+	}
+	return NativeType{typ: schemaBaseType(name)}
+}
+
+// schemaBaseTypes are the names gocql v1.7.0 recognises as a whole type name in system_schema
+// (the marshal class names of the collections and tuples included); every other name is
+// TypeCustom.
+var schemaBaseTypes = map[string]Type{
 	"ascii": TypeAscii, "bigint": TypeBigInt, "blob": TypeBlob, "boolean": TypeBoolean,
 	"counter": TypeCounter, "date": TypeDate, "decimal": TypeDecimal, "double": TypeDouble,
 	"duration": TypeDuration, "float": TypeFloat, "int": TypeInt, "smallint": TypeSmallInt,
 	"tinyint": TypeTinyInt, "time": TypeTime, "timestamp": TypeTimestamp, "uuid": TypeUUID,
 	"varchar": TypeVarchar, "text": TypeText, "varint": TypeVarint, "timeuuid": TypeTimeUUID,
-	"inet": TypeInet,
+	"inet": TypeInet, "MapType": TypeMap, "ListType": TypeList, "SetType": TypeSet,
+	"TupleType": TypeTuple,
 }
 
-// parseCQLType parses a CQL type as written in system_schema ("frozen<map<text, int>>",
-// "tuple<int, text>", a user type name). Unknown names become custom types.
-func parseCQLType(s, keyspace string, udts map[string]*UserTypeMetadata) TypeInfo {
-	s = strings.TrimSpace(s)
-	name, args := splitType(s)
-	switch strings.ToLower(name) {
-	case "frozen":
-		if len(args) == 1 {
-			return parseCQLType(args[0], keyspace, udts)
-		}
-	case "list", "set":
-		if len(args) == 1 {
-			t := TypeList
-			if strings.EqualFold(name, "set") {
-				t = TypeSet
-			}
-			return CollectionType{NativeType: NewNativeType(protoVersion4, t, ""), Elem: parseCQLType(args[0], keyspace, udts)}
-		}
-	case "map":
-		if len(args) == 2 {
-			return CollectionType{NativeType: NewNativeType(protoVersion4, TypeMap, ""),
-				Key: parseCQLType(args[0], keyspace, udts), Elem: parseCQLType(args[1], keyspace, udts)}
-		}
-	case "tuple":
-		elems := make([]TypeInfo, len(args))
-		for i, a := range args {
-			elems[i] = parseCQLType(a, keyspace, udts)
-		}
-		return TupleTypeInfo{NativeType: NewNativeType(protoVersion4, TypeTuple, ""), Elems: elems}
+func schemaBaseType(name string) Type {
+	if t, ok := schemaBaseTypes[name]; ok {
+		return t
 	}
-	if t, ok := cqlTypeNames[strings.ToLower(s)]; ok {
-		return NewNativeType(protoVersion4, t, "")
-	}
-	if u, ok := udts[strings.Trim(s, `"`)]; ok {
-		fields := make([]UDTField, len(u.FieldNames))
-		for i := range u.FieldNames {
-			var ft TypeInfo
-			if i < len(u.FieldTypes) {
-				ft = u.FieldTypes[i]
-			}
-			fields[i] = UDTField{Name: u.FieldNames[i], Type: ft}
-		}
-		return UDTTypeInfo{NativeType: NewNativeType(protoVersion4, TypeUDT, ""), KeySpace: keyspace, Name: u.Name, Elements: fields}
-	}
-	return NewNativeType(protoVersion4, TypeCustom, s)
+	return TypeCustom
 }
 
-// splitType splits "name<a, b<c, d>>" into "name" and its top-level arguments.
-func splitType(s string) (string, []string) {
-	open := strings.IndexByte(s, '<')
-	if open < 0 || !strings.HasSuffix(s, ">") {
-		return s, nil
+// splitTypeParams splits the parameters of a parameterised type ("text, frozen<map<int, int>>")
+// at its top-level commas. Without nested parameters it splits at ", " only, as gocql v1.7.0.
+func splitTypeParams(params string) []string {
+	if !strings.Contains(params, "<") {
+		return strings.Split(params, ", ")
 	}
-	name := strings.TrimSpace(s[:open])
-	inner := s[open+1 : len(s)-1]
-	var args []string
+	var out []string
 	depth, start := 0, 0
-	for i := 0; i < len(inner); i++ {
-		switch inner[i] {
+	add := func(end int) {
+		if p := strings.TrimSpace(params[start:end]); p != "" {
+			out = append(out, p)
+		}
+	}
+	for i := 0; i < len(params); i++ {
+		switch params[i] {
 		case '<':
 			depth++
 		case '>':
 			depth--
 		case ',':
 			if depth == 0 {
-				args = append(args, strings.TrimSpace(inner[start:i]))
+				add(i)
 				start = i + 1
 			}
 		}
 	}
-	args = append(args, strings.TrimSpace(inner[start:]))
-	return name, args
+	add(len(params))
+	return out
 }
 
-// udtNames lists the bare names in a type string that may be user types.
-func udtNames(s string) []string {
-	name, args := splitType(strings.TrimSpace(s))
-	if args == nil {
-		n := strings.Trim(name, `"`)
-		if _, ok := cqlTypeNames[strings.ToLower(n)]; ok {
-			return nil
+// classTypes maps the marshal classes gocql v1.7.0 knows to their type; any other class is
+// TypeCustom.
+var classTypes = map[string]Type{
+	"AsciiType": TypeAscii, "LongType": TypeBigInt, "BytesType": TypeBlob, "BooleanType": TypeBoolean,
+	"CounterColumnType": TypeCounter, "DecimalType": TypeDecimal, "DoubleType": TypeDouble,
+	"FloatType": TypeFloat, "Int32Type": TypeInt, "ShortType": TypeSmallInt, "ByteType": TypeTinyInt,
+	"TimeType": TypeTime, "DateType": TypeTimestamp, "TimestampType": TypeTimestamp,
+	"UUIDType": TypeUUID, "LexicalUUIDType": TypeUUID, "UTF8Type": TypeVarchar,
+	"IntegerType": TypeVarint, "TimeUUIDType": TypeTimeUUID, "InetAddressType": TypeInet,
+	"MapType": TypeMap, "ListType": TypeList, "SetType": TypeSet, "TupleType": TypeTuple,
+	"DurationType": TypeDuration,
+}
+
+// classToCQL rewrites a marshal class type ("org.apache.cassandra.db.marshal.MapType(
+// org.apache.cassandra.db.marshal.UTF8Type,org.apache.cassandra.db.marshal.Int32Type)") into
+// the CQL spelling gocql v1.7.0 then parses ("map<varchar, int>"): every class name becomes its
+// Type's name ("custom" for a class it does not know).
+func classToCQL(class string) string {
+	class = strings.ReplaceAll(class, marshalPackage, "")
+	var sb strings.Builder
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			t, ok := classTypes[class[start:end]]
+			if !ok {
+				t = TypeCustom
+			}
+			sb.WriteString(t.String())
 		}
-		return []string{n}
 	}
-	var out []string
-	for _, a := range args {
-		out = append(out, udtNames(a)...)
+	for i := 0; i < len(class); i++ {
+		switch c := class[i]; c {
+		case '(', ')', ',':
+			flush(i)
+			start = i + 1
+			switch c {
+			case '(':
+				sb.WriteByte('<')
+			case ')':
+				sb.WriteByte('>')
+			default:
+				sb.WriteString(", ")
+			}
+		}
 	}
-	return out
+	flush(len(class))
+	return sb.String()
 }
