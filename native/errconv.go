@@ -15,7 +15,7 @@ func serverError(e *proto.ErrorResponse, host string, c *conn.Conn) error {
 	if code != CodeRateLimit && isRateLimitCode(e.Code, c) {
 		code = CodeRateLimit
 	}
-	base := RequestError{Code: code, Message: e.Message, Host: host}
+	base := RequestError{Code: code, Message: e.Message, Host: host, TraceID: e.TracingID, Traced: e.HasTracingID}
 	cons := Consistency(e.Consistency)
 	switch code {
 	case CodeServer:

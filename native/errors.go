@@ -77,10 +77,17 @@ func (c ErrorCode) String() string {
 // RequestError is the part every server error shares: the code, the server's message and the
 // host (host:port) that answered. Every typed server error below unwraps to its RequestError,
 // so errors.As(err, &re) with re a *RequestError matches any server error.
+//
+// When the failed request was traced (Statement.WithTracing, Batch.WithTracing,
+// Session.PrepareTraced) and the server sent a tracing session id with the error, TraceID
+// holds it and Traced is true; the trace of the failure can be read from system_traces like that
+// of a successful request (Result.TraceID).
 type RequestError struct {
 	Code    ErrorCode
 	Message string
 	Host    string
+	TraceID [16]byte
+	Traced  bool
 }
 
 // Error returns the code's description, the message and the host.

@@ -27,8 +27,22 @@ type prepEntry struct {
 // cached; successful ones stay cached for the life of the session, so prepare statement
 // texts, not texts with literal values built per request.
 func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
+	p, _, err := s.prepare(ctx, cql, false)
+	return p, err
+}
+
+// PrepareTraced is Prepare with request tracing: when this call sends the PREPARE (the
+// statement is not cached and no other call is preparing it), the request asks the server to
+// trace it, and traceID is the tracing session id of the server's answer (16 bytes). traceID is
+// nil when no PREPARE was sent by this call or the server sent no id. When the server refuses
+// the statement, traceID is also in the returned error's RequestError (TraceID, Traced).
+func (s *Session) PrepareTraced(ctx context.Context, cql string) (p *Prepared, traceID []byte, err error) {
+	return s.prepare(ctx, cql, true)
+}
+
+func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepared, []byte, error) {
 	if s.closed.Load() {
-		return nil, ErrSessionClosed
+		return nil, nil, ErrSessionClosed
 	}
 	key := prepKey{keyspace: s.Keyspace(), cql: cql}
 	s.prepMu.Lock()
@@ -38,75 +52,87 @@ func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
 		select {
 		case <-e.done:
 			if e.err == nil {
-				return e.p, nil
+				return e.p, nil, nil
 			}
 			// The first caller's failure is not cached; try again ourselves.
-			return s.Prepare(ctx, cql)
+			return s.prepare(ctx, cql, trace)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("native: preparing %q: %w", abbreviate(cql), ctx.Err())
+			return nil, nil, fmt.Errorf("native: preparing %q: %w", abbreviate(cql), ctx.Err())
 		}
 	}
 	e = &prepEntry{done: make(chan struct{})}
 	s.prepared[key] = e
 	s.prepMu.Unlock()
 
-	e.p, e.err = s.prepareAnywhere(ctx, cql, key.keyspace)
+	var traceID []byte
+	e.p, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
 	if e.err != nil {
 		s.prepMu.Lock()
 		delete(s.prepared, key)
 		s.prepMu.Unlock()
 	}
 	close(e.done)
-	return e.p, e.err
+	return e.p, traceID, e.err
 }
 
-// prepareAnywhere prepares cql on the first node of a round-robin plan that answers.
-func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string) (*Prepared, error) {
+// prepareAnywhere prepares cql on the first node of a round-robin plan that answers. With
+// trace, each PREPARE sent asks for tracing, and the tracing id of the answer that ends the
+// search (the success, or the server's refusal) is returned.
+func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, trace bool) (*Prepared, []byte, error) {
 	st := s.state.Load()
 	plan := policy.NewPlan(nil, len(st.pools), st.remote, s.rr.Add(1))
 	var failed []HostError
 	for {
 		node, ok := plan.Next()
 		if !ok {
-			return nil, &NoHostAvailableError{Errors: failed}
+			return nil, nil, &NoHostAvailableError{Errors: failed}
 		}
 		c, err := st.pools[node].pick()
 		if err != nil {
 			failed = append(failed, HostError{Host: st.pools[node].addr, Err: err})
 			continue
 		}
-		p, err := s.prepareOn(ctx, c, cql, keyspace)
+		p, traceID, err := s.prepareOn(ctx, c, cql, keyspace, trace)
 		if err == nil {
-			return p, nil
+			return p, traceID, nil
 		}
 		var re *RequestError
 		if errors.As(err, &re) || ctx.Err() != nil {
-			return nil, err // the server refused the statement: another node will too
+			return nil, traceID, err // the server refused the statement: another node will too
 		}
 		failed = append(failed, HostError{Host: c.Addr(), Err: err})
 	}
 }
 
-// prepareOn sends PREPARE on c.
-func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace string) (*Prepared, error) {
+// prepareOn sends PREPARE on c, with the tracing flag when trace is set, and returns the
+// tracing id of the answer (nil when there is none), also when the answer is an error.
+func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace string, trace bool) (*Prepared, []byte, error) {
 	timeout := s.cfg.Timeout
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	resp, err := c.Do(ctx, &proto.Prepare{Query: cql})
+	resp, err := c.Do(ctx, &proto.Prepare{FrameOptions: proto.FrameOptions{Tracing: trace}, Query: cql})
 	if err != nil {
 		var er *proto.ErrorResponse
 		if errors.As(err, &er) {
-			return nil, serverError(er, c.Addr(), c)
+			var traceID []byte
+			if er.HasTracingID {
+				traceID = bytes.Clone(er.TracingID[:])
+			}
+			return nil, traceID, serverError(er, c.Addr(), c)
 		}
-		return nil, fmt.Errorf("native: preparing %q on %s: %w", abbreviate(cql), c.Addr(), err)
+		return nil, nil, fmt.Errorf("native: preparing %q on %s: %w", abbreviate(cql), c.Addr(), err)
 	}
 	defer resp.Release()
+	var traceID []byte
+	if resp.HasTracingID {
+		traceID = bytes.Clone(resp.TracingID[:])
+	}
 	pr, ok := resp.Msg.(*proto.PreparedResult)
 	if !ok {
-		return nil, fmt.Errorf("native: preparing %q on %s: unexpected %s response", abbreviate(cql), c.Addr(), resp.Header.Opcode)
+		return nil, traceID, fmt.Errorf("native: preparing %q on %s: unexpected %s response", abbreviate(cql), c.Addr(), resp.Header.Opcode)
 	}
 	m := &preparedMeta{
 		id:               bytes.Clone(pr.ID),
@@ -131,7 +157,7 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 	}
 	p := &Prepared{cql: cql, keyspace: keyspace}
 	p.meta.Store(m)
-	return p, nil
+	return p, traceID, nil
 }
 
 // reprepare handles an UNPREPARED answer on c: it prepares again, on c, the statement with
@@ -152,7 +178,7 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if target == nil {
 		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
 	}
-	fresh, err := s.prepareOn(ctx, c, target.cql, target.keyspace)
+	fresh, _, err := s.prepareOn(ctx, c, target.cql, target.keyspace, false)
 	if err != nil {
 		return err
 	}

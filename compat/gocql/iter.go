@@ -261,6 +261,10 @@ type iterScanner struct {
 	valid bool
 }
 
+// Next moves to the next row. On a page switch the scanner moves on to the next page's own
+// *Iter, as gocql v1.7.0 does: the *Iter the Scanner came from keeps the first page (its NumRows,
+// PageState, Columns, WillSwitchPage and error stay those of that page), and Err then closes
+// and reports the iterator of the page the scanner reached (a failed page fetch included).
 func (is *iterScanner) Next() bool {
 	iter := is.iter
 	if iter.err != nil || iter.closed.Load() {
@@ -270,7 +274,8 @@ func (is *iterScanner) Next() bool {
 		if iter.next == nil {
 			return false
 		}
-		iter.replaceWith(iter.next.fetch())
+		iter = iter.next.fetch()
+		is.iter = iter
 		if iter.err != nil {
 			return false
 		}

@@ -693,8 +693,13 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	if err != nil {
 		return nil, convertError(err)
 	}
+	return s.preparedInfo(p), nil
+}
+
+// preparedInfo returns the converted metadata of p, computed once per prepared statement.
+func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
 	if v, ok := s.prepared.Load(p); ok {
-		return v.(*preparedInfo), nil
+		return v.(*preparedInfo)
 	}
 	info := &preparedInfo{
 		stmt:  p,
@@ -704,7 +709,7 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	}
 	info.argCols = countColumns(info.args)
 	v, _ := s.prepared.LoadOrStore(p, info)
-	return v.(*preparedInfo), nil
+	return v.(*preparedInfo)
 }
 
 // routingKeyInfo returns the partition key description of stmt, nil when unknown.
@@ -942,7 +947,7 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (nati
 	var info *preparedInfo
 	if shouldPrepare(q.stmt) {
 		var err error
-		if info, err = s.prepare(ctx, q.stmt); err != nil {
+		if info, err = s.prepareTraced(ctx, q.stmt, q.trace); err != nil {
 			return st, nil, err
 		}
 		values := q.values
@@ -1028,6 +1033,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *I
 	}
 	res, err := s.native.Execute(ctx, st)
 	if err != nil {
+		traceFailure(q.trace, err)
 		return &Iter{err: convertAttemptError(ctx, err), host: host}
 	}
 	if host == nil {
@@ -1116,7 +1122,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 			stmts = append(stmts, native.Query(e.Stmt))
 			continue
 		}
-		info, err := s.prepare(ctx, e.Stmt)
+		info, err := s.prepareTraced(ctx, e.Stmt, b.trace)
 		if err != nil {
 			return &Iter{err: err, host: host}
 		}
@@ -1160,6 +1166,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 	}
 	res, err := s.native.ExecuteBatch(ctx, nb)
 	if err != nil {
+		traceFailure(b.trace, err)
 		return &Iter{err: convertAttemptError(ctx, err), host: host}
 	}
 	if host == nil {

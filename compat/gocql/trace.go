@@ -1,10 +1,14 @@
 package gocql
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // Tracer receives the tracing session id of every traced request.
@@ -59,5 +63,35 @@ func (t *traceWriter) Trace(traceId []byte) {
 	}
 	if err := iter.Close(); err != nil {
 		fmt.Fprintln(t.w, "Error:", err)
+	}
+}
+
+// prepareTraced is prepare for a statement traced by tracer. As in gocql v1.7.0, the PREPARE
+// the statement needs (when it is not prepared yet) is sent traced too, and tracer is given
+// its trace id, also when the server refuses the statement.
+func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer) (*preparedInfo, error) {
+	if tracer == nil {
+		return s.prepare(ctx, stmt)
+	}
+	p, traceID, err := s.native.PrepareTraced(ctx, stmt)
+	if traceID != nil {
+		tracer.Trace(traceID)
+	}
+	if err != nil {
+		return nil, convertError(err)
+	}
+	return s.preparedInfo(p), nil
+}
+
+// traceFailure gives tracer the trace id of a failed traced request, when the server sent one
+// with its error: gocql v1.7.0 calls the Tracer for every traced response, errors included.
+func traceFailure(tracer Tracer, err error) {
+	if tracer == nil {
+		return
+	}
+	var re *native.RequestError
+	if errors.As(err, &re) && re.Traced {
+		id := re.TraceID
+		tracer.Trace(id[:])
 	}
 }

@@ -96,6 +96,11 @@ type ErrorResponse struct {
 	// rate limit error.
 	RateLimitOpType       byte
 	RejectedByCoordinator bool
+
+	// TracingID is the tracing session id of the failed request when it was traced
+	// (FlagTracing) and the server sent one with the error; HasTracingID tells.
+	TracingID    [16]byte
+	HasTracingID bool
 }
 
 // Error returns the code's description and the server's message, with the most useful fields.

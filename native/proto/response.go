@@ -173,7 +173,13 @@ func (r *Response) Decode(h Header, body []byte, buf *[]byte, opts *DecodeOption
 func (r *Response) decodeMessage(d *decoder, h Header, o *DecodeOptions) Message {
 	switch h.Opcode {
 	case OpError:
-		return decodeError(d, h.Version, o.RateLimitCode)
+		e := decodeError(d, h.Version, o.RateLimitCode)
+		// The error outlives the frame; keep the tracing id with it. (r.TracingID is stale
+		// from a pooled use when HasTracingID is false.)
+		if r.HasTracingID {
+			e.TracingID, e.HasTracingID = r.TracingID, true
+		}
+		return e
 	case OpReady:
 		return &r.ready
 	case OpAuthenticate:
