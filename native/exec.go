@@ -430,6 +430,10 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, ti
 		}
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
+	// Alone on the connection, read the response in this goroutine (for at most
+	// conn.PumpSlice, then watch ctx and the timeout below as usual).
+	dl, _ := ctx.Deadline()
+	call.Pump(dl)
 	select {
 	case <-call.Done():
 		// select picks at random among ready cases: when the timer had fired too by the time

@@ -41,8 +41,14 @@ var callPool = sync.Pool{New: func() any { return &Call{ch: make(chan struct{}, 
 
 func getCall() *Call { return callPool.Get().(*Call) }
 
-// Done returns a channel that receives one value when the call completes.
-func (call *Call) Done() <-chan struct{} { return call.ch }
+// Done returns a channel that receives one value when the call completes. It also makes sure
+// the connection's reader goroutine reads the response (see Pump).
+func (call *Call) Done() <-chan struct{} {
+	if call.state.Load() == statePending {
+		call.c.kick()
+	}
+	return call.ch
+}
 
 // Stream returns the stream id the request was sent on.
 func (call *Call) Stream() int16 { return call.stream }
@@ -57,6 +63,7 @@ func (call *Call) wait() {
 		call.got = true
 		return
 	}
+	call.c.kick()
 	<-call.ch
 	call.got, call.drained = true, true
 }
@@ -104,7 +111,9 @@ func (call *Call) Release() {
 	if call == nil {
 		return
 	}
+	c := call.c // read before abandoning: the reader may recycle the call right after
 	if call.state.CompareAndSwap(statePending, stateAbandoned) {
+		c.kick() // the late response must still be read to free the stream
 		return
 	}
 	if call.state.Load() != stateDelivered {

@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -81,10 +82,20 @@ type Conn struct {
 	writeCh chan *[]byte
 	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
 	// own frame (see Start), so frames never interleave.
-	wmu      sync.Mutex
-	frames   atomic.Uint64 // frames read, for idle detection
-	events   chan proto.Event
-	maxFrame int
+	wmu    sync.Mutex
+	frames atomic.Uint64 // frames read, for idle detection
+
+	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
+	// Pump (see reader.go). br, fr and deadlineSet are used only under it.
+	rmu         sync.Mutex
+	br          *bufio.Reader
+	fr          frameReader
+	deadlineSet bool          // a read deadline may be set on nc
+	rkick       chan struct{} // wakes the reader goroutine
+	alwaysRead  bool          // events are expected: the reader goroutine always reads
+	pumpSlice   time.Duration // PumpSlice; tests lengthen it
+	events      chan proto.Event
+	maxFrame    int
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -94,15 +105,18 @@ type Conn struct {
 
 func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 	c := &Conn{
-		addr:     addr,
-		cfg:      cfg,
-		nc:       nc,
-		version:  proto.Version4,
-		streams:  make(chan int16, cfg.MaxStreams),
-		slots:    make([]atomic.Pointer[Call], cfg.MaxStreams),
-		writeCh:  make(chan *[]byte, cfg.MaxStreams),
-		maxFrame: cfg.MaxFrameSize,
-		done:     make(chan struct{}),
+		addr:      addr,
+		cfg:       cfg,
+		nc:        nc,
+		version:   proto.Version4,
+		streams:   make(chan int16, cfg.MaxStreams),
+		slots:     make([]atomic.Pointer[Call], cfg.MaxStreams),
+		writeCh:   make(chan *[]byte, cfg.MaxStreams),
+		maxFrame:  cfg.MaxFrameSize,
+		done:      make(chan struct{}),
+		br:        bufio.NewReaderSize(nc, readBufferSize),
+		rkick:     make(chan struct{}, 1),
+		pumpSlice: PumpSlice,
 	}
 	for i := 0; i < cfg.MaxStreams; i++ {
 		c.streams <- int16(i)
@@ -118,6 +132,7 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 	}
 	if cfg.OnEvent != nil {
 		c.events = make(chan proto.Event, 256)
+		c.alwaysRead = true
 	}
 	return c, nil
 }
@@ -309,7 +324,7 @@ func (c *Conn) Do(ctx context.Context, req proto.Request) (*proto.Response, erro
 		return nil, err
 	}
 	select {
-	case <-call.ch:
+	case <-call.Done():
 		call.drained, call.got = true, true
 	case <-ctx.Done():
 		if call.state.CompareAndSwap(statePending, stateAbandoned) {

@@ -9,6 +9,11 @@
 // the caller's goroutine, and responses are decoded there too (Call.Response), so the two
 // connection goroutines only move bytes.
 //
+// A request alone on its connection skips both hand-offs: its caller writes the frame itself
+// (Start) and may read the response itself (Call.Pump), exactly as a bare socket loop would.
+// Only one goroutine reads at a time; the reader goroutine takes over whenever a caller waits
+// on Done, and reads an idle connection after a short interval so a closed socket is noticed.
+//
 // When every stream id is taken, new requests wait for one (respecting their context) instead
 // of failing. A request whose context ends returns ctx.Err() at once; its stream id stays
 // reserved until the server's late response arrives, and that response is then discarded.

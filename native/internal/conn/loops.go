@@ -1,7 +1,6 @@
 package conn
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +28,9 @@ func (c *Conn) start() {
 	c.wg.Add(2)
 	go c.writeLoop()
 	go c.readLoop()
+	if c.alwaysRead {
+		c.kick()
+	}
 	if c.events != nil {
 		go c.eventLoop()
 	}
@@ -79,61 +81,6 @@ func (c *Conn) writeLoop() {
 	}
 }
 
-// readLoop reads frames and hands each to the call waiting on its stream. When reading fails
-// it closes the connection and completes every pending call with the connection's error.
-func (c *Conn) readLoop() {
-	defer c.wg.Done()
-	err := c.readFrames()
-	c.fail(err)
-	// done is closed: no new call can take a slot without seeing it (see Start).
-	for i := range c.slots {
-		if call := c.slots[i].Swap(nil); call != nil {
-			call.deliver(proto.Header{}, nil, c.err)
-		}
-	}
-}
-
-func (c *Conn) readFrames() error {
-	br := bufio.NewReaderSize(c.nc, readBufferSize)
-	var hb [proto.HeaderSize]byte
-	for {
-		if _, err := io.ReadFull(br, hb[:]); err != nil {
-			return readError(err)
-		}
-		h, err := proto.ParseHeader(hb[:], c.maxFrame)
-		if err != nil {
-			return err
-		}
-		if !h.Response {
-			return fmt.Errorf("%w: received a %s frame without the response bit", proto.ErrMalformed, h.Opcode)
-		}
-		if h.Version != c.version && h.Opcode != proto.OpError {
-			return fmt.Errorf("%w: received a protocol v%d %s frame on a v%d connection", proto.ErrMalformed, h.Version, h.Opcode, c.version)
-		}
-		body, err := readBody(br, h.Length)
-		if err != nil {
-			return readError(err)
-		}
-		c.frames.Add(1)
-		if h.Stream < 0 {
-			c.handleEvent(h, body)
-			continue
-		}
-		if int(h.Stream) >= len(c.slots) {
-			proto.PutBuffer(body)
-			return fmt.Errorf("%w: response on stream %d, beyond the %d streams in use", proto.ErrMalformed, h.Stream, len(c.slots))
-		}
-		call := c.slots[h.Stream].Swap(nil)
-		if call == nil {
-			// No request is waiting on this stream (a server bug): drop the frame.
-			proto.PutBuffer(body)
-			continue
-		}
-		c.streams <- h.Stream
-		call.deliver(h, body, nil)
-	}
-}
-
 func readError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("reading: connection closed in the middle of a frame: %w", err)
@@ -142,37 +89,6 @@ func readError(err error) error {
 		return ErrClosedByClient
 	}
 	return fmt.Errorf("reading: %w", err)
-}
-
-// readBody reads an n-byte body into a pooled buffer. Bodies above readChunk grow with the
-// data actually received.
-func readBody(r io.Reader, n int) (*[]byte, error) {
-	if n <= readChunk {
-		b := proto.GetBuffer(n)
-		*b = (*b)[:n]
-		if _, err := io.ReadFull(r, *b); err != nil {
-			proto.PutBuffer(b)
-			return nil, err
-		}
-		return b, nil
-	}
-	b := proto.GetBuffer(readChunk)
-	for len(*b) < n {
-		m := min(n-len(*b), readChunk)
-		start := len(*b)
-		if cap(*b)-start < m {
-			nb := make([]byte, start, max(2*cap(*b), start+m))
-			copy(nb, *b)
-			proto.PutBuffer(b)
-			b = &nb
-		}
-		*b = (*b)[:start+m]
-		if _, err := io.ReadFull(r, (*b)[start:]); err != nil {
-			proto.PutBuffer(b)
-			return nil, err
-		}
-	}
-	return b, nil
 }
 
 // handleEvent decodes an EVENT frame and queues it for OnEvent.

@@ -1,0 +1,275 @@
+package conn
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// Reading the socket.
+//
+// Exactly one goroutine at a time reads the socket: the one holding rmu. Usually that is the
+// connection's reader goroutine (readLoop), which reads while requests are in flight and hands
+// each response to its caller. A caller whose request is the only one in flight may instead
+// take rmu itself and read its own response (Call.Pump): with nobody else waiting, this saves
+// the reader-to-caller hand-off, two goroutine switches and the wake-up of an idle processor,
+// which is most of a request's client-side latency at low concurrency.
+//
+// So nobody reads while nothing is in flight, and a caller can take over at once. The reader
+// goroutine is woken (kick) whenever a caller waits without reading (Call.Done, Call.Response,
+// an abandoned call). A connection that stays idle for a whole idleReadInterval is read by the
+// reader goroutine again, so a server that closes an idle connection is noticed within about
+// two intervals. Connections that receive events (Config.OnEvent) are always read by the reader
+// goroutine.
+//
+// Frames are read through frameReader, which keeps a partly read frame across reads: a caller
+// reads with a deadline and may stop in the middle of a frame, which the next reader finishes.
+
+const (
+	// idleReadInterval is how long a connection must see no frame before the reader goroutine
+	// reads it while idle.
+	idleReadInterval = 100 * time.Millisecond
+	// PumpSlice bounds how long Call.Pump reads in the caller's goroutine: the caller does not
+	// watch its context while it reads, so a cancellation is seen at most this late.
+	PumpSlice = time.Millisecond
+)
+
+// frameReader reads frames from the connection's buffered reader. A read that fails with a
+// timeout leaves the partly read frame in place for the next call.
+type frameReader struct {
+	hb   [proto.HeaderSize]byte
+	hn   int          // header bytes read
+	h    proto.Header // parsed header, valid when hn == proto.HeaderSize
+	body *[]byte      // body buffer once the header is parsed; len is the part allocated so far
+	bn   int          // body bytes read
+}
+
+// isTimeout reports whether err is a read deadline passing.
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+// readFrame reads the rest of the current frame. It returns a timeout error (see isTimeout)
+// when the read deadline passed first, keeping what was read.
+func (c *Conn) readFrame() (proto.Header, *[]byte, error) {
+	fr := &c.fr
+	for fr.hn < proto.HeaderSize {
+		n, err := c.br.Read(fr.hb[fr.hn:])
+		fr.hn += n
+		if fr.hn == proto.HeaderSize {
+			break
+		}
+		if err != nil {
+			if err == io.EOF && fr.hn > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return proto.Header{}, nil, err
+		}
+	}
+	if fr.body == nil {
+		h, err := proto.ParseHeader(fr.hb[:], c.maxFrame)
+		if err != nil {
+			return proto.Header{}, nil, err
+		}
+		if !h.Response {
+			return proto.Header{}, nil, fmt.Errorf("%w: received a %s frame without the response bit", proto.ErrMalformed, h.Opcode)
+		}
+		if h.Version != c.version && h.Opcode != proto.OpError {
+			return proto.Header{}, nil, fmt.Errorf("%w: received a protocol v%d %s frame on a v%d connection", proto.ErrMalformed, h.Version, h.Opcode, c.version)
+		}
+		fr.h = h
+		fr.body = proto.GetBuffer(min(h.Length, readChunk))
+		*fr.body = (*fr.body)[:min(h.Length, readChunk)]
+		fr.bn = 0
+	}
+	n := fr.h.Length
+	for fr.bn < n {
+		if fr.bn == len(*fr.body) {
+			// Bodies above readChunk grow with the data actually received, so a header
+			// claiming a huge length costs nothing until the data comes.
+			grow := min(n-fr.bn, readChunk)
+			if cap(*fr.body)-fr.bn < grow {
+				nb := make([]byte, fr.bn, max(2*cap(*fr.body), fr.bn+grow))
+				copy(nb, *fr.body)
+				proto.PutBuffer(fr.body)
+				fr.body = &nb
+			}
+			*fr.body = (*fr.body)[:fr.bn+grow]
+		}
+		m, err := c.br.Read((*fr.body)[fr.bn:])
+		fr.bn += m
+		if fr.bn == n {
+			break
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return proto.Header{}, nil, err
+		}
+	}
+	h, body := fr.h, fr.body
+	fr.hn, fr.body, fr.bn = 0, nil, 0
+	return h, body, nil
+}
+
+// readOne reads one frame (or the rest of one) and dispatches it: events to the event loop,
+// responses to the call waiting on their stream. It returns a timeout error when the read
+// deadline passed first, and any other error when the connection is unusable.
+func (c *Conn) readOne() error {
+	h, body, err := c.readFrame()
+	if err != nil {
+		return err
+	}
+	c.frames.Add(1)
+	if h.Stream < 0 {
+		c.handleEvent(h, body)
+		return nil
+	}
+	if int(h.Stream) >= len(c.slots) {
+		proto.PutBuffer(body)
+		return fmt.Errorf("%w: response on stream %d, beyond the %d streams in use", proto.ErrMalformed, h.Stream, len(c.slots))
+	}
+	call := c.slots[h.Stream].Swap(nil)
+	if call == nil {
+		// No request is waiting on this stream (a server bug): drop the frame.
+		proto.PutBuffer(body)
+		return nil
+	}
+	c.streams <- h.Stream
+	call.deliver(h, body, nil)
+	return nil
+}
+
+// failRead closes the connection after a read error and completes every pending call with
+// the connection's error.
+func (c *Conn) failRead(err error) {
+	c.fail(readError(err))
+	c.sweep()
+}
+
+// sweep completes every pending call with the connection's error. It runs after done is
+// closed, so no new call can take a slot without seeing done (see Start); it may run more
+// than once, and each call is completed exactly once.
+func (c *Conn) sweep() {
+	for i := range c.slots {
+		if call := c.slots[i].Swap(nil); call != nil {
+			call.deliver(proto.Header{}, nil, c.err)
+		}
+	}
+}
+
+// kick makes sure the reader goroutine reads while requests are in flight. It never blocks.
+func (c *Conn) kick() {
+	select {
+	case c.rkick <- struct{}{}:
+	default: // a kick is already pending
+	}
+}
+
+// readLoop is the reader goroutine: woken by kick, it reads until nothing is in flight; after an
+// idle interval it also reads an idle connection, to notice a server closing it. When reading
+// fails it closes the connection and completes every pending call with its error.
+func (c *Conn) readLoop() {
+	defer c.wg.Done()
+	defer c.sweep()
+	t := time.NewTicker(idleReadInterval)
+	defer t.Stop()
+	seen := c.frames.Load()
+	for {
+		idle := false
+		select {
+		case <-c.rkick:
+		case <-t.C:
+			if n := c.frames.Load(); n != seen || c.InFlight() > 0 {
+				seen = n
+				continue
+			}
+			idle = true
+		case <-c.done:
+			return
+		}
+		if !c.readWhileNeeded(idle) {
+			return
+		}
+		seen = c.frames.Load()
+	}
+}
+
+// readWhileNeeded takes the read lock and reads frames while requests are in flight (or, when
+// idle, until one frame arrives and nothing is in flight). It returns false once the
+// connection has failed.
+func (c *Conn) readWhileNeeded(idle bool) bool {
+	if idle {
+		if !c.rmu.TryLock() {
+			return true // a caller is reading
+		}
+	} else {
+		c.rmu.Lock()
+	}
+	if c.deadlineSet {
+		// A caller read with a deadline; the reader goroutine reads without one.
+		if err := c.nc.SetReadDeadline(time.Time{}); err != nil {
+			c.rmu.Unlock()
+			c.failRead(err)
+			return false
+		}
+		c.deadlineSet = false
+	}
+	for c.alwaysRead || idle || c.InFlight() > 0 {
+		if err := c.readOne(); err != nil {
+			c.rmu.Unlock()
+			c.failRead(err)
+			return false
+		}
+		idle = false
+	}
+	c.rmu.Unlock()
+	if c.InFlight() > 0 {
+		// A request started after the check above and its caller may be waiting: read again.
+		c.kick()
+	}
+	return true
+}
+
+// Pump reads the socket in the caller's goroutine until the call completes or until passes,
+// when the call is the only request in flight and no other goroutine is reading; otherwise it
+// returns at once. The read stops at until (or after PumpSlice, whichever is first) even if
+// the response has not arrived, so the caller can then watch its context: wait on Done
+// afterwards in every case. Pump is an optimisation for the caller that would otherwise block
+// on Done right away.
+func (call *Call) Pump(until time.Time) {
+	c := call.c
+	if c == nil || c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 {
+		return
+	}
+	if !c.rmu.TryLock() {
+		return
+	}
+	if limit := time.Now().Add(c.pumpSlice); until.IsZero() || until.After(limit) {
+		until = limit
+	}
+	if err := c.nc.SetReadDeadline(until); err != nil {
+		c.rmu.Unlock()
+		c.failRead(err)
+		return
+	}
+	c.deadlineSet = true
+	for call.state.Load() == statePending {
+		if err := c.readOne(); err != nil {
+			c.rmu.Unlock()
+			if !isTimeout(err) {
+				c.failRead(err)
+			} else if c.InFlight() > 0 {
+				c.kick()
+			}
+			return
+		}
+	}
+	c.rmu.Unlock()
+	if c.InFlight() > 0 {
+		c.kick()
+	}
+}
