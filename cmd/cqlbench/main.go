@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +35,7 @@ func main() {
 
 type options struct {
 	driver, workload, hosts, jsonPath, compare, plotPath string
+	cpuProfile                                           string
 	concurrency, reps                                    int
 	duration, warmup                                     time.Duration
 	rate                                                 float64
@@ -56,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.compare, "compare", "", "comma-separated drivers to run in turn against the same server (e.g. gocql,compat,native,floor)")
 	fs.IntVar(&o.reps, "reps", 3, "with --compare: interleaved repetitions per driver")
 	fs.StringVar(&o.plotPath, "plot", "", "write an SVG of latency distributions and throughput to this file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the client process (runs and warm-ups, not the data set-up) to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -152,6 +155,13 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if o.compare != "" {
 		reps = o.reps
 	}
+	if o.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
+	}
 	merged := make(map[string]*runResult, len(names))
 	for rep := 0; rep < reps; rep++ {
 		for _, name := range names { // interleaved: every driver once per repetition
@@ -192,6 +202,25 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// startCPUProfile starts writing a CPU profile of this process to path; the returned function
+// stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "cqlbench: --cpuprofile %s: %v\n", path, err)
+		}
+	}, nil
 }
 
 // startSim builds cmd/cqlsim and runs it as a separate process on a free port, so that the

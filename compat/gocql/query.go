@@ -344,7 +344,10 @@ func (q *Query) NoSkipMetadata() *Query {
 
 // Exec executes the query and returns its error, discarding rows.
 func (q *Query) Exec() error {
-	return q.Iter().Close()
+	iter := q.Iter()
+	err := iter.Close()
+	releaseIter(iter)
+	return err
 }
 
 // isUseStatement reports whether stmt starts with "use" in any case.
@@ -415,6 +418,7 @@ func (q *Query) Iter() *Iter {
 // MapScan executes the query and reads the first row into m; ErrNotFound when there is none.
 func (q *Query) MapScan(m map[string]interface{}) error {
 	iter := q.Iter()
+	defer releaseIter(iter)
 	if err := iter.checkErrAndNotFound(); err != nil {
 		return err
 	}
@@ -426,10 +430,13 @@ func (q *Query) MapScan(m map[string]interface{}) error {
 func (q *Query) Scan(dest ...interface{}) error {
 	iter := q.Iter()
 	if err := iter.checkErrAndNotFound(); err != nil {
+		releaseIter(iter)
 		return err
 	}
 	iter.Scan(dest...)
-	return iter.Close()
+	err := iter.Close()
+	releaseIter(iter)
+	return err
 }
 
 // ScanCAS executes a conditional update (asking for result metadata) and reports whether it
@@ -437,6 +444,7 @@ func (q *Query) Scan(dest ...interface{}) error {
 func (q *Query) ScanCAS(dest ...interface{}) (applied bool, err error) {
 	q.disableSkipMetadata = true
 	iter := q.Iter()
+	defer releaseIter(iter)
 	if err := iter.checkErrAndNotFound(); err != nil {
 		return false, err
 	}
@@ -453,6 +461,7 @@ func (q *Query) ScanCAS(dest ...interface{}) (applied bool, err error) {
 func (q *Query) MapScanCAS(dest map[string]interface{}) (applied bool, err error) {
 	q.disableSkipMetadata = true
 	iter := q.Iter()
+	defer releaseIter(iter)
 	if err := iter.checkErrAndNotFound(); err != nil {
 		return false, err
 	}

@@ -555,19 +555,18 @@ func (s *Session) executeQuery(q *Query) *Iter {
 // cannot win with ErrNoConnections while the main execution is still running.
 func (s *Session) execute(qry ExecutableQuery) *Iter {
 	ctx := qry.Context()
-	plan := s.plan(qry)
+	var plan hostPlan
+	s.plan(qry, &plan)
 	sp := qry.speculativeExecutionPolicy()
 	if !qry.IsIdempotent() || sp == nil || sp.Attempts() <= 0 {
-		iter, _ := s.run(ctx, qry, plan)
+		iter, _ := s.run(ctx, qry, &plan)
 		return iter
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	var mu sync.Mutex
-	shared := func() SelectedHost {
-		mu.Lock()
-		defer mu.Unlock()
-		return plan()
-	}
+	// The executions share one plan (on the heap, so that the plain path's stays on the stack).
+	shared := new(hostPlan)
+	*shared = plan
+	shared.mu = new(sync.Mutex)
 	type outcome struct {
 		iter      *Iter
 		attempted bool
@@ -616,30 +615,18 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 	}
 }
 
-// plan returns the host plan of qry; when the session knows no host yet, a plan with one
+// plan sets p to the host plan of qry; when the session knows no host yet, a plan with one
 // placeholder entry lets the native core route the request itself.
-func (s *Session) plan(qry ExecutableQuery) NextHost {
-	next := s.policy.Pick(qry)
-	if s.hostCount.Load() > 0 {
-		return next
-	}
-	first := true
-	return func() SelectedHost {
-		h := next()
-		if h == nil && first {
-			first = false
-			return &selectedHost{}
-		}
-		first = false
-		return h
-	}
+func (s *Session) plan(qry ExecutableQuery, p *hostPlan) {
+	fillPlan(s.policy, qry, p)
+	p.placeholder = s.hostCount.Load() == 0
 }
 
 // run is gocql's retry loop over a host plan. attempted reports whether any attempt was made.
-func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan NextHost) (iter *Iter, attempted bool) {
+func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan *hostPlan) (iter *Iter, attempted bool) {
 	rt := qry.retryPolicy()
 	var lastErr error
-	for sel := plan(); sel != nil; sel = plan() {
+	for sel := plan.nextHost(); sel != nil; sel = plan.nextHost() {
 		host := sel.Info()
 		if host != nil && host.connectAddress == nil && host.hostname == "" {
 			host = nil // the "let the core route" placeholder
@@ -778,6 +765,9 @@ func (s *Session) replicationFactor(keyspace string) int {
 
 // marshalValues encodes values with gocql's rules for the bind markers described by args.
 func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
+	if bindAsIs(args, values) {
+		return values, nil // the native core encodes them itself, to the same bytes
+	}
 	// Few values take one allocation: the slice native binds and the encoded values its
 	// elements point to.
 	var out []any
@@ -802,9 +792,12 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 			}
 		}
 		var enc any
-		if isUnset(v) {
+		switch {
+		case isUnset(v):
 			enc = native.Unset
-		} else {
+		case bindableAsIs(args[arg].TypeInfo, v):
+			enc = v
+		default:
 			b, err := Marshal(args[arg].TypeInfo, v)
 			if err != nil {
 				// Returned as is (gocql.MarshalError and friends), as gocql does.
@@ -1045,7 +1038,8 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *I
 			q.trace.Trace(id[:])
 		}
 	}
-	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
+	iter := newIter()
+	iter.host, iter.warnings, iter.customPayload, iter.res = host, res.Warnings(), res.CustomPayload(), res
 	switch res.Kind() {
 	case native.ResultRows:
 		iter.fillRows(res, info)
