@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -23,7 +24,16 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
+	var started time.Time
+	traced := h.Flags&wire.FlagTracing != 0
+	if traced {
+		started = time.Now()
+	}
 	msg, rows, warnings := c.execute(h, req)
+	if traced {
+		c.replyTraced(h, msg, rows, warnings, c.recordTrace(req, started))
+		return
+	}
 	if msg == nil && rows.res != nil {
 		c.replyRows(h, rows.res, rows.noMetadata)
 		return

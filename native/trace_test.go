@@ -4,16 +4,12 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // TestPrepareTraced: the PREPARE is traced when this call sends it, and not when the statement
 // is cached; a refused statement's error carries the trace id.
 func TestPrepareTraced(t *testing.T) {
-	if len(cqltest.HostsFromEnv()) == 0 {
-		t.Skip("tracing needs a real Cassandra (set CQL_HOSTS); the embedded cqlsim does not trace")
-	}
 	s, _ := connect(t)
 	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
 	p, id, err := s.PrepareTraced(ctxT(t), "SELECT v FROM kv WHERE k = ?")
@@ -44,9 +40,6 @@ func TestPrepareTraced(t *testing.T) {
 
 // TestTracedRequestErrorCarriesTraceID: the ERROR answering a traced request keeps its trace id.
 func TestTracedRequestErrorCarriesTraceID(t *testing.T) {
-	if len(cqltest.HostsFromEnv()) == 0 {
-		t.Skip("tracing needs a real Cassandra (set CQL_HOSTS); the embedded cqlsim does not trace")
-	}
 	s, _ := connect(t)
 	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
 	_, err := s.Execute(ctxT(t), native.Query("CREATE TABLE kv (k int PRIMARY KEY)").WithTracing(true))

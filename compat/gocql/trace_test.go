@@ -3,8 +3,6 @@ package gocql
 import (
 	"errors"
 	"testing"
-
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // idsTracer records the trace ids it is given.
@@ -12,18 +10,10 @@ type idsTracer struct{ ids [][]byte }
 
 func (r *idsTracer) Trace(id []byte) { r.ids = append(r.ids, append([]byte(nil), id...)) }
 
-func needTracingServer(t *testing.T) {
-	t.Helper()
-	if len(cqltest.HostsFromEnv()) == 0 {
-		t.Skip("tracing needs a real Cassandra (set CQL_HOSTS); the embedded cqlsim does not trace")
-	}
-}
-
 // TestTracerSeesThePrepare: as gocql v1.7.0, a traced statement that must be prepared first
 // has its PREPARE traced too, so the Tracer is called for the PREPARE and for the request; once
 // the statement is prepared, only for the request.
 func TestTracerSeesThePrepare(t *testing.T) {
-	needTracingServer(t)
 	s, _ := newTestSession(t, kvTable)
 	tr := &idsTracer{}
 	if err := s.Query("SELECT v FROM kv WHERE p = ?", 1).Trace(tr).Exec(); err != nil {
@@ -62,7 +52,6 @@ func TestTracerSeesThePrepare(t *testing.T) {
 // TestTracerOnErrors: the Tracer is called for an error response that carries a trace id,
 // from the PREPARE and from the request itself.
 func TestTracerOnErrors(t *testing.T) {
-	needTracingServer(t)
 	s, _ := newTestSession(t, kvTable)
 	tr := &idsTracer{}
 	var re RequestError

@@ -9,8 +9,8 @@ import (
 type TraceRequest struct {
 	Node     int           // index of the coordinator in Options.Nodes
 	Client   string        // client IP address
-	Command  string        // "QUERY", "EXECUTE", "BATCH" or "PREPARE"
-	Request  string        // e.g. "Execute CQL3 query"
+	Command  string        // the trace type: "QUERY" for every client request, as in Cassandra
+	Request  string        // e.g. "Execute CQL3 query", "Preparing CQL3 query"
 	Query    string        // the statement text, when known
 	Started  time.Time     // when the request arrived
 	Duration time.Duration // how long it took
