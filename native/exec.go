@@ -24,6 +24,7 @@ type request struct {
 	bstmts []proto.BatchStatement
 	rk     []byte
 	timer  *time.Timer
+	to     reqTimeout
 }
 
 var requestPool = sync.Pool{New: func() any {
@@ -35,7 +36,7 @@ var requestPool = sync.Pool{New: func() any {
 func getRequest() *request { return requestPool.Get().(*request) }
 
 func putRequest(r *request) {
-	r.timer.Stop()
+	r.to.stop()
 	r.query = proto.Query{}
 	r.exec = proto.Execute{}
 	r.batch = proto.Batch{}
@@ -258,11 +259,8 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 
 // send runs the attempts of a request along its query plan.
 func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
-	var timeoutC <-chan time.Time
-	if info.timeout > 0 {
-		req.timer.Reset(info.timeout)
-		timeoutC = req.timer.C
-	}
+	req.to.start(req.timer, info.timeout)
+	to := &req.to
 	st := s.state.Load()
 	var plan policy.Plan
 	fixed := -1
@@ -279,7 +277,7 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
 	}
 	if info.specAttempts > 0 && info.idempotent && fixed < 0 {
-		return s.sendSpeculative(ctx, info, &plan, st, timeoutC)
+		return s.sendSpeculative(ctx, info, &plan, st, to.C())
 	}
 	var failed []HostError
 	number := 0
@@ -309,7 +307,7 @@ func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Resul
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
 		for {
-			res, err := s.attempt(ctx, c, info, timeoutC, number)
+			res, err := s.attempt(ctx, c, info, to, number)
 			number++
 			if err == nil {
 				return res, nil
@@ -349,12 +347,12 @@ type retryError struct {
 func (e *retryError) Error() string { return e.err.Error() }
 
 // attempt sends the request once on c and waits for the outcome.
-func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time, number int) (*Result, error) {
+func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout, number int) (*Result, error) {
 	var start time.Time
 	if info.observer != nil {
 		start = time.Now()
 	}
-	res, err := s.roundTrip(ctx, c, info, timeoutC)
+	res, err := s.roundTrip(ctx, c, info, to)
 	if err != nil {
 		up := (*UnpreparedError)(nil)
 		if errors.As(err, &up) || errors.Is(err, errStaleMetadata) {
@@ -370,7 +368,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, time
 			if rerr != nil {
 				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
 			} else {
-				res, err = s.roundTrip(ctx, c, info, timeoutC)
+				res, err = s.roundTrip(ctx, c, info, to)
 			}
 		}
 	}
@@ -419,7 +417,12 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, time
 }
 
 // roundTrip sends info.msg on c and converts the response.
-func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, timeoutC <-chan time.Time) (*Result, error) {
+func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		// Already over: nothing is sent (the response could otherwise be read below
+		// before the context is looked at).
+		return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), err)
+	}
 	call, err := c.Start(ctx, info.msg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -430,27 +433,39 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, ti
 		}
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
-	// Alone on the connection, read the response in this goroutine (for at most
-	// conn.PumpSlice, then watch ctx and the timeout below as usual).
-	dl, _ := ctx.Deadline()
-	call.Pump(dl)
-	select {
-	case <-call.Done():
-		// select picks at random among ready cases: when the timer had fired too by the time
-		// this goroutine ran, the deadline passed first from the caller's view, so the timeout
-		// wins deterministically (as in the legacy drivers, whose timer drops a late response).
+	// Alone on the connection, read the response in this goroutine (for a millisecond or
+	// two at most, then watch ctx and the timeout below as usual).
+	until, ok := ctx.Deadline()
+	if d := to.deadline(); !d.IsZero() && (!ok || d.Before(until)) {
+		until = d
+	}
+	call.Pump(until)
+	if call.Completed() {
+		// The deadline passed first from the caller's view: the timeout wins, as in the
+		// legacy drivers, whose timer drops a late response.
+		if to.expired() {
+			call.Release()
+			return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+		}
+	} else {
+		timeoutC := to.C()
 		select {
+		case <-call.Done():
+			// select picks at random among ready cases: when the timer had fired too by
+			// the time this goroutine ran, the timeout wins deterministically.
+			select {
+			case <-timeoutC:
+				call.Release()
+				return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+			default:
+			}
+		case <-ctx.Done():
+			call.Release()
+			return nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
 		case <-timeoutC:
 			call.Release()
 			return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
-		default:
 		}
-	case <-ctx.Done():
-		call.Release()
-		return nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
-	case <-timeoutC:
-		call.Release()
-		return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
 	}
 	resp, err := call.Response()
 	if err != nil {

@@ -50,6 +50,10 @@ func (call *Call) Done() <-chan struct{} {
 	return call.ch
 }
 
+// Completed reports whether the call has completed (its response or the connection's error is
+// in), without waiting and without waking the reader goroutine.
+func (call *Call) Completed() bool { return call.got || call.state.Load() == stateDelivered }
+
 // Stream returns the stream id the request was sent on.
 func (call *Call) Stream() int16 { return call.stream }
 

@@ -87,15 +87,16 @@ type Conn struct {
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
 	// Pump (see reader.go). br, fr and deadlineSet are used only under it.
-	rmu         sync.Mutex
-	br          *bufio.Reader
-	fr          frameReader
-	deadlineSet bool          // a read deadline may be set on nc
-	rkick       chan struct{} // wakes the reader goroutine
-	alwaysRead  bool          // events are expected: the reader goroutine always reads
-	pumpSlice   time.Duration // PumpSlice; tests lengthen it
-	events      chan proto.Event
-	maxFrame    int
+	rmu          sync.Mutex
+	br           *bufio.Reader
+	fr           frameReader
+	deadlineSet  bool          // a read deadline may be set on nc
+	pumpDeadline time.Time     // the read deadline set by the last Pump
+	rkick        chan struct{} // wakes the reader goroutine
+	alwaysRead   bool          // events are expected: the reader goroutine always reads
+	pumpSlice    time.Duration // PumpSlice; tests lengthen it
+	events       chan proto.Event
+	maxFrame     int
 
 	done      chan struct{}
 	closeOnce sync.Once

@@ -34,8 +34,9 @@ const (
 	// reads it while idle.
 	idleReadInterval = 100 * time.Millisecond
 	// PumpSlice bounds how long Call.Pump reads in the caller's goroutine: the caller does not
-	// watch its context while it reads, so a cancellation is seen at most this late.
-	PumpSlice = time.Millisecond
+	// watch its context while it reads, so a cancellation is seen at most this late. Pump
+	// reads for at least half of it.
+	PumpSlice = 2 * time.Millisecond
 )
 
 // frameReader reads frames from the connection's buffered reader. A read that fails with a
@@ -236,7 +237,7 @@ func (c *Conn) readWhileNeeded(idle bool) bool {
 
 // Pump reads the socket in the caller's goroutine until the call completes or until passes,
 // when the call is the only request in flight and no other goroutine is reading; otherwise it
-// returns at once. The read stops at until (or after PumpSlice, whichever is first) even if
+// returns at once. The read stops at until (or within PumpSlice, whichever is first) even if
 // the response has not arrived, so the caller can then watch its context: wait on Done
 // afterwards in every case. Pump is an optimisation for the caller that would otherwise block
 // on Done right away.
@@ -248,15 +249,24 @@ func (call *Call) Pump(until time.Time) {
 	if !c.rmu.TryLock() {
 		return
 	}
-	if limit := time.Now().Add(c.pumpSlice); until.IsZero() || until.After(limit) {
-		until = limit
+	// The read deadline is moved only when less than half a slice is left, so most pumps
+	// reuse it: each move is a runtime timer change, which wakes an idle processor.
+	now := time.Now()
+	dl := c.pumpDeadline
+	if !c.deadlineSet || dl.Sub(now) < c.pumpSlice/2 {
+		dl = now.Add(c.pumpSlice)
 	}
-	if err := c.nc.SetReadDeadline(until); err != nil {
-		c.rmu.Unlock()
-		c.failRead(err)
-		return
+	if !until.IsZero() && until.Before(dl) {
+		dl = until
 	}
-	c.deadlineSet = true
+	if !c.deadlineSet || !dl.Equal(c.pumpDeadline) {
+		if err := c.nc.SetReadDeadline(dl); err != nil {
+			c.rmu.Unlock()
+			c.failRead(err)
+			return
+		}
+		c.pumpDeadline, c.deadlineSet = dl, true
+	}
 	for call.state.Load() == statePending {
 		if err := c.readOne(); err != nil {
 			c.rmu.Unlock()
