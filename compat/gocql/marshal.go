@@ -142,6 +142,9 @@ func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
 	if info == nil {
 		return unmarshalErrorf("can not unmarshal into %T: nil TypeInfo", value)
 	}
+	if unmarshalFast(info, data, value) {
+		return nil
+	}
 	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Ptr {
 		if rv.Type().Elem().Kind() == reflect.Ptr {

@@ -52,3 +52,45 @@ func bindableAsIs(info TypeInfo, v interface{}) bool {
 	}
 	return false
 }
+
+// unmarshalFast decodes the most common column and destination pairs without reflection,
+// exactly as the general rules of Unmarshal do; it reports false, having done nothing, for
+// every other pair (nil pointers included).
+func unmarshalFast(info TypeInfo, data []byte, value interface{}) bool {
+	switch v := value.(type) {
+	case *int:
+		if v == nil {
+			return false
+		}
+		switch info.Type() {
+		case TypeInt:
+			*v = int(decodeInt32(data))
+			return true
+		case TypeBigInt, TypeCounter:
+			*v = int(decodeInt64(data))
+			return true
+		}
+	case *int64:
+		if v == nil {
+			return false
+		}
+		switch info.Type() {
+		case TypeInt:
+			*v = int64(decodeInt32(data))
+			return true
+		case TypeBigInt, TypeCounter:
+			*v = decodeInt64(data)
+			return true
+		}
+	case *string:
+		if v == nil {
+			return false
+		}
+		switch info.Type() {
+		case TypeVarchar, TypeAscii, TypeBlob, TypeText:
+			*v = string(data)
+			return true
+		}
+	}
+	return false
+}

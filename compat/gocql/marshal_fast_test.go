@@ -110,3 +110,77 @@ func TestBindAsIs(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmarshalFastMatchesGeneralRules checks the reflection-free decoding of Unmarshal
+// against its general rules (unmarshalByType) for every pair it handles, on well-formed,
+// null and malformed cells, and pins the pairs it leaves to the general rules.
+func TestUnmarshalFastMatchesGeneralRules(t *testing.T) {
+	cells := [][]byte{nil, {}, {0, 0, 0, 7}, {0xff, 0xff, 0xff, 0xfe}, {1, 2, 3, 4, 5, 6, 7, 8}, {0x80, 0, 0, 0, 0, 0, 0, 0}, {1, 2}, []byte("héllo")}
+	handled := map[string][]string{
+		"*int":    {"int", "bigint", "counter"},
+		"*int64":  {"int", "bigint", "counter"},
+		"*string": {"text", "varchar", "ascii", "blob"},
+	}
+	for dest, cqls := range handled {
+		for _, cql := range cqls {
+			nt, err := cqltype.ParseCQL(cql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := typeInfoOf(protoVersion4, nt)
+			for _, cell := range cells {
+				fast, slow := newDest(dest), newDest(dest)
+				if !unmarshalFast(info, cell, fast) {
+					t.Fatalf("%s into %s: not decoded by the fast path", cql, dest)
+				}
+				if err := unmarshalByType(info, cell, slow); err != nil {
+					t.Fatalf("%s %x into %s: the general rules fail (%v) where the fast path succeeds", cql, cell, dest, err)
+				}
+				if got, want := derefDest(fast), derefDest(slow); got != want {
+					t.Fatalf("%s %x into %s: fast path %v, general rules %v", cql, cell, dest, got, want)
+				}
+			}
+		}
+	}
+	intT, _ := cqltype.ParseCQL("int")
+	textT, _ := cqltype.ParseCQL("text")
+	var nilInt *int
+	var s string
+	var i32 int32
+	for _, c := range []struct {
+		info TypeInfo
+		dest any
+	}{
+		{typeInfoOf(protoVersion4, intT), nilInt},
+		{typeInfoOf(protoVersion4, intT), &s},
+		{typeInfoOf(protoVersion4, intT), &i32},
+		{typeInfoOf(protoVersion4, textT), new(int)},
+		{typeInfoOf(protoVersion4, textT), new([]byte)},
+	} {
+		if unmarshalFast(c.info, []byte{0, 0, 0, 1}, c.dest) {
+			t.Errorf("%s into %T was decoded by the fast path", c.info, c.dest)
+		}
+	}
+}
+
+func newDest(kind string) any {
+	switch kind {
+	case "*int":
+		return new(int)
+	case "*int64":
+		return new(int64)
+	}
+	return new(string)
+}
+
+func derefDest(d any) any {
+	switch v := d.(type) {
+	case *int:
+		return *v
+	case *int64:
+		return *v
+	case *string:
+		return *v
+	}
+	return nil
+}

@@ -77,13 +77,12 @@ type Query struct {
 // metrics it takes ownership of.
 func (q *Query) defaultsFromSession(metrics *queryMetrics) {
 	s := q.session
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	q.cons = s.cons
-	q.pageSize = s.pageSize
-	q.trace = s.trace
-	q.observer = s.queryObserver
-	q.prefetch = s.prefetch
+	d := s.queryDefaults()
+	q.cons = d.cons
+	q.pageSize = d.pageSize
+	q.trace = d.trace
+	q.observer = d.observer
+	q.prefetch = d.prefetch
 	q.rt = s.cfg.RetryPolicy
 	q.serialCons = s.cfg.SerialConsistency
 	q.defaultTimestamp = s.cfg.DefaultTimestamp
@@ -358,6 +357,61 @@ func isUseStatement(stmt string) bool {
 // shouldPrepare reports whether the statement is prepared before execution: SELECT, INSERT,
 // UPDATE, DELETE and BATCH (BEGIN ... APPLY BATCH) statements are, as in gocql.
 func shouldPrepare(stmt string) bool {
+	if prepare, ok := shouldPrepareASCII(stmt); ok {
+		return prepare
+	}
+	return shouldPrepareUnicode(stmt)
+}
+
+// shouldPrepareASCII decides shouldPrepare without Unicode tables for the usual statement,
+// whose first word and the separators around it are ASCII and which is no BEGIN BATCH; ok is
+// false when shouldPrepareUnicode must decide.
+func shouldPrepareASCII(stmt string) (prepare, ok bool) {
+	i := 0
+	for i < len(stmt) && isASCIISpace(stmt[i]) {
+		i++
+	}
+	start := i
+	for i < len(stmt) && !isASCIISpace(stmt[i]) {
+		if stmt[i] >= utf8.RuneSelf {
+			return false, false
+		}
+		i++
+	}
+	kind := stmt[start:i]
+	if i == len(stmt) || lowerIs(kind, "begin") {
+		return false, false
+	}
+	// The first word is the statement kind only when something other than spaces and
+	// semicolons follows it (shouldPrepareUnicode trims those from the end first).
+	for j := i; j < len(stmt); j++ {
+		c := stmt[j]
+		if c >= utf8.RuneSelf {
+			return false, false
+		}
+		if !isASCIISpace(c) && c != ';' {
+			for _, k := range [...]string{"select", "insert", "update", "delete", "batch"} {
+				if lowerIs(kind, k) {
+					return true, true
+				}
+			}
+			return false, true
+		}
+	}
+	return false, true
+}
+
+// isASCIISpace reports whether c is one of the ASCII characters unicode.IsSpace accepts.
+func isASCIISpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return true
+	}
+	return false
+}
+
+// shouldPrepareUnicode is shouldPrepare for any statement text.
+func shouldPrepareUnicode(stmt string) bool {
 	stmt = strings.TrimLeftFunc(strings.TrimRightFunc(stmt, func(r rune) bool {
 		return unicode.IsSpace(r) || r == ';'
 	}), unicode.IsSpace)

@@ -38,13 +38,17 @@ type Session struct {
 	trace         Tracer
 	queryObserver QueryObserver
 	batchObserver BatchObserver
+	// defaults is a snapshot of the query defaults above, built on demand (see queryDefaults);
+	// nil when one of them changed since.
+	defaults atomic.Pointer[queryDefaults]
 
 	hostsMu   sync.Mutex
 	hosts     map[string]*HostInfo // by the native core's address (host:port)
 	hostCount atomic.Int32         // len(hosts)
 
-	prepared sync.Map // *native.Prepared -> *preparedInfo
-	rfCache  sync.Map // keyspace -> rfEntry
+	prepared     sync.Map // *native.Prepared -> *preparedInfo
+	preparedText sync.Map // statement text -> *textPrepared (see preparedByText)
+	rfCache      sync.Map // keyspace -> rfEntry
 
 	closed    atomic.Bool
 	stop      chan struct{}
@@ -399,6 +403,7 @@ func (s *Session) SetConsistency(cons Consistency) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cons = cons
+	s.defaults.Store(nil)
 }
 
 // SetPageSize sets the default page size of queries created afterwards.
@@ -406,6 +411,7 @@ func (s *Session) SetPageSize(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pageSize = n
+	s.defaults.Store(nil)
 }
 
 // SetPrefetch sets the default prefetch fraction of queries created afterwards.
@@ -413,6 +419,7 @@ func (s *Session) SetPrefetch(p float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.prefetch = p
+	s.defaults.Store(nil)
 }
 
 // SetTrace sets the default tracer of queries and batches created afterwards.
@@ -420,6 +427,7 @@ func (s *Session) SetTrace(trace Tracer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.trace = trace
+	s.defaults.Store(nil)
 }
 
 // Query returns a query for stmt bound to values, with the session's defaults.
@@ -676,11 +684,16 @@ func (s *Session) attemptTimeout() time.Duration {
 
 // prepare prepares stmt (cached by the native core) and converts its metadata.
 func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, error) {
+	if info := s.preparedByText(stmt); info != nil {
+		return info, nil
+	}
 	p, err := s.native.Prepare(ctx, stmt)
 	if err != nil {
 		return nil, convertError(err)
 	}
-	return s.preparedInfo(p), nil
+	info := s.preparedInfo(p)
+	s.rememberPrepared(stmt, p.Keyspace(), info)
+	return info, nil
 }
 
 // preparedInfo returns the converted metadata of p, computed once per prepared statement.
@@ -934,8 +947,9 @@ func (s *Session) schemaVersions(ctx context.Context) (map[string]bool, error) {
 	return versions, nil
 }
 
-// statement builds the native statement for one attempt of q on host.
-func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (native.Statement, *preparedInfo, error) {
+// statement builds the native statement for one attempt of q on host; now is the attempt's
+// start, the default client-side timestamp.
+func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now time.Time) (native.Statement, *preparedInfo, error) {
 	var st native.Statement
 	var info *preparedInfo
 	if shouldPrepare(q.stmt) {
@@ -977,7 +991,7 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (nati
 	if q.defaultTimestamp {
 		ts := q.defaultTimestampValue
 		if ts == 0 {
-			ts = time.Now().UnixMicro()
+			ts = now.UnixMicro()
 		}
 		st = st.WithTimestamp(ts)
 	}
@@ -996,7 +1010,7 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo) (nati
 // execute runs one attempt of q on host and reports it to the observer.
 func (q *Query) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 	start := time.Now()
-	iter := s.attemptQuery(ctx, q, host)
+	iter := s.attemptQuery(ctx, q, host, start)
 	end := time.Now()
 	attempt := q.metrics.attempt(end.Sub(start), iter.host)
 	if q.observer != nil {
@@ -1016,11 +1030,12 @@ func (q *Query) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 	return iter
 }
 
-func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo) *Iter {
+// attemptQuery runs one attempt of q on host (nil: the native core chooses), started at start.
+func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, start time.Time) *Iter {
 	if err := ctx.Err(); err != nil {
 		return &Iter{err: err, host: host}
 	}
-	st, info, err := s.statement(ctx, q, host)
+	st, info, err := s.statement(ctx, q, host, start)
 	if err != nil {
 		return &Iter{err: err, host: host}
 	}
