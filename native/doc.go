@@ -15,8 +15,9 @@
 // WithIdempotent, WithTracing, WithCustomPayload, WithHost, ...) return modified copies.
 // Values are positional, or named with Named. Batch groups statements in one request.
 // Session.Prepare caches prepared statements by keyspace and text and re-prepares them
-// transparently when a node answers UNPREPARED. A USE statement changes the keyspace of every
-// connection of the session.
+// transparently when a node answers UNPREPARED; Session.PrepareTraced also traces the PREPARE
+// it sends and returns its trace id. A USE statement changes the keyspace of every connection of
+// the session.
 //
 // # Results
 //
@@ -50,7 +51,8 @@
 //
 // Every server error is a typed error (*UnavailableError, *ReadTimeoutError,
 // *WriteTimeoutError, *SyntaxError, ...) carrying all the fields the protocol defines; each
-// unwraps to a *RequestError with the code, message and host. Client errors are
+// unwraps to a *RequestError with the code, message and host (and, for a traced request, the
+// trace id the server sent with the error: TraceID, Traced). Client errors are
 // ErrSessionClosed, ErrTimeout, *NoHostAvailableError (with each host's cause), *BindError
 // (wrong value count or type, detected before anything is sent) and *ScanError.
 package native
