@@ -73,6 +73,9 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 	if tracer == nil {
 		return s.prepare(ctx, stmt)
 	}
+	if info := s.preparedByText(stmt); info != nil {
+		return info, nil // prepared already: no PREPARE is sent, so none is traced
+	}
 	p, traceID, err := s.native.PrepareTraced(ctx, stmt)
 	if traceID != nil {
 		tracer.Trace(traceID)
@@ -80,7 +83,9 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 	if err != nil {
 		return nil, convertError(err)
 	}
-	return s.preparedInfo(p), nil
+	info := s.preparedInfo(p)
+	s.rememberPrepared(stmt, p.Keyspace(), info)
+	return info, nil
 }
 
 // traceFailure gives tracer the trace id of a failed traced request, when the server sent one
