@@ -46,30 +46,33 @@ type queryRoutingInfo struct {
 // Query they are called on and return it (except WithContext, which returns a shallow copy).
 // A Query is not safe for concurrent modification.
 type Query struct {
+	// The fields are ordered by size so that the struct has no padding: Session.Query
+	// allocates two of them (see queryBlock) per query.
 	stmt                  string
 	values                []interface{}
-	cons                  Consistency
-	pageSize              int
 	routingKey            []byte
 	pageState             []byte
-	prefetch              float64
 	trace                 Tracer
 	observer              QueryObserver
-	session               *Session
 	rt                    RetryPolicy
 	spec                  SpeculativeExecutionPolicy
-	binding               func(q *QueryInfo) ([]interface{}, error)
-	serialCons            SerialConsistency
-	defaultTimestamp      bool
-	defaultTimestampValue int64
-	disableSkipMetadata   bool
 	context               context.Context
-	idempotent            bool
+	pageSize              int
+	prefetch              float64
+	session               *Session
+	binding               func(q *QueryInfo) ([]interface{}, error)
+	defaultTimestampValue int64
 	customPayload         map[string][]byte
 	metrics               *queryMetrics
-	refCount              uint32 // accessed atomically
-	disableAutoPage       bool
 	routingInfo           *queryRoutingInfo
+	block                 *queryBlock // the allocation Session.Query made for this Query; nil for copies
+	refCount              uint32      // accessed atomically
+	cons                  Consistency
+	serialCons            SerialConsistency
+	defaultTimestamp      bool
+	disableSkipMetadata   bool
+	idempotent            bool
+	disableAutoPage       bool
 	released              bool
 }
 
@@ -180,7 +183,13 @@ func (q *Query) RoutingKey(routingKey []byte) *Query {
 // WithContext returns a shallow copy of q using ctx. The copy shares the metrics, routing
 // information and values of q; later changes to either do not affect the other's fields.
 func (q *Query) WithContext(ctx context.Context) *Query {
-	c := q.shallowCopy()
+	var c *Query
+	if b := q.block; b != nil && atomic.CompareAndSwapUint32(&b.spareTaken, 0, 1) {
+		c = &b.spare // allocated with q, never handed out before
+	} else {
+		c = new(Query)
+	}
+	q.copyTo(c)
 	c.context = ctx
 	return c
 }
@@ -192,7 +201,15 @@ func (q *Query) Cancel() {}
 
 // shallowCopy copies every field but the reference count.
 func (q *Query) shallowCopy() *Query {
-	c := &Query{
+	c := new(Query)
+	q.copyTo(c)
+	return c
+}
+
+// copyTo makes c a shallow copy of q with a reference count of 1. c's block stays nil: only
+// the Query that Session.Query allocated hands out its spare.
+func (q *Query) copyTo(c *Query) {
+	*c = Query{
 		stmt: q.stmt, values: q.values, cons: q.cons, pageSize: q.pageSize, routingKey: q.routingKey,
 		pageState: q.pageState, prefetch: q.prefetch, trace: q.trace, observer: q.observer,
 		session: q.session, rt: q.rt, spec: q.spec, binding: q.binding, serialCons: q.serialCons,
@@ -202,7 +219,6 @@ func (q *Query) shallowCopy() *Query {
 		routingInfo: q.routingInfo, released: q.released,
 	}
 	c.refCount = 1
-	return c
 }
 
 // Keyspace returns the keyspace the query's table belongs to when the routing lookup found it,

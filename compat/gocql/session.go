@@ -435,7 +435,7 @@ func (s *Session) Query(stmt string, values ...interface{}) *Query {
 	// One allocation for the query and the state it points to.
 	b := &queryBlock{}
 	q := &b.q
-	q.stmt, q.values, q.session, q.routingInfo = stmt, values, s, &b.routing
+	q.stmt, q.values, q.session, q.routingInfo, q.block = stmt, values, s, &b.routing, b
 	q.refCount = 1
 	q.defaultsFromSession(&b.metrics)
 	return q
@@ -447,6 +447,11 @@ type queryBlock struct {
 	q       Query
 	routing queryRoutingInfo
 	metrics queryMetrics
+	// spare is the copy the first WithContext call on q returns (see Query.WithContext), so
+	// that the common Query(...).WithContext(ctx) allocates once; spareTaken (accessed
+	// atomically) is set once it is handed out.
+	spare      Query
+	spareTaken uint32
 }
 
 // Bind returns a query whose values b computes from the prepared statement's metadata at
