@@ -243,6 +243,23 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 	if !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("held response with a 300ms timeout: %v", err)
 	}
+	// So does a timeout of a second or more, checked on the session's coarse clock; it never
+	// fires early.
+	start := time.Now()
+	_, err = s.Execute(ctxT(t), native.Query("SELECT * FROM kv").WithTimeout(1200*time.Millisecond))
+	if !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("held response with a 1.2s timeout: %v", err)
+	}
+	if el := time.Since(start); el < 1200*time.Millisecond {
+		t.Errorf("the 1.2s timeout fired after %s", el)
+	}
+	// A context cancelled while the response is held ends the wait too (the caller may be
+	// reading its own response: it looks at its context at least every pump slice).
+	cctx, ccancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, ccancel)
+	if _, err := s.Execute(cctx, native.Query("SELECT * FROM kv")); !errors.Is(err, context.Canceled) {
+		t.Errorf("held response, context cancelled: %v", err)
+	}
 	// The late responses arrive after the callers gave up; the connection stays usable.
 	px.setHold(false)
 	for i := range 200 {

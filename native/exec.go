@@ -443,9 +443,13 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 	if call.Completed() {
 		// The deadline passed first from the caller's view: the timeout wins, as in the
 		// legacy drivers, whose timer drops a late response.
-		if to.expired() {
+		if !to.coarse() && to.expired() {
 			call.Release()
-			return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+			return nil, timeoutError(c, info)
+		}
+	} else if to.coarse() {
+		if err := s.waitCoarse(ctx, c, call, info, to); err != nil {
+			return nil, err
 		}
 	} else {
 		timeoutC := to.C()
@@ -456,7 +460,7 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			select {
 			case <-timeoutC:
 				call.Release()
-				return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+				return nil, timeoutError(c, info)
 			default:
 			}
 		case <-ctx.Done():
@@ -464,7 +468,7 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			return nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
 		case <-timeoutC:
 			call.Release()
-			return nil, fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
+			return nil, timeoutError(c, info)
 		}
 	}
 	resp, err := call.Response()
@@ -479,6 +483,34 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 	res, err := s.buildResult(resp, info, c.Addr())
 	call.Release()
 	return res, err
+}
+
+// waitCoarse waits for call, its context, or its coarse timeout (see reqTimeout). On an
+// error it releases call.
+func (s *Session) waitCoarse(ctx context.Context, c *conn.Conn, call *conn.Call, info *reqInfo, to *reqTimeout) error {
+	to.beginWait()
+	tick := s.clock.enter()
+	defer s.clock.leave()
+	for {
+		select {
+		case <-call.Done():
+			return nil
+		case <-ctx.Done():
+			call.Release()
+			return fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
+		case <-tick:
+			if to.expired() {
+				call.Release()
+				return timeoutError(c, info)
+			}
+			tick = s.clock.next()
+		}
+	}
+}
+
+// timeoutError is the error of a request whose timeout passed while waiting on c.
+func timeoutError(c *conn.Conn, info *reqInfo) error {
+	return fmt.Errorf("%w after %s waiting for %s (%q): %w", ErrTimeout, info.timeout, c.Addr(), abbreviate(info.what), context.DeadlineExceeded)
 }
 
 // runOn runs a simple statement on one connection, for the control connection and USE.

@@ -42,6 +42,8 @@ type Session struct {
 	prepared map[prepKey]*prepEntry
 
 	voids sync.Map // host -> shared *Result of kind ResultVoid
+
+	clock *coarseClock // checks the request timeouts of waiting requests
 }
 
 // clusterState is an immutable view: the topology snapshot and the pool of each node.
@@ -124,8 +126,13 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}}
+	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}, clock: newCoarseClock()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.clock.run(s.ctx)
+	}()
 	ks := cfg.Keyspace
 	s.keyspace.Store(&ks)
 	s.control = &control{s: s, refresh: make(chan struct{}, 1)}

@@ -2,22 +2,36 @@ package native
 
 import "time"
 
-// reqTimeout is a request's timeout (Config.Timeout, WithTimeout). Its timer is armed only when
-// a goroutine has to wait: a request whose response its caller read directly (conn.Call.Pump)
-// checks the clock instead, which spares a timer modification (and the wake-up of an idle
-// processor it causes) per request. A nil *reqTimeout, or a zero d, means no timeout.
+// reqTimeout is a request's timeout (Config.Timeout, WithTimeout), spanning all its attempts.
+//
+// Nothing is armed while the caller reads its own response (conn.Call.Pump). A timeout of
+// coarseMin or more is checked on the session's coarse clock when the caller has to wait, and
+// its deadline is taken at the first wait (up to a pump slice after the request started): it
+// fires up to coarseTick late. A shorter timeout is exact: its deadline is taken when the
+// request starts and its timer is armed when the caller has to wait. A nil *reqTimeout, or a
+// zero d, means no timeout.
 type reqTimeout struct {
 	timer *time.Timer // stopped when not armed
 	d     time.Duration
-	end   time.Time
+	end   time.Time // zero until known (see above)
 	armed bool
 }
 
 // start sets the timeout of a request starting now.
 func (t *reqTimeout) start(timer *time.Timer, d time.Duration) {
 	*t = reqTimeout{timer: timer, d: d}
-	if d > 0 {
+	if d > 0 && d < coarseMin {
 		t.end = time.Now().Add(d)
+	}
+}
+
+// coarse reports whether the timeout is checked on the coarse clock.
+func (t *reqTimeout) coarse() bool { return t != nil && t.d >= coarseMin }
+
+// beginWait fixes the deadline of a coarse timeout at its first wait.
+func (t *reqTimeout) beginWait() {
+	if t.end.IsZero() {
+		t.end = time.Now().Add(t.d)
 	}
 }
 
@@ -28,18 +42,19 @@ func (t *reqTimeout) C() <-chan time.Time {
 		return nil
 	}
 	if !t.armed {
+		t.beginWait()
 		t.armed = true
 		t.timer.Reset(time.Until(t.end))
 	}
 	return t.timer.C
 }
 
-// expired reports whether the timeout has passed.
+// expired reports whether the deadline is known and has passed.
 func (t *reqTimeout) expired() bool {
-	return t != nil && t.d > 0 && !time.Now().Before(t.end)
+	return t != nil && t.d > 0 && !t.end.IsZero() && !time.Now().Before(t.end)
 }
 
-// deadline returns when the timeout passes, or the zero time.
+// deadline returns the deadline when known, or the zero time.
 func (t *reqTimeout) deadline() time.Time {
 	if t == nil || t.d <= 0 {
 		return time.Time{}
