@@ -122,9 +122,6 @@ func TestRealErrorsAndTimeout(t *testing.T) {
 }
 
 func TestRealTraceAndWarnings(t *testing.T) {
-	if len(cqltest.HostsFromEnv()) == 0 {
-		t.Skip("tracing and aggregate warnings need a real Cassandra node: set CQL_HOSTS")
-	}
 	sess, ks := realSession(t, 3)
 	ctx := context.Background()
 	f := future.ExecuteAsync(ctx, sess, native.Query("SELECT count(*) FROM "+ks+".t").WithTracing(true), future.Options{})

@@ -354,9 +354,6 @@ func TestTimestampConsistencyAndTracing(t *testing.T) {
 }
 
 func TestTracing(t *testing.T) {
-	if len(cqltest.HostsFromEnv()) == 0 {
-		t.Skip("tracing needs a real Cassandra (set CQL_HOSTS); the embedded cqlsim does not trace")
-	}
 	s, _ := connect(t)
 	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
 	res, err := s.Execute(ctxT(t), native.Query("SELECT v FROM kv WHERE k = 1").WithTracing(true))
