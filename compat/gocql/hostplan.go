@@ -2,22 +2,23 @@ package gocql
 
 import "sync"
 
-// rotationPolicy is implemented by the built-in host selection policies whose plans are
-// rotations over a host list. pickRotation returns the hosts and the first index of the plan
-// Pick(q) would return, with the same side effects on the policy, so that the session can walk
-// the plan without allocating a closure; ok is false, with no side effect, when the plan is no
-// such rotation. Other policies (user-supplied ones included) are used through Pick.
-type rotationPolicy interface {
-	pickRotation(q ExecutableQuery) (hosts []*HostInfo, start uint64, ok bool)
-}
-
-// hostPlan is one query plan being walked: either a rotation over hosts (the built-in
-// policies) or a policy's NextHost. The zero hostPlan is an empty plan.
+// hostPlan is one query plan being walked: a rotation over hosts for the built-in round-robin
+// and data-centre or rack aware policies, or a policy's own NextHost for every other policy
+// (user-supplied ones included). The session walks it without allocating a closure. The zero
+// hostPlan is an empty plan.
 type hostPlan struct {
 	next  NextHost    // a policy's own plan; nil for a rotation
 	hosts []*HostInfo // the rotation's hosts
-	start uint64      // the rotation's first index (modulo len(hosts))
-	i     int         // hosts of the rotation visited so far
+	start uint64      // the rotation's first index (modulo the number of hosts it rotates over)
+	i     int         // hosts of the rotation (of the current tier) visited so far
+
+	// tiered, when set, makes the rotation go tier by tier (closest first), each tier's
+	// hosts rotated from start, as tieredPolicy.Pick does; buf[:n] holds the hosts of tier.
+	tiered *tieredPolicy
+	tier   uint
+	loaded bool
+	n      int
+	buf    [maxTieredPlanHosts]*HostInfo
 
 	// placeholder makes the first step yield a host-less entry when the plan is empty (the
 	// session knows no host yet), letting the native core route the request itself.
@@ -28,11 +29,27 @@ type hostPlan struct {
 	mu *sync.Mutex
 }
 
-// fillPlan sets p to the plan of policy for q.
+// maxTieredPlanHosts is the largest host list whose tiered plans are walked without
+// allocating; larger clusters use tieredPolicy.Pick.
+const maxTieredPlanHosts = 16
+
+// fillPlan sets p to the plan of policy for q: the same hosts, in the same order and with the
+// same effect on the policy's round-robin position, as policy.Pick(q) would give.
 func fillPlan(policy HostSelectionPolicy, q ExecutableQuery, p *hostPlan) {
-	if r, ok := policy.(rotationPolicy); ok {
-		if hosts, start, ok := r.pickRotation(q); ok {
-			p.hosts, p.start = hosts, start
+	for {
+		w, ok := policy.(*singleHostReadyPolicy)
+		if !ok {
+			break
+		}
+		policy = w.HostSelectionPolicy // its Pick is the wrapped policy's
+	}
+	switch pol := policy.(type) {
+	case *roundRobinHostPolicy:
+		p.hosts, p.start = pol.hosts.get(), pol.next.Add(1)-1
+		return
+	case *tieredPolicy:
+		if hosts := pol.hosts.get(); len(hosts) <= maxTieredPlanHosts {
+			p.hosts, p.start, p.tiered = hosts, pol.next.Add(1)-1, pol
 			return
 		}
 	}
@@ -46,9 +63,12 @@ func (p *hostPlan) nextHost() SelectedHost {
 		defer p.mu.Unlock()
 	}
 	var h SelectedHost
-	if p.next != nil {
+	switch {
+	case p.next != nil:
 		h = p.next()
-	} else {
+	case p.tiered != nil:
+		h = p.rotateTiers()
+	default:
 		h = p.rotate()
 	}
 	if !p.stepped {
@@ -69,6 +89,33 @@ func (p *hostPlan) rotate() SelectedHost {
 		if h.IsUp() {
 			return (*selectedHost)(h)
 		}
+	}
+	return nil
+}
+
+// rotateTiers walks the tiers of p.tiered in order, each one's hosts (in list order) from
+// start, skipping the hosts that are down.
+func (p *hostPlan) rotateTiers() SelectedHost {
+	d := p.tiered
+	for p.tier <= d.maxTier {
+		if !p.loaded {
+			p.n, p.i, p.loaded = 0, 0, true
+			for _, h := range p.hosts {
+				if d.tier(h) == p.tier {
+					p.buf[p.n] = h
+					p.n++
+				}
+			}
+		}
+		for p.i < p.n {
+			h := p.buf[(p.start+uint64(p.i))%uint64(p.n)]
+			p.i++
+			if h.IsUp() {
+				return (*selectedHost)(h)
+			}
+		}
+		p.tier++
+		p.loaded = false
 	}
 	return nil
 }

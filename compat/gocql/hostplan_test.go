@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,11 +21,13 @@ func planHosts(next func() SelectedHost) []string {
 	return out
 }
 
-// testHosts returns n hosts 10.0.0.1..n, those listed in down being down.
+// testHosts returns n hosts 10.0.0.1..n, those listed in down being down. Host i is in data
+// centre dc1 when i is odd, dc2 otherwise, and in rack r1 when i%4 is 1 or 2, r2 otherwise.
 func testHosts(n int, down ...int) []*HostInfo {
 	hosts := make([]*HostInfo, n)
 	for i := range hosts {
-		h := &HostInfo{connectAddress: net.ParseIP(fmt.Sprintf("10.0.0.%d", i+1)), port: 9042, state: NodeUp}
+		h := &HostInfo{connectAddress: net.ParseIP(fmt.Sprintf("10.0.0.%d", i+1)), port: 9042, state: NodeUp,
+			dataCenter: []string{"dc2", "dc1"}[(i+1)%2], rack: []string{"r2", "r1", "r1", "r2"}[(i+1)%4]}
 		if slices.Contains(down, i+1) {
 			h.state = NodeDown
 		}
@@ -64,7 +67,11 @@ func TestHostPlanMatchesPick(t *testing.T) {
 	}{
 		{"round robin", func([]*HostInfo) HostSelectionPolicy { return RoundRobinHostPolicy() }},
 		{"single host ready", func([]*HostInfo) HostSelectionPolicy { return SingleHostReadyPolicy(RoundRobinHostPolicy()) }},
-		{"dc aware", func([]*HostInfo) HostSelectionPolicy { return DCAwareRoundRobinPolicy("") }},
+		{"dc aware", func([]*HostInfo) HostSelectionPolicy { return DCAwareRoundRobinPolicy("dc1") }},
+		{"rack aware", func([]*HostInfo) HostSelectionPolicy { return RackAwareRoundRobinPolicy("dc2", "r1") }},
+		{"wrapped dc aware", func([]*HostInfo) HostSelectionPolicy {
+			return SingleHostReadyPolicy(SingleHostReadyPolicy(DCAwareRoundRobinPolicy("dc2")))
+		}},
 		{"user policy", func(h []*HostInfo) HostSelectionPolicy {
 			return &reversePolicy{HostSelectionPolicy: RoundRobinHostPolicy(), hosts: h}
 		}},
@@ -75,6 +82,13 @@ func TestHostPlanMatchesPick(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			hosts := testHosts(4, 3)
+			if !strings.Contains(c.name, "user") {
+				var p hostPlan
+				fillPlan(c.new(hosts), nil, &p)
+				if p.next != nil {
+					t.Fatal("a built-in policy's plan is walked through Pick's closure")
+				}
+			}
 			viaPick, viaPlan := c.new(hosts), c.new(hosts)
 			for _, h := range hosts {
 				viaPick.AddHost(h)
@@ -136,5 +150,49 @@ func TestHostPlanPlaceholder(t *testing.T) {
 	fillPlan(full, nil, &p)
 	if got := planHosts(p.nextHost); !slices.Equal(got, []string{"10.0.0.1"}) {
 		t.Fatalf("plan with a host and placeholder: %v", got)
+	}
+}
+
+// TestHostPlanTiers checks the tiered walk on more hosts: the local data centre first (each
+// tier rotated), hosts that are down skipped, the same as Pick plan after plan; and a cluster
+// larger than the walk's buffer goes through Pick with the same result.
+func TestHostPlanTiers(t *testing.T) {
+	for _, n := range []int{7, maxTieredPlanHosts, maxTieredPlanHosts + 5} {
+		hosts := testHosts(n, 2, 5)
+		viaPick, viaPlan := DCAwareRoundRobinPolicy("dc1"), DCAwareRoundRobinPolicy("dc1")
+		for _, h := range hosts {
+			viaPick.AddHost(h)
+			viaPlan.AddHost(h)
+		}
+		for round := 0; round < n+2; round++ {
+			want := planHosts(viaPick.Pick(nil))
+			var p hostPlan
+			fillPlan(viaPlan, nil, &p)
+			if (p.next == nil) != (n <= maxTieredPlanHosts) {
+				t.Fatalf("%d hosts: walked through Pick: %v", n, p.next != nil)
+			}
+			got := planHosts(p.nextHost)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d hosts, plan %d: walked %v, Pick yields %v", n, round, got, want)
+			}
+			if len(got) != n-2 {
+				t.Fatalf("%d hosts, plan %d: %v, want the %d hosts that are up", n, round, got, n-2)
+			}
+			local := 0
+			for _, a := range got {
+				var last int
+				fmt.Sscanf(a, "10.0.0.%d", &last)
+				if last%2 == 1 {
+					local++
+				}
+			}
+			for i, a := range got[:local] {
+				var last int
+				fmt.Sscanf(a, "10.0.0.%d", &last)
+				if last%2 != 1 {
+					t.Fatalf("%d hosts, plan %d: host %d (%s) of the remote data centre comes before a local one: %v", n, round, i, a, got)
+				}
+			}
+		}
 	}
 }

@@ -370,11 +370,6 @@ func (r *roundRobinHostPolicy) Pick(ExecutableQuery) NextHost {
 	return rotation(r.hosts.get(), r.next.Add(1)-1)
 }
 
-// pickRotation is Pick without the closure.
-func (r *roundRobinHostPolicy) pickRotation(ExecutableQuery) ([]*HostInfo, uint64, bool) {
-	return r.hosts.get(), r.next.Add(1) - 1, true
-}
-
 // DCAwareRoundRobinPolicy returns a policy that round-robins over the hosts of localDC
 // first, then over the hosts of the other data centres.
 func DCAwareRoundRobinPolicy(localDC string) HostSelectionPolicy {
@@ -462,14 +457,6 @@ type singleHostReadyPolicy struct {
 func (s *singleHostReadyPolicy) HostUp(h *HostInfo) {
 	s.HostSelectionPolicy.HostUp(h)
 	s.ready.Store(true)
-}
-
-// pickRotation forwards to the wrapped policy when it is a built-in rotation.
-func (s *singleHostReadyPolicy) pickRotation(q ExecutableQuery) ([]*HostInfo, uint64, bool) {
-	if r, ok := s.HostSelectionPolicy.(rotationPolicy); ok {
-		return r.pickRotation(q)
-	}
-	return nil, 0, false
 }
 
 // Ready reports whether a host came up and the wrapped policy is ready.
