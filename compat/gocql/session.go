@@ -976,7 +976,10 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now t
 		if err != nil {
 			return st, nil, err
 		}
-		st = info.stmt.Bind(enc...).WithSkipMetadata(!(s.cfg.DisableSkipMetadata || q.disableSkipMetadata))
+		st = info.stmt.Bind(enc...)
+		if s.cfg.DisableSkipMetadata || q.disableSkipMetadata {
+			st = st.WithSkipMetadata(false) // skipped unless set: each With copies the statement
+		}
 		if len(info.args) > 0 && q.routingInfo != nil {
 			q.routingInfo.mu.Lock()
 			q.routingInfo.keyspace, q.routingInfo.table = info.args[0].Keyspace, info.args[0].Table
@@ -985,7 +988,10 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now t
 	} else {
 		st = native.Query(q.stmt)
 	}
-	st = st.WithConsistency(native.Consistency(q.cons)).WithIdempotent(q.idempotent).WithTimeout(s.attemptTimeout())
+	st = st.WithConsistency(native.Consistency(q.cons)).WithTimeout(s.attemptTimeout())
+	if q.idempotent {
+		st = st.WithIdempotent(true) // false unless set
+	}
 	if q.serialCons != 0 {
 		st = st.WithSerialConsistency(native.Consistency(q.serialCons))
 	}
@@ -1097,6 +1103,9 @@ func sameColumns(cols []native.Column, info *preparedInfo) bool {
 	pc := info.stmt.Columns()
 	if len(pc) != len(cols) {
 		return false
+	}
+	if len(cols) > 0 && &cols[0] == &pc[0] {
+		return true // the page reuses the prepared metadata (skipped in the response)
 	}
 	for i := range cols {
 		if cols[i].Name != pc[i].Name || cols[i].Type != pc[i].Type {
