@@ -500,6 +500,7 @@ type tokenAwareHostPolicy struct {
 	session                  atomic.Pointer[Session]
 	partitioner              atomic.Value // string
 	hosts                    hostList
+	ring                     atomic.Pointer[tokenRing] // the ring of the last plan (see ringFor)
 }
 
 func (t *tokenAwareHostPolicy) Init(s *Session) {
@@ -543,7 +544,7 @@ func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 	if err != nil || len(key) == 0 {
 		return fb
 	}
-	replicas := replicasFor(t.hosts.get(), murmur3Token(key), t.replicationFactor(q.Keyspace()))
+	replicas := t.ringFor(t.hosts.get()).replicas(murmur3Token(key), t.replicationFactor(q.Keyspace()))
 	if t.shuffleReplicas {
 		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
 	}
