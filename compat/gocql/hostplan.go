@@ -20,6 +20,13 @@ type hostPlan struct {
 	n      int
 	buf    [maxTieredPlanHosts]*HostInfo
 
+	// The replicas of a token-aware plan, tried first and skipped afterwards: rep[:nrep],
+	// then moreRep; r counts those yielded.
+	rep     [maxPlanReplicas]*HostInfo
+	nrep    int
+	moreRep []*HostInfo
+	r       int
+
 	// placeholder makes the first step yield a host-less entry when the plan is empty (the
 	// session knows no host yet), letting the native core route the request itself.
 	placeholder bool
@@ -36,13 +43,31 @@ const maxTieredPlanHosts = 16
 // fillPlan sets p to the plan of policy for q: the same hosts, in the same order and with the
 // same effect on the policy's round-robin position, as policy.Pick(q) would give.
 func fillPlan(policy HostSelectionPolicy, q ExecutableQuery, p *hostPlan) {
+	policy = unwrapReady(policy)
+	if ta, ok := policy.(*tokenAwareHostPolicy); ok {
+		// As in its Pick: the fallback's plan first, then the replicas to try before it.
+		fillRotation(unwrapReady(ta.fallback), q, p)
+		p.nrep, p.moreRep = ta.planReplicas(q, &p.rep)
+		return
+	}
+	fillRotation(policy, q, p)
+}
+
+// unwrapReady returns the policy SingleHostReadyPolicy wraps (whose Pick it uses), else
+// policy.
+func unwrapReady(policy HostSelectionPolicy) HostSelectionPolicy {
 	for {
 		w, ok := policy.(*singleHostReadyPolicy)
 		if !ok {
-			break
+			return policy
 		}
-		policy = w.HostSelectionPolicy // its Pick is the wrapped policy's
+		policy = w.HostSelectionPolicy
 	}
+}
+
+// fillRotation sets p to the plan of a policy other than a token-aware one: a rotation for
+// the built-in ones, Pick's plan for the others.
+func fillRotation(policy HostSelectionPolicy, q ExecutableQuery, p *hostPlan) {
 	switch pol := policy.(type) {
 	case *roundRobinHostPolicy:
 		p.hosts, p.start = pol.hosts.get(), pol.next.Add(1)-1
@@ -62,15 +87,7 @@ func (p *hostPlan) nextHost() SelectedHost {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 	}
-	var h SelectedHost
-	switch {
-	case p.next != nil:
-		h = p.next()
-	case p.tiered != nil:
-		h = p.rotateTiers()
-	default:
-		h = p.rotate()
-	}
+	h := p.step()
 	if !p.stepped {
 		p.stepped = true
 		if h == nil && p.placeholder {
@@ -78,6 +95,32 @@ func (p *hostPlan) nextHost() SelectedHost {
 		}
 	}
 	return h
+}
+
+// step returns the next replica, then the next host of the rotation (or of the policy's own
+// plan) that is not a replica.
+func (p *hostPlan) step() SelectedHost {
+	if p.r < p.nrep+len(p.moreRep) {
+		p.r++
+		if p.r <= p.nrep {
+			return (*selectedHost)(p.rep[p.r-1])
+		}
+		return (*selectedHost)(p.moreRep[p.r-1-p.nrep])
+	}
+	for {
+		var h SelectedHost
+		switch {
+		case p.next != nil:
+			h = p.next()
+		case p.tiered != nil:
+			h = p.rotateTiers()
+		default:
+			h = p.rotate()
+		}
+		if h == nil || p.r == 0 || !(isReplica(p.rep[:p.nrep], h.Info()) || isReplica(p.moreRep, h.Info())) {
+			return h
+		}
+	}
 }
 
 // rotate walks hosts from start, skipping the hosts that are down.

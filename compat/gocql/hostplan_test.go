@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,82 @@ func TestHostPlanTiers(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// keyQuery is an ExecutableQuery with a fixed routing key, for planning only.
+type keyQuery struct {
+	Query
+	key []byte
+}
+
+func (k *keyQuery) GetRoutingKey() ([]byte, error) { return k.key, nil }
+
+// TestHostPlanTokenAware checks token-aware plans walked without closures against Pick: the
+// replicas of the routing key that are up (local data centre first, the others with
+// NonLocalReplicasFallback) then the fallback's plan without them, plan after plan; a query
+// without a routing key gets the fallback's plan.
+func TestHostPlanTokenAware(t *testing.T) {
+	cases := []struct {
+		name string
+		new  func() HostSelectionPolicy
+	}{
+		{"round robin", func() HostSelectionPolicy { return TokenAwareHostPolicy(RoundRobinHostPolicy()) }},
+		{"dc aware", func() HostSelectionPolicy { return TokenAwareHostPolicy(DCAwareRoundRobinPolicy("dc1")) }},
+		{"dc aware, non-local replicas", func() HostSelectionPolicy {
+			return TokenAwareHostPolicy(DCAwareRoundRobinPolicy("dc1"), NonLocalReplicasFallback())
+		}},
+		{"wrapped", func() HostSelectionPolicy {
+			return SingleHostReadyPolicy(TokenAwareHostPolicy(SingleHostReadyPolicy(RoundRobinHostPolicy())))
+		}},
+		{"user fallback", func() HostSelectionPolicy {
+			return TokenAwareHostPolicy(&reversePolicy{HostSelectionPolicy: RoundRobinHostPolicy(), hosts: nil})
+		}},
+	}
+	key := []byte{0, 0, 0, 42}
+	token := murmur3Token(key)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hosts := testHosts(6, 4)
+			// Each host owns one token; the key's token falls just before host 2's.
+			for i, h := range hosts {
+				h.tokens = []string{strconv.FormatInt(token+int64(i-1)*1000, 10)}
+			}
+			viaPick, viaPlan := c.new(), c.new()
+			for _, p := range []HostSelectionPolicy{viaPick, viaPlan} {
+				p.SetPartitioner(murmur3Partitioner)
+				if u, ok := unwrapReady(p).(*tokenAwareHostPolicy); ok {
+					if r, ok := unwrapReady(u.fallback).(*reversePolicy); ok {
+						r.hosts = hosts
+					}
+				}
+				for _, h := range hosts {
+					p.AddHost(h)
+				}
+			}
+			for _, q := range []ExecutableQuery{&keyQuery{key: key}, &keyQuery{}} {
+				for round := 0; round < 4; round++ {
+					want := planHosts(viaPick.Pick(q))
+					var p hostPlan
+					fillPlan(viaPlan, q, &p)
+					if p.next != nil && !strings.Contains(c.name, "user") {
+						t.Fatal("a built-in policy's plan is walked through Pick's closure")
+					}
+					got := planHosts(p.nextHost)
+					if !slices.Equal(got, want) {
+						t.Fatalf("key %x, plan %d: walked %v, Pick yields %v", q.(*keyQuery).key, round, got, want)
+					}
+					if len(got) != 5 {
+						t.Fatalf("key %x, plan %d: %v, want each of the 5 hosts that are up once", q.(*keyQuery).key, round, got)
+					}
+					// The key's only replica (rf 1) is host 2, in dc2: a DC-aware fallback for dc1
+					// does not try it first unless non-local replicas are allowed.
+					replicaFirst := c.name != "dc aware"
+					if q.(*keyQuery).key != nil && (got[0] == "10.0.0.2") != replicaFirst {
+						t.Fatalf("plan %d starts at %s (replica first: %v): %v", round, got[0], replicaFirst, got)
+					}
+				}
+			}
+		})
 	}
 }

@@ -536,31 +536,12 @@ func (t *tokenAwareHostPolicy) HostDown(h *HostInfo) { t.fallback.HostDown(h) }
 
 func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 	fb := t.fallback.Pick(q)
-	p, _ := t.partitioner.Load().(string)
-	if q == nil || (p != "" && p != murmur3Partitioner) {
+	var buf [maxPlanReplicas]*HostInfo
+	n, more := t.planReplicas(q, &buf)
+	if n == 0 {
 		return fb
 	}
-	key, err := q.GetRoutingKey()
-	if err != nil || len(key) == 0 {
-		return fb
-	}
-	replicas := t.ringFor(t.hosts.get()).replicas(murmur3Token(key), t.replicationFactor(q.Keyspace()))
-	if t.shuffleReplicas {
-		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
-	}
-	var ordered []*HostInfo
-	for _, h := range replicas {
-		if h.IsUp() && t.fallback.IsLocal(h) {
-			ordered = append(ordered, h)
-		}
-	}
-	if t.nonLocalReplicasFallback {
-		for _, h := range replicas {
-			if h.IsUp() && !t.fallback.IsLocal(h) {
-				ordered = append(ordered, h)
-			}
-		}
-	}
+	ordered := append(buf[:n:n], more...)
 	i := 0
 	return func() SelectedHost {
 		if i < len(ordered) {
@@ -572,18 +553,66 @@ func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 			if h == nil {
 				return nil
 			}
-			dup := false
-			for _, r := range ordered {
-				if r.Equal(h.Info()) {
-					dup = true
-					break
-				}
-			}
-			if !dup {
+			if !isReplica(ordered, h.Info()) {
 				return h
 			}
 		}
 	}
+}
+
+// maxPlanReplicas is the number of replicas a token-aware plan holds without allocating.
+const maxPlanReplicas = 8
+
+// planReplicas finds the hosts a plan tries before the fallback policy's: the replicas of
+// q's routing key that are up, in data-centre-local ones first (then the others with
+// NonLocalReplicasFallback), shuffled with ShuffleReplicas. The first n are in buf, the rest
+// (beyond len(buf)) in more. n is 0 when q has no routing key, the partitioner is not
+// Murmur3 or no replica is up.
+func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanReplicas]*HostInfo) (n int, more []*HostInfo) {
+	p, _ := t.partitioner.Load().(string)
+	if q == nil || (p != "" && p != murmur3Partitioner) {
+		return 0, nil
+	}
+	key, err := q.GetRoutingKey()
+	if err != nil || len(key) == 0 {
+		return 0, nil
+	}
+	var scratch [maxPlanReplicas]*HostInfo
+	replicas := t.ringFor(t.hosts.get()).appendReplicas(scratch[:0], murmur3Token(key), t.replicationFactor(q.Keyspace()))
+	if t.shuffleReplicas {
+		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
+	}
+	add := func(h *HostInfo) {
+		if n < len(buf) {
+			buf[n] = h
+			n++
+			return
+		}
+		more = append(more, h)
+	}
+	for _, h := range replicas {
+		if h.IsUp() && t.fallback.IsLocal(h) {
+			add(h)
+		}
+	}
+	if t.nonLocalReplicasFallback {
+		for _, h := range replicas {
+			if h.IsUp() && !t.fallback.IsLocal(h) {
+				add(h)
+			}
+		}
+	}
+	return n, more
+}
+
+// isReplica reports whether h is one of replicas (the same node).
+func isReplica(replicas []*HostInfo, h *HostInfo) bool {
+	for _, r := range replicas {
+		if r.Equal(h) {
+			return true
+		}
+	}
+	return false
 }
 
 // replicationFactor reads the keyspace's replication factor from the session's schema

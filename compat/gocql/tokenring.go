@@ -52,26 +52,26 @@ func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// replicas returns up to rf distinct hosts owning token, as replicasFor does: the owner of
-// the first ring token at or after it, then the following hosts on the ring. The slice is
-// new (callers may reorder it).
-func (r *tokenRing) replicas(token int64, rf int) []*HostInfo {
+// appendReplicas appends to dst up to rf distinct hosts owning token, as replicasFor finds
+// them: the owner of the first ring token at or after it, then the following hosts on the
+// ring.
+func (r *tokenRing) appendReplicas(dst []*HostInfo, token int64, rf int) []*HostInfo {
 	ring := r.entries
 	if len(ring) == 0 {
-		return nil
+		return dst
 	}
 	start := sort.Search(len(ring), func(i int) bool { return ring[i].token >= token })
 	if rf < 1 {
 		rf = 1
 	}
-	var out []*HostInfo
-	for i := 0; i < len(ring) && len(out) < rf; i++ {
+	base := len(dst)
+	for i := 0; i < len(ring) && len(dst)-base < rf; i++ {
 		h := ring[(start+i)%len(ring)].host
-		if !slices.Contains(out, h) {
-			out = append(out, h)
+		if !slices.Contains(dst[base:], h) {
+			dst = append(dst, h)
 		}
 	}
-	return out
+	return dst
 }
 
 // ringFor returns the token ring of hosts, rebuilt only when they changed since the last one.

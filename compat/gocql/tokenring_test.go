@@ -27,7 +27,7 @@ func TestTokenRingMatchesReplicasFor(t *testing.T) {
 		for k := 0; k < 20; k++ {
 			token, rf := r.Int64()-r.Int64(), r.IntN(5)
 			want := replicasFor(hosts, token, rf)
-			if got := ring.replicas(token, rf); !slices.Equal(got, want) {
+			if got := ring.appendReplicas(nil, token, rf); !slices.Equal(got, want) {
 				t.Fatalf("round %d: token %d rf %d: ring gives %v, replicasFor %v", round, token, rf, got, want)
 			}
 		}
@@ -47,7 +47,7 @@ func TestTokenRingReuse(t *testing.T) {
 	if again := p.ringFor(p.hosts.get()); again != first {
 		t.Fatal("the ring was rebuilt for unchanged hosts")
 	}
-	if got := first.replicas(150, 1); !slices.Equal(got, hosts[2:3]) {
+	if got := first.appendReplicas(nil, 150, 1); !slices.Equal(got, hosts[2:3]) {
 		t.Fatalf("token 150 owned by %v, want host 3", got)
 	}
 	hosts[2].mu.Lock()
@@ -57,7 +57,7 @@ func TestTokenRingReuse(t *testing.T) {
 	if moved == first {
 		t.Fatal("the ring was reused after a host's tokens changed")
 	}
-	if got := moved.replicas(250, 1); !slices.Equal(got, hosts[2:3]) {
+	if got := moved.appendReplicas(nil, 250, 1); !slices.Equal(got, hosts[2:3]) {
 		t.Fatalf("token 250 owned by %v after the move, want host 3", got)
 	}
 	extra := testHosts(4)[3]
@@ -67,7 +67,7 @@ func TestTokenRingReuse(t *testing.T) {
 	if joined == moved {
 		t.Fatal("the ring was reused after a host joined")
 	}
-	if got := joined.replicas(110, 2); !slices.Equal(got, []*HostInfo{extra, hosts[2]}) {
+	if got := joined.appendReplicas(nil, 110, 2); !slices.Equal(got, []*HostInfo{extra, hosts[2]}) {
 		t.Fatalf("token 110 rf 2 owned by %v, want the new host then host 3", got)
 	}
 }
