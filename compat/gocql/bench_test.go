@@ -3,6 +3,9 @@ package gocql
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // BenchmarkQueryScan measures a prepared single-row read through the gocql API (int and text
@@ -50,6 +53,33 @@ func BenchmarkQueryScanContext(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1000+i%1, 1).WithContext(ctx).Scan(&c, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkQueryScanTokenAware is BenchmarkQueryScan with TokenAwareHostPolicy: the routing
+// key, the replica lookup on the cached token ring and the plan add to each query.
+func BenchmarkQueryScanTokenAware(b *testing.B) {
+	_, ks := newTestSessionTB(b, "CREATE TABLE KS.kv (p int, c int, v text, PRIMARY KEY (p, c))")
+	cluster := NewCluster(cqltest.Hosts(b)...)
+	cluster.Keyspace = ks
+	cluster.Timeout = 30 * time.Second
+	cluster.PoolConfig.HostSelectionPolicy = TokenAwareHostPolicy(RoundRobinHostPolicy())
+	s, err := cluster.CreateSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1000, 1, "one").Exec(); err != nil {
+		b.Fatal(err)
+	}
+	var c int
+	var v string
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1000, 1).Scan(&c, &v); err != nil {
 			b.Fatal(err)
 		}
 	}
