@@ -85,6 +85,13 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 		case o := <-results:
 			running--
 			if o.err == nil {
+				// select picks at random among ready cases: when the timeout had passed too,
+				// it wins, as in roundTrip.
+				select {
+				case <-timeoutC:
+					return nil, fmt.Errorf("%w after %s waiting for %q (%d attempts): %w", ErrTimeout, info.timeout, abbreviate(info.what), launched, context.DeadlineExceeded)
+				default:
+				}
 				return o.res, nil
 			}
 			var nh *nextHostError
