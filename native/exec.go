@@ -455,6 +455,7 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		timeoutC := to.C()
 		select {
 		case <-call.Done():
+			call.Received()
 			// select picks at random among ready cases: when the timer had fired too by
 			// the time this goroutine ran, the timeout wins deterministically.
 			select {
@@ -494,6 +495,7 @@ func (s *Session) waitCoarse(ctx context.Context, c *conn.Conn, call *conn.Call,
 	for {
 		select {
 		case <-call.Done():
+			call.Received()
 			return nil
 		case <-ctx.Done():
 			call.Release()

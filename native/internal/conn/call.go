@@ -50,6 +50,10 @@ func (call *Call) Done() <-chan struct{} {
 	return call.ch
 }
 
+// Received records that the caller received the completion token from Done, so Release
+// need not wait for it to be sent and drain it.
+func (call *Call) Received() { call.got, call.drained = true, true }
+
 // Completed reports whether the call has completed (its response or the connection's error is
 // in), without waiting and without waking the reader goroutine.
 func (call *Call) Completed() bool { return call.got || call.state.Load() == stateDelivered }

@@ -307,6 +307,11 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		return call, nil
 	}
 	select {
+	case c.writeCh <- f: // the common case: room in the queue (no two-way select)
+		return call, nil
+	default:
+	}
+	select {
 	case c.writeCh <- f:
 	case <-c.done:
 		// Closed after the check above: the sweep completes the call.
