@@ -23,14 +23,13 @@ type request struct {
 	bvals  []encodedValues
 	bstmts []proto.BatchStatement
 	rk     []byte
-	timer  *time.Timer
-	to     reqTimeout
+	to     reqTimeout // owns the request's timer
 }
 
 var requestPool = sync.Pool{New: func() any {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &request{timer: t}
+	return &request{to: reqTimeout{timer: t}}
 }}
 
 func getRequest() *request { return requestPool.Get().(*request) }
@@ -259,7 +258,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 
 // send runs the attempts of a request along its query plan.
 func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
-	req.to.start(req.timer, info.timeout)
+	req.to.start(info.timeout)
 	to := &req.to
 	st := s.state.Load()
 	var plan policy.Plan

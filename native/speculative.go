@@ -78,6 +78,9 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 	if !launch() {
 		return nil, &NoHostAvailableError{Errors: failed}
 	}
+	timedOut := func() error {
+		return fmt.Errorf("%w after %s waiting for %q (%d attempts): %w", ErrTimeout, info.timeout, abbreviate(info.what), launched, context.DeadlineExceeded)
+	}
 	delay := time.NewTimer(info.specDelay)
 	defer delay.Stop()
 	for {
@@ -89,7 +92,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				// it wins, as in roundTrip.
 				select {
 				case <-timeoutC:
-					return nil, fmt.Errorf("%w after %s waiting for %q (%d attempts): %w", ErrTimeout, info.timeout, abbreviate(info.what), launched, context.DeadlineExceeded)
+					return nil, timedOut()
 				default:
 				}
 				return o.res, nil
@@ -114,7 +117,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				delay.Reset(info.specDelay)
 			}
 		case <-timeoutC:
-			return nil, fmt.Errorf("%w after %s waiting for %q (%d attempts): %w", ErrTimeout, info.timeout, abbreviate(info.what), launched, context.DeadlineExceeded)
+			return nil, timedOut()
 		case <-ctx.Done():
 			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
 		}

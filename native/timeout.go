@@ -17,9 +17,9 @@ type reqTimeout struct {
 	armed bool
 }
 
-// start sets the timeout of a request starting now.
-func (t *reqTimeout) start(timer *time.Timer, d time.Duration) {
-	*t = reqTimeout{timer: timer, d: d}
+// start sets the timeout of a request starting now, keeping the (stopped) timer.
+func (t *reqTimeout) start(d time.Duration) {
+	*t = reqTimeout{timer: t.timer, d: d}
 	if d > 0 && d < coarseMin {
 		t.end = time.Now().Add(d)
 	}

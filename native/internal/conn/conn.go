@@ -331,7 +331,7 @@ func (c *Conn) Do(ctx context.Context, req proto.Request) (*proto.Response, erro
 	}
 	select {
 	case <-call.Done():
-		call.drained, call.got = true, true
+		call.Received()
 	case <-ctx.Done():
 		if call.state.CompareAndSwap(statePending, stateAbandoned) {
 			return nil, ctx.Err()

@@ -243,7 +243,7 @@ func (c *Conn) readWhileNeeded(idle bool) bool {
 // on Done right away.
 func (call *Call) Pump(until time.Time) {
 	c := call.c
-	if c == nil || c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 {
+	if c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 {
 		return
 	}
 	if !c.rmu.TryLock() {
@@ -267,19 +267,15 @@ func (call *Call) Pump(until time.Time) {
 		}
 		c.pumpDeadline, c.deadlineSet = dl, true
 	}
-	for call.state.Load() == statePending {
-		if err := c.readOne(); err != nil {
-			c.rmu.Unlock()
-			if !isTimeout(err) {
-				c.failRead(err)
-			} else if c.InFlight() > 0 {
-				c.kick()
-			}
-			return
-		}
+	var err error
+	for err == nil && call.state.Load() == statePending {
+		err = c.readOne()
 	}
 	c.rmu.Unlock()
-	if c.InFlight() > 0 {
-		c.kick()
+	switch {
+	case err != nil && !isTimeout(err):
+		c.failRead(err)
+	case c.InFlight() > 0:
+		c.kick() // requests started meanwhile, or this one is still waiting
 	}
 }
