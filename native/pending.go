@@ -39,6 +39,14 @@ func (p *Pending) Result() (*Result, error) {
 // caller's goroutine, before OnDone returns, when p has already completed. f must not block:
 // it delays the completion of other requests.
 func (p *Pending) OnDone(f func()) {
+	select {
+	case <-p.done:
+		// Completed (Done is closed): run now, even if the completing goroutine is still
+		// running earlier hooks.
+		f()
+		return
+	default:
+	}
 	p.mu.Lock()
 	if p.fired {
 		p.mu.Unlock()
