@@ -3,6 +3,7 @@ package proto
 import (
 	"errors"
 	"net"
+	"runtime"
 	"testing"
 
 	"github.com/datastax/go-cassandra-native-protocol/datatype"
@@ -95,6 +96,36 @@ func TestBadCountsFail(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrMalformed", name, err)
 		}
 		r.Release()
+	}
+}
+
+// TestColumnCountWithoutRowsAllocatesNothing decodes an empty ROWS result without metadata
+// that claims 2^31-1 columns: it is well formed (no cell is present), so it decodes, and the
+// cursor must not allocate a row of that many cells (the fuzzer's out-of-memory crash in
+// FuzzConnReader, seed 7aa4ed505411ce1d).
+func TestColumnCountWithoutRowsAllocatesNothing(t *testing.T) {
+	b := AppendInt(nil, int32(ResultRows))
+	b = AppendInt(b, int32(MetaNoMetadata))
+	b = AppendInt(b, 1<<31-1)
+	b = AppendInt(b, 0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := AcquireResponse()
+	err := r.Decode(Header{Version: Version4, Response: true, Opcode: OpResult}, b, nil, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("decoding: %v", err)
+	}
+	rows, ok := r.Msg.(*RowsResult)
+	if !ok {
+		t.Fatalf("decoded %T, want *RowsResult", r.Msg)
+	}
+	if rows.Metadata.ColumnCount != 1<<31-1 || rows.RowCount != 0 || rows.RowCursor.Next() {
+		t.Fatalf("columns %d rows %d: want 2147483647 columns and no row", rows.Metadata.ColumnCount, rows.RowCount)
+	}
+	r.Release()
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("decoding allocated %d bytes", n)
 	}
 }
 

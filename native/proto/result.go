@@ -148,6 +148,12 @@ func NewRowCursor(data []byte, rowCount, colCount int, cells [][]byte) (RowCurso
 
 func (c *RowCursor) init(data []byte, rows, cols int) {
 	c.data, c.rows, c.cols, c.row, c.off = data, rows, cols, 0, 0
+	if rows == 0 {
+		// No row will be read, and cols is not bounded by the data (a result without
+		// metadata may claim any column count): allocate nothing for it.
+		c.cells = c.cells[:0]
+		return
+	}
 	if cap(c.cells) < cols {
 		c.cells = make([][]byte, cols)
 	}
