@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,7 @@ type Conn struct {
 	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
 	// own frame (see Start), so frames never interleave.
 	wmu    sync.Mutex
+	w      io.Writer     // writes to nc: a rawIO for TCP on Linux, else nc itself
 	frames atomic.Uint64 // frames read, for idle detection
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
@@ -115,13 +117,18 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 		writeCh:   make(chan *[]byte, cfg.MaxStreams),
 		maxFrame:  cfg.MaxFrameSize,
 		done:      make(chan struct{}),
-		br:        bufio.NewReaderSize(nc, readBufferSize),
 		rkick:     make(chan struct{}, 1),
 		pumpSlice: PumpSlice,
 	}
 	for i := 0; i < cfg.MaxStreams; i++ {
 		c.streams <- int16(i)
 	}
+	var rd io.Reader = nc
+	c.w = nc
+	if raw := newRawIO(nc); raw != nil {
+		rd, c.w = raw, raw
+	}
+	c.br = bufio.NewReaderSize(rd, readBufferSize)
 	c.dopts.MaxBodySize = cfg.MaxFrameSize
 	c.dopts.RateLimitCode = cfg.RateLimitErrorCode
 	if cfg.Compression != "" {
@@ -298,7 +305,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
 		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
-		_, err := c.nc.Write(*f)
+		_, err := c.w.Write(*f)
 		c.wmu.Unlock()
 		proto.PutBuffer(f)
 		if err != nil {

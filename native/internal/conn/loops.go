@@ -69,7 +69,7 @@ func (c *Conn) writeLoop() {
 				break gather
 			}
 		}
-		_, err := c.nc.Write(buf)
+		_, err := c.w.Write(buf)
 		c.wmu.Unlock()
 		if err != nil {
 			c.fail(fmt.Errorf("writing: %w", err))
