@@ -49,24 +49,33 @@ func (c *Conn) writeLoop() {
 		case <-c.done:
 			return
 		}
-		if c.InFlight() > 1 {
-			// Other requests are in flight: their callers, readied by the reader, are
-			// likely about to queue frames. Yielding once lets them, so that one write
-			// carries them all. This trades no timer and no idle wait (the writer is
-			// runnable again at once) for far fewer write calls under concurrency.
-			runtime.Gosched()
-		}
 		c.wmu.Lock()
 		buf = append(buf[:0], *f...)
 		proto.PutBuffer(f)
-	gather:
+		// Other requests in flight: their callers, readied by the reader, are likely about to
+		// queue frames. Yielding lets them run first, so that one write carries them all; the
+		// writer yields again as long as a yield brought new frames. This trades no timer and
+		// no idle wait (the writer is runnable again at once) for far fewer write calls under
+		// concurrency.
+		yield := c.InFlight() > 1
 		for len(buf) < writeBatchLimit {
-			select {
-			case f = <-c.writeCh:
-				buf = append(buf, *f...)
-				proto.PutBuffer(f)
-			default:
-				break gather
+			if yield {
+				runtime.Gosched()
+			}
+			got := false
+		gather:
+			for len(buf) < writeBatchLimit {
+				select {
+				case f = <-c.writeCh:
+					buf = append(buf, *f...)
+					proto.PutBuffer(f)
+					got = true
+				default:
+					break gather
+				}
+			}
+			if !got || !yield {
+				break
 			}
 		}
 		_, err := c.w.Write(buf)
