@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/internal/rawio"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
@@ -84,7 +85,7 @@ type Conn struct {
 	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
 	// own frame (see Start), so frames never interleave.
 	wmu    sync.Mutex
-	w      io.Writer     // writes to nc: a rawIO for TCP on Linux, else nc itself
+	w      io.Writer     // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
 	frames atomic.Uint64 // frames read, for idle detection
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
@@ -125,7 +126,7 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 	}
 	var rd io.Reader = nc
 	c.w = nc
-	if raw := newRawIO(nc); raw != nil {
+	if raw := rawio.New(nc); raw != nil {
 		rd, c.w = raw, raw
 	}
 	c.br = bufio.NewReaderSize(rd, readBufferSize)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package conn
+package rawio
 
 import (
 	"io"
@@ -10,18 +10,9 @@ import (
 	"unsafe"
 )
 
-// rawIO reads and writes a TCP socket with raw read(2) and write(2) calls made through the
-// socket's syscall.RawConn, so the Go runtime's poller still waits for readiness and applies
-// deadlines, but the calls themselves skip the scheduler's system-call bookkeeping
-// (entersyscall and exitsyscall). The socket is non-blocking, so no call can block the thread.
-// That bookkeeping matters here: when the whole process has been idle waiting for the server,
-// the runtime's monitor thread is asleep and the first ordinary system call wakes it with a
-// futex, which profiles showed as a fifth of the client's CPU at concurrency 32 against
-// Cassandra.
-//
-// Reads happen under the connection's rmu and writes under its wmu, so each half of rawIO is
-// used by one goroutine at a time.
-type rawIO struct {
+// Conn reads and writes a TCP socket with raw read(2) and write(2) calls. Read and Write may
+// run at the same time, but each must be called by one goroutine at a time.
+type Conn struct {
 	rc            syscall.RawConn
 	local, remote net.Addr // for errors, as net.Conn reports them
 
@@ -36,9 +27,10 @@ type rawIO struct {
 	writeFn func(fd uintptr) bool
 }
 
-// newRawIO returns a rawIO for a TCP connection, or nil for any other net.Conn (TLS, pipes,
-// wrappers), which are read and written through their own methods.
-func newRawIO(nc net.Conn) *rawIO {
+// New returns a Conn over a TCP connection, or nil for any other net.Conn (TLS, pipes,
+// wrappers), which must be read and written through their own methods. The Conn does not own
+// nc: deadlines are set and the connection closed through nc as before.
+func New(nc net.Conn) *Conn {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
 		return nil
@@ -47,14 +39,14 @@ func newRawIO(nc net.Conn) *rawIO {
 	if err != nil {
 		return nil
 	}
-	r := &rawIO{rc: rc, local: tc.LocalAddr(), remote: tc.RemoteAddr()}
+	r := &Conn{rc: rc, local: tc.LocalAddr(), remote: tc.RemoteAddr()}
 	r.readFn = r.readFD
 	r.writeFn = r.writeFD
 	return r
 }
 
 // Read reads what the socket holds, up to len(p) bytes, waiting for data when there is none.
-func (r *rawIO) Read(p []byte) (int, error) {
+func (r *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -68,7 +60,7 @@ func (r *rawIO) Read(p []byte) (int, error) {
 }
 
 // readFD makes one read(2); it returns false to wait for readability when nothing is there.
-func (r *rawIO) readFD(fd uintptr) bool {
+func (r *Conn) readFD(fd uintptr) bool {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rp[0])), uintptr(len(r.rp)))
 		switch e {
@@ -89,7 +81,7 @@ func (r *rawIO) readFD(fd uintptr) bool {
 }
 
 // Write writes all of p, waiting for room in the socket's send buffer when it is full.
-func (r *rawIO) Write(p []byte) (int, error) {
+func (r *Conn) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -105,7 +97,7 @@ func (r *rawIO) Write(p []byte) (int, error) {
 
 // writeFD writes as much of the rest of wp as the socket takes; it returns false to wait for
 // writability when the send buffer is full.
-func (r *rawIO) writeFD(fd uintptr) bool {
+func (r *Conn) writeFD(fd uintptr) bool {
 	for r.wn < len(r.wp) {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.wp[r.wn])), uintptr(len(r.wp)-r.wn))
 		switch e {
