@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -217,7 +218,8 @@ func (p *classParser) parse(depth int) (*Type, error) {
 		}
 		dimText := p.token()
 		dim, err := strconv.Atoi(dimText)
-		if err != nil || dim <= 0 {
+		// Cassandra's dimension is a Java int: anything larger cannot come from a server.
+		if err != nil || dim <= 0 || dim > math.MaxInt32 {
 			return nil, p.fail(fmt.Sprintf("bad vector dimension %q", dimText))
 		}
 		return &Type{Kind: KindVector, Elem: elem, Dim: dim}, p.expect(')')

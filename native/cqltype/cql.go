@@ -3,6 +3,7 @@ package cqltype
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -194,8 +195,9 @@ func (p *cqlParser) parse(depth int) (*Type, error) {
 				p.off++
 			}
 			dim, err := strconv.Atoi(p.s[start:p.off])
-			if err != nil || dim <= 0 {
-				return nil, p.fail("vector dimension must be a positive integer")
+			// Cassandra's dimension is a Java int: anything larger cannot come from a server.
+			if err != nil || dim <= 0 || dim > math.MaxInt32 {
+				return nil, p.fail("vector dimension must be an integer from 1 to 2147483647")
 			}
 			return &Type{Kind: KindVector, Elem: elem, Dim: dim}, p.expect('>')
 		}

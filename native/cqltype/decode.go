@@ -210,7 +210,7 @@ func decodeFast(t *Type, b []byte, dst any) error {
 				return nil
 			}
 			if t.Dim <= 0 || t.Dim > len(b) || len(b) != 4*t.Dim {
-				return decodeError(t, "[]float32", malformed("vector<float, %d> needs %d bytes, got %d", t.Dim, 4*t.Dim, len(b)))
+				return decodeError(t, "[]float32", malformed("vector<float, %d> needs 4 bytes per element, got %d bytes", t.Dim, len(b)))
 			}
 			s := make([]float32, t.Dim)
 			for i := range s {

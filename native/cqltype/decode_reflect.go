@@ -595,8 +595,9 @@ func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
 		return decodeError(t, v.Type().String(), malformed("%s cannot be read from %d bytes", t, len(b)))
 	}
 	size := fixedSize(t.Elem)
-	if size > 0 && len(b) != size*t.Dim {
-		return decodeError(t, v.Type().String(), malformed("%s needs %d bytes, got %d", t, size*t.Dim, len(b)))
+	// Compare by division first: size*t.Dim may not fit in an int.
+	if size > 0 && (size > len(b)/t.Dim || len(b) != size*t.Dim) {
+		return decodeError(t, v.Type().String(), malformed("%s needs %d elements of %d bytes, got %d bytes", t, t.Dim, size, len(b)))
 	}
 	target := v
 	switch v.Kind() {

@@ -355,7 +355,9 @@ func udtFieldIndex(t *Type, name string) int {
 
 // fixedSize returns the serialized size of a type whose values all have the
 // same length (the types Cassandra packs without length prefix inside a
-// vector), or 0.
+// vector), or 0. A vector whose size does not fit in an int (nested vectors
+// with hostile dimensions from the server's metadata) reports math.MaxInt,
+// a size no value can have, instead of a wrapped-around product.
 func fixedSize(t *Type) int {
 	switch t.Kind {
 	case KindBoolean:
@@ -367,7 +369,10 @@ func fixedSize(t *Type) int {
 	case KindUUID, KindTimeUUID:
 		return 16
 	case KindVector:
-		if n := fixedSize(t.Elem); n > 0 {
+		if n := fixedSize(t.Elem); n > 0 && t.Dim > 0 {
+			if n > math.MaxInt/t.Dim {
+				return math.MaxInt
+			}
 			return n * t.Dim
 		}
 	}

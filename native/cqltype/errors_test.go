@@ -241,6 +241,38 @@ func TestHostileSizes(t *testing.T) {
 	}
 }
 
+// TestNestedVectorSizeOverflow decodes a vector of vectors whose packed size,
+// dimension times element size, does not fit in an int: with an inner
+// dimension of 2^62+1 and an outer one of 4, the product wraps around to 4, so
+// 4 bytes used to pass the size check and slicing the first element panicked.
+// Such a type came straight from the server's metadata through ParseClass.
+func TestNestedVectorSizeOverflow(t *testing.T) {
+	inner := NewVector(tBoolean, 1<<62+1)
+	for _, typ := range []*Type{NewVector(inner, 4), NewVector(NewVector(inner, 2), 2)} {
+		for _, dst := range []any{new(any), new([][]bool), new([][][]bool)} {
+			err := Decode(typ, []byte{1, 0, 1, 0}, dst)
+			if !errors.Is(err, ErrMalformedValue) {
+				t.Errorf("%s into %T: err = %v, want ErrMalformedValue", typ, dst, err)
+			}
+		}
+	}
+	// Dimensions beyond a Java int cannot come from Cassandra: the class stays
+	// an opaque custom type, and the CQL form is refused.
+	const class = marshalPrefix + "VectorType(" + marshalPrefix + "VectorType(" + marshalPrefix + "BooleanType, 4611686018427387905), 4)"
+	if typ, err := ParseClass(class); !errors.Is(err, ErrMalformedClass) {
+		t.Errorf("ParseClass: %v, %v; want ErrMalformedClass", typ, err)
+	}
+	if typ, _, err := ParseOption(customOption(class)); err != nil || typ.Kind != KindCustom {
+		t.Errorf("ParseOption: %v, %v; want the custom type", typ, err)
+	}
+	if typ, err := ParseCQL("vector<boolean, 2147483648>"); !errors.Is(err, ErrMalformedCQLType) {
+		t.Errorf("ParseCQL: %v, %v; want ErrMalformedCQLType", typ, err)
+	}
+	if typ, err := ParseCQL("vector<boolean, 2147483647>"); err != nil || typ.Dim != math.MaxInt32 {
+		t.Errorf("ParseCQL of the largest dimension: %v, %v", typ, err)
+	}
+}
+
 func TestBadVectorDimensions(t *testing.T) {
 	for _, dim := range []int{0, -1, math.MaxInt, math.MaxInt/4 + 1} {
 		for _, typ := range []*Type{NewVector(tFloat, dim), NewVector(tText, dim), NewVector(tBigint, dim)} {
