@@ -801,11 +801,12 @@ func (p *parser) typeExpr() (*TypeExpr, error) {
 						return nil, p.errNoViable()
 					}
 					p.i++
-					n, err := strconv.Atoi(d.Text)
+					// Cassandra reads the dimension as a Java int.
+					n, err := strconv.ParseInt(d.Text, 10, 32)
 					if err != nil || n <= 0 {
-						return nil, &SyntaxError{d.Line, d.Col, "vector dimension must be a positive integer"}
+						return nil, &SyntaxError{d.Line, d.Col, "vector dimension must be an integer from 1 to 2147483647"}
 					}
-					te.Dim = n
+					te.Dim = int(n)
 					break
 				}
 				if !p.acceptPunct(",") {

@@ -54,6 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT * FROM t WHERE k = #", "line 1:26 token recognition error at: '#'"},
 		{"CREATE TABLE t (k int PRIMARY KEY, c int PRIMARY KEY)", "Multiple PRIMARY KEYs specified"},
 		{"SELECT * FROM select", "no viable alternative at input 'select'"},
+		{"CREATE TABLE t (k int PRIMARY KEY, v vector<float, 2147483648>)", "vector dimension must be an integer from 1 to 2147483647"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.q)

@@ -231,7 +231,8 @@ func toJSON(ty *ctype, b []byte) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	case kindVector:
 		size := ty.elem.fixedSize()
-		if size == 0 || len(b) != size*ty.dim {
+		// Divide first: size*ty.dim may not fit in an int.
+		if size == 0 || size > len(b)/ty.dim || len(b) != size*ty.dim {
 			return jsonString("0x" + hex.EncodeToString(b))
 		}
 		parts := make([]string, ty.dim)

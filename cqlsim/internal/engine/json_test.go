@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+)
 
 func TestJavaNumberFormats(t *testing.T) {
 	for _, c := range []struct {
@@ -39,5 +44,29 @@ func TestJSONRoundTrip(t *testing.T) {
 	eq(t, "default null", te.rows(`SELECT "Name", d FROM t`), []string{"null|null"})
 	if _, msg := te.errCode(`INSERT INTO t JSON '{"k": 1, "Name": "x"}'`); msg != "JSON values map contains unrecognized column: Name" {
 		t.Errorf("case-insensitive key: %s", msg)
+	}
+}
+
+// TestNestedVectorSizeOverflow stores and reads a vector of vectors whose packed size does not
+// fit in an int: 1684887088 * 1824726041 * 6 booleans wraps around to 32 bytes in int64
+// arithmetic, so a 32-byte value used to pass validation and SELECT JSON then sliced far past
+// it (a panic, recovered by the server as a SERVER_ERROR). The size now saturates, so no value
+// is valid for the column.
+func TestNestedVectorSizeOverflow(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, v vector<vector<vector<boolean, 1684887088>, 1824726041>, 6>)")
+	code, msg := te.errCode("INSERT INTO t (k, v) VALUES (1, ?)", Value{Bytes: make([]byte, 32)})
+	if code != CodeInvalid || !strings.Contains(msg, "got 32") {
+		t.Errorf("32-byte value: code %v, %q; want an invalid-request error", code, msg)
+	}
+	eq(t, "select json", te.rows("SELECT JSON * FROM t"), nil)
+	boolean := &ctype{code: primitive.DataTypeCodeBoolean}
+	vec := func(elem *ctype, dim int) *ctype { return &ctype{code: kindVector, elem: elem, dim: dim, frozen: true} }
+	typ := vec(vec(vec(boolean, 1684887088), 1824726041), 6)
+	if got := toJSON(typ, make([]byte, 32)); got != `"0x`+strings.Repeat("00", 32)+`"` {
+		t.Errorf("toJSON of 32 bytes = %s, want the hex form", got)
+	}
+	if _, msg := te.errCode("CREATE TABLE u (k int PRIMARY KEY, v vector<boolean, 2147483648>)"); !strings.Contains(msg, "vector dimension") {
+		t.Errorf("dimension beyond a Java int: %q", msg)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -216,7 +217,9 @@ func quoteIdent(s string) string {
 	return s
 }
 
-// fixedSize returns the encoded size of fixed-length types (0 for variable-length ones).
+// fixedSize returns the encoded size of fixed-length types (0 for variable-length ones). A
+// vector of vectors whose size does not fit in an int reports math.MaxInt, a size no value
+// has, instead of a wrapped-around product.
 func (t *ctype) fixedSize() int {
 	switch t.code {
 	case primitive.DataTypeCodeInt, primitive.DataTypeCodeFloat, primitive.DataTypeCodeDate:
@@ -231,7 +234,10 @@ func (t *ctype) fixedSize() int {
 	case primitive.DataTypeCodeTinyint, primitive.DataTypeCodeBoolean:
 		return 1
 	case kindVector:
-		if n := t.elem.fixedSize(); n > 0 {
+		if n := t.elem.fixedSize(); n > 0 && t.dim > 0 {
+			if n > math.MaxInt/t.dim {
+				return math.MaxInt
+			}
 			return n * t.dim
 		}
 	}
