@@ -271,6 +271,17 @@ func TestNestedVectorSizeOverflow(t *testing.T) {
 	if typ, err := ParseCQL("vector<boolean, 2147483647>"); err != nil || typ.Dim != math.MaxInt32 {
 		t.Errorf("ParseCQL of the largest dimension: %v, %v", typ, err)
 	}
+	// Dimensions a server can send overflow too: 1684887088 * 1824726041 * 6
+	// booleans wraps around to 32 bytes.
+	const wraps = marshalPrefix + "VectorType(" + marshalPrefix + "VectorType(" + marshalPrefix + "VectorType(" +
+		marshalPrefix + "BooleanType, 1684887088), 1824726041), 6)"
+	typ, err := ParseClass(wraps)
+	if err != nil {
+		t.Fatalf("ParseClass: %v", err)
+	}
+	if err := Decode(typ, make([]byte, 32), new(any)); !errors.Is(err, ErrMalformedValue) {
+		t.Errorf("%s from 32 bytes: err = %v, want ErrMalformedValue", typ, err)
+	}
 }
 
 func TestBadVectorDimensions(t *testing.T) {
