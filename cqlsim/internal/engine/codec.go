@@ -108,6 +108,42 @@ func decodeMap(b []byte) (keys, vals [][]byte, err error) {
 	return keys, vals, nil
 }
 
+// splitVector splits a vector body into its elements: packed back to back when the element
+// type has a fixed size, each preceded by its length as an unsigned vint otherwise (as
+// Cassandra's VectorType serializes them). extra counts the bytes after the last element.
+func splitVector(ty *ctype, b []byte) (elems [][]byte, extra int, err error) {
+	if ty.dim <= 0 {
+		return nil, 0, errors.New("vector without elements")
+	}
+	if size := ty.elem.fixedSize(); size > 0 {
+		// Divide first: size*ty.dim may not fit in an int.
+		if size > len(b)/ty.dim {
+			return nil, 0, errShort
+		}
+		elems = make([][]byte, ty.dim)
+		for i := range elems {
+			elems[i] = b[i*size : (i+1)*size : (i+1)*size]
+		}
+		return elems, len(b) - size*ty.dim, nil
+	}
+	// Every element takes at least its one-byte length: check before allocating.
+	if ty.dim > len(b) {
+		return nil, 0, errShort
+	}
+	elems = make([][]byte, ty.dim)
+	for i := range elems {
+		n, rest, err := readUvint(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n > uint64(len(rest)) {
+			return nil, 0, errShort
+		}
+		elems[i], b = rest[:n:n], rest[n:]
+	}
+	return elems, len(b), nil
+}
+
 // encodeFields encodes a tuple or UDT body.
 func encodeFields(fields [][]byte) []byte {
 	var out []byte

@@ -19,6 +19,7 @@ func FuzzExecute(f *testing.F) {
 		"SELECT * FROM system_schema.columns WHERE keyspace_name = 'ks'",
 		"UPDATE n SET c = c + 1 WHERE k = 1", "CREATE TABLE x (k int PRIMARY KEY, v frozen<map<int, list<int>>>)",
 		"SELECT c, v FROM t WHERE k IN (1, 2) AND (c) IN ((1), (2))",
+		`INSERT INTO t JSON '{"k": 2, "c": 1, "vt": ["a", "bc"]}'`, "SELECT JSON vt FROM t WHERE k = 1",
 	} {
 		f.Add(s)
 	}
@@ -29,9 +30,9 @@ func FuzzExecute(f *testing.F) {
 		}
 		for _, s := range []string{
 			"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-			"CREATE TABLE ks.t (k int, c int, v text, l list<int>, m map<text, int>, PRIMARY KEY (k, c))",
+			"CREATE TABLE ks.t (k int, c int, v text, l list<int>, m map<text, int>, vt vector<text, 2>, PRIMARY KEY (k, c))",
 			"CREATE TABLE ks.n (k int PRIMARY KEY, c counter)",
-			"INSERT INTO ks.t (k, c, v) VALUES (1, 1, 'a')",
+			"INSERT INTO ks.t (k, c, v, vt) VALUES (1, 1, 'a', ['b', 'cd'])",
 		} {
 			if _, err := e.Execute(&Request{Query: s}); err != nil {
 				t.Fatal(err)

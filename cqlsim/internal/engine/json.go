@@ -230,14 +230,13 @@ func toJSON(ty *ctype, b []byte) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case kindVector:
-		size := ty.elem.fixedSize()
-		// Divide first: size*ty.dim may not fit in an int.
-		if size == 0 || size > len(b)/ty.dim || len(b) != size*ty.dim {
+		es, extra, err := splitVector(ty, b)
+		if err != nil || extra != 0 {
 			return jsonString("0x" + hex.EncodeToString(b))
 		}
-		parts := make([]string, ty.dim)
-		for i := range parts {
-			parts[i] = toJSON(ty.elem, b[i*size:(i+1)*size])
+		parts := make([]string, len(es))
+		for i, e := range es {
+			parts[i] = toJSON(ty.elem, e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
@@ -325,7 +324,11 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 				return nil, bad()
 			}
 			var out []byte
+			variable := ty.elem.fixedSize() == 0
 			for _, e := range elems {
+				if variable {
+					out = appendUvint(out, uint64(len(e)))
+				}
 				out = append(out, e...)
 			}
 			return out, nil

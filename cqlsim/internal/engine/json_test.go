@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,5 +69,36 @@ func TestNestedVectorSizeOverflow(t *testing.T) {
 	}
 	if _, msg := te.errCode("CREATE TABLE u (k int PRIMARY KEY, v vector<boolean, 2147483648>)"); !strings.Contains(msg, "vector dimension") {
 		t.Errorf("dimension beyond a Java int: %q", msg)
+	}
+}
+
+// TestVariableSizeVector checks vectors of a variable-size type, whose elements are each
+// preceded by their length as an unsigned vint: INSERT JSON writes the same bytes as a literal
+// (it used to concatenate the elements, storing "abc" for ["a", "bc"]), SELECT JSON renders a
+// list (it used to give the hex form), and bound values are split and checked element by
+// element, with Cassandra 5.0's messages (checked against it).
+func TestVariableSizeVector(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, v vector<text, 2>)")
+	te.mustExec(`INSERT INTO t JSON '{"k": 1, "v": ["a", "bc"]}'`)
+	te.mustExec(`INSERT INTO t (k, v) VALUES (2, ['a', 'bc'])`)
+	te.mustExec(`INSERT INTO t (k, v) VALUES (3, ?)`, Value{Bytes: []byte{1, 'a', 2, 'b', 'c'}})
+	for k := 1; k <= 3; k++ {
+		q := "SELECT v FROM t WHERE k = " + strconv.Itoa(k)
+		eq(t, q, te.rows(q), []string{"0x0161026263"})
+		eq(t, "json "+q, te.rows("SELECT JSON v FROM t WHERE k = "+strconv.Itoa(k)), []string{`'{"v": ["a", "bc"]}'`})
+	}
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{[]byte{5, 'a'}, "Not enough bytes to read a vector<text, 2>"},
+		{[]byte{1, 'a'}, "Not enough bytes to read a vector<text, 2>"},
+		{[]byte{1, 'a', 1, 'b', 'x'}, "Unexpected 1 extraneous bytes after vector<text, 2> value"},
+		{[]byte{1, 0xff, 1, 'b'}, "String didn't validate."},
+	} {
+		if _, msg := te.errCode("INSERT INTO t (k, v) VALUES (4, ?)", Value{Bytes: c.b}); msg != c.want {
+			t.Errorf("%x: %q, want %q", c.b, msg, c.want)
+		}
 	}
 }

@@ -846,6 +846,20 @@ func validateValue(ty *ctype, b []byte) error {
 		if sz := ty.fixedSize(); sz > 0 && n != sz {
 			return invalid("Expected %d bytes for a vector of %d elements, got %d", sz, ty.dim, n)
 		}
+		// The messages are Cassandra 5.0's (which answers a SERVER_ERROR when an element's
+		// length runs past the value; cqlsim says not enough bytes).
+		es, extra, err := splitVector(ty, b)
+		if err != nil {
+			return invalid("Not enough bytes to read a %s", ty.plainString())
+		}
+		if extra != 0 {
+			return invalid("Unexpected %d extraneous bytes after %s value", extra, ty.plainString())
+		}
+		for _, e := range es {
+			if err := validateValue(ty.elem, e); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
