@@ -3,7 +3,9 @@ package cqlsim_test
 import (
 	"bytes"
 	"encoding/binary"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/datastax/go-cassandra-native-protocol/compression"
@@ -79,5 +81,42 @@ func TestDecompressionBombRefused(t *testing.T) {
 	rc.write(rawFrame(4, 0x01, 6, 0x07, body))
 	if f := rc.read(); f.Header.OpCode != primitive.OpCodeError || f.Header.StreamId != 6 {
 		t.Fatalf("lz4 bomb answered with %v", f.Body.Message)
+	}
+}
+
+// TestDecompressionBombUnderTheLimit sends compressed bodies of a few bytes that announce
+// 200 MiB, below the default frame limit: the server must refuse them from their compressed
+// size instead of allocating what they announce (it allocated 200 MiB per frame).
+func TestDecompressionBombUnderTheLimit(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	const claimed = 200 << 20
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"lz4", append(binary.BigEndian.AppendUint32(nil, claimed), 0x00)},
+		{"snappy", append(binary.AppendUvarint(nil, claimed), 0x00)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := dialRaw(t, c.Addrs()[0])
+			rc.startup(map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": tc.name})
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			rc.write(rawFrame(4, 0x01, 6, 0x05, tc.body))
+			f := rc.read()
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > claimed/2 {
+				t.Errorf("refusing the %s bomb allocated %d bytes", tc.name, n)
+			}
+			pe, ok := f.Body.Message.(*message.ProtocolError)
+			if !ok || f.Header.StreamId != 6 || !strings.Contains(pe.ErrorMessage, "cannot inflate") {
+				t.Fatalf("%s bomb answered with %v", tc.name, f.Body.Message)
+			}
+			// The connection keeps working.
+			rc.write(rawFrame(4, 0x00, 7, 0x05, nil))
+			if f := rc.read(); f.Header.StreamId != 7 || f.Header.OpCode != primitive.OpCodeSupported {
+				t.Fatalf("after the bomb: got %v", f.Body.Message)
+			}
+		})
 	}
 }
