@@ -10,6 +10,8 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
 
 // seedResponses are valid response messages of every kind, for truncation tests and as the
@@ -138,7 +140,8 @@ func deepList(depth int) []byte {
 }
 
 // FuzzDecodeResponse feeds arbitrary bytes to the header and response decoders (with lz4 or
-// snappy decompression when the frame says it is compressed) and walks every decoded row.
+// snappy decompression when the frame says it is compressed) and walks every decoded row,
+// decoding each cell as its column's type (types and values both come from the server).
 // Nothing may panic, and a decode that succeeds must leave consistent rows.
 func FuzzDecodeResponse(f *testing.F) {
 	for _, msg := range seedResponses {
@@ -177,9 +180,14 @@ func FuzzDecodeResponse(f *testing.F) {
 		switch m := r.Msg.(type) {
 		case *RowsResult:
 			n := 0
+			cols := m.Metadata.Columns
 			for m.Next() {
 				for i := range m.Row() {
-					_ = m.Cell(i)
+					cell := m.Cell(i)
+					if i < len(cols) {
+						var v any
+						_ = cqltype.Decode(cols[i].Type, cell, &v) // must not panic
+					}
 				}
 				n++
 			}
