@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net"
 	"strings"
 	"testing"
@@ -178,4 +179,18 @@ func formatValue(t datatype.DataType, b []byte) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "0x" + hex.EncodeToString(b)
+}
+
+// decimalRat is the exact value of an encoded decimal, for rendering in tests.
+func decimalRat(b []byte) *big.Rat {
+	if len(b) < 4 {
+		return new(big.Rat)
+	}
+	scale := int64(int32(binary.BigEndian.Uint32(b)))
+	r := new(big.Rat).SetInt(decodeVarint(b[4:]))
+	p := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(max(scale, -scale)), nil))
+	if scale > 0 {
+		return r.Quo(r, p)
+	}
+	return r.Mul(r, p)
 }

@@ -558,6 +558,10 @@ func parseDecimal(s string) ([]byte, error) {
 		return nil, fmt.Errorf("bad decimal %q", s)
 	}
 	scale -= exp
+	if scale < math.MinInt32 || scale > math.MaxInt32 {
+		// Java's BigDecimal refuses such an exponent too; wrapping it would change the value.
+		return nil, fmt.Errorf("decimal %q: scale %d does not fit in 32 bits", s, scale)
+	}
 	out := binary.BigEndian.AppendUint32(nil, uint32(int32(scale)))
 	return append(out, encodeVarint(n)...), nil
 }
@@ -943,7 +947,7 @@ func compareValues(ty *ctype, a, b []byte) int {
 	case primitive.DataTypeCodeVarint:
 		return decodeVarint(a).Cmp(decodeVarint(b))
 	case primitive.DataTypeCodeDecimal:
-		return decimalRat(a).Cmp(decimalRat(b))
+		return compareDecimals(a, b)
 	case primitive.DataTypeCodeFloat:
 		return cmpFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
 	case primitive.DataTypeCodeDouble:
@@ -1052,25 +1056,42 @@ func compareSignedBytes(a, b []byte) int {
 	return len(a) - len(b)
 }
 
-func decimalRat(b []byte) *big.Rat {
-	if len(b) < 4 {
-		return new(big.Rat)
+// compareDecimals orders two encoded decimals (a 4-byte scale, then the unscaled varint)
+// without computing 10^scale: the scale is an untrusted 32-bit value, and 10^2147483647 takes
+// gigabytes and minutes. The decimal exponents of the leading digits are compared first; only
+// when they are equal is the scale difference bounded by the digit counts, and cheap to apply.
+// A value shorter than its scale counts as zero.
+func compareDecimals(a, b []byte) int {
+	x, sx := decimalParts(a)
+	y, sy := decimalParts(b)
+	if x.Sign() != y.Sign() || x.Sign() == 0 {
+		return cmpInt(int64(x.Sign()), int64(y.Sign()))
 	}
-	scale := int32(binary.BigEndian.Uint32(b))
-	n := decodeVarint(b[4:])
-	r := new(big.Rat).SetInt(n)
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(scale))), nil)
-	if scale > 0 {
-		return r.Quo(r, new(big.Rat).SetInt(p))
+	if sx == sy {
+		return x.Cmp(y)
 	}
-	return r.Mul(r, new(big.Rat).SetInt(p))
+	ex := int64(len(new(big.Int).Abs(x).String())) - sx
+	ey := int64(len(new(big.Int).Abs(y).String())) - sy
+	if ex != ey {
+		if x.Sign() > 0 {
+			return cmpInt(ex, ey)
+		}
+		return cmpInt(ey, ex)
+	}
+	ten := big.NewInt(10)
+	if diff := sx - sy; diff > 0 {
+		y = new(big.Int).Mul(y, new(big.Int).Exp(ten, big.NewInt(diff), nil))
+	} else {
+		x = new(big.Int).Mul(x, new(big.Int).Exp(ten, big.NewInt(-diff), nil))
+	}
+	return x.Cmp(y)
 }
 
-func abs32(v int32) int32 {
-	if v < 0 {
-		return -v
+func decimalParts(b []byte) (unscaled *big.Int, scale int64) {
+	if len(b) < 4 {
+		return new(big.Int), 0
 	}
-	return v
+	return decodeVarint(b[4:]), int64(int32(binary.BigEndian.Uint32(b)))
 }
 
 // uuidTimestamp extracts the 60-bit timestamp of a version 1 UUID.
