@@ -253,6 +253,29 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 	if el := time.Since(start); el < 1200*time.Millisecond {
 		t.Errorf("the 1.2s timeout fired after %s", el)
 	}
+	// Twenty concurrent requests with no context deadline and a one-second timeout: they wait
+	// on their calls alone and are expired by the connection on the session clock's check.
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	durs := make([]time.Duration, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := time.Now()
+			_, errs[i] = s.Execute(context.Background(), native.Query("SELECT * FROM kv WHERE k = ?", int32(i)).WithTimeout(time.Second))
+			durs[i] = time.Since(st)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("concurrent held request %d with a 1s timeout: %v", i, err)
+		}
+		if durs[i] < time.Second {
+			t.Errorf("concurrent held request %d timed out after %s", i, durs[i])
+		}
+	}
 	// A context cancelled while the response is held ends the wait too (the caller may be
 	// reading its own response: it looks at its context at least every pump slice).
 	cctx, ccancel := context.WithCancel(context.Background())
