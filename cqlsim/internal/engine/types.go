@@ -249,8 +249,13 @@ type typeResolver func(ks, name string) (*ctype, bool)
 
 // resolveType turns a parsed type into a ctype; inCollection enforces frozen-ness rules.
 func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bool) (*ctype, error) {
+	// Without their <...> arguments, frozen, vector and tuple (like list, set and map) name a
+	// user-defined type, as in Cassandra: the switch breaks to the lookup below.
 	switch te.Name {
 	case "frozen":
+		if len(te.Args) != 1 {
+			break
+		}
 		inner, err := resolveType(te.Args[0], ks, udts, false)
 		if err != nil {
 			return nil, err
@@ -288,6 +293,9 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 		}
 		return mapOf(k, v), nil
 	case "tuple":
+		if len(te.Args) == 0 {
+			break
+		}
 		tt := &ctype{code: primitive.DataTypeCodeTuple, frozen: true}
 		for _, a := range te.Args {
 			e, err := resolveType(a, ks, udts, false)
@@ -298,6 +306,9 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 		}
 		return tt, nil
 	case "vector":
+		if len(te.Args) != 1 {
+			break
+		}
 		e, err := resolveType(te.Args[0], ks, udts, true)
 		if err != nil {
 			return nil, err
