@@ -20,6 +20,7 @@ func FuzzExecute(f *testing.F) {
 		"UPDATE n SET c = c + 1 WHERE k = 1", "CREATE TABLE x (k int PRIMARY KEY, v frozen<map<int, list<int>>>)",
 		"SELECT c, v FROM t WHERE k IN (1, 2) AND (c) IN ((1), (2))",
 		`INSERT INTO t JSON '{"k": 2, "c": 1, "vt": ["a", "bc"]}'`, "SELECT JSON vt FROM t WHERE k = 1",
+		"UPDATE t SET d = 1e-2147483647 WHERE k = 1 AND c = 1 IF d < 1.5",
 	} {
 		f.Add(s)
 	}
@@ -30,9 +31,9 @@ func FuzzExecute(f *testing.F) {
 		}
 		for _, s := range []string{
 			"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-			"CREATE TABLE ks.t (k int, c int, v text, l list<int>, m map<text, int>, vt vector<text, 2>, PRIMARY KEY (k, c))",
+			"CREATE TABLE ks.t (k int, c int, v text, l list<int>, m map<text, int>, vt vector<text, 2>, d decimal, PRIMARY KEY (k, c))",
 			"CREATE TABLE ks.n (k int PRIMARY KEY, c counter)",
-			"INSERT INTO ks.t (k, c, v, vt) VALUES (1, 1, 'a', ['b', 'cd'])",
+			"INSERT INTO ks.t (k, c, v, vt, d) VALUES (1, 1, 'a', ['b', 'cd'], 1e2147483647)",
 		} {
 			if _, err := e.Execute(&Request{Query: s}); err != nil {
 				t.Fatal(err)
