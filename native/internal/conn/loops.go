@@ -36,9 +36,9 @@ func (c *Conn) start() {
 	}
 }
 
-// writeLoop writes every queued frame: it takes one (blocking), then everything else already
-// queued without blocking, yielding first while other requests are in flight (see below), and
-// writes the lot with one Write call under the write lock.
+// writeLoop writes every queued frame: it takes one (blocking), then, holding the write lock,
+// everything else already queued without blocking, yielding first while other requests are in
+// flight (see below), and writes the lot with one Write call.
 func (c *Conn) writeLoop() {
 	defer c.wg.Done()
 	buf := make([]byte, 0, 64<<10)
@@ -49,6 +49,9 @@ func (c *Conn) writeLoop() {
 		case <-c.done:
 			return
 		}
+		// The write lock is taken before gathering: while another Write is in progress
+		// (a caller writing its own frame), frames keep queuing and this Write takes them all.
+		c.wmu.Lock()
 		buf = append(buf[:0], *f...)
 		proto.PutBuffer(f)
 		// Other requests in flight: their callers, readied by the reader, are likely about to
@@ -77,7 +80,6 @@ func (c *Conn) writeLoop() {
 				break
 			}
 		}
-		c.wmu.Lock()
 		_, err := c.w.Write(buf)
 		c.wmu.Unlock()
 		if err != nil {
