@@ -27,6 +27,10 @@ type Step struct {
 	// Consistency, when set, replaces the session's consistency level (gocql.Any cannot be
 	// asked for this way).
 	Consistency gocql.Consistency
+	// AwaitIndexes waits before the step until every secondary index of the keyspace is
+	// built (see awaitIndexes): Cassandra builds an index in the background after CREATE
+	// INDEX returns and fails queries on it until then.
+	AwaitIndexes bool
 }
 
 // Outcome is what one step produced, in a form comparable across servers.
@@ -53,6 +57,9 @@ func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
 	out := make([]Outcome, 0, len(steps))
 	for _, st := range steps {
 		time.Sleep(st.Sleep)
+		if st.AwaitIndexes {
+			awaitIndexes(s, keyspace)
+		}
 		o := Outcome{Query: st.Query}
 		if st.Batch != nil {
 			o.Query = fmt.Sprintf("BATCH(%d statements)", len(st.Batch))
@@ -189,4 +196,31 @@ func errorOf(err error, keyspace string) (int, string) {
 		return re.Code(), msg
 	}
 	return -1, msg
+}
+
+// awaitIndexes waits until every index of the keyspace in system_schema.indexes is listed as
+// built in Cassandra's system."IndexInfo", for at most a minute (after which the step runs and
+// its failure shows). A server without that table (cqlsim, whose indexes are usable as soon as
+// CREATE INDEX returns) is not waited for.
+func awaitIndexes(s *gocql.Session, keyspace string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		want := map[string]bool{}
+		iter := s.Query("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = ?", keyspace).Iter()
+		var name string
+		for iter.Scan(&name) {
+			want[name] = true
+		}
+		if err := iter.Close(); err != nil {
+			return
+		}
+		iter = s.Query(`SELECT index_name FROM system."IndexInfo" WHERE table_name = ?`, keyspace).Iter()
+		for iter.Scan(&name) {
+			delete(want, name)
+		}
+		if err := iter.Close(); err != nil || len(want) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

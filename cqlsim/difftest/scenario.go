@@ -393,7 +393,7 @@ func Scenario() []Step {
 		{Query: "CREATE INDEX ON {ks}.types (full(fl))"},
 		{Query: "CREATE INDEX ON {ks}.types (k)", WantErr: true},
 		{Query: "CREATE INDEX ON {ks}.types (full(l))", WantErr: true},
-		{Query: "SELECT k, c, d, v FROM {ks}.ts WHERE v = 30", PageSize: 3},
+		{Query: "SELECT k, c, d, v FROM {ks}.ts WHERE v = 30", PageSize: 3, AwaitIndexes: true},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE k = 'b' AND v = 50"},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE v = 30 AND d = 'x'", WantErr: true},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE v > 30", WantErr: true},
