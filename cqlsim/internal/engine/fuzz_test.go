@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
 
 // FuzzExecute runs arbitrary statements against a small schema: the engine must answer with a
-// result or an *Error, never panic.
+// result or an *Error, never panic. Bytes after a NUL in the input are bound values, each a
+// one-byte length and that many bytes (0xFF: NULL), so that the value decoders and
+// validators see arbitrary bytes too (see fuzzStatement).
 func FuzzExecute(f *testing.F) {
 	for _, s := range []string{
 		"SELECT * FROM t WHERE k = 1 AND c > 2 ORDER BY c DESC LIMIT 3",
@@ -24,7 +27,15 @@ func FuzzExecute(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, q string) {
+	for _, s := range []string{
+		"INSERT INTO t (k, c, vt, d) VALUES (?, ?, ?, ?)\x00\x04\x00\x00\x00\x02\x04\x00\x00\x00\x01\x05\x01a\x02bc\x05\x7f\xff\xff\xff\x01",
+		"UPDATE t SET l = ?, m = ? WHERE k = 1 AND c = ?\x00\x0c\x00\x00\x00\x01\x00\x00\x00\x04\x00\x00\x00\x07\xff\x04\x00\x00\x00\x01",
+		"SELECT * FROM t WHERE k = ? AND d > ? ALLOW FILTERING\x00\x04\x00\x00\x00\x01\x05\x80\x00\x00\x00\x01",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		q, vals := fuzzStatement(in)
 		e, err := New(Options{Now: func() time.Time { return time.Unix(1700000000, 0) }})
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +50,7 @@ func FuzzExecute(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		res, err := e.Execute(&Request{Keyspace: "ks", Query: q, PageSize: 2})
+		res, err := e.Execute(&Request{Keyspace: "ks", Query: q, Values: vals, PageSize: 2})
 		if err == nil && res == nil {
 			t.Fatalf("%q: no result and no error", q)
 		}
@@ -47,9 +58,32 @@ func FuzzExecute(f *testing.F) {
 			t.Fatalf("%q: rows result without columns", q)
 		}
 		if err == nil && res.PagingState != nil {
-			if _, err := e.Execute(&Request{Keyspace: "ks", Query: q, PageSize: 2, PagingState: res.PagingState}); err != nil {
+			if _, err := e.Execute(&Request{Keyspace: "ks", Query: q, Values: vals, PageSize: 2, PagingState: res.PagingState}); err != nil {
 				t.Fatalf("%q: next page: %v", q, err)
 			}
 		}
 	})
+}
+
+// fuzzStatement splits a fuzz input into the statement (up to the first NUL) and the bound
+// values after it: each is a one-byte length and that many bytes, 0xFF standing for NULL; a
+// truncated last value keeps the bytes present.
+func fuzzStatement(in string) (string, Values) {
+	q, rest, found := strings.Cut(in, "\x00")
+	if !found {
+		return q, Values{}
+	}
+	vals := Values{Positional: []Value{}}
+	for len(rest) > 0 {
+		n := int(rest[0])
+		rest = rest[1:]
+		if n == 0xFF {
+			vals.Positional = append(vals.Positional, Value{})
+			continue
+		}
+		n = min(n, len(rest))
+		vals.Positional = append(vals.Positional, Value{Bytes: []byte(rest[:n])})
+		rest = rest[n:]
+	}
+	return q, vals
 }
