@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cqlbridge/cqlbridge/internal/inflate"
 	"github.com/datastax/go-cassandra-native-protocol/compression"
 	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
 	golangsnappy "github.com/golang/snappy"
@@ -29,16 +30,6 @@ func decompressedLen(comp compression.Compressor, body []byte) (int, error) {
 	}
 }
 
-// Bounds on how far a compressed block can expand, so that a length announced by a few bytes
-// cannot make the server allocate up to the frame limit: in an LZ4 block every byte of a
-// match's length adds at most 255 bytes of output; in a snappy block a 3-byte copy emits at
-// most 64 bytes. The slack covers the shortest blocks.
-const (
-	lz4MaxRatio    = 255
-	snappyMaxRatio = 32
-	inflateSlack   = 16
-)
-
 // decompress inflates a compressed request body, refusing bodies that would inflate beyond the
 // frame length limit or beyond what their compressed size can hold.
 func (c *conn) decompress(body []byte) ([]byte, error) {
@@ -50,9 +41,10 @@ func (c *conn) decompress(body []byte) ([]byte, error) {
 	if n > limit {
 		return nil, fmt.Errorf("decompressed length %d exceeds the limit of %d bytes", n, limit)
 	}
-	most := int64(len(body))*snappyMaxRatio + inflateSlack
+	// A few bytes must not make the server allocate up to the frame limit (internal/inflate).
+	most := inflate.MaxSnappy(len(body))
 	if _, ok := c.compressor.(lz4.Compressor); ok {
-		most = int64(len(body)-4)*lz4MaxRatio + inflateSlack
+		most = inflate.MaxLZ4(len(body) - 4)
 	}
 	if int64(n) > most {
 		return nil, fmt.Errorf("a compressed body of %d bytes cannot inflate to the %d bytes it announces", len(body), n)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/cqlbridge/cqlbridge/internal/inflate"
 	"github.com/golang/snappy"
 	"github.com/pierrec/lz4/v4"
 )
@@ -38,10 +39,6 @@ func NewCompressor(name string) (Compressor, error) {
 // by an lz4 block.
 type LZ4 struct{}
 
-// lz4MaxRatio bounds how much an lz4 block can expand (each byte of a match length
-// continuation adds at most 255 bytes).
-const lz4MaxRatio = 255
-
 var lz4Compressors = sync.Pool{New: func() any { return new(lz4.Compressor) }}
 
 // Name returns "lz4".
@@ -71,7 +68,7 @@ func (LZ4) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	if n > int64(max) {
 		return dst, fmt.Errorf("%w: lz4 body claims %d uncompressed bytes, limit %d", ErrFrameTooLarge, n, max)
 	}
-	if n > int64(len(src)-4)*lz4MaxRatio+16 {
+	if n > inflate.MaxLZ4(len(src)-4) {
 		return dst, fmt.Errorf("%w: lz4 body of %d bytes cannot expand to the %d bytes it claims", ErrMalformed, len(src), n)
 	}
 	start := len(dst)
@@ -91,10 +88,6 @@ func (LZ4) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 
 // Snappy is snappy block compression.
 type Snappy struct{}
-
-// snappyMaxRatio bounds how much a snappy block can expand (a 3-byte copy emits at most 64
-// bytes).
-const snappyMaxRatio = 32
 
 // Name returns "snappy".
 func (Snappy) Name() string { return "snappy" }
@@ -120,7 +113,7 @@ func (Snappy) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	if n > max {
 		return dst, fmt.Errorf("%w: snappy body claims %d uncompressed bytes, limit %d", ErrFrameTooLarge, n, max)
 	}
-	if int64(n) > int64(len(src))*snappyMaxRatio+16 {
+	if int64(n) > inflate.MaxSnappy(len(src)) {
 		return dst, fmt.Errorf("%w: snappy body of %d bytes cannot expand to the %d bytes it claims", ErrMalformed, len(src), n)
 	}
 	start := len(dst)
