@@ -74,7 +74,7 @@ func (r *Conn) readFD(fd uintptr) bool {
 		case syscall.EAGAIN:
 			return false
 		default:
-			r.rerr = &net.OpError{Op: "read", Net: "tcp", Source: r.local, Addr: r.remote, Err: os.NewSyscallError("read", e)}
+			r.rerr = r.opError("read", e)
 			return true
 		}
 	}
@@ -107,9 +107,14 @@ func (r *Conn) writeFD(fd uintptr) bool {
 		case syscall.EAGAIN:
 			return false
 		default:
-			r.werr = &net.OpError{Op: "write", Net: "tcp", Source: r.local, Addr: r.remote, Err: os.NewSyscallError("write", e)}
+			r.werr = r.opError("write", e)
 			return true
 		}
 	}
 	return true
+}
+
+// opError wraps a failed system call as net.Conn reports it.
+func (r *Conn) opError(op string, e syscall.Errno) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: r.local, Addr: r.remote, Err: os.NewSyscallError(op, e)}
 }

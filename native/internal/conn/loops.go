@@ -59,26 +59,15 @@ func (c *Conn) writeLoop() {
 		// writer yields again as long as a yield brought new frames. This trades no timer and
 		// no idle wait (the writer is runnable again at once) for far fewer write calls under
 		// concurrency.
-		yield := c.InFlight() > 1
-		for len(buf) < writeBatchLimit {
-			if yield {
+		if c.InFlight() > 1 {
+			for n := len(buf); ; n = len(buf) {
 				runtime.Gosched()
-			}
-			got := false
-		gather:
-			for len(buf) < writeBatchLimit {
-				select {
-				case f = <-c.writeCh:
-					buf = append(buf, *f...)
-					proto.PutBuffer(f)
-					got = true
-				default:
-					break gather
+				if buf = c.gather(buf); len(buf) == n || len(buf) >= writeBatchLimit {
+					break
 				}
 			}
-			if !got || !yield {
-				break
-			}
+		} else {
+			buf = c.gather(buf)
 		}
 		_, err := c.w.Write(buf)
 		c.wmu.Unlock()
@@ -90,6 +79,21 @@ func (c *Conn) writeLoop() {
 			buf = make([]byte, 0, 64<<10)
 		}
 	}
+}
+
+// gather appends the frames already queued to buf, without blocking, until buf holds
+// writeBatchLimit bytes.
+func (c *Conn) gather(buf []byte) []byte {
+	for len(buf) < writeBatchLimit {
+		select {
+		case f := <-c.writeCh:
+			buf = append(buf, *f...)
+			proto.PutBuffer(f)
+		default:
+			return buf
+		}
+	}
+	return buf
 }
 
 func readError(err error) error {
