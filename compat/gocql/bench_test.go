@@ -12,7 +12,13 @@ import (
 // columns scanned into Go values) against the test server.
 func BenchmarkQueryScan(b *testing.B) {
 	s, _ := newTestSessionTB(b, "CREATE TABLE KS.kv (p int, c int, v text, PRIMARY KEY (p, c))")
-	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1, 1, "one").Exec(); err != nil {
+	benchScan(b, s, 1, nil)
+}
+
+// benchScan writes one row under partition key p and reads it b.N times, each query passed
+// through wrap when it is not nil.
+func benchScan(b *testing.B, s *Session, p int, wrap func(*Query) *Query) {
+	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", p, 1, "one").Exec(); err != nil {
 		b.Fatal(err)
 	}
 	var c int
@@ -20,7 +26,11 @@ func BenchmarkQueryScan(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1, 1).Scan(&c, &v); err != nil {
+		q := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", p, 1)
+		if wrap != nil {
+			q = wrap(q)
+		}
+		if err := q.Scan(&c, &v); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,19 +53,8 @@ func BenchmarkQueryExecInsert(b *testing.B) {
 // allocates.
 func BenchmarkQueryScanContext(b *testing.B) {
 	s, _ := newTestSessionTB(b, "CREATE TABLE KS.kv (p int, c int, v text, PRIMARY KEY (p, c))")
-	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1000, 1, "one").Exec(); err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	var c int
-	var v string
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1000+i%1, 1).WithContext(ctx).Scan(&c, &v); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchScan(b, s, 1000, func(q *Query) *Query { return q.WithContext(ctx) })
 }
 
 // BenchmarkQueryScanTokenAware is BenchmarkQueryScan with TokenAwareHostPolicy: the routing
@@ -71,16 +70,5 @@ func BenchmarkQueryScanTokenAware(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1000, 1, "one").Exec(); err != nil {
-		b.Fatal(err)
-	}
-	var c int
-	var v string
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.Query("SELECT c, v FROM kv WHERE p = ? AND c = ?", 1000, 1).Scan(&c, &v); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchScan(b, s, 1000, nil)
 }

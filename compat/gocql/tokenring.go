@@ -15,7 +15,13 @@ type tokenRing struct {
 	entries []ringEntry
 }
 
-// newTokenRing builds the ring of hosts (entries in replicasFor's order).
+// ringEntry is one token of the ring and the host owning it.
+type ringEntry struct {
+	token int64
+	host  *HostInfo
+}
+
+// newTokenRing builds the ring of hosts, sorted by token.
 func newTokenRing(hosts []*HostInfo) *tokenRing {
 	r := &tokenRing{hosts: hosts, tokens: make([][]string, len(hosts))}
 	for i, h := range hosts {
@@ -52,9 +58,8 @@ func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
-// appendReplicas appends to dst up to rf distinct hosts owning token, as replicasFor finds
-// them: the owner of the first ring token at or after it, then the following hosts on the
-// ring.
+// appendReplicas appends to dst up to rf distinct hosts owning token: the owner of the first
+// ring token at or after it, then the following hosts on the ring (SimpleStrategy placement).
 func (r *tokenRing) appendReplicas(dst []*HostInfo, token int64, rf int) []*HostInfo {
 	ring := r.entries
 	if len(ring) == 0 {

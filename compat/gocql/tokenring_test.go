@@ -1,15 +1,45 @@
 package gocql
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
 )
 
-// TestTokenRingMatchesReplicasFor compares the cached ring's replica lookup with replicasFor,
-// which builds the ring for each lookup, on random rings (unparsable tokens included) and
-// replication factors.
+// naiveReplicas is the reference for the cached ring: it walks the tokens of every host for
+// each lookup, by brute force. It returns up to rf distinct hosts: the owner of the smallest
+// token at or after token (wrapping to the smallest token overall), then the owners of the
+// following tokens in order.
+func naiveReplicas(hosts []*HostInfo, token int64, rf int) []*HostInfo {
+	type owned struct {
+		t int64
+		h *HostInfo
+	}
+	var all []owned
+	for _, h := range hosts {
+		for _, s := range h.Tokens() {
+			if t, err := strconv.ParseInt(s, 10, 64); err == nil {
+				all = append(all, owned{t, h})
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b owned) int { return cmp.Compare(a.t, b.t) })
+	var out []*HostInfo
+	for pass := 0; pass < 2 && len(out) < max(rf, 1); pass++ {
+		for _, o := range all {
+			if (pass == 0) != (o.t >= token) || slices.Contains(out, o.h) || len(out) == max(rf, 1) {
+				continue
+			}
+			out = append(out, o.h)
+		}
+	}
+	return out
+}
+
+// TestTokenRingMatchesReplicasFor compares the cached ring's replica lookup with
+// naiveReplicas on random rings (unparsable tokens included) and replication factors.
 func TestTokenRingMatchesReplicasFor(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := 0; round < 300; round++ {
@@ -26,9 +56,15 @@ func TestTokenRingMatchesReplicasFor(t *testing.T) {
 		ring := newTokenRing(hosts)
 		for k := 0; k < 20; k++ {
 			token, rf := r.Int64()-r.Int64(), r.IntN(5)
-			want := replicasFor(hosts, token, rf)
+			if h := hosts[r.IntN(len(hosts))]; k%2 == 0 && len(h.tokens) > 0 {
+				// A token of the ring, or one next to it: the boundaries of ownership.
+				if t, err := strconv.ParseInt(h.tokens[r.IntN(len(h.tokens))], 10, 64); err == nil {
+					token = t + int64(r.IntN(3)-1)
+				}
+			}
+			want := naiveReplicas(hosts, token, rf)
 			if got := ring.appendReplicas(nil, token, rf); !slices.Equal(got, want) {
-				t.Fatalf("round %d: token %d rf %d: ring gives %v, replicasFor %v", round, token, rf, got, want)
+				t.Fatalf("round %d: token %d rf %d: ring gives %v, naive lookup %v", round, token, rf, got, want)
 			}
 		}
 	}
