@@ -254,7 +254,7 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 		t.Errorf("the 1.2s timeout fired after %s", el)
 	}
 	// Twenty concurrent requests with no context deadline and a one-second timeout: they wait
-	// on their calls alone and are expired by the connection on the session clock's check.
+	// on their calls alone and are interrupted by the session clock when the timeout passes.
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
 	durs := make([]time.Duration, 20)

@@ -2,8 +2,11 @@ package native
 
 import (
 	"context"
-	"sync/atomic"
+	"errors"
+	"sync"
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 )
 
 const (
@@ -15,40 +18,76 @@ const (
 	coarseMin = time.Second
 )
 
-// coarseClock lets many waiting requests share one timer. Its channel is closed every
-// coarseTick (and replaced by a new one) while some request waits on it; a waiter then
-// compares the clock with its own deadline and waits again. A timer per request costs two
-// runtime timer-heap changes per wait, which at high concurrency is a measurable share of
-// a request's CPU; one shared ticker costs 100 wake-ups a second, and only while requests wait.
+// errCoarseTimeout is the error the coarse clock completes a timed-out call with (see
+// conn.Call.Interrupt); the waiting request turns it into its timeout error.
+var errCoarseTimeout = errors.New("native: request timeout passed (coarse clock)")
+
+// coarseClock checks the long timeouts of waiting requests with one ticker for the whole
+// session. A waiting request registers its call and deadline (add) and waits on the call's
+// completion channel alone; every coarseTick, while some request is registered, the clock
+// interrupts the calls whose deadline passed (conn.Call.Interrupt with errCoarseTimeout),
+// which wakes their callers. A timer per request costs two runtime timer-heap changes per
+// wait, and a channel shared by all waiters costs every wait a select over one more,
+// contended, channel: at high concurrency either is a measurable share of a request's CPU.
+// The clock's ticker runs only while some request waits.
 type coarseClock struct {
-	cur     atomic.Pointer[chan struct{}]
-	waiters atomic.Int32
-	wake    chan struct{}
+	mu    sync.Mutex
+	waits []*coarseWait // the registered waits; each knows its index
+	wake  chan struct{} // wakes a sleeping clock when the first wait registers
+}
+
+// coarseWait is one registered wait: a call whose owner waits for it and has not released it.
+type coarseWait struct {
+	call *conn.Call
+	end  time.Time
+	idx  int // index in coarseClock.waits while registered
 }
 
 func newCoarseClock() *coarseClock {
-	k := &coarseClock{wake: make(chan struct{}, 1)}
-	ch := make(chan struct{})
-	k.cur.Store(&ch)
-	return k
+	return &coarseClock{wake: make(chan struct{}, 1)}
 }
 
-// enter registers a waiter and returns the current tick channel; call leave when done.
-func (k *coarseClock) enter() <-chan struct{} {
-	if k.waiters.Add(1) == 1 {
+// add registers w (call and end set); the caller must remove it before releasing w.call.
+func (k *coarseClock) add(w *coarseWait) {
+	k.mu.Lock()
+	w.idx = len(k.waits)
+	k.waits = append(k.waits, w)
+	first := w.idx == 0
+	k.mu.Unlock()
+	if first {
 		select {
 		case k.wake <- struct{}{}:
 		default:
 		}
 	}
-	return *k.cur.Load()
 }
 
-// next returns the current tick channel (after the one a waiter saw closed).
-func (k *coarseClock) next() <-chan struct{} { return *k.cur.Load() }
+// remove unregisters w. Once it returns, the clock no longer touches w.call.
+func (k *coarseClock) remove(w *coarseWait) {
+	k.mu.Lock()
+	last := len(k.waits) - 1
+	moved := k.waits[last]
+	k.waits[w.idx] = moved
+	moved.idx = w.idx
+	k.waits[last] = nil
+	k.waits = k.waits[:last]
+	k.mu.Unlock()
+	w.call = nil
+}
 
-// leave unregisters a waiter.
-func (k *coarseClock) leave() { k.waiters.Add(-1) }
+// expire interrupts the registered calls whose deadline is not after now, and reports whether
+// any wait is registered.
+func (k *coarseClock) expire(now time.Time) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, w := range k.waits {
+		if !now.Before(w.end) {
+			// Fails harmlessly when the response came first, or on a second expiry.
+			w.call.Interrupt(errCoarseTimeout)
+		}
+	}
+	return len(k.waits) > 0
+}
 
 // run ticks until ctx ends, sleeping while nobody waits.
 func (k *coarseClock) run(ctx context.Context) {
@@ -60,9 +99,7 @@ func (k *coarseClock) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		ch := make(chan struct{})
-		close(*k.cur.Swap(&ch))
-		if k.waiters.Load() > 0 {
+		if k.expire(time.Now()) {
 			continue
 		}
 		// Nobody waits: sleep until a waiter arrives (drain a stale wake first, then look
@@ -72,7 +109,7 @@ func (k *coarseClock) run(ctx context.Context) {
 		case <-k.wake:
 		default:
 		}
-		if k.waiters.Load() == 0 {
+		if !k.waiting() {
 			select {
 			case <-k.wake:
 			case <-ctx.Done():
@@ -81,4 +118,11 @@ func (k *coarseClock) run(ctx context.Context) {
 		}
 		t.Reset(coarseTick)
 	}
+}
+
+// waiting reports whether some wait is registered.
+func (k *coarseClock) waiting() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.waits) > 0
 }

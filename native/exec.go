@@ -474,6 +474,9 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 	resp, err := call.Response()
 	if err != nil {
 		call.Release()
+		if err == errCoarseTimeout {
+			return nil, timeoutError(c, info)
+		}
 		var er *proto.ErrorResponse
 		if errors.As(err, &er) {
 			return nil, serverError(er, c.Addr(), c)
@@ -485,28 +488,33 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 	return res, err
 }
 
-// waitCoarse waits for call, its context, or its coarse timeout (see reqTimeout). On an
-// error it releases call.
+// waitCoarse waits for call or its context, with its coarse timeout registered on the
+// session's clock, which interrupts the call (Response then returns errCoarseTimeout) when the
+// timeout passes. Without a cancellable context it waits on the call's channel alone, the
+// cheapest wait there is. When ctx ends first it releases call and returns the context's error.
 func (s *Session) waitCoarse(ctx context.Context, c *conn.Conn, call *conn.Call, info *reqInfo, to *reqTimeout) error {
 	to.beginWait()
-	tick := s.clock.enter()
-	defer s.clock.leave()
-	for {
+	w := &to.wait
+	w.call, w.end = call, to.end
+	s.clock.add(w)
+	var cancelled bool
+	if done := ctx.Done(); done == nil {
+		<-call.Done()
+	} else {
 		select {
 		case <-call.Done():
-			call.Received()
-			return nil
-		case <-ctx.Done():
-			call.Release()
-			return fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
-		case <-tick:
-			if to.expired() {
-				call.Release()
-				return timeoutError(c, info)
-			}
-			tick = s.clock.next()
+		case <-done:
+			cancelled = true
 		}
 	}
+	// Unregistered before the call may be released (the clock must not touch a released call).
+	s.clock.remove(w)
+	if cancelled {
+		call.Release()
+		return fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), c.Addr(), ctx.Err())
+	}
+	call.Received()
+	return nil
 }
 
 // timeoutError is the error of a request whose timeout passed while waiting on c.

@@ -15,11 +15,12 @@ type reqTimeout struct {
 	d     time.Duration
 	end   time.Time // zero until known (see above)
 	armed bool
+	wait  coarseWait // the registration of a coarse wait (see coarseClock)
 }
 
 // start sets the timeout of a request starting now, keeping the (stopped) timer.
 func (t *reqTimeout) start(d time.Duration) {
-	*t = reqTimeout{timer: t.timer, d: d}
+	*t = reqTimeout{timer: t.timer, d: d, wait: coarseWait{idx: -1}}
 	if d > 0 && d < coarseMin {
 		t.end = time.Now().Add(d)
 	}

@@ -17,9 +17,9 @@ const (
 
 // Call is one request in flight. Calls are pooled: after Release a Call must not be used.
 //
-// A Call completes exactly once, with a response frame or with the connection's error. Done
-// returns a channel that receives one value at completion; receive from it at most once, and
-// only before Response or Release.
+// A Call completes exactly once: with a response frame, the connection's error, or the error
+// given to Interrupt. Done returns a channel that receives one value at completion; receive
+// from it at most once, and only before Response or Release.
 type Call struct {
 	c      *Conn
 	stream int16
@@ -133,6 +133,24 @@ func (call *Call) Release() {
 		proto.PutBuffer(call.body)
 	}
 	call.recycle(true)
+}
+
+// interruptedSlot marks the slot of an interrupted call (see Interrupt): the stream id stays in
+// use until the late response arrives, which the reader then drops. It is never delivered to.
+var interruptedSlot = new(Call)
+
+// Interrupt completes the call at once with err, which Response then returns, when the call is
+// still waiting for its response; it returns false (and does nothing) when the call has
+// completed already. Its stream id stays in use until the late response arrives, and that
+// response is dropped. Unlike Release, Interrupt may be called from any goroutine, but only
+// while the call's owner has not released it: the caller must make sure of that (the Call may
+// otherwise have been reused for another request).
+func (call *Call) Interrupt(err error) bool {
+	if !call.c.slots[call.stream].CompareAndSwap(call, interruptedSlot) {
+		return false // the reader (or the connection's failure) claimed it first
+	}
+	call.deliver(proto.Header{}, nil, err)
+	return true
 }
 
 // deliver completes the call with a frame or an error. Only the goroutine that claimed the

@@ -119,9 +119,10 @@ func TestCloseFailsInFlightRequests(t *testing.T) {
 	}
 }
 
-func TestCancelledRequestReclaimsStreamOnLateResponse(t *testing.T) {
-	release := make(chan struct{})
-	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+// startSlowFake starts a server that answers every request with a void result, except those
+// whose text is "slow": it answers them once release is closed.
+func startSlowFake(t *testing.T, release <-chan struct{}) *fakeServer {
+	return startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
 		if queryText(body) == "slow" {
 			go func() {
 				<-release
@@ -131,6 +132,28 @@ func TestCancelledRequestReclaimsStreamOnLateResponse(t *testing.T) {
 		}
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
 	})
+}
+
+// doVoidAsync runs Do in a goroutine; its error (or one for a result that is not void) comes
+// on the returned channel.
+func doVoidAsync(c *Conn, q string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		resp, err := c.Do(context.Background(), query(q))
+		if err == nil {
+			if _, ok := resp.Msg.(*proto.VoidResult); !ok {
+				err = errors.New("not a void result")
+			}
+			resp.Release()
+		}
+		done <- err
+	}()
+	return done
+}
+
+func TestCancelledRequestReclaimsStreamOnLateResponse(t *testing.T) {
+	release := make(chan struct{})
+	s := startSlowFake(t, release)
 	c := dialFake(t, s, Config{MaxStreams: 1})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -149,21 +172,82 @@ func TestCancelledRequestReclaimsStreamOnLateResponse(t *testing.T) {
 	}
 
 	// A request waits for the stream; the late response frees it.
-	done := make(chan error, 1)
-	go func() {
-		resp, err := c.Do(context.Background(), query("fast"))
-		if err == nil {
-			if _, ok := resp.Msg.(*proto.VoidResult); !ok {
-				err = errors.New("not a void result")
-			}
-			resp.Release()
-		}
-		done <- err
-	}()
+	done := doVoidAsync(c, "fast")
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatalf("request waiting for a stream: %v", err)
 	}
+	if got := c.InFlight(); got != 0 {
+		t.Errorf("InFlight = %d after all responses, want 0", got)
+	}
+	if c.Err() != nil {
+		t.Errorf("connection closed: %v", c.Err())
+	}
+}
+
+// An interrupted call completes at once with the given error, from another goroutine, while
+// its stream stays reserved until the late response arrives; that response is dropped and
+// the stream serves the next request. Interrupting a completed call does nothing.
+func TestInterruptCompletesCallAndReclaimsStreamOnLateResponse(t *testing.T) {
+	release := make(chan struct{})
+	s := startSlowFake(t, release)
+	c := dialFake(t, s, Config{MaxStreams: 1})
+	call, err := c.Start(context.Background(), query("slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errStop := errors.New("stopped by the test")
+	interrupted := make(chan bool, 1)
+	time.AfterFunc(20*time.Millisecond, func() { interrupted <- call.Interrupt(errStop) })
+	<-call.Done()
+	call.Received()
+	if !<-interrupted {
+		t.Fatal("Interrupt of a waiting call returned false")
+	}
+	if _, err := call.Response(); err != errStop {
+		t.Fatalf("Response of the interrupted call: err = %v, want the interrupt's error", err)
+	}
+	if call.Interrupt(errors.New("again")) {
+		t.Error("a second Interrupt returned true")
+	}
+	call.Release()
+	if got := c.InFlight(); got != 1 {
+		t.Fatalf("InFlight = %d while the interrupted call's response is pending, want 1", got)
+	}
+
+	// The only stream is still reserved: the next request waits for the late response.
+	done := doVoidAsync(c, "fast")
+	select {
+	case err := <-done:
+		t.Fatalf("a request got the reserved stream before the late response: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("request after the late response: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the late response did not free the interrupted call's stream")
+	}
+
+	// A call that completed normally is not interrupted.
+	call, err = c.Start(context.Background(), query("fast"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := call.Response()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resp.Msg.(*proto.VoidResult); !ok {
+		t.Errorf("completed call: %T, want a void result", resp.Msg)
+	}
+	if call.Interrupt(errStop) {
+		t.Error("Interrupt of a completed call returned true")
+	}
+	call.Release()
 	if got := c.InFlight(); got != 0 {
 		t.Errorf("InFlight = %d after all responses, want 0", got)
 	}

@@ -140,6 +140,10 @@ func (c *Conn) readOne() error {
 		return nil
 	}
 	c.streams <- h.Stream
+	if call == interruptedSlot {
+		proto.PutBuffer(body) // the late response of an interrupted call
+		return nil
+	}
 	call.deliver(h, body, nil)
 	return nil
 }
@@ -156,7 +160,7 @@ func (c *Conn) failRead(err error) {
 // than once, and each call is completed exactly once.
 func (c *Conn) sweep() {
 	for i := range c.slots {
-		if call := c.slots[i].Swap(nil); call != nil {
+		if call := c.slots[i].Swap(nil); call != nil && call != interruptedSlot {
 			call.deliver(proto.Header{}, nil, c.err)
 		}
 	}

@@ -84,16 +84,7 @@ func TestPumpStopsMidFrameAndTheReaderFinishesIt(t *testing.T) {
 
 func TestPumpDoesNothingWhenOtherRequestsAreInFlight(t *testing.T) {
 	answer := make(chan struct{})
-	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
-		if queryText(body) == "slow" {
-			go func() {
-				<-answer
-				_ = fc.send(h.Stream, proto.OpResult, voidBody())
-			}()
-			return
-		}
-		_ = fc.send(h.Stream, proto.OpResult, voidBody())
-	})
+	s := startSlowFake(t, answer)
 	c := dialFake(t, s, Config{})
 	slow, err := c.Start(context.Background(), query("slow"))
 	if err != nil {
