@@ -10,5 +10,7 @@
 // client cannot hide queueing: coordinated omission), client CPU per operation (getrusage of this
 // process; with --sim the server runs as a separate process), allocations and bytes per operation
 // (runtime metrics), and errors by type. --compare runs the drivers in turn, in interleaved
-// repetitions, against one server process and prints ratios to gocql.
+// repetitions, against one server process and prints ratios to gocql. The --json and --plot
+// paths are checked before anything runs; each file is written next to its target and renamed
+// over it at the end, so a failed or interrupted run leaves an earlier file as it was.
 package main

@@ -119,6 +119,21 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The result files are claimed first: a path that cannot be written fails now, not after
+	// the runs.
+	var jsonOut, plotOut *output
+	if o.jsonPath != "" {
+		if jsonOut, err = claimOutput("--json", o.jsonPath); err != nil {
+			return err
+		}
+		defer jsonOut.discard()
+	}
+	if o.plotPath != "" {
+		if plotOut, err = claimOutput("--plot", o.plotPath); err != nil {
+			return err
+		}
+		defer plotOut.discard()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -191,14 +206,18 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		results[i] = merged[n]
 	}
 	printTable(stdout, results)
-	if o.jsonPath != "" {
-		if err := writeJSON(o.jsonPath, results, o.compare == ""); err != nil {
-			return fmt.Errorf("writing %s: %w", o.jsonPath, err)
+	if jsonOut != nil {
+		b, err := encodeJSON(results, o.compare == "")
+		if err != nil {
+			return fmt.Errorf("--json: encoding the results: %w", err)
+		}
+		if err := jsonOut.commit(b); err != nil {
+			return err
 		}
 	}
-	if o.plotPath != "" {
-		if err := writePlot(o.plotPath, results); err != nil {
-			return fmt.Errorf("writing %s: %w", o.plotPath, err)
+	if plotOut != nil {
+		if err := plotOut.commit(renderPlot(results)); err != nil {
+			return err
 		}
 	}
 	return nil

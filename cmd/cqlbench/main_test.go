@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,6 +31,53 @@ func TestFlagErrors(t *testing.T) {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseFlags(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestOutputPathsCheckedBeforeRunning: a result path that cannot be written fails at once (not
+// after the runs), and a run that fails leaves an existing result file as it was, with no
+// temporary file behind.
+func TestOutputPathsCheckedBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sim", "--plot", filepath.Join(dir, "missing", "out.svg")}, "--plot " + filepath.Join(dir, "missing", "out.svg") + ": cannot write there"},
+		{[]string{"--sim", "--json", dir}, "--json " + dir + ": is a directory"},
+	} {
+		err := mainErr(tc.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("cqlbench %q: %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("earlier results\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens on the port of a listener just closed: the data set-up fails.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	err = mainErr([]string{"--hosts", addr, "--json", old, "--duration", "1s"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil {
+		t.Fatal("a run against a closed port succeeded")
+	}
+	if b, err := os.ReadFile(old); err != nil || string(b) != "earlier results\n" {
+		t.Errorf("the failed run changed %s: %q, %v", old, b, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}
 }

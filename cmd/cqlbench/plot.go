@@ -3,16 +3,15 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 )
 
 // plotColors are the series colours, in driver order.
 var plotColors = []string{"#d62728", "#1f77b4", "#2ca02c", "#7f7f7f", "#9467bd", "#ff7f0e"}
 
-// writePlot draws an SVG with two panels: the request-latency distribution of each result
+// renderPlot draws an SVG with two panels: the request-latency distribution of each result
 // (latency against percentile on a "nines" scale, both logarithmic) and throughput bars.
-func writePlot(path string, results []*runResult) error {
+func renderPlot(results []*runResult) []byte {
 	const (
 		width, height  = 960, 420
 		lx, ly, lw, lh = 70.0, 40.0, 520.0, 320.0 // latency panel
@@ -93,7 +92,7 @@ func writePlot(path string, results []*runResult) error {
 		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n", x+slot*0.35, ly+lh+16, r.Driver)
 	}
 	sb.WriteString("</svg>\n")
-	return os.WriteFile(path, []byte(sb.String()), 0o644)
+	return []byte(sb.String())
 }
 
 func fmtMicros(us float64) string {

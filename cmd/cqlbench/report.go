@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 )
@@ -49,8 +48,8 @@ func round(v float64, digits int) float64 {
 	return float64(int64(v*p+0.5)) / p
 }
 
-// writeJSON writes one object for a single run, or an array for --compare.
-func writeJSON(path string, results []*runResult, single bool) error {
+// encodeJSON encodes one object for a single run, or an array for --compare.
+func encodeJSON(results []*runResult, single bool) ([]byte, error) {
 	var v any
 	if single {
 		v = results[0].record()
@@ -63,9 +62,9 @@ func writeJSON(path string, results []*runResult, single bool) error {
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return append(b, '\n'), nil
 }
 
 // printTable prints one line per result with every measured figure, and ratios to the baseline
