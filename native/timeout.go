@@ -20,7 +20,7 @@ type reqTimeout struct {
 
 // start sets the timeout of a request starting now, keeping the (stopped) timer.
 func (t *reqTimeout) start(d time.Duration) {
-	*t = reqTimeout{timer: t.timer, d: d, wait: coarseWait{idx: -1}}
+	*t = reqTimeout{timer: t.timer, d: d}
 	if d > 0 && d < coarseMin {
 		t.end = time.Now().Add(d)
 	}

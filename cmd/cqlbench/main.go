@@ -121,19 +121,16 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	}
 	// The result files are claimed first: a path that cannot be written fails now, not after
 	// the runs.
-	var jsonOut, plotOut *output
-	if o.jsonPath != "" {
-		if jsonOut, err = claimOutput("--json", o.jsonPath); err != nil {
-			return err
-		}
-		defer jsonOut.discard()
+	jsonOut, err := claimOutput("--json", o.jsonPath)
+	if err != nil {
+		return err
 	}
-	if o.plotPath != "" {
-		if plotOut, err = claimOutput("--plot", o.plotPath); err != nil {
-			return err
-		}
-		defer plotOut.discard()
+	defer jsonOut.discard()
+	plotOut, err := claimOutput("--plot", o.plotPath)
+	if err != nil {
+		return err
 	}
+	defer plotOut.discard()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -17,8 +17,11 @@ type output struct {
 
 // claimOutput checks that path can be written (its directory exists and takes a new file; the
 // path is not a directory) and claims a temporary file next to it. flag names the option in
-// errors.
+// errors. An empty path (the option not given) claims nothing and returns nil.
 func claimOutput(flag, path string) (*output, error) {
+	if path == "" {
+		return nil, nil
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s %s: is a directory", flag, path)
 	}
@@ -49,7 +52,7 @@ func (o *output) commit(data []byte) error {
 	return nil
 }
 
-// discard removes the claimed file; after commit it does nothing.
+// discard removes the claimed file; after commit, or on nil, it does nothing.
 func (o *output) discard() {
 	if o == nil {
 		return
