@@ -108,6 +108,6 @@ func servers() ([]string, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the embedded cqlsim: %w", err)
 	}
-	fmt.Println("using an embedded cqlsim at", sim.Addrs())
+	fmt.Fprintln(os.Stderr, "using an embedded cqlsim at", sim.Addrs())
 	return sim.Addrs(), func() { sim.Close() }, nil
 }
