@@ -37,19 +37,12 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var rec struct {
-		Driver      string           `json:"driver"`
-		Workload    string           `json:"workload"`
-		Concurrency int              `json:"concurrency"`
-		OpsPerS     float64          `json:"ops_per_s"`
-		CPUPerOp    float64          `json:"cpu_us_per_op"`
-		Errors      map[string]int64 `json:"errors"`
-	}
+	var rec jsonRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(rec.Driver, rec.Workload, "concurrency", rec.Concurrency)
-	fmt.Println("measured:", rec.OpsPerS > 0 && rec.CPUPerOp > 0, "errors:", len(rec.Errors))
+	fmt.Println("measured:", rec.OpsPerS > 0 && rec.CPUusPerOp > 0, "errors:", len(rec.Errors))
 	// Output:
 	// native read_prepared concurrency 4
 	// measured: true errors: 0

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"log"
 	"strings"
 
@@ -15,12 +14,7 @@ import (
 // cluster through it and stops the command.
 func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--nodes", "2"}, pw, io.Discard)
-		_ = pw.Close()
-	}()
+	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--nodes", "2")
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	if err != nil {
 		log.Fatal(err)

@@ -39,14 +39,21 @@ func readyLine(t *testing.T, r io.Reader, nodes int) []string {
 	return addrs
 }
 
-func TestRunPrintsReadyAndStopsOnCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+// runInBackground runs the command with args until ctx ends. Its standard output is read from
+// the returned reader; run's error comes on the channel.
+func runInBackground(ctx context.Context, args ...string) (io.Reader, <-chan error) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--nodes", "2"}, pw, io.Discard)
+		done <- run(ctx, args, pw, io.Discard)
 		_ = pw.Close()
 	}()
+	return pr, done
+}
+
+func TestRunPrintsReadyAndStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--nodes", "2")
 	addrs := readyLine(t, pr, 2)
 	cancel()
 	if err := <-done; err != nil {
