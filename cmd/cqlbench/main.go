@@ -28,6 +28,9 @@ var drivers = map[string]func(context.Context, runConfig) (driver, error){
 
 func main() {
 	if err := mainErr(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage was printed
+		}
 		fmt.Fprintln(os.Stderr, "cqlbench:", err)
 		os.Exit(1)
 	}

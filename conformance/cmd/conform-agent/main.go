@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,19 +26,29 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage was printed
+		}
 		fmt.Fprintln(os.Stderr, "conform-agent:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	hosts := flag.String("hosts", "", "comma-separated server addresses")
-	out := flag.String("out", "", "file to write the traces to")
-	filter := flag.String("run", "", "only scenarios whose name matches this regular expression")
-	sabotage := flag.String("sabotage", "", "corrupt the trace of this scenario (self-test of the comparison)")
-	label := flag.String("label", "agent", "short label used in the keyspace name")
-	flag.Parse()
+// run runs the agent with the command-line arguments args (without the program name).
+func run(args []string) error {
+	fs := flag.NewFlagSet("conform-agent", flag.ContinueOnError)
+	hosts := fs.String("hosts", "", "comma-separated server addresses")
+	out := fs.String("out", "", "file to write the traces to")
+	filter := fs.String("run", "", "only scenarios whose name matches this regular expression")
+	sabotage := fs.String("sabotage", "", "corrupt the trace of this scenario (self-test of the comparison)")
+	label := fs.String("label", "agent", "short label used in the keyspace name")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
 	if *hosts == "" || *out == "" {
 		return fmt.Errorf("--hosts and --out are required")
 	}

@@ -15,8 +15,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -25,21 +27,32 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage was printed
+		}
 		fmt.Fprintln(os.Stderr, "conform:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	hosts := flag.String("hosts", "", "comma-separated server addresses (host or host:port) of a real node")
-	sim := flag.Bool("sim", false, "also (or only) run against an embedded cqlsim started by this command")
-	jsonPath := flag.String("json", "", "write one JSON record per scenario and server to this file")
-	docPath := flag.String("doc", "", "write the Markdown report (docs/conformance.md) to this file")
-	filter := flag.String("run", "", "only scenarios matching this regular expression")
-	sabotage := flag.String("sabotage", "", "corrupt the shim's trace of this scenario (proves the comparison can fail)")
-	verbose := flag.Bool("v", false, "print the diff of every differing scenario (and fidelity gap)")
-	flag.Parse()
+// run runs the command with the command-line arguments args (without the program name),
+// printing its report to stdout.
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	hosts := fs.String("hosts", "", "comma-separated server addresses (host or host:port) of a real node")
+	sim := fs.Bool("sim", false, "also (or only) run against an embedded cqlsim started by this command")
+	jsonPath := fs.String("json", "", "write one JSON record per scenario and server to this file")
+	docPath := fs.String("doc", "", "write the Markdown report (docs/conformance.md) to this file")
+	filter := fs.String("run", "", "only scenarios matching this regular expression")
+	sabotage := fs.String("sabotage", "", "corrupt the shim's trace of this scenario (proves the comparison can fail)")
+	verbose := fs.Bool("v", false, "print the diff of every differing scenario (and fidelity gap)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
 	if *hosts == "" && !*sim {
 		return fmt.Errorf("give --hosts HOSTS, --sim, or both")
 	}
@@ -92,11 +105,11 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		conformance.PrintTable(os.Stdout, out.Records, known)
+		conformance.PrintTable(stdout, out.Records, known)
 		if *verbose {
 			for _, r := range out.Records {
 				if !r.Same {
-					fmt.Printf("\n--- %s on %s (-legacy +shim):\n%s\n", r.Name, r.Server, r.Diff)
+					fmt.Fprintf(stdout, "\n--- %s on %s (-legacy +shim):\n%s\n", r.Name, r.Server, r.Diff)
 				}
 			}
 		}
@@ -109,11 +122,11 @@ func run() error {
 	var fid []conformance.FidelityRecord
 	if len(outcomes) == 2 {
 		fid = conformance.CompareServers(outcomes[0], outcomes[1])
-		conformance.PrintFidelity(os.Stdout, fid)
+		conformance.PrintFidelity(stdout, fid)
 		if *verbose {
 			for _, r := range fid {
 				if !r.Same {
-					fmt.Printf("\n--- fidelity %s (-%s +%s):\n%s\n", r.Name, r.Reference, r.Server, r.Diff)
+					fmt.Fprintf(stdout, "\n--- fidelity %s (-%s +%s):\n%s\n", r.Name, r.Reference, r.Server, r.Diff)
 				}
 			}
 		}
@@ -128,9 +141,9 @@ func run() error {
 			return err
 		}
 	}
-	fmt.Println()
+	fmt.Fprintln(stdout)
 	for _, s := range summary {
-		fmt.Println(s)
+		fmt.Fprintln(stdout, s)
 	}
 	if failed {
 		return fmt.Errorf("unexpected differences or stale pins (see above)")

@@ -1,0 +1,100 @@
+package doccheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestModule applies the rules to every package of the module.
+func TestModule(t *testing.T) {
+	problems, err := Module(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
+
+// TestDirFindsEachProblem checks that every rule reports what breaks it, so that TestModule
+// passing means something.
+func TestDirFindsEachProblem(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", `package a
+
+func Undocumented() {}
+
+// Documented is fine.
+func Documented() {}
+
+func unexported() {}
+
+type T struct{}
+
+func (T) M() {}
+
+func (*T) PM() {}
+
+type u struct{}
+
+func (u) M() {}
+
+// G documents its group.
+const (
+	A = 1
+	B = 2
+)
+
+var V, W int
+
+var X int // X has a line comment, which golint accepts.
+
+type G[P any] struct{}
+
+func (G[P]) GM() {}
+`)
+	write("a_test.go", "package a\n\nfunc TestX() {}\n")
+	got, err := Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, p := range got {
+		msgs = append(msgs, p.Message)
+	}
+	want := []string{
+		"no package doc comment",
+		"no Example function in the package's tests",
+		"func Undocumented has no doc comment",
+		"type T has no doc comment",
+		"method T.M has no doc comment",
+		"method T.PM has no doc comment",
+		"var V has no doc comment",
+		"var W has no doc comment",
+		"type G has no doc comment",
+		"method G.GM has no doc comment",
+	}
+	if strings.Join(msgs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Dir found:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
+	}
+
+	// Fixed, the package has no problems; a file kept out of the build is not looked at.
+	write("script.go", "//go:build ignore\n\npackage main\n\nfunc Undocumented() {}\n")
+	write("a.go", "// Package a is documented.\npackage a\n\n// F is documented.\nfunc F() {}\n")
+	write("a_test.go", "package a\n\nfunc Example() {}\n")
+	got, err = Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("Dir on a documented package: %v", got)
+	}
+}
