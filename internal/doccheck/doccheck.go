@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/build/constraint"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -62,7 +63,7 @@ func Dir(dir string) ([]Problem, error) {
 		out = append(out, Problem{Pos: dir, Message: "no package doc comment"})
 	}
 	if !hasExample(tests) {
-		out = append(out, Problem{Pos: dir, Message: "no Example function in the package's tests"})
+		out = append(out, Problem{Pos: dir, Message: "no runnable Example (one with an output comment) in the package's tests"})
 	}
 	for _, f := range files {
 		out = append(out, undocumented(fset, f)...)
@@ -138,12 +139,12 @@ func hasPackageDoc(files []*ast.File) bool {
 	return false
 }
 
+// hasExample reports whether the test files hold a runnable Example: one with an output
+// comment, which go test runs and checks (an Example without one is only compiled).
 func hasExample(tests []*ast.File) bool {
-	for _, f := range tests {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && (fd.Name.Name == "Example" || strings.HasPrefix(fd.Name.Name, "Example")) {
-				return true
-			}
+	for _, ex := range doc.Examples(tests...) {
+		if ex.Output != "" || ex.EmptyOutput {
+			return true
 		}
 	}
 	return false

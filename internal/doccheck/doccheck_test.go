@@ -61,7 +61,8 @@ type G[P any] struct{}
 
 func (G[P]) GM() {}
 `)
-	write("a_test.go", "package a\n\nfunc TestX() {}\n")
+	// An Example without an output comment is compiled, not run: it does not count.
+	write("a_test.go", "package a\n\nfunc TestX() {}\n\nfunc Example() {}\n")
 	got, err := Dir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +73,7 @@ func (G[P]) GM() {}
 	}
 	want := []string{
 		"no package doc comment",
-		"no Example function in the package's tests",
+		"no runnable Example (one with an output comment) in the package's tests",
 		"func Undocumented has no doc comment",
 		"type T has no doc comment",
 		"method T.M has no doc comment",
@@ -89,7 +90,7 @@ func (G[P]) GM() {}
 	// Fixed, the package has no problems; a file kept out of the build is not looked at.
 	write("script.go", "//go:build ignore\n\npackage main\n\nfunc Undocumented() {}\n")
 	write("a.go", "// Package a is documented.\npackage a\n\n// F is documented.\nfunc F() {}\n")
-	write("a_test.go", "package a\n\nfunc Example() {}\n")
+	write("a_test.go", "package a\n\nfunc Example() {\n\t// Output:\n}\n")
 	got, err = Dir(dir)
 	if err != nil {
 		t.Fatal(err)

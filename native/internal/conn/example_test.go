@@ -6,16 +6,21 @@ import (
 	"log"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
-// Dial a node, run a query and read the rows in place. (Needs a server on 127.0.0.1:9042, so
-// the example is compiled but not run.)
+// Dial a node (here an embedded cqlsim one), run a query and read the rows in place.
 func ExampleDial() {
+	sim, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sim.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := conn.Dial(ctx, "127.0.0.1:9042", conn.Config{Compression: "lz4"})
+	c, err := conn.Dial(ctx, sim.Addrs()[0], conn.Config{Compression: "lz4"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -33,13 +38,20 @@ func ExampleDial() {
 	for rows.Next() {
 		fmt.Printf("%s runs Cassandra %s\n", rows.Cell(0), rows.Cell(1))
 	}
+	// Output:
+	// cqlsim runs Cassandra 5.0.0
 }
 
 // Start many requests from one goroutine, then collect them: the writer sends everything
 // queued in one write.
 func ExampleConn_Start() {
+	sim, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sim.Close()
 	ctx := context.Background()
-	c, err := conn.Dial(ctx, "127.0.0.1:9042", conn.Config{})
+	c, err := conn.Dial(ctx, sim.Addrs()[0], conn.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,11 +64,18 @@ func ExampleConn_Start() {
 			log.Fatal(err)
 		}
 	}
+	rows := 0
 	for _, call := range calls {
 		<-call.Done()
-		if _, err := call.Response(); err != nil {
-			log.Print(err)
+		call.Received()
+		resp, err := call.Response()
+		if err != nil {
+			log.Fatal(err)
 		}
+		rows += resp.Msg.(*proto.RowsResult).RowCount
 		call.Release()
 	}
+	fmt.Println("requests:", len(calls), "rows:", rows)
+	// Output:
+	// requests: 100 rows: 100
 }
