@@ -79,6 +79,8 @@ func Start(opts Options) (*Cluster, error) {
 		ClusterName:    opts.ClusterName,
 		ReleaseVersion: opts.ReleaseVersion,
 		Now:            opts.Now,
+
+		SchemaPropagationDelay: opts.SchemaPropagationDelay,
 	})
 	if err != nil {
 		for _, l := range listeners {
@@ -188,6 +190,7 @@ func (c *Cluster) StopNode(i int) error {
 	if err := n.stop(); err != nil {
 		return fmt.Errorf("cqlsim: stopping node %s: %w", n.addr, err)
 	}
+	c.engine.NodeDown(i)
 	c.publishStatusChange(n, primitive.StatusChangeTypeDown)
 	return nil
 }
@@ -210,6 +213,7 @@ func (c *Cluster) StartNode(i int) error {
 	if err := n.restart(); err != nil {
 		return err
 	}
+	c.engine.NodeUp(i)
 	c.publishStatusChange(n, primitive.StatusChangeTypeUp)
 	return nil
 }

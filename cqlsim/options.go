@@ -45,6 +45,15 @@ type Options struct {
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).
 	Now func() time.Time
+	// SchemaPropagationDelay simulates schema agreement taking time, as gossip does on a real
+	// cluster: for this long after each schema change, only the node that ran it reports the
+	// new schema_version in system.local, the others the previous one, and every node's
+	// system.peers reports the previous version for the others. Drivers waiting for schema
+	// agreement thus see the nodes disagree, and a driver asking a node other than the
+	// coordinator sees them all agree on the old schema. 0 (the default) propagates changes at
+	// once. A node stopped with StopNode keeps reporting, in the others' system.peers, the
+	// version it had when it stopped.
+	SchemaPropagationDelay time.Duration
 	// Logger receives connection-level events (accepted and closed connections, protocol errors)
 	// at debug level and unexpected failures at warn level. Nil discards them.
 	Logger *slog.Logger

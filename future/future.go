@@ -271,6 +271,26 @@ func (f *ResponseFuture) done(what string) (Response, error) {
 	return f.resp, nil
 }
 
+// schemaAgreer is the optional method of a Response that knows whether the nodes agreed on
+// the schema after it (nativeResponse has it).
+type schemaAgreer interface{ SchemaAgreed() bool }
+
+// IsSchemaAgreed is the legacy driver's is_schema_agreed: false when the latest response is a
+// schema change after which the nodes did not agree on the schema in time (the native core
+// waits up to native.Config.SchemaAgreementTimeout before completing the request, as the
+// legacy driver waits up to max_schema_agreement_wait); true otherwise, including before the
+// first response and after a failure, and for Responses that do not report it.
+func (f *ResponseFuture) IsSchemaAgreed() bool {
+	resp, err := f.done("schema agreement")
+	if err != nil || resp == nil {
+		return true
+	}
+	if sa, ok := resp.(schemaAgreer); ok {
+		return sa.SchemaAgreed()
+	}
+	return true
+}
+
 // Warnings returns the server's warnings for the latest response (nil when none, or when the
 // page failed). It fails with ErrNotDone while a page is in flight.
 func (f *ResponseFuture) Warnings() ([]string, error) {

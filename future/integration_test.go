@@ -232,3 +232,37 @@ func BenchmarkFutureOneCallback(b *testing.B) {
 		<-got
 	}
 }
+
+// IsSchemaAgreed reports the native core's wait for schema agreement after DDL (legacy
+// semantics A26): true after a DDL the nodes agreed on and for other results, false when the
+// wait is disabled.
+func TestIsSchemaAgreed(t *testing.T) {
+	hosts := cqltest.Hosts(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		timeout time.Duration
+		want    bool
+	}{{0, true}, {-1, false}} {
+		sess, err := native.Connect(ctx, native.Config{Hosts: hosts, SchemaAgreementTimeout: tc.timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks := cqltest.KeyspaceName(t)
+		f := future.ExecuteAsync(ctx, sess, native.Query("CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"), future.Options{})
+		if _, err := f.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.IsSchemaAgreed(); got != tc.want {
+			t.Errorf("SchemaAgreementTimeout %v: IsSchemaAgreed after CREATE KEYSPACE = %v, want %v", tc.timeout, got, tc.want)
+		}
+		cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks)
+		f = future.ExecuteAsync(ctx, sess, native.Query("SELECT release_version FROM system.local"), future.Options{})
+		if _, err := f.Result(); err != nil {
+			t.Fatal(err)
+		}
+		if !f.IsSchemaAgreed() {
+			t.Errorf("SchemaAgreementTimeout %v: IsSchemaAgreed after a SELECT = false", tc.timeout)
+		}
+		sess.Close()
+	}
+}

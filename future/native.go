@@ -69,6 +69,9 @@ func NewResponse(res *native.Result) Response { return nativeResponse{res} }
 
 type nativeResponse struct{ r *native.Result }
 
+// SchemaAgreed reports the native result's schema agreement (see ResponseFuture.IsSchemaAgreed).
+func (n nativeResponse) SchemaAgreed() bool { return n.r.SchemaAgreed() }
+
 func (n nativeResponse) Kind() ResultKind {
 	switch n.r.Kind() {
 	case native.ResultRows:

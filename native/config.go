@@ -95,6 +95,15 @@ type Config struct {
 	// address to dial, for clusters behind NAT.
 	AddressTranslator func(addr string) string
 
+	// SchemaAgreementTimeout bounds how long Execute waits, after a statement that changed the
+	// schema (DDL), until the node that ran it and every peer it lists report the same schema
+	// version, as gocql and the Python driver do: the change is then visible from every
+	// coordinator and replica. Nodes the session knows to be down are not waited for (see
+	// Session.AwaitSchemaAgreement). The wait also ends with the statement's context. Zero
+	// selects 60s; a negative value disables it. Result.SchemaAgreed tells whether agreement
+	// was reached; not reaching it is not an error, since the DDL itself succeeded.
+	SchemaAgreementTimeout time.Duration
+
 	// ClientTimestamps makes the session give every statement and batch without an explicit
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.
@@ -130,5 +139,7 @@ const (
 	DefaultConnectTimeout    = 10 * time.Second
 	DefaultConnsPerHost      = 2
 	DefaultHeartbeatInterval = 30 * time.Second
-	DefaultPort              = "9042"
+	// DefaultSchemaAgreementTimeout is gocql's MaxWaitSchemaAgreement default.
+	DefaultSchemaAgreementTimeout = 60 * time.Second
+	DefaultPort                   = "9042"
 )

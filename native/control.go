@@ -224,6 +224,10 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 			}
 			n.RPCAddress = addr
 			n.Addr = topology.DialAddr(addr, port, s.cfg.AddressTranslator)
+			if n.Partitioner == "" {
+				// system.peers has no partitioner column; a cluster has one partitioner.
+				n.Partitioner = self.Partitioner
+			}
 			nodes = append(nodes, n)
 		}
 	}

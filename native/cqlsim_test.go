@@ -35,6 +35,12 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 	if len(hosts) != 3 {
 		t.Fatalf("session sees %d nodes, want 3: %+v", len(hosts), hosts)
 	}
+	for _, h := range hosts {
+		// system.peers has no partitioner column: peers get the control node's.
+		if h.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
+			t.Errorf("host %s: partitioner %q", h.Addr, h.Partitioner)
+		}
+	}
 	mustExec(t, s, "CREATE KEYSPACE r WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE r.kv (k int PRIMARY KEY, v int)")
 	// The driver refreshes its replica map on the schema change event; wait for it.

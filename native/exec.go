@@ -180,7 +180,11 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	} else if s.cfg.ClientTimestamps {
 		params.Timestamp, params.HasTimestamp = time.Now().UnixMicro(), true
 	}
-	return s.send(ctx, req, &info)
+	res, err := s.send(ctx, req, &info)
+	if err == nil && res.kind == ResultSchemaChange {
+		s.awaitAfterSchemaChange(ctx, res)
+	}
+	return res, err
 }
 
 // runBatch executes a batch.

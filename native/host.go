@@ -17,6 +17,8 @@ type Host struct {
 	Rack           string
 	ReleaseVersion string
 	// Partitioner is the node's partitioner class (Murmur3Partitioner for token-aware routing).
+	// system.peers does not list it: peers get the control connection node's, a cluster
+	// having a single partitioner.
 	Partitioner string
 	// Tokens are the node's tokens, as the server lists them (decimal for Murmur3).
 	Tokens []string

@@ -23,6 +23,7 @@ type hostPool struct {
 	refilling bool
 	closed    bool
 	lastErr   error
+	wasUp     bool          // a connection was open at some point
 	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
 }
 
@@ -84,6 +85,18 @@ func (p *hostPool) up() bool {
 	return false
 }
 
+// down reports whether the node is known to be down: no connection is open, and the last
+// dial failed or connections were open before. A pool still making its first connection is
+// not down.
+func (p *hostPool) down() bool {
+	if p.up() {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastErr != nil || p.wasUp
+}
+
 // fill dials connections until the pool is full, in the caller's goroutine. It returns the
 // first dial error when no connection could be opened.
 func (p *hostPool) fill(ctx context.Context) error {
@@ -110,7 +123,7 @@ func (p *hostPool) fill(ctx context.Context) error {
 			c.Close()
 			return ErrSessionClosed
 		}
-		p.lastErr = nil
+		p.lastErr, p.wasUp = nil, true
 		if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
 			// A concurrent fill got there first.
 			p.mu.Unlock()

@@ -62,6 +62,7 @@ type Result struct {
 	traced      bool
 	payload     map[string][]byte
 	change      *SchemaChange
+	disagreed   bool // a schema change without schema agreement (see SchemaAgreed)
 	keyspace    string
 	host        string
 	next        *Statement // statement that fetches the next page; nil on the last page
@@ -177,6 +178,12 @@ func (r *Result) CustomPayload() map[string][]byte { return r.payload }
 
 // SchemaChange describes the change made by a DDL statement, or returns nil.
 func (r *Result) SchemaChange() *SchemaChange { return r.change }
+
+// SchemaAgreed reports, for a schema change, whether every node the session is connected to
+// reported the same schema version before Execute returned (see
+// Config.SchemaAgreementTimeout); it is false when the wait timed out, was cut short by the
+// context, could not ask the nodes, or is disabled. It is true for every other result.
+func (r *Result) SchemaAgreed() bool { return !r.disagreed }
 
 // Keyspace returns the keyspace set by a USE statement (Kind ResultSetKeyspace).
 func (r *Result) Keyspace() string { return r.keyspace }

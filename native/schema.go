@@ -2,23 +2,36 @@ package native
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 )
 
-// AwaitSchemaAgreement waits until every node the control connection knows reports the same
-// schema version (system.local and system.peers), polling every 200 ms, or until ctx ends.
-// Call it after DDL before relying on the change from other nodes.
+// schemaAgreementPoll is how often the schema versions are read while waiting for agreement.
+const schemaAgreementPoll = 200 * time.Millisecond
+
+// errNoControl is the error of a schema agreement check without a control connection.
+var errNoControl = errors.New("native: no control connection")
+
+// AwaitSchemaAgreement waits until the control connection's node and every peer it lists in
+// system.peers report the same schema version, polling every 200 ms, or until ctx ends. Peers
+// the session knows to be down (no open connection after a failed dial or a lost connection)
+// are not waited for; peers it does not track (HostFilter, DisablePeerDiscovery) are, since
+// they may hold replicas. Execute already
+// waits after DDL (Config.SchemaAgreementTimeout); call this after DDL run with the wait
+// disabled, or run on another session.
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	if s.closed.Load() {
 		return ErrSessionClosed
 	}
 	for {
-		versions, err := s.schemaVersions(ctx)
+		versions, err := s.schemaVersions(ctx, "")
 		if err == nil && len(versions) <= 1 {
 			return nil
 		}
-		t := time.NewTimer(200 * time.Millisecond)
+		t := time.NewTimer(schemaAgreementPoll)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -31,25 +44,82 @@ func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	}
 }
 
-// schemaVersions returns the distinct schema versions reported by the local node and its
-// peers.
-func (s *Session) schemaVersions(ctx context.Context) (map[string]bool, error) {
-	s.control.mu.Lock()
-	c := s.control.c
-	s.control.mu.Unlock()
+// awaitAfterSchemaChange waits for schema agreement after res, a schema change, within
+// Config.SchemaAgreementTimeout and ctx, and records in res whether it was reached. It asks
+// the coordinator of the change: the other nodes may not have heard of it yet, and asked
+// first, they could all agree on the schema before it. Without a connection to the
+// coordinator or the control connection there is nobody to ask, and it returns at once.
+func (s *Session) awaitAfterSchemaChange(ctx context.Context, res *Result) {
+	wait := s.cfg.SchemaAgreementTimeout
+	if wait < 0 {
+		res.disagreed = true
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		versions, err := s.schemaVersions(ctx, res.host)
+		if err == nil && len(versions) <= 1 {
+			return
+		}
+		if errors.Is(err, errNoControl) || s.closed.Load() {
+			res.disagreed = true
+			return
+		}
+		t := time.NewTimer(schemaAgreementPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			res.disagreed = true
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// schemaVersions returns the distinct schema versions reported by a node and by the peers it
+// lists that the session does not know to be down. The node is addr when the session has an
+// open connection to it, else the control connection's.
+func (s *Session) schemaVersions(ctx context.Context, addr string) (map[string]bool, error) {
+	var c *conn.Conn
+	down := map[string]bool{} // the nodes known to be down, by host id
+	if st := s.state.Load(); st != nil {
+		for i, n := range st.snap.Nodes {
+			if st.pools[i].down() {
+				down[n.HostID] = true
+			}
+			if addr != "" && n.Addr == addr && c == nil {
+				c, _ = st.pools[i].pick()
+			}
+		}
+	}
 	if c == nil {
-		return nil, fmt.Errorf("native: no control connection")
+		s.control.mu.Lock()
+		c = s.control.c
+		s.control.mu.Unlock()
+	}
+	if c == nil {
+		return nil, errNoControl
 	}
 	versions := map[string]bool{}
-	for _, q := range []string{"SELECT schema_version FROM system.local WHERE key = 'local'", "SELECT schema_version FROM system.peers"} {
-		res, err := s.runOn(ctx, c, q)
-		if err != nil {
-			return nil, err
+	res, err := s.runOn(ctx, c, "SELECT schema_version FROM system.local WHERE key = 'local'")
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range res.Rows() {
+		if v := cellUUID(row, "schema_version"); v != "" {
+			versions[v] = true
 		}
-		for _, row := range res.Rows() {
-			if v := cellUUID(row, "schema_version"); v != "" {
-				versions[v] = true
-			}
+	}
+	if res, err = s.runOn(ctx, c, "SELECT host_id, schema_version FROM system.peers"); err != nil {
+		return nil, err
+	}
+	for _, row := range res.Rows() {
+		if down[cellUUID(row, "host_id")] {
+			continue // its schema version stays what it was when it went down
+		}
+		if v := cellUUID(row, "schema_version"); v != "" {
+			versions[v] = true
 		}
 	}
 	return versions, nil

@@ -100,6 +100,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval
 	}
+	if cfg.SchemaAgreementTimeout == 0 {
+		cfg.SchemaAgreementTimeout = DefaultSchemaAgreementTimeout
+	}
 	switch cfg.Compression {
 	case "", "lz4", "snappy":
 	default:

@@ -10,9 +10,7 @@ import (
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
-// adminExec runs set-up CQL on the test server through a short-lived session of its own.
-// (The tests of this package do not use cqltest.Exec: its third-party client has data races
-// that would fail `go test -race`.)
+// adminExec runs set-up CQL on the test server (see adminExecErr).
 func adminExec(t testing.TB, hosts []string, cql string) {
 	t.Helper()
 	if err := adminExecErr(hosts, cql); err != nil {
@@ -20,16 +18,10 @@ func adminExec(t testing.TB, hosts []string, cql string) {
 	}
 }
 
+// adminExecErr runs one statement for test set-up on the first host through cqltest, whose
+// DDL waits for schema agreement, independently of the code under test.
 func adminExecErr(hosts []string, cql string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	s, err := native.Connect(ctx, native.Config{Hosts: hosts, ConnsPerHost: 1, DisablePeerDiscovery: true, Timeout: 60 * time.Second})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	_, err = s.Execute(ctx, native.Query(cql).WithConsistency(native.One))
-	return err
+	return cqltest.ExecErr(hosts[0], cql)
 }
 
 // testKeyspace creates a keyspace for the test (replication factor rf) and drops it at the end.

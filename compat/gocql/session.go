@@ -160,6 +160,9 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		ProtocolVersion:      cfg.ProtoVersion,
 		Routing:              native.RoundRobin,
 		DisablePeerDiscovery: cfg.DisableInitialHostLookup,
+		// The shim waits for schema agreement after DDL itself, as gocql does
+		// (ClusterConfig.MaxWaitSchemaAgreement, failures logged), so the core must not.
+		SchemaAgreementTimeout: -1,
 	}
 	if n.PageSize <= 0 {
 		n.PageSize = -1
@@ -869,10 +872,13 @@ type (
 // errNoControl is gocql's error for schema agreement without a control connection.
 var errNoControl = errors.New("gocql: no control connection available")
 
-// awaitSchemaAgreementAfterDDL waits for agreement after a schema change, logging failures as
-// gocql does.
-func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context) {
-	if err := s.AwaitSchemaAgreement(ctx); err != nil {
+// awaitSchemaAgreementAfterDDL waits for agreement after a schema change coordinated by
+// coordinator (host:port), logging failures as gocql does. Unlike gocql, which asks its control
+// connection, it asks the coordinator when it can: the other nodes may not have heard of the
+// change yet, and asked first they could all agree on the schema before it (a deviation, see
+// docs/deviations.md).
+func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context, coordinator string) {
+	if err := s.awaitSchemaAgreement(ctx, coordinator); err != nil {
 		s.logger.Println(err)
 	}
 }
@@ -880,6 +886,12 @@ func (s *Session) awaitSchemaAgreementAfterDDL(ctx context.Context) {
 // AwaitSchemaAgreement waits until every node reports the same schema version, at most
 // ClusterConfig.MaxWaitSchemaAgreement (and no longer than ctx allows).
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
+	return s.awaitSchemaAgreement(ctx, "")
+}
+
+// awaitSchemaAgreement is AwaitSchemaAgreement asking the node at prefer (host:port) when it is
+// up, else the first node up.
+func (s *Session) awaitSchemaAgreement(ctx context.Context, prefer string) error {
 	if s.Closed() {
 		return ErrSessionClosed
 	}
@@ -895,7 +907,7 @@ func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	var versions map[string]bool
 	var err error
 	for {
-		versions, err = s.schemaVersions(ctx)
+		versions, err = s.schemaVersions(ctx, prefer)
 		if err == nil && len(versions) <= 1 {
 			return nil
 		}
@@ -916,13 +928,16 @@ func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	}
 }
 
-// schemaVersions reads the schema versions of the up peers and of the node answering.
-func (s *Session) schemaVersions(ctx context.Context) (map[string]bool, error) {
+// schemaVersions reads the schema versions of the peers and of the node answering: prefer
+// (host:port) when it is up, else the first node up.
+func (s *Session) schemaVersions(ctx context.Context, prefer string) (map[string]bool, error) {
 	var host string
 	for _, h := range s.allHosts() {
-		if h.IsUp() {
-			host = h.dialAddr()
-			break
+		if !h.IsUp() {
+			continue
+		}
+		if a := h.dialAddr(); host == "" || a == prefer {
+			host = a
 		}
 	}
 	run := func(cql string) (*native.Result, error) {
@@ -1080,7 +1095,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 			iter.next = &nextIter{qry: next, pos: pos}
 		}
 	case native.ResultSchemaChange:
-		s.awaitSchemaAgreementAfterDDL(ctx)
+		s.awaitSchemaAgreementAfterDDL(ctx, res.Host())
 	}
 	return iter
 }

@@ -31,12 +31,146 @@ func rawExec(ctx context.Context, host, cql string) error {
 	if _, err := roundTrip(c, 0x01, startup); err != nil {
 		return fmt.Errorf("STARTUP: %w", err)
 	}
-	query := binary.BigEndian.AppendUint32(nil, uint32(len(cql)))
-	query = append(query, cql...)
-	query = binary.BigEndian.AppendUint16(query, 0x0001) // consistency ONE
-	query = append(query, 0)                             // no flags
-	_, err = roundTrip(c, 0x07, query)
-	return err
+	resp, err := roundTrip(c, 0x07, queryBody(cql))
+	if err != nil {
+		return err
+	}
+	if len(resp) >= 4 && binary.BigEndian.Uint32(resp) == resultSchemaChange {
+		return awaitAgreement(ctx, c)
+	}
+	return nil
+}
+
+// queryBody is the body of a QUERY of cql at consistency ONE, without values.
+func queryBody(cql string) []byte {
+	body := binary.BigEndian.AppendUint32(nil, uint32(len(cql)))
+	body = append(body, cql...)
+	body = binary.BigEndian.AppendUint16(body, 0x0001) // consistency ONE
+	return append(body, 0)                             // no flags
+}
+
+// RESULT kinds.
+const (
+	resultRows         = 0x0002
+	resultSchemaChange = 0x0005
+)
+
+// awaitAgreement polls, on c, the schema version of the node and those it lists for its
+// peers until they are all the same, as drivers do after DDL: on a multi-node cluster the
+// next statement may go to another coordinator, which must know the change. It gives up when
+// ctx ends.
+func awaitAgreement(ctx context.Context, c io.ReadWriter) error {
+	for {
+		versions := map[string]bool{}
+		for _, q := range []string{"SELECT schema_version FROM system.local", "SELECT schema_version FROM system.peers"} {
+			resp, err := roundTrip(c, 0x07, queryBody(q))
+			if err != nil {
+				return fmt.Errorf("awaiting schema agreement: %s: %w", q, err)
+			}
+			cells, err := firstColumn(resp)
+			if err != nil {
+				return fmt.Errorf("awaiting schema agreement: %s: %w", q, err)
+			}
+			for _, v := range cells {
+				if v != "" {
+					versions[v] = true
+				}
+			}
+		}
+		if len(versions) <= 1 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("awaiting schema agreement: %w (versions %v)", ctx.Err(), versions)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// firstColumn decodes a ROWS result whose columns are all of types without parameters and
+// returns the first column's cells (as strings of bytes; "" for null).
+func firstColumn(b []byte) ([]string, error) {
+	r := reader{b: b}
+	if kind := r.int(); kind != resultRows {
+		return nil, fmt.Errorf("RESULT of kind %d, want rows", kind)
+	}
+	flags, cols := r.int(), int(r.int())
+	if flags&0x0002 != 0 {
+		r.bytes() // paging state
+	}
+	if flags&0x0004 == 0 {
+		if flags&0x0001 != 0 {
+			r.string()
+			r.string()
+		}
+		for range cols {
+			if flags&0x0001 == 0 {
+				r.string()
+				r.string()
+			}
+			r.string()
+			if id := r.short(); id == 0 || id >= 0x0020 {
+				return nil, fmt.Errorf("column type 0x%04x has parameters", id)
+			}
+		}
+	}
+	rows := int(r.int())
+	var out []string
+	for range rows {
+		for i := range cols {
+			v := r.bytes()
+			if i == 0 {
+				out = append(out, string(v))
+			}
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return out, nil
+}
+
+// reader decodes protocol values; the first overrun is kept in err.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil || n < 0 || n > len(r.b) {
+		if r.err == nil {
+			r.err = errors.New("truncated RESULT")
+		}
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) int() uint32 {
+	if v := r.take(4); v != nil {
+		return binary.BigEndian.Uint32(v)
+	}
+	return 0
+}
+
+func (r *reader) short() uint16 {
+	if v := r.take(2); v != nil {
+		return binary.BigEndian.Uint16(v)
+	}
+	return 0
+}
+
+func (r *reader) string() string { return string(r.take(int(r.short()))) }
+
+func (r *reader) bytes() []byte {
+	n := int32(r.int())
+	if n < 0 {
+		return nil
+	}
+	return r.take(int(n))
 }
 
 func appendShortString(dst []byte, s string) []byte {

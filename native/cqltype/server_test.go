@@ -32,9 +32,11 @@ func TestServerEncodings(t *testing.T) {
 	}
 	c := dialRaw(t, hosts[0])
 	ks := cqltest.KeyspaceName(t)
-	c.query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	t.Cleanup(func() { c.query("DROP KEYSPACE IF EXISTS " + ks) })
-	c.query("CREATE TYPE " + ks + ".pt (x int, label text)")
+	// DDL goes through cqltest, which waits for schema agreement (on a multi-node cluster the
+	// next statement's replicas must know the change).
+	cqltest.Exec(t, hosts[0], "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
+	cqltest.Exec(t, hosts[0], "CREATE TYPE "+ks+".pt (x int, label text)")
 	pt := NewUDT(ks, "pt", Field{"x", tInt}, Field{"label", tText})
 
 	// selectOne returns the value of column v of row k and its type as
@@ -100,7 +102,7 @@ func TestServerEncodings(t *testing.T) {
 		t.Run(tc.cql, func(t *testing.T) {
 			c.t = t
 			table := fmt.Sprintf("%s.t%d", ks, i)
-			c.query(fmt.Sprintf("CREATE TABLE %s (k int PRIMARY KEY, v %s)", table, tc.cql))
+			cqltest.Exec(t, hosts[0], fmt.Sprintf("CREATE TABLE %s (k int PRIMARY KEY, v %s)", table, tc.cql))
 			c.query(fmt.Sprintf("INSERT INTO %s (k, v) VALUES (1, %s)", table, tc.literal))
 			server, typ := selectOne(table, 1)
 			if !typ.Equal(tc.typ) {

@@ -34,6 +34,9 @@ type Options struct {
 	ReleaseVersion string // "5.0.0" by default (served in release_version)
 	// Now returns the current time; nil means time.Now. Tests use it to drive TTL expiry.
 	Now func() time.Time
+	// SchemaPropagationDelay is how long, after a schema change, system.peers keeps reporting
+	// the previous schema version for the other nodes (see cqlsim.Options).
+	SchemaPropagationDelay time.Duration
 }
 
 // Column is one column of bind-variable or result metadata.

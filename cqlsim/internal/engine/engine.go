@@ -20,9 +20,18 @@ type Engine struct {
 	keyspaces     map[string]*keyspace
 	schemaVersion [16]byte
 	schemaGen     uint64
-	lastTS        int64
-	clockSeq      uint64
-	node          [6]byte
+	// prevSchema is the schema version before the last change, made at schemaChangedAt:
+	// peers report it until Options.SchemaPropagationDelay has passed.
+	prevSchema      [16]byte
+	schemaChangedAt time.Time
+	schemaChangedBy int // the node that coordinated the last change: it knows it first
+	execNode        int // the node serving the statement being executed
+	// downSchema holds the schema version of each stopped node (by index), which its
+	// system.peers row reports until it starts again, as a down node's gossip state does.
+	downSchema map[int][16]byte
+	lastTS     int64
+	clockSeq   uint64
+	node       [6]byte
 
 	plans map[string]cachedPlan // by keyspace and query; valid for one schema generation
 
@@ -68,12 +77,13 @@ func New(opts Options) (*Engine, error) {
 		opts.Now = time.Now
 	}
 	e := &Engine{
-		opts:      opts,
-		keyspaces: map[string]*keyspace{},
-		prepared:  map[string]*Prepared{},
-		prepTabs:  map[string][]string{},
-		parsed:    map[string]*cql.Parsed{},
-		plans:     map[string]cachedPlan{},
+		opts:       opts,
+		keyspaces:  map[string]*keyspace{},
+		prepared:   map[string]*Prepared{},
+		prepTabs:   map[string][]string{},
+		parsed:     map[string]*cql.Parsed{},
+		plans:      map[string]cachedPlan{},
+		downSchema: map[int][16]byte{},
 	}
 	if _, err := rand.Read(e.node[:]); err != nil {
 		return nil, err
@@ -83,6 +93,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.bumpSchema()
+	e.prevSchema, e.schemaChangedAt = e.schemaVersion, time.Time{} // nothing to propagate yet
 	return e, nil
 }
 
@@ -99,6 +110,7 @@ func (e *Engine) nextTimestamp() int64 {
 }
 
 func (e *Engine) bumpSchema() {
+	e.prevSchema, e.schemaChangedAt, e.schemaChangedBy = e.schemaVersion, e.now(), e.execNode
 	e.schemaGen++
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -111,6 +123,50 @@ func (e *Engine) bumpSchema() {
 func (e *Engine) SchemaVersion() [16]byte {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.schemaVersion
+}
+
+// NodeDown records that node i stopped: its system.peers row keeps the schema version of now
+// until NodeUp.
+func (e *Engine) NodeDown(i int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.downSchema[i] = e.schemaVersion
+}
+
+// NodeUp records that node i runs again and has caught up with the schema.
+func (e *Engine) NodeUp(i int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.downSchema, i)
+}
+
+// propagating reports whether the last schema change is still propagating (see
+// Options.SchemaPropagationDelay).
+func (e *Engine) propagating() bool {
+	d := e.opts.SchemaPropagationDelay
+	return d > 0 && e.now().Before(e.schemaChangedAt.Add(d))
+}
+
+// localSchema returns the schema version node's system.local reports: while a change is
+// propagating, only its coordinator has it.
+func (e *Engine) localSchema(node int) [16]byte {
+	if e.propagating() && node != e.schemaChangedBy {
+		return e.prevSchema
+	}
+	return e.schemaVersion
+}
+
+// peerSchema returns the schema version node i's system.peers row reports: the version it
+// had when it stopped, the previous version while a change is still propagating (every node's
+// view of the others lags, the coordinator's included), or the current one.
+func (e *Engine) peerSchema(i int) [16]byte {
+	if v, ok := e.downSchema[i]; ok {
+		return v
+	}
+	if e.propagating() {
+		return e.prevSchema
+	}
 	return e.schemaVersion
 }
 
@@ -243,6 +299,7 @@ func (e *Engine) Execute(req *Request) (*Result, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.execNode = req.Node
 	pl, err := e.cachedPlan(p, ks, query)
 	if err != nil {
 		return nil, err

@@ -248,12 +248,13 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 		if node < 0 || node >= len(e.opts.Nodes) {
 			node = 0
 		}
-		// A copy: rows outlive the engine lock (they are encoded after Execute returns) while a
-		// later DDL rewrites e.schemaVersion.
-		sv := append([]byte(nil), e.schemaVersion[:]...)
+		// Schema versions are taken as array copies (localSchema, peerSchema): rows outlive
+		// the engine lock (they are encoded after Execute returns) while a later DDL rewrites
+		// e.schemaVersion.
 		switch name {
 		case "system.local":
 			n := e.opts.Nodes[node]
+			lsv := e.localSchema(node)
 			return [][][]byte{rowOf(t, map[string][]byte{
 				"key": encText("local"), "bootstrapped": encText("COMPLETED"), "broadcast_address": encInet(n.Addr),
 				"broadcast_port": encInt(7000), "cluster_name": encText(e.opts.ClusterName), "cql_version": encText("3.4.7"),
@@ -261,7 +262,7 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 				"listen_address": encInet(n.Addr), "listen_port": encInt(7000), "native_protocol_version": encText("4"),
 				"partitioner": encText("org.apache.cassandra.dht.Murmur3Partitioner"), "rack": encText(n.Rack),
 				"release_version": encText(e.opts.ReleaseVersion), "rpc_address": encInet(n.Addr),
-				"rpc_port": encInt(int32(n.Port)), "schema_version": sv, "tokens": encTextSet(e.nodeTokens(node)),
+				"rpc_port": encInt(int32(n.Port)), "schema_version": lsv[:], "tokens": encTextSet(e.nodeTokens(node)),
 			})}
 		case "system.peers", "system.peers_v2":
 			var rows [][][]byte
@@ -269,10 +270,11 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 				if i == node {
 					continue
 				}
+				psv := e.peerSchema(i)
 				rows = append(rows, rowOf(t, map[string][]byte{
 					"peer": encInet(n.Addr), "peer_port": encInt(7000), "data_center": encText(n.DataCenter), "host_id": n.HostID[:],
 					"rack": encText(n.Rack), "release_version": encText(e.opts.ReleaseVersion), "rpc_address": encInet(n.Addr),
-					"native_address": encInet(n.Addr), "native_port": encInt(int32(n.Port)), "schema_version": sv,
+					"native_address": encInet(n.Addr), "native_port": encInt(int32(n.Port)), "schema_version": psv[:],
 					"tokens": encTextSet(e.nodeTokens(i)),
 				}))
 			}

@@ -27,22 +27,11 @@ func dialT(t testing.TB, cfg Config) *Conn {
 	return c
 }
 
-// exec runs set-up CQL on a separate connection of this package. (cqltest.Exec uses a client
-// that the race detector flags, so these tests set up their schema themselves.)
+// exec runs set-up CQL through cqltest, whose DDL waits for schema agreement, independently
+// of the code under test.
 func exec(t testing.TB, host, cql string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := Dial(ctx, host, Config{HeartbeatInterval: -1})
-	if err != nil {
-		t.Fatalf("set-up connection: %v", err)
-	}
-	defer c.Close()
-	resp, err := c.Do(ctx, &proto.Query{Query: cql, Params: proto.QueryParams{Consistency: proto.One}})
-	if err != nil {
-		t.Fatalf("set-up %q: %v", cql, err)
-	}
-	resp.Release()
+	cqltest.Exec(t, host, cql)
 }
 
 // keyspace creates a unique keyspace for the test and drops it at cleanup.
