@@ -85,7 +85,7 @@ func (s *Session) schemaVersions(ctx context.Context, addr string) (map[string]b
 	down := map[string]bool{} // the nodes known to be down, by host id
 	if st := s.state.Load(); st != nil {
 		for i, n := range st.snap.Nodes {
-			if st.pools[i].down() {
+			if n.HostID != "" && st.pools[i].down() {
 				down[n.HostID] = true
 			}
 			if addr != "" && n.Addr == addr && c == nil {
