@@ -60,9 +60,9 @@ type Result struct {
 	warnings    []string
 	traceID     [16]byte
 	traced      bool
+	disagreed   bool // a schema change without schema agreement (see SchemaAgreed)
 	payload     map[string][]byte
 	change      *SchemaChange
-	disagreed   bool // a schema change without schema agreement (see SchemaAgreed)
 	keyspace    string
 	host        string
 	next        *Statement // statement that fetches the next page; nil on the last page
