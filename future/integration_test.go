@@ -247,6 +247,7 @@ func TestIsSchemaAgreed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { sess.Close() })
 		ks := cqltest.KeyspaceName(t)
 		f := future.ExecuteAsync(ctx, sess, native.Query("CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"), future.Options{})
 		if _, err := f.Result(); err != nil {
@@ -263,6 +264,5 @@ func TestIsSchemaAgreed(t *testing.T) {
 		if !f.IsSchemaAgreed() {
 			t.Errorf("SchemaAgreementTimeout %v: IsSchemaAgreed after a SELECT = false", tc.timeout)
 		}
-		sess.Close()
 	}
 }

@@ -19,29 +19,13 @@ var errNoControl = errors.New("native: no control connection")
 // system.peers report the same schema version, polling every 200 ms, or until ctx ends. Peers
 // the session knows to be down (no open connection after a failed dial or a lost connection)
 // are not waited for; peers it does not track (HostFilter, DisablePeerDiscovery) are, since
-// they may hold replicas. Execute already
-// waits after DDL (Config.SchemaAgreementTimeout); call this after DDL run with the wait
-// disabled, or run on another session.
+// they may hold replicas. Execute already waits after DDL (Config.SchemaAgreementTimeout);
+// call this after DDL run with the wait disabled, or run on another session.
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	if s.closed.Load() {
 		return ErrSessionClosed
 	}
-	for {
-		versions, err := s.schemaVersions(ctx, "")
-		if err == nil && len(versions) <= 1 {
-			return nil
-		}
-		t := time.NewTimer(schemaAgreementPoll)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			if err != nil {
-				return fmt.Errorf("native: awaiting schema agreement: %w (last error: %w)", ctx.Err(), err)
-			}
-			return fmt.Errorf("native: awaiting schema agreement: %w (versions %v)", ctx.Err(), versions)
-		case <-t.C:
-		}
-	}
+	return s.awaitAgreement(ctx, "", false)
 }
 
 // awaitAfterSchemaChange waits for schema agreement after res, a schema change, within
@@ -57,21 +41,32 @@ func (s *Session) awaitAfterSchemaChange(ctx context.Context, res *Result) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	res.disagreed = s.awaitAgreement(ctx, res.host, true) != nil
+}
+
+// awaitAgreement polls schemaVersions(ctx, addr) every schemaAgreementPoll until the versions
+// agree (it returns nil) or ctx ends. With giveUp it also stops, with an error, as soon as
+// there is no connection to ask or the session is closed.
+func (s *Session) awaitAgreement(ctx context.Context, addr string, giveUp bool) error {
 	for {
-		versions, err := s.schemaVersions(ctx, res.host)
+		versions, err := s.schemaVersions(ctx, addr)
 		if err == nil && len(versions) <= 1 {
-			return
+			return nil
 		}
-		if errors.Is(err, errNoControl) || s.closed.Load() {
-			res.disagreed = true
-			return
+		if giveUp && s.closed.Load() {
+			return ErrSessionClosed
+		}
+		if giveUp && errors.Is(err, errNoControl) {
+			return err
 		}
 		t := time.NewTimer(schemaAgreementPoll)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			res.disagreed = true
-			return
+			if err != nil {
+				return fmt.Errorf("native: awaiting schema agreement: %w (last error: %w)", ctx.Err(), err)
+			}
+			return fmt.Errorf("native: awaiting schema agreement: %w (versions %v)", ctx.Err(), versions)
 		case <-t.C:
 		}
 	}
