@@ -349,6 +349,15 @@ type retryError struct {
 
 func (e *retryError) Error() string { return e.err.Error() }
 
+// reprepareBudget is how many times one attempt may prepare again and resend after
+// UNPREPARED: once for a statement, once per statement for a batch.
+func reprepareBudget(info *reqInfo) int {
+	if info.batch != nil {
+		return max(len(info.batch.stmts), 1)
+	}
+	return 1
+}
+
 // attempt sends the request once on c and waits for the outcome.
 func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout, number int) (*Result, error) {
 	var start time.Time
@@ -356,24 +365,29 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		start = time.Now()
 	}
 	res, err := s.roundTrip(ctx, c, info, to)
-	if err != nil {
+	// A node that does not know a prepared statement answers UNPREPARED with its id: the
+	// statement is prepared again on this connection and the request sent again. A batch can
+	// hold several statements the node does not know, reported one per answer, so this repeats
+	// up to once per statement.
+	for left := reprepareBudget(info); err != nil && left > 0; left-- {
 		up := (*UnpreparedError)(nil)
-		if errors.As(err, &up) || errors.Is(err, errStaleMetadata) {
-			var id []byte
-			if up != nil {
-				id = up.ID
-			}
-			rstart := time.Now()
-			rerr := s.reprepare(ctx, c, info, id)
-			if info.observer != nil {
-				info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
-			}
-			if rerr != nil {
-				err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
-			} else {
-				res, err = s.roundTrip(ctx, c, info, to)
-			}
+		if !errors.As(err, &up) && !errors.Is(err, errStaleMetadata) {
+			break
 		}
+		var id []byte
+		if up != nil {
+			id = up.ID
+		}
+		rstart := time.Now()
+		rerr := s.reprepare(ctx, c, info, id)
+		if info.observer != nil {
+			info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
+		}
+		if rerr != nil {
+			err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
+			break
+		}
+		res, err = s.roundTrip(ctx, c, info, to)
 	}
 	if info.observer != nil {
 		a := Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency),

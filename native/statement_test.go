@@ -447,6 +447,51 @@ func TestTransparentReprepare(t *testing.T) {
 	}
 }
 
+// A node that knows none of a batch's prepared statements answers UNPREPARED for one id at a
+// time: each is prepared again and the batch resent until it runs. (A three-node cluster does
+// this whenever a batch goes to a node its statements were not prepared on.)
+func TestTransparentReprepareInBatch(t *testing.T) {
+	var mu sync.Mutex
+	var reprepared []string
+	s, ks := connect(t, func(c *native.Config) {
+		c.Observer = func(_ context.Context, a native.Attempt) {
+			if a.Reprepare && a.Err == nil {
+				mu.Lock()
+				reprepared = append(reprepared, a.Statement)
+				mu.Unlock()
+			}
+		}
+	})
+	hosts := cqltest.Hosts(t)
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v text)")
+	ins := mustPrepare(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)")
+	upd := mustPrepare(t, s, "UPDATE kv SET v = ? WHERE k = ?")
+	del := mustPrepare(t, s, "DELETE FROM kv WHERE k = ?")
+	// Dropping the table makes the server forget the statements prepared on it.
+	adminExec(t, hosts, "DROP TABLE "+ks+".kv")
+	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
+	adminExec(t, hosts, "INSERT INTO "+ks+".kv (k, v) VALUES (2, 'gone')")
+	b := native.NewBatch(native.LoggedBatch, ins.Bind(1, "first"), upd.Bind("second", 1), del.Bind(2))
+	if _, err := s.ExecuteBatch(ctxT(t), b); err != nil {
+		t.Fatalf("batch of three forgotten statements: %v", err)
+	}
+	res := mustExec(t, s, "SELECT k, v FROM kv")
+	if res.Len() != 1 {
+		t.Fatalf("%d rows after the batch, want 1", res.Len())
+	}
+	row := mustRow(t, res, 0)
+	k, _ := native.Get[int](row, 0)
+	v, _ := native.Get[string](row, 1)
+	if k != 1 || v != "second" {
+		t.Errorf("row (%d, %q), want (1, \"second\")", k, v)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reprepared) != 3 {
+		t.Errorf("re-prepared %q, want each of the three statements once", reprepared)
+	}
+}
+
 func TestRowToStructAndSchemaAgreement(t *testing.T) {
 	s, _ := connect(t)
 	mustExec(t, s, "CREATE TABLE u (id int PRIMARY KEY, user_name text, age int)")

@@ -124,18 +124,12 @@ func TestServerErrorsCarryTheirFields(t *testing.T) {
 		t.Fatalf("bind count: %v", err)
 	}
 
-	// Unavailable: a keyspace asking for three replicas on a one-node cluster.
-	if err := s.Query("CREATE KEYSPACE " + ks + "_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Query("DROP KEYSPACE " + ks + "_rf3").Exec()
-	if err := s.Query("CREATE TABLE " + ks + "_rf3.t (id int PRIMARY KEY)").Exec(); err != nil {
-		t.Fatal(err)
-	}
-	err = s.Query("INSERT INTO "+ks+"_rf3.t (id) VALUES (?)", 1).Consistency(Quorum).Exec()
+	// Unavailable: a keyspace asking for more replicas than the cluster has nodes.
+	rks, nodes := unavailableKeyspace(t, s, ks)
+	err = s.Query("INSERT INTO "+rks+".t (id) VALUES (?)", 1).Consistency(Quorum).Exec()
 	var ue *RequestErrUnavailable
-	if !errors.As(err, &ue) || ue.Consistency != Quorum || ue.Required != 2 || ue.Alive != 1 {
-		t.Fatalf("unavailable: %T %v", err, err)
+	if !errors.As(err, &ue) || ue.Consistency != Quorum || ue.Required != nodes+1 || ue.Alive != nodes {
+		t.Fatalf("unavailable on %d nodes: %T %v", nodes, err, err)
 	}
 }
 
@@ -147,15 +141,9 @@ func (r countingRetry) GetRetryType(error) RetryType  { return Retry }
 
 func TestRetriesAccumulateOnTheQuery(t *testing.T) {
 	s, ks := newTestSession(t)
-	if err := s.Query("CREATE KEYSPACE " + ks + "_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Query("DROP KEYSPACE " + ks + "_rf3").Exec()
-	if err := s.Query("CREATE TABLE " + ks + "_rf3.t (id int PRIMARY KEY)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	rks, nodes := unavailableKeyspace(t, s, ks)
 	obs := &countingObserver{}
-	q := s.Query("INSERT INTO "+ks+"_rf3.t (id) VALUES (?)", 1).Consistency(Quorum).
+	q := s.Query("INSERT INTO "+rks+".t (id) VALUES (?)", 1).Consistency(Quorum).
 		RetryPolicy(countingRetry{max: 2}).Observer(obs)
 	var ue *RequestErrUnavailable
 	if err := q.Exec(); !errors.As(err, &ue) {
@@ -171,11 +159,12 @@ func TestRetriesAccumulateOnTheQuery(t *testing.T) {
 	if len(got) != 4 || got[3].Attempt != 3 {
 		t.Fatalf("second Exec: %d observations, last Attempt %d; want one more attempt numbered 3", len(got), got[len(got)-1].Attempt)
 	}
-	// SimpleRetryPolicy always moves to the next host: with one node nothing is retried.
-	q2 := s.Query("INSERT INTO "+ks+"_rf3.t (id) VALUES (?)", 1).Consistency(Quorum).RetryPolicy(&SimpleRetryPolicy{NumRetries: 3})
+	// SimpleRetryPolicy always moves to the next host: each node is tried once, so with one
+	// node nothing is retried.
+	q2 := s.Query("INSERT INTO "+rks+".t (id) VALUES (?)", 1).Consistency(Quorum).RetryPolicy(&SimpleRetryPolicy{NumRetries: 3})
 	q2.Exec()
-	if q2.Attempts() != 1 {
-		t.Fatalf("SimpleRetryPolicy on one node: %d attempts, want 1", q2.Attempts())
+	if want := min(nodes, 4); q2.Attempts() != want {
+		t.Fatalf("SimpleRetryPolicy{NumRetries: 3} on %d nodes: %d attempts, want %d", nodes, q2.Attempts(), want)
 	}
 }
 

@@ -86,15 +86,9 @@ func (f tracerFunc) Trace(id []byte) { f(id) }
 
 func TestDowngradingConsistencyRetry(t *testing.T) {
 	s, ks := newTestSession(t)
-	if err := s.Query("CREATE KEYSPACE " + ks + "_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}").Exec(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Query("DROP KEYSPACE " + ks + "_rf3").Exec()
-	if err := s.Query("CREATE TABLE " + ks + "_rf3.t (id int PRIMARY KEY)").Exec(); err != nil {
-		t.Fatal(err)
-	}
+	rks, _ := unavailableKeyspace(t, s, ks)
 	obs := &countingObserver{}
-	q := s.Query("INSERT INTO "+ks+"_rf3.t (id) VALUES (?)", 1).Consistency(All).Observer(obs).
+	q := s.Query("INSERT INTO "+rks+".t (id) VALUES (?)", 1).Consistency(All).Observer(obs).
 		RetryPolicy(&DowngradingConsistencyRetryPolicy{ConsistencyLevelsToTry: []Consistency{Quorum, One}})
 	if err := q.Exec(); err != nil {
 		t.Fatalf("Exec with downgrading: %v", err)

@@ -3,6 +3,7 @@ package gocql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -413,4 +414,27 @@ func TestGoroutinesEndAfterClose(t *testing.T) {
 	s.Close()
 	opts := append(cqltest.GoleakOptions(), before)
 	goleak.VerifyNone(t, opts...)
+}
+
+// unavailableKeyspace creates the keyspace KS_rf with more replicas than twice the cluster's
+// nodes, and a table t in it, so that QUORUM and ALL writes fail with Unavailable whatever the
+// number of nodes. It returns the keyspace name and the number of nodes (every replica that
+// can be alive).
+func unavailableKeyspace(t *testing.T, s *Session, ks string) (string, int) {
+	t.Helper()
+	var peers int
+	if err := s.Query("SELECT count(*) FROM system.peers").Scan(&peers); err != nil {
+		t.Fatalf("counting peers: %v", err)
+	}
+	nodes := peers + 1
+	rks := ks + "_rf"
+	rf := 2*nodes + 1
+	if err := s.Query(fmt.Sprintf("CREATE KEYSPACE %s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': %d}", rks, rf)).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Query("DROP KEYSPACE " + rks).Exec() })
+	if err := s.Query("CREATE TABLE " + rks + ".t (id int PRIMARY KEY)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	return rks, nodes
 }
