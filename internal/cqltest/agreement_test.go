@@ -1,6 +1,9 @@
 package cqltest
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"testing"
 	"time"
 
@@ -39,15 +42,35 @@ func TestExecWaitsForSchemaAgreement(t *testing.T) {
 	}
 }
 
-func TestFirstColumnRejectsMalformedResults(t *testing.T) {
+// answers is an io.ReadWriter whose reads return the given RESULT bodies as response frames
+// on stream 1 and whose writes are discarded.
+type answers struct{ r *bytes.Reader }
+
+func newAnswers(bodies ...[]byte) answers {
+	var b []byte
+	for _, body := range bodies {
+		b = append(b, 0x84, 0, 0, 1, 0x08)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(body)))
+		b = append(b, body...)
+	}
+	return answers{bytes.NewReader(b)}
+}
+
+func (a answers) Read(p []byte) (int, error)  { return a.r.Read(p) }
+func (a answers) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestMalformedResultsAreErrors(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"empty":          nil,
-		"not rows":       {0, 0, 0, 1},
 		"truncated spec": {0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 'k'},
 		"huge cell":      {0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 1, 0x7f, 0, 0, 0},
 	} {
-		if _, err := firstColumn(b); err == nil {
+		if _, err := roundTrip(newAnswers(b), query("SELECT schema_version FROM system.local")); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+	// A well-formed answer that is not rows (VOID) ends the agreement wait with an error.
+	if err := awaitAgreement(context.Background(), newAnswers([]byte{0, 0, 0, 1})); err == nil {
+		t.Error("not rows: no error")
 	}
 }
