@@ -173,6 +173,18 @@ func (c *Cluster) Port() int {
 	return c.port
 }
 
+// KnowsPrepared reports whether node i (0-based, in Addrs order) would execute the prepared
+// statement with the given id: it was prepared on that node (each node has its own prepared
+// statement cache, as on Cassandra) and not forgotten since. Tests use it to see where a driver
+// prepared a statement. It is false for an i out of range.
+func (c *Cluster) KnowsPrepared(i int, id []byte) bool {
+	if i < 0 || i >= len(c.nodes) {
+		return false
+	}
+	_, ok := c.nodes[i].lookup(id)
+	return ok
+}
+
 // StopNode stops node i (0-based, in Addrs order) as if its process died: it stops listening
 // and closes its connections. Connections to the other nodes that registered for STATUS_CHANGE
 // receive a DOWN event for its address. The node stays in system.peers, as a down node does in

@@ -2,6 +2,7 @@ package cqlsim_test
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,5 +82,73 @@ func TestStartRejectsBadOptions(t *testing.T) {
 		} else if !strings.HasPrefix(err.Error(), "cqlsim: ") {
 			t.Errorf("Start(%+v) error %q does not say it comes from cqlsim", opts, err)
 		}
+	}
+}
+
+// TestPreparedStatementsAreKnownPerNode: as on Cassandra, each node has its own prepared
+// statement cache. A statement prepared on node 1 is UNPREPARED on node 2 until it is prepared
+// there too (with the same id), and a node remembers it across a restart.
+func TestPreparedStatementsAreKnownPerNode(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	addrs := c.Addrs()
+	one, two := dialRaw(t, addrs[0]), dialRaw(t, addrs[1])
+	one.startup(nil)
+	two.startup(nil)
+	prepare := func(rc *rawConn, stream int16) []byte {
+		t.Helper()
+		rc.send(primitive.ProtocolVersion4, stream, &message.Prepare{Query: "SELECT release_version FROM system.local"})
+		p, ok := rc.read().Body.Message.(*message.PreparedResult)
+		if !ok {
+			t.Fatal("PREPARE was not answered with PREPARED")
+		}
+		return p.PreparedQueryId
+	}
+	execute := func(rc *rawConn, stream int16, id []byte) message.Message {
+		t.Helper()
+		rc.send(primitive.ProtocolVersion4, stream, &message.Execute{QueryId: id, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+		return rc.read().Body.Message
+	}
+	batch := func(rc *rawConn, stream int16, id []byte) message.Message {
+		t.Helper()
+		rc.send(primitive.ProtocolVersion4, stream, &message.Batch{Type: primitive.BatchTypeLogged, Consistency: primitive.ConsistencyLevelOne,
+			Children: []*message.BatchChild{{Id: id}}})
+		return rc.read().Body.Message
+	}
+
+	id := prepare(one, 1)
+	if !c.KnowsPrepared(0, id) || c.KnowsPrepared(1, id) || c.KnowsPrepared(2, id) {
+		t.Errorf("KnowsPrepared after preparing on node 1 = %v, %v, %v; want true, false, false",
+			c.KnowsPrepared(0, id), c.KnowsPrepared(1, id), c.KnowsPrepared(2, id))
+	}
+	if m, ok := execute(one, 2, id).(*message.RowsResult); !ok {
+		t.Fatalf("EXECUTE on the node that prepared: got %v, want rows", m)
+	}
+	if u, ok := execute(two, 3, id).(*message.Unprepared); !ok || !slices.Equal(u.Id, id) {
+		t.Fatalf("EXECUTE on another node: got %v, want UNPREPARED %x", u, id)
+	}
+	if u, ok := batch(two, 4, id).(*message.Unprepared); !ok || !slices.Equal(u.Id, id) {
+		t.Fatalf("BATCH on another node: got %v, want UNPREPARED %x", u, id)
+	}
+	if id2 := prepare(two, 5); !slices.Equal(id2, id) {
+		t.Fatalf("the same text prepared on node 2 has id %x, on node 1 %x", id2, id)
+	}
+	if m, ok := execute(two, 6, id).(*message.RowsResult); !ok {
+		t.Fatalf("EXECUTE after preparing on node 2: got %v, want rows", m)
+	}
+	if !c.KnowsPrepared(1, id) {
+		t.Error("KnowsPrepared(1) is false after preparing on node 2")
+	}
+
+	// A restart keeps what the node knew.
+	if err := c.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartNode(1); err != nil {
+		t.Fatal(err)
+	}
+	again := dialRaw(t, addrs[1])
+	again.startup(nil)
+	if m, ok := execute(again, 7, id).(*message.RowsResult); !ok {
+		t.Fatalf("EXECUTE after node 2 restarted: got %v, want rows", m)
 	}
 }

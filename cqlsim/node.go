@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"sync"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
 
 // node is one simulated node: a listener and the connections it accepted. A node can be stopped
@@ -21,10 +23,20 @@ type node struct {
 	conns   map[*conn]struct{}
 	running bool
 	wg      sync.WaitGroup // accept loop and connection goroutines
+
+	// pmu guards prepared: the ids of the statements prepared on this node. As on Cassandra,
+	// where each node has its own prepared statement cache, a node answers UNPREPARED for a
+	// statement prepared only on other nodes (the engine's shared cache decides what any node
+	// may still know: a statement it forgets is forgotten everywhere). Like Cassandra, which
+	// keeps prepared statements in system.prepared_statements, a node remembers them across a
+	// restart.
+	pmu      sync.RWMutex
+	prepared map[string]struct{}
 }
 
 func newNode(c *Cluster, index int, ln net.Listener) *node {
-	return &node{cluster: c, index: index, addr: ln.Addr().String(), ln: ln, conns: make(map[*conn]struct{})}
+	return &node{cluster: c, index: index, addr: ln.Addr().String(), ln: ln, conns: make(map[*conn]struct{}),
+		prepared: make(map[string]struct{})}
 }
 
 // start runs the accept loop on the node's current listener.
@@ -35,6 +47,30 @@ func (n *node) start() {
 	n.wg.Add(1)
 	n.mu.Unlock()
 	go n.acceptLoop(ln)
+}
+
+// learn records that the statement with the given id was prepared on the node.
+func (n *node) learn(id []byte) {
+	n.pmu.Lock()
+	n.prepared[string(id)] = struct{}{}
+	n.pmu.Unlock()
+}
+
+// knows reports whether the statement with the given id was prepared on the node.
+func (n *node) knows(id []byte) bool {
+	n.pmu.RLock()
+	_, ok := n.prepared[string(id)]
+	n.pmu.RUnlock()
+	return ok
+}
+
+// lookup returns the prepared statement with the given id when the node knows it: it was
+// prepared on this node and the engine has not forgotten it.
+func (n *node) lookup(id []byte) (*engine.Prepared, bool) {
+	if !n.knows(id) {
+		return nil, false
+	}
+	return n.cluster.engine.Lookup(id)
 }
 
 func (n *node) isRunning() bool {

@@ -74,6 +74,7 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 		if err != nil {
 			return errorMessage(err), rowsReply{}, nil
 		}
+		c.node.learn(p.ID)
 		return preparedMessage(p), rowsReply{}, nil
 	case req.Query != nil:
 		q := req.Query
@@ -90,7 +91,7 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 		}))
 	case req.Execute != nil:
 		e := req.Execute
-		p, ok := eng.Lookup(e.ID)
+		p, ok := c.node.lookup(e.ID)
 		if !ok {
 			return unprepared(e.ID), rowsReply{}, nil
 		}
@@ -128,7 +129,7 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 			r := engine.Request{Node: node, Keyspace: br.Keyspace, Query: s.Query, Values: s.Values,
 				Timestamp: b.Timestamp, Consistency: b.Consistency, Serial: b.Serial}
 			if s.ID != nil {
-				p, ok := eng.Lookup(s.ID)
+				p, ok := c.node.lookup(s.ID)
 				if !ok {
 					return unprepared(s.ID), rowsReply{}, nil
 				}

@@ -104,6 +104,15 @@ type Config struct {
 	// was reached; not reaching it is not an error, since the DDL itself succeeded.
 	SchemaAgreementTimeout time.Duration
 
+	// PrepareOnOneNode makes Prepare prepare a statement only on the first node that answers.
+	// By default, once that node has prepared it, the session also sends the PREPARE, in the
+	// background, to every other node it has an open connection to, as the Java driver does
+	// (prepare-on-all-nodes): each node keeps its own prepared statement cache, and a node
+	// that does not know a statement answers its first EXECUTE with UNPREPARED, which costs a
+	// re-prepare and a second EXECUTE. Prepare does not wait for the other nodes, and their
+	// failures are ignored: a node that missed the statement still gets it on demand.
+	PrepareOnOneNode bool
+
 	// ClientTimestamps makes the session give every statement and batch without an explicit
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.

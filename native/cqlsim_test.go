@@ -1,8 +1,11 @@
 package native_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,5 +242,89 @@ func TestFailoverWhenANodeStops(t *testing.T) {
 			t.Fatal("the restarted node never served requests again")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Prepare also prepares the statement on the other nodes (in the background), so an EXECUTE
+// sent to any of them runs at once instead of being answered UNPREPARED and re-prepared.
+// With PrepareOnOneNode only the node that answered the PREPARE knows it.
+func TestPrepareOnAllNodes(t *testing.T) {
+	for _, one := range []bool{false, true} {
+		t.Run(fmt.Sprintf("PrepareOnOneNode=%v", one), func(t *testing.T) {
+			cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+			var mu sync.Mutex
+			var reprepared []string
+			s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: one,
+				Observer: func(_ context.Context, a native.Attempt) {
+					if a.Reprepare {
+						mu.Lock()
+						reprepared = append(reprepared, a.Host)
+						mu.Unlock()
+					}
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			waitAllUp(t, s, 3)
+			p := mustPrepare(t, s, "SELECT release_version FROM system.local")
+			knownBy := func() int {
+				n := 0
+				for i := range cl.Addrs() {
+					if cl.KnowsPrepared(i, p.ID()) {
+						n++
+					}
+				}
+				return n
+			}
+			if one {
+				if n := knownBy(); n != 1 {
+					t.Fatalf("with PrepareOnOneNode, %d nodes know the statement after Prepare, want 1", n)
+				}
+			} else {
+				deadline := time.Now().Add(10 * time.Second)
+				for knownBy() != 3 {
+					if time.Now().After(deadline) {
+						t.Fatalf("%d of 3 nodes know the statement 10s after Prepare", knownBy())
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			for _, h := range cl.Addrs() {
+				if _, err := s.Execute(ctxT(t), p.Bind().WithHost(h)); err != nil {
+					t.Fatalf("execute on %s: %v", h, err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			want := 0
+			if one {
+				want = 2 // the two nodes that did not answer the PREPARE
+			}
+			if len(reprepared) != want {
+				t.Errorf("re-prepared on %v, want %d re-prepares", reprepared, want)
+			}
+		})
+	}
+}
+
+// waitAllUp waits until the session has an open connection to n nodes.
+func waitAllUp(t *testing.T, s *native.Session, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		up := 0
+		for _, h := range s.Hosts() {
+			if h.Up {
+				up++
+			}
+		}
+		if up == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d nodes up after 10s", up, n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

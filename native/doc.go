@@ -14,8 +14,10 @@
 // and the With methods (WithConsistency, WithPageSize, WithPagingState, WithTimestamp,
 // WithIdempotent, WithTracing, WithCustomPayload, WithHost, ...) return modified copies.
 // Values are positional, or named with Named. Batch groups statements in one request.
-// Session.Prepare caches prepared statements by keyspace and text and re-prepares them
-// transparently when a node answers UNPREPARED; Session.PrepareTraced also traces the PREPARE
+// Session.Prepare caches prepared statements by keyspace and text, prepares them on every node
+// it is connected to (the first answer is waited for, the other nodes are sent the PREPARE in
+// the background; see Config.PrepareOnOneNode) and re-prepares them transparently when a node
+// answers UNPREPARED; Session.PrepareTraced also traces the PREPARE
 // it sends and returns its trace id. A USE statement changes the keyspace of every connection of
 // the session.
 //

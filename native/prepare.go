@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
@@ -65,7 +66,11 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 	s.prepMu.Unlock()
 
 	var traceID []byte
-	e.p, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
+	var node int
+	e.p, node, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
+	if e.err == nil && !s.cfg.PrepareOnOneNode {
+		s.prepareOnOthers(node, cql, key.keyspace)
+	}
 	if e.err != nil {
 		s.prepMu.Lock()
 		delete(s.prepared, key)
@@ -75,17 +80,18 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 	return e.p, traceID, e.err
 }
 
-// prepareAnywhere prepares cql on the first node of a round-robin plan that answers. With
-// trace, each PREPARE sent asks for tracing, and the tracing id of the answer that ends the
-// search (the success, or the server's refusal) is returned.
-func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, trace bool) (*Prepared, []byte, error) {
+// prepareAnywhere prepares cql on the first node of a round-robin plan that answers and
+// returns the index of that node in the cluster state. With trace, each PREPARE sent asks for
+// tracing, and the tracing id of the answer that ends the search (the success, or the
+// server's refusal) is returned.
+func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, trace bool) (*Prepared, int, []byte, error) {
 	st := s.state.Load()
 	plan := policy.NewPlan(nil, len(st.pools), st.remote, s.rr.Add(1))
 	var failed []HostError
 	for {
 		node, ok := plan.Next()
 		if !ok {
-			return nil, nil, &NoHostAvailableError{Errors: failed}
+			return nil, -1, nil, &NoHostAvailableError{Errors: failed}
 		}
 		c, err := st.pools[node].pick()
 		if err != nil {
@@ -94,14 +100,54 @@ func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, tra
 		}
 		p, traceID, err := s.prepareOn(ctx, c, cql, keyspace, trace)
 		if err == nil {
-			return p, traceID, nil
+			return p, node, traceID, nil
 		}
 		var re *RequestError
 		if errors.As(err, &re) || ctx.Err() != nil {
-			return nil, traceID, err // the server refused the statement: another node will too
+			return nil, -1, traceID, err // the server refused the statement: another node will too
 		}
 		failed = append(failed, HostError{Host: c.Addr(), Err: err})
 	}
+}
+
+// prepareOnOthers sends the PREPARE of cql, in the background, to every node of the current
+// cluster state except done (the index of the node that prepared it) that has an open
+// connection. Nothing waits for the answers and failures are ignored: a node that does not
+// know the statement answers UNPREPARED and gets it then. The requests are bounded by
+// Config.Timeout, or DefaultTimeout when that is disabled, and end when the session closes.
+func (s *Session) prepareOnOthers(done int, cql, keyspace string) {
+	st := s.state.Load()
+	if done < 0 || done >= len(st.pools) || len(st.pools) < 2 {
+		return
+	}
+	conns := make([]*conn.Conn, 0, len(st.pools)-1)
+	for i, p := range st.pools {
+		if i == done || !p.up() {
+			continue
+		}
+		if c, err := p.pick(); err == nil {
+			conns = append(conns, c)
+		}
+	}
+	if len(conns) == 0 {
+		return
+	}
+	s.goBackground(func(ctx context.Context) {
+		if s.cfg.Timeout <= 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+			defer cancel()
+		}
+		var wg sync.WaitGroup
+		for _, c := range conns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, _ = s.prepareOn(ctx, c, cql, keyspace, false)
+			}()
+		}
+		wg.Wait()
+	})
 }
 
 // prepareOn sends PREPARE on c, with the tracing flag when trace is set, and returns the

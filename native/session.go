@@ -306,6 +306,22 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) {
 	}()
 }
 
+// goBackground runs f in a goroutine that Close cancels (through f's context) and waits
+// for; it does nothing once the session is closed.
+func (s *Session) goBackground(f func(ctx context.Context)) {
+	s.asyncMu.RLock()
+	if s.closed.Load() {
+		s.asyncMu.RUnlock()
+		return
+	}
+	s.wg.Add(1)
+	s.asyncMu.RUnlock()
+	go func() {
+		defer s.wg.Done()
+		f(s.ctx)
+	}()
+}
+
 // Closed reports whether Close has been called.
 func (s *Session) Closed() bool { return s.closed.Load() }
 

@@ -417,6 +417,9 @@ func TestUseChangesKeyspaceOnAllConnections(t *testing.T) {
 func TestTransparentReprepare(t *testing.T) {
 	var reprepares sync.Map
 	s, ks := connect(t, func(c *native.Config) {
+		// Prepared on one node only: a background PREPARE to another node arriving after the
+		// table is recreated would teach that node the statement again.
+		c.PrepareOnOneNode = true
 		c.Observer = func(_ context.Context, a native.Attempt) {
 			if a.Reprepare {
 				reprepares.Store(a.Statement, a.Err)
@@ -454,6 +457,7 @@ func TestTransparentReprepareInBatch(t *testing.T) {
 	var mu sync.Mutex
 	var reprepared []string
 	s, ks := connect(t, func(c *native.Config) {
+		c.PrepareOnOneNode = true // as in TestTransparentReprepare
 		c.Observer = func(_ context.Context, a native.Attempt) {
 			if a.Reprepare && a.Err == nil {
 				mu.Lock()
