@@ -56,18 +56,13 @@ func (n *node) learn(id []byte) {
 	n.pmu.Unlock()
 }
 
-// knows reports whether the statement with the given id was prepared on the node.
-func (n *node) knows(id []byte) bool {
-	n.pmu.RLock()
-	_, ok := n.prepared[string(id)]
-	n.pmu.RUnlock()
-	return ok
-}
-
 // lookup returns the prepared statement with the given id when the node knows it: it was
 // prepared on this node and the engine has not forgotten it.
 func (n *node) lookup(id []byte) (*engine.Prepared, bool) {
-	if !n.knows(id) {
+	n.pmu.RLock()
+	_, known := n.prepared[string(id)]
+	n.pmu.RUnlock()
+	if !known {
 		return nil, false
 	}
 	return n.cluster.engine.Lookup(id)

@@ -266,7 +266,7 @@ func TestPrepareOnAllNodes(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			waitAllUp(t, s, 3)
+			waitHostsUp(t, s, 3)
 			p := mustPrepare(t, s, "SELECT release_version FROM system.local")
 			knownBy := func() int {
 				n := 0
@@ -305,26 +305,5 @@ func TestPrepareOnAllNodes(t *testing.T) {
 				t.Errorf("re-prepared on %v, want %d re-prepares", reprepared, want)
 			}
 		})
-	}
-}
-
-// waitAllUp waits until the session has an open connection to n nodes.
-func waitAllUp(t *testing.T, s *native.Session, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		up := 0
-		for _, h := range s.Hosts() {
-			if h.Up {
-				up++
-			}
-		}
-		if up == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d nodes up after 10s", up, n)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
@@ -66,32 +65,32 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 	s.prepMu.Unlock()
 
 	var traceID []byte
-	var node int
-	e.p, node, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
-	if e.err == nil && !s.cfg.PrepareOnOneNode {
-		s.prepareOnOthers(node, cql, key.keyspace)
-	}
-	if e.err != nil {
+	var pool *hostPool
+	e.p, pool, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
+	switch {
+	case e.err != nil:
 		s.prepMu.Lock()
 		delete(s.prepared, key)
 		s.prepMu.Unlock()
+	case !s.cfg.PrepareOnOneNode:
+		s.prepareOnOthers(pool, cql, key.keyspace)
 	}
 	close(e.done)
 	return e.p, traceID, e.err
 }
 
 // prepareAnywhere prepares cql on the first node of a round-robin plan that answers and
-// returns the index of that node in the cluster state. With trace, each PREPARE sent asks for
+// returns that node's pool. With trace, each PREPARE sent asks for
 // tracing, and the tracing id of the answer that ends the search (the success, or the
 // server's refusal) is returned.
-func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, trace bool) (*Prepared, int, []byte, error) {
+func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, trace bool) (*Prepared, *hostPool, []byte, error) {
 	st := s.state.Load()
 	plan := policy.NewPlan(nil, len(st.pools), st.remote, s.rr.Add(1))
 	var failed []HostError
 	for {
 		node, ok := plan.Next()
 		if !ok {
-			return nil, -1, nil, &NoHostAvailableError{Errors: failed}
+			return nil, nil, nil, &NoHostAvailableError{Errors: failed}
 		}
 		c, err := st.pools[node].pick()
 		if err != nil {
@@ -100,54 +99,39 @@ func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, tra
 		}
 		p, traceID, err := s.prepareOn(ctx, c, cql, keyspace, trace)
 		if err == nil {
-			return p, node, traceID, nil
+			return p, st.pools[node], traceID, nil
 		}
 		var re *RequestError
 		if errors.As(err, &re) || ctx.Err() != nil {
-			return nil, -1, traceID, err // the server refused the statement: another node will too
+			return nil, nil, traceID, err // the server refused the statement: another node will too
 		}
 		failed = append(failed, HostError{Host: c.Addr(), Err: err})
 	}
 }
 
-// prepareOnOthers sends the PREPARE of cql, in the background, to every node of the current
-// cluster state except done (the index of the node that prepared it) that has an open
-// connection. Nothing waits for the answers and failures are ignored: a node that does not
-// know the statement answers UNPREPARED and gets it then. The requests are bounded by
-// Config.Timeout, or DefaultTimeout when that is disabled, and end when the session closes.
-func (s *Session) prepareOnOthers(done int, cql, keyspace string) {
-	st := s.state.Load()
-	if done < 0 || done >= len(st.pools) || len(st.pools) < 2 {
-		return
-	}
-	conns := make([]*conn.Conn, 0, len(st.pools)-1)
-	for i, p := range st.pools {
-		if i == done || !p.up() {
+// prepareOnOthers sends the PREPARE of cql, in the background, to an open connection of every
+// node except done (the one that prepared it). Nothing waits for the answers and failures are
+// ignored: a node that does not know the statement answers UNPREPARED and gets it then. Each
+// request is bounded by Config.Timeout, or DefaultTimeout when that is disabled, and ends when
+// the session closes.
+func (s *Session) prepareOnOthers(done *hostPool, cql, keyspace string) {
+	for _, p := range s.state.Load().pools {
+		if p == done {
 			continue
 		}
-		if c, err := p.pick(); err == nil {
-			conns = append(conns, c)
+		c, err := p.pick()
+		if err != nil {
+			continue // no open connection: the node gets the statement on demand
 		}
+		s.goBackground(func(ctx context.Context) {
+			if s.cfg.Timeout <= 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+				defer cancel()
+			}
+			_, _, _ = s.prepareOn(ctx, c, cql, keyspace, false)
+		})
 	}
-	if len(conns) == 0 {
-		return
-	}
-	s.goBackground(func(ctx context.Context) {
-		if s.cfg.Timeout <= 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-			defer cancel()
-		}
-		var wg sync.WaitGroup
-		for _, c := range conns {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, _, _ = s.prepareOn(ctx, c, cql, keyspace, false)
-			}()
-		}
-		wg.Wait()
-	})
 }
 
 // prepareOn sends PREPARE on c, with the tracing flag when trace is set, and returns the

@@ -291,14 +291,10 @@ func (s *Session) Close() error {
 // fails with ErrSessionClosed at once when the session is closed. The goroutine leaves the
 // WaitGroup before completing p, so that an OnDone hook may call Close without deadlocking.
 func (s *Session) goAsync(p *Pending, f func() (*Result, error)) {
-	s.asyncMu.RLock()
-	if s.closed.Load() {
-		s.asyncMu.RUnlock()
+	if !s.enter() {
 		p.complete(nil, ErrSessionClosed)
 		return
 	}
-	s.wg.Add(1)
-	s.asyncMu.RUnlock()
 	go func() {
 		res, err := f()
 		s.wg.Done()
@@ -306,16 +302,24 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) {
 	}()
 }
 
+// enter adds a goroutine that Close must wait for to the session's WaitGroup, or returns
+// false when the session is closed. The read lock orders the Add before Close's Wait.
+func (s *Session) enter() bool {
+	s.asyncMu.RLock()
+	defer s.asyncMu.RUnlock()
+	if s.closed.Load() {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
 // goBackground runs f in a goroutine that Close cancels (through f's context) and waits
 // for; it does nothing once the session is closed.
 func (s *Session) goBackground(f func(ctx context.Context)) {
-	s.asyncMu.RLock()
-	if s.closed.Load() {
-		s.asyncMu.RUnlock()
+	if !s.enter() {
 		return
 	}
-	s.wg.Add(1)
-	s.asyncMu.RUnlock()
 	go func() {
 		defer s.wg.Done()
 		f(s.ctx)
