@@ -355,8 +355,6 @@ var (
 	ErrNotFound = errors.New("native: no rows in result")
 	// ErrNoMorePages is returned by Result.NextPage when the result was the last page.
 	ErrNoMorePages = errors.New("native: no more pages")
-	// ErrNotImplemented is wrapped by features not implemented yet.
-	ErrNotImplemented = errors.New("native: not implemented yet")
 	// ErrUnsupported is wrapped when a request asks for a feature the negotiated protocol
 	// version does not have (for example a per-statement keyspace with protocol v4).
 	ErrUnsupported = errors.New("native: not supported by the protocol version in use")

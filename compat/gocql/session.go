@@ -132,9 +132,6 @@ func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, err
 			return ns, nil
 		}
 		lastErr = err
-		if errors.Is(err, native.ErrNotImplemented) {
-			break
-		}
 		var re *native.RequestError
 		if errors.As(err, &re) {
 			break // a server error (bad keyspace, authentication) does not go away by retrying
