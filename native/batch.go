@@ -42,7 +42,8 @@ type Batch struct {
 	opts  options
 }
 
-// NewBatch returns a batch of type typ holding stmts.
+// NewBatch returns a batch of type typ holding stmts. A batch without statements is sent as
+// it is: Cassandra accepts it and does nothing, as gocql's applications expect.
 func NewBatch(typ BatchType, stmts ...Statement) Batch {
 	return Batch{typ: typ, stmts: stmts}
 }

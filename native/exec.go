@@ -192,9 +192,6 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed
 	}
-	if len(b.stmts) == 0 {
-		return nil, errors.New("native: batch has no statements")
-	}
 	if b.opts.keyspace != "" {
 		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", b.opts.keyspace, ErrUnsupported)
 	}

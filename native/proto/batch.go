@@ -2,7 +2,6 @@ package proto
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 )
@@ -57,9 +56,6 @@ func (*Batch) Opcode() Opcode { return OpBatch }
 func (b *Batch) AppendBody(dst []byte, version Version) ([]byte, error) {
 	if b.Type > CounterBatch {
 		return dst, fmt.Errorf("proto: unknown batch type %d", byte(b.Type))
-	}
-	if len(b.Statements) == 0 {
-		return dst, errors.New("proto: BATCH without statements")
 	}
 	if len(b.Statements) > math.MaxUint16 {
 		return dst, fmt.Errorf("proto: BATCH of %d statements; the protocol allows at most 65535", len(b.Statements))

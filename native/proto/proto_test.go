@@ -71,7 +71,6 @@ func TestAppendFrameErrorsKeepDst(t *testing.T) {
 		"keyspace on v4":  &Query{Query: "x", Params: QueryParams{Keyspace: "ks"}},
 		"prepare ks v4":   &Prepare{Query: "x", Keyspace: "ks"},
 		"batch ks v4":     &Batch{Statements: []BatchStatement{{Query: "x"}}, Keyspace: "ks"},
-		"empty batch":     &Batch{},
 		"bad batch type":  &Batch{Type: 7, Statements: []BatchStatement{{Query: "x"}}},
 		"execute no id":   &Execute{},
 		"register none":   &Register{},
