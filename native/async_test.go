@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,7 +138,20 @@ type proxy struct {
 	mu     sync.Mutex
 	conns  []net.Conn
 	wg     sync.WaitGroup
-	hold   bool // when true, stop forwarding server responses (requests hang)
+	hold   bool         // when true, stop forwarding server responses (requests hang)
+	sent   atomic.Int64 // bytes forwarded to the server
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (cw countingWriter) Write(b []byte) (int, error) {
+	n, err := cw.w.Write(b)
+	cw.n.Add(int64(n))
+	return n, err
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -169,7 +184,7 @@ func (p *proxy) accept() {
 		p.conns = append(p.conns, c, up)
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go func() { defer p.wg.Done(); _, _ = io.Copy(up, c); up.Close() }()
+		go func() { defer p.wg.Done(); _, _ = io.Copy(countingWriter{up, &p.sent}, c); up.Close() }()
 		go func() { defer p.wg.Done(); p.copyDown(c, up); c.Close() }()
 	}
 }
@@ -415,4 +430,84 @@ func TestSpeculativeExecution(t *testing.T) {
 	}
 	slow.setHold(false)
 	s.Close()
+}
+
+// Config.Timeout bounds a whole Prepare, over every node it tries, and its expiry wraps
+// ErrTimeout, as for any other request.
+func TestPrepareTimeoutSpansEveryNode(t *testing.T) {
+	ks, hosts := testKeyspace(t, 1)
+	var pxs []*proxy
+	var addrs []string
+	for range 3 {
+		px := newProxy(t, hosts[0])
+		pxs = append(pxs, px)
+		addrs = append(addrs, px.addr())
+	}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: addrs, Keyspace: ks, ConnsPerHost: 1,
+		DisablePeerDiscovery: true, Timeout: time.Second, PrepareOnOneNode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, px := range pxs {
+		px.setHold(true)
+		defer px.setHold(false)
+	}
+	start := time.Now()
+	_, err = s.Prepare(context.Background(), "SELECT release_version FROM system.local")
+	took := time.Since(start)
+	if !errors.Is(err, native.ErrTimeout) {
+		t.Fatalf("Prepare with no node answering: %v, want an error matching ErrTimeout", err)
+	}
+	// Each of the three nodes used to get the whole timeout: 3 s.
+	if took >= 2*time.Second {
+		t.Fatalf("Prepare returned after %s; Config.Timeout (1s) bounds the whole Prepare", took)
+	}
+}
+
+// Requests in flight when Close is called fail with an error matching ErrSessionClosed:
+// statements, asynchronous ones and a Prepare.
+func TestRequestsInFlightAtCloseFailWithErrSessionClosed(t *testing.T) {
+	ks, hosts := testKeyspace(t, 1)
+	px := newProxy(t, hosts[0])
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1,
+		DisablePeerDiscovery: true, Timeout: -1, PrepareOnOneNode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px.setHold(true)
+	defer px.setHold(false)
+	pad := strings.Repeat(" ", 100) // every frame is longer than the text, and the text than 100 bytes
+	texts := []string{"SELECT release_version FROM system.local" + pad, "SELECT cluster_name FROM system.local" + pad,
+		"SELECT partitioner FROM system.local" + pad}
+	base := px.sent.Load()
+	errs := make(chan error, 3)
+	pend := s.ExecuteAsync(context.Background(), native.Query(texts[0]))
+	go func() {
+		_, err := s.Execute(context.Background(), native.Query(texts[1]))
+		errs <- err
+	}()
+	go func() {
+		_, err := s.Prepare(context.Background(), texts[2])
+		errs <- err
+	}()
+	// Wait until all three requests reached the server (their answers are held back).
+	want := int64(0)
+	for _, q := range texts {
+		want += int64(len(q)) + 9
+	}
+	for deadline := time.Now().Add(10 * time.Second); px.sent.Load()-base < want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the requests did not reach the server: %d bytes sent, want %d", px.sent.Load()-base, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.Close()
+	_, err = pend.Result()
+	all := []error{err, <-errs, <-errs}
+	for i, err := range all {
+		if !errors.Is(err, native.ErrSessionClosed) {
+			t.Errorf("request %d in flight at Close: %v, want an error matching ErrSessionClosed", i, err)
+		}
+	}
 }

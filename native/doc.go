@@ -19,7 +19,11 @@
 // the background; see Config.PrepareOnOneNode) and re-prepares them transparently when a node
 // answers UNPREPARED; Session.PrepareTraced also traces the PREPARE
 // it sends and returns its trace id. A USE statement changes the keyspace of every connection of
-// the session.
+// the session; concurrent ones apply one after the other, so when they have returned every
+// connection uses the keyspace Session.Keyspace reports. A statement prepared before a USE keeps
+// its keyspace: should a node need it re-prepared while the session uses another keyspace, an
+// unqualified statement fails with an error saying so, rather than be prepared against the other
+// keyspace's tables (prepare it again, or qualify its tables).
 //
 // # Results
 //

@@ -72,6 +72,7 @@ type reqInfo struct {
 	observer     func(context.Context, Attempt)
 	specDelay    time.Duration // speculative execution: delay before each extra attempt
 	specAttempts int           // extra attempts allowed (idempotent requests only)
+	useLocked    bool          // a USE statement holding Session.useMu for writing
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -115,6 +116,14 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	}
 
 	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
+	if st.prepared == nil && isUseStatement(st.cql) {
+		// A keyspace change: no PREPARE and no new connection may see the connections
+		// half-way between two keyspaces, and a concurrent USE waits for this one to have
+		// reached every connection (see useKeyspace).
+		s.useMu.Lock()
+		defer s.useMu.Unlock()
+		info.useLocked = true
+	}
 	info.timeout = s.cfg.Timeout
 	if st.opts.set&setTimeout != 0 {
 		info.timeout = st.opts.timeout
@@ -257,8 +266,28 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	return s.send(ctx, req, &info)
 }
 
-// send runs the attempts of a request along its query plan.
+// send runs the attempts of a request along its query plan. A request that Close cut off
+// fails with an error matching ErrSessionClosed (and the connection's error).
 func (s *Session) send(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
+	res, err := s.sendPlan(ctx, req, info)
+	if err != nil && s.closed.Load() {
+		err = closedError(err)
+	}
+	return res, err
+}
+
+// closedError makes err, the failure of a request in flight when the session closed, match
+// ErrSessionClosed, unless the server's answer decided it (a *RequestError).
+func closedError(err error) error {
+	var re *RequestError
+	if errors.Is(err, ErrSessionClosed) || errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrSessionClosed, err)
+}
+
+// sendPlan is send without the translation of errors after Close.
+func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
 	req.to.start(info.timeout)
 	to := &req.to
 	st := s.state.Load()
@@ -396,7 +425,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 	}
 	if err == nil {
 		if res.kind == ResultSetKeyspace {
-			if uerr := s.useKeyspace(ctx, res.keyspace, c); uerr != nil {
+			if uerr := s.useKeyspace(res.keyspace, info.useLocked); uerr != nil {
 				return res, fmt.Errorf("native: USE %s succeeded on %s but not on every connection: %w", res.keyspace, c.Addr(), uerr)
 			}
 		}

@@ -112,28 +112,45 @@ func (p *hostPool) fill(ctx context.Context) error {
 			return nil
 		}
 		c, err := p.s.dial(ctx, p.addr)
-		p.mu.Lock()
 		if err != nil {
+			p.mu.Lock()
 			p.lastErr = err
 			p.mu.Unlock()
 			return err
 		}
-		if p.closed {
-			p.mu.Unlock()
-			c.Close()
-			return ErrSessionClosed
+		if err := p.add(ctx, c); err != nil {
+			return err
 		}
-		p.lastErr, p.wasUp = nil, true
-		if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
-			// A concurrent fill got there first.
-			p.mu.Unlock()
-			c.Close()
-			return nil
-		}
-		next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
-		p.conns.Store(&next)
-		p.mu.Unlock()
 	}
+}
+
+// add puts the new connection c in the pool, or closes it when the pool is closed or full.
+// It holds the session's useMu (for reading) from the check of c's keyspace, which a USE may
+// have changed during the dial, until c is in the pool: a USE then either ran before, and c
+// follows it, or runs after, and reaches c.
+func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
+	p.s.useMu.RLock()
+	defer p.s.useMu.RUnlock()
+	if err := p.s.alignKeyspace(ctx, c, p.s.Keyspace()); err != nil {
+		p.mu.Lock()
+		p.lastErr = err
+		p.mu.Unlock()
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		c.Close()
+		return ErrSessionClosed
+	}
+	p.lastErr, p.wasUp = nil, true
+	if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
+		c.Close() // a concurrent fill got there first
+		return nil
+	}
+	next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
+	p.conns.Store(&next)
+	return nil
 }
 
 // pruneLocked drops closed connections and returns how many are open.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
@@ -41,43 +43,69 @@ func (s *Session) PrepareTraced(ctx context.Context, cql string) (p *Prepared, t
 }
 
 func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepared, []byte, error) {
-	if s.closed.Load() {
-		return nil, nil, ErrSessionClosed
-	}
-	key := prepKey{keyspace: s.Keyspace(), cql: cql}
-	s.prepMu.Lock()
-	e := s.prepared[key]
-	if e != nil {
+	for {
+		if s.closed.Load() {
+			return nil, nil, ErrSessionClosed
+		}
+		// The key's keyspace is read under useMu, which a PREPARE holds (for reading) until
+		// it is answered: no USE can move the connections to another keyspace in between.
+		s.useMu.RLock()
+		key := prepKey{keyspace: s.Keyspace(), cql: cql}
+		s.prepMu.Lock()
+		e := s.prepared[key]
+		if e == nil {
+			e = &prepEntry{done: make(chan struct{})}
+			s.prepared[key] = e
+			s.prepMu.Unlock()
+			p, traceID, err := s.prepareEntry(ctx, e, key, trace)
+			s.useMu.RUnlock()
+			if err != nil && s.closed.Load() {
+				err = closedError(err)
+			}
+			return p, traceID, err
+		}
 		s.prepMu.Unlock()
+		s.useMu.RUnlock()
 		select {
 		case <-e.done:
 			if e.err == nil {
 				return e.p, nil, nil
 			}
-			// The first caller's failure is not cached; try again ourselves.
-			return s.prepare(ctx, cql, trace)
+			// The first caller's failure is not cached: try again ourselves.
 		case <-ctx.Done():
 			return nil, nil, fmt.Errorf("native: preparing %q: %w", abbreviate(cql), ctx.Err())
 		}
 	}
-	e = &prepEntry{done: make(chan struct{})}
-	s.prepared[key] = e
-	s.prepMu.Unlock()
+}
 
+// prepareEntry prepares key.cql for the new cache entry e, which it completes. The caller
+// holds useMu for reading. Config.Timeout bounds the whole search for a node that answers.
+func (s *Session) prepareEntry(ctx context.Context, e *prepEntry, key prepKey, trace bool) (*Prepared, []byte, error) {
+	defer close(e.done)
+	if d := s.cfg.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errPrepareTimeout)
+		defer cancel()
+	}
 	var traceID []byte
 	var pool *hostPool
-	e.p, pool, traceID, e.err = s.prepareAnywhere(ctx, cql, key.keyspace, trace)
+	e.p, pool, traceID, e.err = s.prepareAnywhere(ctx, key.cql, key.keyspace, trace)
 	switch {
 	case e.err != nil:
+		if context.Cause(ctx) == errPrepareTimeout {
+			e.err = fmt.Errorf("%w after %s preparing %q: %w", ErrTimeout, s.cfg.Timeout, abbreviate(key.cql), e.err)
+		}
 		s.prepMu.Lock()
 		delete(s.prepared, key)
 		s.prepMu.Unlock()
 	case !s.cfg.PrepareOnOneNode:
-		s.prepareOnOthers(pool, cql, key.keyspace)
+		s.prepareOnOthers(pool, key.cql, key.keyspace)
 	}
-	close(e.done)
 	return e.p, traceID, e.err
 }
+
+// errPrepareTimeout is the cause of a Prepare's context when Config.Timeout passed.
+var errPrepareTimeout = errors.New("prepare timeout")
 
 // prepareAnywhere prepares cql on the first node of a round-robin plan that answers and
 // returns that node's pool. With trace, each PREPARE sent asks for
@@ -95,6 +123,13 @@ func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, tra
 		c, err := st.pools[node].pick()
 		if err != nil {
 			failed = append(failed, HostError{Host: st.pools[node].addr, Err: err})
+			continue
+		}
+		if err := s.alignKeyspace(ctx, c, keyspace); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, nil, err
+			}
+			failed = append(failed, HostError{Host: c.Addr(), Err: err})
 			continue
 		}
 		p, traceID, err := s.prepareOn(ctx, c, cql, keyspace, trace)
@@ -124,25 +159,31 @@ func (s *Session) prepareOnOthers(done *hostPool, cql, keyspace string) {
 			continue // no open connection: the node gets the statement on demand
 		}
 		s.goBackground(func(ctx context.Context) {
-			if s.cfg.Timeout <= 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
-				defer cancel()
+			ctx, cancel := context.WithTimeout(ctx, s.backgroundTimeout())
+			defer cancel()
+			s.useMu.RLock()
+			defer s.useMu.RUnlock()
+			if s.Keyspace() != keyspace || s.alignKeyspace(ctx, c, keyspace) != nil {
+				return // a USE came in between: the statement is prepared again on demand
 			}
 			_, _, _ = s.prepareOn(ctx, c, cql, keyspace, false)
 		})
 	}
 }
 
-// prepareOn sends PREPARE on c, with the tracing flag when trace is set, and returns the
-// tracing id of the answer (nil when there is none), also when the answer is an error.
-func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace string, trace bool) (*Prepared, []byte, error) {
-	timeout := s.cfg.Timeout
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+// backgroundTimeout bounds a request the session makes on its own: Config.Timeout, or
+// DefaultTimeout when that is disabled.
+func (s *Session) backgroundTimeout() time.Duration {
+	if s.cfg.Timeout > 0 {
+		return s.cfg.Timeout
 	}
+	return DefaultTimeout
+}
+
+// prepareOn sends PREPARE on c, with the tracing flag when trace is set, and returns the
+// tracing id of the answer (nil when there is none), also when the answer is an error. The
+// statement resolves in c's keyspace, which the caller made sure is keyspace.
+func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace string, trace bool) (*Prepared, []byte, error) {
 	resp, err := c.Do(ctx, &proto.Prepare{FrameOptions: proto.FrameOptions{Tracing: trace}, Query: cql})
 	if err != nil {
 		var er *proto.ErrorResponse
@@ -208,11 +249,23 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if target == nil {
 		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
 	}
+	if d := s.cfg.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	s.useMu.RLock()
+	defer s.useMu.RUnlock()
 	fresh, _, err := s.prepareOn(ctx, c, target.cql, target.keyspace, false)
 	if err != nil {
 		return err
 	}
 	m := fresh.m()
+	if ks := c.Keyspace(); ks != target.keyspace && target.keyspace != "" && !sameKeyspaces(target.m(), m) {
+		// A USE moved the session to another keyspace since Prepare: prepared again here,
+		// the statement's unqualified tables would be the other keyspace's.
+		return fmt.Errorf("native: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables: prepare it again (or qualify its tables)", abbreviate(target.cql), target.keyspace, c.Addr(), ks)
+	}
 	target.meta.Store(m)
 	switch {
 	case info.prepared != nil:
@@ -231,6 +284,27 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		}
 	}
 	return nil
+}
+
+// sameKeyspaces reports whether two preparations of a statement resolved its tables in the
+// same keyspaces: both describe bind markers or result columns, naming the same keyspaces.
+func sameKeyspaces(a, b *preparedMeta) bool {
+	ka, kb := keyspacesOf(a), keyspacesOf(b)
+	return len(ka) > 0 && slices.Equal(ka, kb)
+}
+
+// keyspacesOf returns the sorted keyspaces named by m's bind markers and result columns.
+func keyspacesOf(m *preparedMeta) []string {
+	var ks []string
+	for _, cols := range [][]Column{m.params, m.columns} {
+		for _, c := range cols {
+			if c.Keyspace != "" && !slices.Contains(ks, c.Keyspace) {
+				ks = append(ks, c.Keyspace)
+			}
+		}
+	}
+	slices.Sort(ks)
+	return ks
 }
 
 // columnsOf converts protocol column specs.

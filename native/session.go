@@ -29,6 +29,11 @@ type Session struct {
 	asyncMu  sync.RWMutex   // orders goAsync's wg.Add before Close's wg.Wait
 	closed   atomic.Bool
 	keyspace atomic.Pointer[string]
+	// useMu orders keyspace changes against what must see every connection in the session
+	// keyspace: a USE and its propagation to every connection hold it for writing; a PREPARE
+	// (whose statement resolves in its connection's keyspace) and a new connection joining a
+	// pool hold it for reading.
+	useMu sync.RWMutex
 
 	state atomic.Pointer[clusterState]
 	rr    atomic.Uint64 // round-robin counter
@@ -259,8 +264,9 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 	}
 }
 
-// Close closes every connection. Requests in flight fail with an error; later calls fail
-// with ErrSessionClosed. Close waits for the session's goroutines, asynchronous requests
+// Close closes every connection. Requests in flight fail with an error matching
+// ErrSessionClosed (unless the server's answer came first); later calls fail with
+// ErrSessionClosed. Close waits for the session's goroutines, asynchronous requests
 // included, to exit, and is idempotent.
 func (s *Session) Close() error {
 	s.asyncMu.Lock()
@@ -398,27 +404,69 @@ func (s *Session) Keyspace() string { return *s.keyspace.Load() }
 // ProtocolVersion returns the native protocol version in use.
 func (s *Session) ProtocolVersion() int { return s.cfg.ProtocolVersion }
 
-// useKeyspace records ks as the session keyspace and sends USE on every open connection
-// except the one that already ran it.
-func (s *Session) useKeyspace(ctx context.Context, ks string, done *conn.Conn) error {
+// useKeyspace makes ks the session keyspace after a USE succeeded on one connection: it
+// records ks and sends USE on every open connection not using ks yet. locked says the caller
+// holds useMu for writing (a USE statement recognised by its text, see isUseStatement); else
+// useKeyspace takes it. So concurrent USE statements end with every connection in the keyspace
+// that Keyspace reports. The propagation is not cut short by the caller's context, since the
+// session keyspace has changed already; it is bounded by Config.Timeout (DefaultTimeout when
+// that is disabled) and ends when the session closes. A connection that could not switch is
+// closed, so that it cannot serve another keyspace; its pool opens a new one in ks.
+func (s *Session) useKeyspace(ks string, locked bool) error {
+	if !locked {
+		s.useMu.Lock()
+		defer s.useMu.Unlock()
+	}
 	s.keyspace.Store(&ks)
 	st := s.state.Load()
 	if st == nil {
 		return nil
 	}
-	use := "USE " + quoteIdent(ks)
+	timeout := s.cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
 	var errs []error
 	for _, p := range st.pools {
 		for _, c := range p.all() {
-			if c == done || c.Err() != nil {
+			if c.Err() != nil {
 				continue
 			}
-			if _, err := s.runOn(ctx, c, use); err != nil {
-				errs = append(errs, fmt.Errorf("USE on %s: %w", c.Addr(), err))
+			if err := s.alignKeyspace(ctx, c, ks); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// alignKeyspace sends USE ks on c unless c uses ks already. The caller holds useMu (for
+// reading or writing) and ks is the session keyspace. When the USE fails, c is closed: it
+// would otherwise serve statements in another keyspace than the session's.
+func (s *Session) alignKeyspace(ctx context.Context, c *conn.Conn, ks string) error {
+	if c.Keyspace() == ks {
+		return nil
+	}
+	if _, err := s.runOn(ctx, c, "USE "+quoteIdent(ks)); err != nil {
+		c.Close()
+		return fmt.Errorf("USE %s on %s (connection closed): %w", ks, c.Addr(), err)
+	}
+	return nil
+}
+
+// isUseStatement reports whether cql is a USE statement (the keyword first, after white space).
+func isUseStatement(cql string) bool {
+	cql = strings.TrimLeft(cql, " \t\r\n")
+	if len(cql) < 4 || !strings.EqualFold(cql[:3], "use") {
+		return false
+	}
+	switch cql[3] {
+	case ' ', '\t', '\r', '\n', '"':
+		return true
+	}
+	return false
 }
 
 // quoteIdent quotes a CQL identifier when it is not a plain lower-case one.

@@ -1,0 +1,139 @@
+package native_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// twoKeyspaces connects to a fresh keyspace and makes a second one; both hold table w with
+// the row k = 1 whose v is the keyspace's name.
+func twoKeyspaces(t *testing.T, mod ...func(*native.Config)) (s *native.Session, ks1, ks2 string) {
+	t.Helper()
+	s, ks1 = connect(t, mod...)
+	ks2, hosts := testKeyspace(t, 1)
+	for _, ks := range []string{ks1, ks2} {
+		adminExec(t, hosts, "CREATE TABLE "+ks+".w (k int PRIMARY KEY, v text)")
+		adminExec(t, hosts, fmt.Sprintf("INSERT INTO %s.w (k, v) VALUES (1, '%s')", ks, ks))
+	}
+	return s, ks1, ks2
+}
+
+// readW reads w's row through an unqualified statement: the name of the keyspace it hit.
+func readW(t *testing.T, s *native.Session, stmt native.Statement) string {
+	t.Helper()
+	res, err := s.Execute(ctxT(t), stmt)
+	if err != nil {
+		t.Fatalf("reading w: %v", err)
+	}
+	v, err := native.ScanOne[string](res)
+	if err != nil {
+		t.Fatalf("reading w: %v", err)
+	}
+	return v
+}
+
+// Two USE statements at the same time, while statements are being prepared: afterwards every
+// connection is in the keyspace Session.Keyspace reports, and each prepared statement reads the
+// keyspace its Keyspace method names.
+func TestConcurrentUseLeavesOneKeyspace(t *testing.T) {
+	s, ks1, ks2 := twoKeyspaces(t, func(c *native.Config) { c.ConnsPerHost = 4 })
+	conns := 4 * len(s.Hosts())
+	for round := range 12 {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 3)
+		prepared := make(chan *native.Prepared, 1)
+		for _, ks := range []string{ks1, ks2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if _, err := s.Execute(ctxT(t), native.Query("USE "+ks)); err != nil {
+					errs <- fmt.Errorf("USE %s: %w", ks, err)
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			// A text of its own each round, so that it is prepared now, not found in the cache.
+			p, err := s.Prepare(ctxT(t), "SELECT v FROM w WHERE k = ?"+strings.Repeat(" ", round+1))
+			if err != nil {
+				errs <- err
+				return
+			}
+			prepared <- p
+		}()
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		want := s.Keyspace()
+		for i := range 3 * conns {
+			if got := readW(t, s, native.Query("SELECT v FROM w WHERE k = 1")); got != want {
+				t.Fatalf("round %d, read %d: an unqualified read hit keyspace %s; the session keyspace is %s", round, i, got, want)
+			}
+		}
+		p := <-prepared
+		for i := range 3 * conns {
+			if got := readW(t, s, p.Bind(1)); got != p.Keyspace() {
+				t.Fatalf("round %d, execute %d: a statement prepared in keyspace %s read keyspace %s", round, i, p.Keyspace(), got)
+			}
+		}
+	}
+}
+
+// A statement prepared in one keyspace and re-prepared (UNPREPARED) on a node after a USE
+// moved the session to another keyspace: unqualified, it fails with an error saying so rather
+// than reading the other keyspace's table; qualified, it is re-prepared and reads its own.
+func TestReprepareAfterUse(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	for _, ks := range []string{"ka", "kb"} {
+		mustExec(t, s, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+		mustExec(t, s, "CREATE TABLE "+ks+".w (k int PRIMARY KEY, v text)")
+		mustExec(t, s, "INSERT INTO "+ks+".w (k, v) VALUES (1, '"+ks+"')")
+	}
+	mustExec(t, s, "USE ka")
+	unqualified := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
+	qualified := mustPrepare(t, s, "SELECT v FROM ka.w WHERE k = ?")
+	// A node that has not prepared them (PrepareOnOneNode: exactly one node knows each).
+	other := func(p *native.Prepared) string {
+		for i, h := range cl.Addrs() {
+			if !cl.KnowsPrepared(i, p.ID()) {
+				return h
+			}
+		}
+		t.Fatalf("every node knows %q", p.CQL())
+		return ""
+	}
+	hostU, hostQ := other(unqualified), other(qualified)
+	mustExec(t, s, "USE kb")
+
+	_, err = s.Execute(ctxT(t), unqualified.Bind(1).WithHost(hostU))
+	if err == nil || !strings.Contains(err.Error(), `prepared in keyspace "ka"`) {
+		t.Fatalf("unqualified statement re-prepared after USE kb: err = %v, want the keyspace error", err)
+	}
+	if got := readW(t, s, qualified.Bind(1).WithHost(hostQ)); got != "ka" {
+		t.Fatalf("qualified statement re-prepared after USE kb read %s, want ka", got)
+	}
+	// Prepared again, the unqualified text is the session keyspace's statement.
+	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
+	if p.Keyspace() != "kb" || readW(t, s, p.Bind(1)) != "kb" {
+		t.Fatalf("prepared after USE kb: keyspace %q", p.Keyspace())
+	}
+}
