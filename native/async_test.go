@@ -511,3 +511,31 @@ func TestRequestsInFlightAtCloseFailWithErrSessionClosed(t *testing.T) {
 		}
 	}
 }
+
+// A nil context is an error of the call, not a panic.
+func TestNilContext(t *testing.T) {
+	s, _ := connect(t)
+	var nilCtx context.Context
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "nil Context") {
+			t.Errorf("%s with a nil context: %v", what, err)
+		}
+	}
+	_, err := s.Execute(nilCtx, native.Query("SELECT release_version FROM system.local"))
+	check("Execute", err)
+	_, err = s.ExecuteAsync(nilCtx, native.Query("SELECT release_version FROM system.local")).Result()
+	check("ExecuteAsync", err)
+	_, err = s.ExecuteBatch(nilCtx, native.NewBatch(native.UnloggedBatch))
+	check("ExecuteBatch", err)
+	_, err = s.Prepare(nilCtx, "SELECT release_version FROM system.local")
+	check("Prepare", err)
+	check("AwaitSchemaAgreement", s.AwaitSchemaAgreement(nilCtx))
+	for _, err := range s.Iter(nilCtx, native.Query("SELECT release_version FROM system.local")) {
+		check("Iter", err)
+	}
+	_, err = native.Connect(nilCtx, native.Config{Hosts: []string{"127.0.0.1"}})
+	check("Connect", err)
+	// The session still works.
+	mustExec(t, s, "SELECT release_version FROM system.local")
+}

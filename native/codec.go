@@ -39,8 +39,9 @@ func Get[T any](row Row, i int) (T, error) {
 }
 
 // decodeFast decodes the most common pairs of CQL type and Go pointer without letting dst
-// escape; it reports false when it has no fast path for the pair. NULL and, for non-string
-// types, the empty value decode to the zero value, as cqltype.Decode does.
+// escape; it reports false when it has no fast path for the pair, a column of another type
+// included, also for NULL and the empty value (cqltype.Decode then decides). NULL and, for
+// non-string types, the empty value decode to the zero value, as cqltype.Decode does.
 func decodeFast(t *cqltype.Type, cell []byte, dst any) (bool, error) {
 	k := t.Kind
 	var err error
@@ -56,29 +57,6 @@ func decodeFast(t *cqltype.Type, cell []byte, dst any) (bool, error) {
 			return false, nil
 		}
 		*d = cqltype.DecodeBytes(cell)
-		return true, nil
-	}
-	if len(cell) == 0 {
-		switch d := dst.(type) {
-		case *int:
-			*d = 0
-		case *int64:
-			*d = 0
-		case *int32:
-			*d = 0
-		case *bool:
-			*d = false
-		case *float64:
-			*d = 0
-		case *float32:
-			*d = 0
-		case *time.Time:
-			*d = time.Time{}
-		case *cqltype.UUID:
-			*d = cqltype.UUID{}
-		default:
-			return false, nil
-		}
 		return true, nil
 	}
 	switch d := dst.(type) {

@@ -28,7 +28,8 @@ type Config struct {
 	SerialConsistency Consistency
 
 	// PageSize is the default number of rows per page. Zero selects 5000; a negative value
-	// disables paging (the server returns every row in one page).
+	// disables paging (the server returns every row in one page); values above the protocol's
+	// limit (math.MaxInt32) mean that limit.
 	PageSize int
 
 	// Timeout bounds each request, retries and re-prepares included, in addition to the

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -185,6 +186,25 @@ func TestConfigDefaultsAndAddressTranslator(t *testing.T) {
 	}
 	if n != 7 {
 		t.Errorf("All over pages of 3: %d rows", n)
+	}
+}
+
+// A Config.PageSize beyond the protocol's int32 means the largest page, not a truncated one.
+func TestConfigPageSizeAboveInt32(t *testing.T) {
+	for _, size := range []int{1<<32 + 3, 1 << 31} {
+		s := simSession(t, cqlsim.Options{}, func(c *native.Config) { c.PageSize = size })
+		if got := s.Config().PageSize; got != math.MaxInt32 {
+			t.Errorf("PageSize %d: Config().PageSize = %d, want math.MaxInt32", size, got)
+		}
+		mustExec(t, s, "CREATE KEYSPACE IF NOT EXISTS d WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+		mustExec(t, s, "CREATE TABLE IF NOT EXISTS d.t (p int, c int, PRIMARY KEY (p, c))")
+		for i := range 7 {
+			mustExec(t, s, "INSERT INTO d.t (p, c) VALUES (0, ?)", int32(i))
+		}
+		res := mustExec(t, s, "SELECT c FROM d.t WHERE p = 0")
+		if res.Len() != 7 || res.HasMorePages() {
+			t.Errorf("PageSize %d: first page of %d rows, more %t; want all 7 in one page", size, res.Len(), res.HasMorePages())
+		}
 	}
 }
 

@@ -342,6 +342,9 @@ func (e *RateLimitError) Error() string {
 	return fmt.Sprintf("%s (%s, rejected by coordinator %t)", e.RequestError.Error(), op, e.RejectedByCoordinator)
 }
 
+// errNilContext fails a call given a nil context.Context (pass context.Background()).
+var errNilContext = errors.New("native: nil Context (pass context.Background() or a context with a deadline)")
+
 // Client-side errors.
 var (
 	// ErrSessionClosed is returned by every call on a closed Session, and fails requests

@@ -96,6 +96,9 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed
 	}
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if st.opts.keyspace != "" {
 		return nil, fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
 	}
@@ -201,6 +204,9 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed
 	}
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	if b.opts.keyspace != "" {
 		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", b.opts.keyspace, ErrUnsupported)
 	}
@@ -245,10 +251,16 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	bt.Statements = req.bstmts
 	bt.Consistency = proto.Consistency(s.cfg.Consistency)
 	if b.opts.set&setConsistency != 0 {
+		if !b.opts.consistency.valid() {
+			return nil, fmt.Errorf("native: batch: %s is not a consistency level", b.opts.consistency)
+		}
 		bt.Consistency = proto.Consistency(b.opts.consistency)
 	}
 	bt.SerialConsistency = proto.Consistency(s.cfg.SerialConsistency)
 	if b.opts.set&setSerialConsistency != 0 {
+		if !b.opts.serialConsistency.IsSerial() {
+			return nil, fmt.Errorf("native: batch: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", b.opts.serialConsistency)
+		}
 		bt.SerialConsistency = proto.Consistency(b.opts.serialConsistency)
 	}
 	if b.opts.set&setTimestamp != 0 {

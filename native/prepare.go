@@ -43,6 +43,9 @@ func (s *Session) PrepareTraced(ctx context.Context, cql string) (p *Prepared, t
 }
 
 func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepared, []byte, error) {
+	if ctx == nil {
+		return nil, nil, errNilContext
+	}
 	for {
 		if s.closed.Load() {
 			return nil, nil, ErrSessionClosed

@@ -25,6 +25,9 @@ func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	if s.closed.Load() {
 		return ErrSessionClosed
 	}
+	if ctx == nil {
+		return errNilContext
+	}
 	return s.awaitAgreement(ctx, "", false)
 }
 

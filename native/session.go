@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -92,6 +93,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.PageSize = DefaultPageSize
 	case cfg.PageSize < 0:
 		cfg.PageSize = -1
+	case cfg.PageSize > math.MaxInt32:
+		cfg.PageSize = math.MaxInt32 // the protocol's page size is an int32
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -130,6 +133,9 @@ func (cfg Config) withDefaults() (Config, error) {
 // when cfg is invalid or no contact point can be reached (a *NoHostAvailableError with
 // each one's cause).
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

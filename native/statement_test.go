@@ -121,6 +121,14 @@ func TestBindErrorsFailBeforeSending(t *testing.T) {
 	if !errors.As(err, &be) || be.Index != 1 {
 		t.Errorf("uninferable simple value: %v", err)
 	}
+	// A batch's consistency levels are checked like a statement's.
+	b := native.NewBatch(native.LoggedBatch, ins.Bind(1, "x", nil))
+	if _, err := s.ExecuteBatch(ctxT(t), b.WithConsistency(native.Consistency(99))); err == nil || !strings.Contains(err.Error(), "not a consistency level") {
+		t.Errorf("batch with consistency 99: %v", err)
+	}
+	if _, err := s.ExecuteBatch(ctxT(t), b.WithSerialConsistency(native.Quorum)); err == nil || !strings.Contains(err.Error(), "SERIAL or LOCAL_SERIAL") {
+		t.Errorf("batch with serial consistency QUORUM: %v", err)
+	}
 	n := 0
 	attempts.Range(func(any, any) bool { n++; return true })
 	if n != 0 {

@@ -213,6 +213,24 @@ func TestEmptyValuesAndRaw(t *testing.T) {
 	if err != nil || vals[1] != "" || vals[3] != nil {
 		t.Errorf("Values = %#v, %v", vals, err)
 	}
+	// Get reads empty values as Scan does: the empty int is zero, and an empty text or blob
+	// is a value of the column's type, not a NULL that any Go type may receive.
+	if n, err := native.Get[int](row, 0); n != 0 || err != nil {
+		t.Errorf("Get[int] of the empty int: %d, %v", n, err)
+	}
+	if _, err := native.Get[int](row, 1); err == nil {
+		t.Error("Get[int] of an empty text column: no error")
+	}
+	if _, err := native.Get[bool](row, 2); err == nil {
+		t.Error("Get[bool] of an empty blob column: no error")
+	}
+	if _, err := native.Get[time.Time](row, 1); err == nil {
+		t.Error("Get[time.Time] of an empty text column: no error")
+	}
+	var n int
+	if err := row.Scan(&n, nil, nil, nil); err != nil || n != 0 {
+		t.Errorf("Scan of the empty int into an int: %d, %v", n, err)
+	}
 }
 
 func TestCounterColumn(t *testing.T) {

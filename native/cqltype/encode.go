@@ -267,7 +267,11 @@ func appendScalar(dst []byte, t *Type, v any) ([]byte, bool, error) {
 	case KindTimestamp:
 		switch x := v.(type) {
 		case time.Time:
-			return binary.BigEndian.AppendUint64(dst, uint64(x.UnixMilli())), false, nil
+			ms, ok := unixMilli(x)
+			if !ok {
+				return dst, false, encodeError(t, v, ErrOutOfRange)
+			}
+			return binary.BigEndian.AppendUint64(dst, uint64(ms)), false, nil
 		case int64:
 			return binary.BigEndian.AppendUint64(dst, uint64(x)), false, nil
 		}
@@ -519,4 +523,23 @@ func nonASCII(s string) int {
 		}
 	}
 	return -1
+}
+
+// unixMilli returns t as milliseconds since the Unix epoch (rounding toward the past), and
+// false when that does not fit in an int64 (about 292 million years from 1970).
+func unixMilli(t time.Time) (int64, bool) {
+	sec, frac := t.Unix(), int64(t.Nanosecond()/1e6)
+	const minSec = math.MinInt64 / 1000 // rounded toward zero
+	switch {
+	case sec > (math.MaxInt64-frac)/1000 || sec < minSec-1:
+		return 0, false
+	case sec == minSec-1:
+		// sec*1000 alone is below MinInt64; with frac it may not be.
+		rest := (sec + 1) * 1000
+		if frac-1000 < math.MinInt64-rest {
+			return 0, false
+		}
+		return rest + frac - 1000, true
+	}
+	return sec*1000 + frac, true
 }

@@ -36,6 +36,9 @@ func TestEncodeErrors(t *testing.T) {
 			`float: cannot encode float64 0.1 as float: out of range: not exactly representable as a 32-bit float`},
 		{"int into double", tDouble, 1, ErrUnsupportedGoType, `double: cannot encode int 1 as double: unsupported Go type`},
 		{"non-ascii", tASCII, "é", ErrInvalidValue, `ascii: cannot encode string "é" as ascii: invalid value: byte 0xc3 at offset 0 is not ASCII`},
+		{"timestamp after the int64 milliseconds", tTimestamp, time.Date(300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), ErrOutOfRange, ""},
+		{"timestamp before the int64 milliseconds", tTimestamp, time.Date(-300_000_000, 1, 1, 0, 0, 0, 0, time.UTC), ErrOutOfRange, ""},
+		{"timestamp far off but in range", tTimestamp, time.Date(-200_000_000, 1, 1, 0, 0, 0, 0, time.UTC), nil, ""},
 		{"time of day too big", tTime, 24 * time.Hour, ErrOutOfRange, ""},
 		{"negative time of day", tTime, -time.Nanosecond, ErrOutOfRange, ""},
 		{"v4 uuid as timeuuid", tTimeUUID, UUID{6: 0x40}, ErrInvalidValue, ""},
@@ -295,6 +298,37 @@ func TestBadVectorDimensions(t *testing.T) {
 			if _, err := Marshal(typ, []float32{1}); err == nil {
 				t.Errorf("%s: encoded a 1-element slice", typ)
 			}
+		}
+	}
+}
+
+// The edges of the timestamp range: the int64 milliseconds themselves encode, one more
+// millisecond does not.
+func TestTimestampRangeEdges(t *testing.T) {
+	for _, c := range []struct {
+		t  time.Time
+		ok bool
+		ms int64 // what it reads back as, when ok
+	}{
+		{time.UnixMilli(math.MaxInt64), true, math.MaxInt64},
+		{time.UnixMilli(math.MinInt64), true, math.MinInt64},
+		{time.UnixMilli(math.MaxInt64).Add(time.Millisecond), false, 0},
+		{time.UnixMilli(math.MinInt64).Add(-time.Nanosecond), false, 0},
+		{time.UnixMilli(-1).Add(time.Microsecond), true, -1}, // -0.999 ms rounds toward the past
+	} {
+		out, err := Append(nil, tTimestamp, c.t)
+		if !c.ok {
+			if !errors.Is(err, ErrOutOfRange) {
+				t.Errorf("%v: %v, want ErrOutOfRange", c.t, err)
+			}
+			continue
+		}
+		var got time.Time
+		if err == nil {
+			err = Decode(tTimestamp, out[4:], &got)
+		}
+		if err != nil || got.UnixMilli() != c.ms {
+			t.Errorf("%v: read back %d ms (%v), want %d", c.t, got.UnixMilli(), err, c.ms)
 		}
 	}
 }

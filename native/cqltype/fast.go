@@ -85,7 +85,10 @@ func AppendUUID(dst []byte, u UUID) []byte {
 }
 
 // AppendTimestamp appends a timestamp value: t as milliseconds since the Unix
-// epoch (sub-millisecond precision is dropped, rounding toward the past).
+// epoch (sub-millisecond precision is dropped, rounding toward the past). Like the other
+// shortcuts it does not check its input: t must lie within about 292 million years of 1970,
+// the range of an int64 of milliseconds (Append, which Bind uses, fails with ErrOutOfRange
+// outside it).
 func AppendTimestamp(dst []byte, t time.Time) []byte {
 	return AppendInt64(dst, t.UnixMilli())
 }
