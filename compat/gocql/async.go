@@ -16,12 +16,17 @@ import (
 // future pages on request. Each page is bounded by ClusterConfig.Timeout (no bound when it is
 // zero) and by the query's context.
 //
+// As with Iter, a USE statement is not executed (the future fails with ErrUseStmt), and the
+// future works on a copy of the query taken now: later changes to q, or Release, do not affect
+// it.
+//
 // This is a cqlbridge extension; gocql has no asynchronous API.
 func (q *Query) IterAsync() *future.ResponseFuture {
 	if q == nil {
 		return future.Start(context.Background(), &queryRequester{}, futureOptions(nil))
 	}
-	return future.Start(q.Context(), &queryRequester{s: q.session, q: q}, futureOptions(q.session))
+	// The copy shares q's metrics, as Iter's first page does.
+	return future.Start(q.Context(), &queryRequester{s: q.session, q: q.shallowCopy()}, futureOptions(q.session))
 }
 
 // ExecAsync is IterAsync for statements whose rows are not needed (Exec is to Iter what
@@ -45,10 +50,17 @@ func futureOptions(s *Session) future.Options {
 // queryRequester runs each page of a query through Session.executeQuery in its own goroutine.
 type queryRequester struct {
 	s *Session
-	q *Query
+	q *Query // a copy of the caller's query, never modified
 }
 
 func (r *queryRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) future.Pending {
+	// The checks of Query.Iter, in its order; nothing is sent.
+	if r.q != nil && isUseStatement(r.q.stmt) {
+		return donePending(&Iter{err: ErrUseStmt})
+	}
+	if r.q != nil && r.q.released {
+		return donePending(&Iter{err: errors.New("gocql: query used after Release")})
+	}
 	if r.s == nil || r.q == nil {
 		return donePending(&Iter{err: errNoSession})
 	}

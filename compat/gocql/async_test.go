@@ -83,3 +83,82 @@ func TestAsyncErrorsAndBatches(t *testing.T) {
 		t.Fatal("ExecAsync on a nil query returned no error")
 	}
 }
+
+// A USE statement run asynchronously fails with ErrUseStmt, as Query.Iter and Query.Exec do,
+// and is not sent: the session keeps its keyspace.
+func TestAsyncUseStatement(t *testing.T) {
+	s, ks := newTestSession(t, kvTable)
+	insertRows(t, s, 1)
+	for name, run := range map[string]func(*Query) (*future.ResultSet, error){
+		"IterAsync": func(q *Query) (*future.ResultSet, error) { return q.IterAsync().Result() },
+		"ExecAsync": func(q *Query) (*future.ResultSet, error) { return q.ExecAsync().Result() },
+	} {
+		obs := &countingObserver{}
+		if _, err := run(s.Query("USE system").Observer(obs)); !errors.Is(err, ErrUseStmt) {
+			t.Errorf("%s of USE: %v, want ErrUseStmt", name, err)
+		}
+		if n := len(obs.all()); n != 0 {
+			t.Errorf("%s of USE ran %d attempts, want none", name, n)
+		}
+		if got := s.native.Keyspace(); got != ks {
+			t.Fatalf("after %s of USE the session keyspace is %q, want %q", name, got, ks)
+		}
+		var c int
+		if err := s.Query("SELECT c FROM kv WHERE p = 1").Scan(&c); err != nil || c != 1 {
+			t.Fatalf("after %s of USE: %d %v", name, c, err)
+		}
+	}
+}
+
+// The future works on a snapshot of the query taken by IterAsync, as Iter does for its later
+// pages: releasing or changing the query afterwards does not affect the pages still to come.
+func TestIterAsyncSnapshotsTheQuery(t *testing.T) {
+	s, _ := newTestSession(t, kvTable)
+	insertRows(t, s, 6)
+	for _, p := range []int{2, 3} {
+		if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, 1, 'other')", p).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(rs *future.ResultSet) (int, error) {
+		rows, err := rs.All()
+		return len(rows), err
+	}
+
+	q := s.Query("SELECT c, v FROM kv WHERE p = 1").PageSize(4)
+	rs, err := q.IterAsync().Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Release()
+	if n, err := count(rs); n != 6 || err != nil {
+		t.Errorf("rows after Release = %d, %v; want 6, nil", n, err)
+	}
+
+	q = s.Query("SELECT c, v FROM kv WHERE p = ?", 1).PageSize(4)
+	rs, err = q.IterAsync().Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Bind(2).PageSize(1)
+	if n, err := count(rs); n != 6 || err != nil {
+		t.Errorf("rows after Bind = %d, %v; want 6, nil", n, err)
+	}
+
+	q = s.Query("SELECT c, v FROM kv WHERE p = ?", 3)
+	f := q.IterAsync()
+	q.Release()
+	rs, err = f.Result()
+	if err != nil {
+		t.Fatalf("query released before its first page: %v", err)
+	}
+	if n, err := count(rs); n != 1 || err != nil {
+		t.Errorf("rows of a query released before its first page = %d, %v; want 1, nil", n, err)
+	}
+
+	q = s.Query("SELECT c, v FROM kv WHERE p = 1")
+	q.Release()
+	if _, err := q.IterAsync().Result(); err == nil || err.Error() != "gocql: query used after Release" {
+		t.Errorf("IterAsync after Release: %v", err)
+	}
+}

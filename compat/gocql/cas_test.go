@@ -234,3 +234,19 @@ func TestKeyspaceMetadataAndNative(t *testing.T) {
 		t.Fatalf("native query on the shared session: %v", err)
 	}
 }
+
+// An empty batch is sent as it is, as gocql v1.7.0 does: Cassandra 5 runs it, so
+// ExecuteBatch succeeds for every batch type, and ExecuteBatchCAS gets no rows: not applied,
+// no iterator, ErrNotFound.
+func TestEmptyBatch(t *testing.T) {
+	s, _ := newTestSession(t)
+	for _, typ := range []BatchType{LoggedBatch, UnloggedBatch, CounterBatch} {
+		if err := s.ExecuteBatch(s.NewBatch(typ)); err != nil {
+			t.Errorf("ExecuteBatch of an empty batch of type %d: %v", typ, err)
+		}
+	}
+	applied, iter, err := s.ExecuteBatchCAS(s.NewBatch(LoggedBatch))
+	if applied || iter != nil || !errors.Is(err, ErrNotFound) {
+		t.Errorf("ExecuteBatchCAS of an empty batch = %v, %v, %v; want false, nil, ErrNotFound", applied, iter, err)
+	}
+}

@@ -20,6 +20,13 @@ func (s *Session) preparedByText(stmt string) *preparedInfo {
 	if e.keyspace != s.native.Keyspace() {
 		return nil
 	}
+	if !e.info.current() {
+		// The native core prepared the statement again (its table changed): convert the
+		// new metadata.
+		info := s.preparedInfo(e.info.stmt)
+		s.rememberPrepared(stmt, e.keyspace, info)
+		return info
+	}
 	return e.info
 }
 

@@ -55,13 +55,27 @@ type Session struct {
 	refresher sync.WaitGroup
 }
 
-// preparedInfo is a prepared statement's metadata in gocql's terms.
+// preparedInfo is a prepared statement's metadata in gocql's terms. It describes one version
+// of the statement's native metadata: the native core replaces that metadata as a whole when
+// it prepares the statement again (the table changed), and then a new preparedInfo is made.
 type preparedInfo struct {
-	stmt    *native.Prepared
-	args    []ColumnInfo
-	rval    []ColumnInfo
-	pkIdx   []int
-	argCols int
+	stmt  *native.Prepared
+	args  []ColumnInfo
+	rval  []ColumnInfo
+	pkIdx []int
+	// params and cols are the native metadata args and rval were converted from.
+	params []native.Column
+	cols   []native.Column
+}
+
+// current reports whether info was converted from the statement's current native metadata.
+func (info *preparedInfo) current() bool {
+	return sameColumnSlice(info.stmt.Params(), info.params) && sameColumnSlice(info.stmt.Columns(), info.cols)
+}
+
+// sameColumnSlice reports whether a and b are the same slice of columns (not merely equal ones).
+func sameColumnSlice(a, b []native.Column) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // NewSession connects to the cluster described by cfg.
@@ -701,20 +715,28 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	return info, nil
 }
 
-// preparedInfo returns the converted metadata of p, computed once per prepared statement.
+// preparedInfo returns the converted metadata of p, computed once per version of p's native
+// metadata: when the native core has prepared p again since, it is converted again.
 func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
 	if v, ok := s.prepared.Load(p); ok {
-		return v.(*preparedInfo)
+		if info := v.(*preparedInfo); info.current() {
+			return info
+		}
 	}
+	// Params first: if the metadata is replaced while it is read, params is the old one and
+	// the next call sees that the result is not current.
+	params := p.Params()
+	cols := p.Columns()
 	info := &preparedInfo{
-		stmt:  p,
-		args:  columnsOf(protoVersion4, p.Params()),
-		rval:  columnsOf(protoVersion4, p.Columns()),
-		pkIdx: p.PartitionKeyIndexes(),
+		stmt:   p,
+		args:   columnsOf(protoVersion4, params),
+		rval:   columnsOf(protoVersion4, cols),
+		pkIdx:  p.PartitionKeyIndexes(),
+		params: params,
+		cols:   cols,
 	}
-	info.argCols = countColumns(info.args)
-	v, _ := s.prepared.LoadOrStore(p, info)
-	return v.(*preparedInfo)
+	s.prepared.Store(p, info)
+	return info
 }
 
 // routingKeyInfo returns the partition key description of stmt, nil when unknown.
@@ -981,8 +1003,10 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now t
 				return st, nil, err
 			}
 		}
-		if len(values) != info.argCols {
-			return st, nil, fmt.Errorf("gocql: expected %d values send got %d", info.argCols, len(values))
+		// One value per bind marker, a tuple marker included. gocql v1.7.0 expects one per
+		// tuple element there and then panics (docs/deviations.md G23).
+		if len(values) != len(info.args) {
+			return st, nil, fmt.Errorf("gocql: expected %d values send got %d", len(info.args), len(values))
 		}
 		enc, err := marshalValues(info.args, values)
 		if err != nil {
@@ -1109,14 +1133,15 @@ func (iter *Iter) fillRows(res *native.Result, info *preparedInfo) {
 	iter.pageState = res.PagingState()
 }
 
-// sameColumns reports whether the page's columns are the prepared result columns (so their
-// converted metadata can be reused).
+// sameColumns reports whether the page's columns are the result columns info.rval was
+// converted from (so the conversion can be reused). They are not when the native core
+// prepared the statement again, with new result metadata, after info was made.
 func sameColumns(cols []native.Column, info *preparedInfo) bool {
-	pc := info.stmt.Columns()
+	pc := info.cols
 	if len(pc) != len(cols) {
 		return false
 	}
-	if len(cols) > 0 && &cols[0] == &pc[0] {
+	if sameColumnSlice(cols, pc) {
 		return true // the page reuses the prepared metadata (skipped in the response)
 	}
 	for i := range cols {
@@ -1167,8 +1192,8 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 				return &Iter{err: err, host: host}
 			}
 		}
-		if len(values) != info.argCols {
-			return &Iter{err: fmt.Errorf("gocql: batch statement %d expected %d values send got %d", i, info.argCols, len(values)), host: host}
+		if len(values) != len(info.args) { // one per bind marker, as in statement
+			return &Iter{err: fmt.Errorf("gocql: batch statement %d expected %d values send got %d", i, len(info.args), len(values)), host: host}
 		}
 		enc, err := marshalValues(info.args, values)
 		if err != nil {

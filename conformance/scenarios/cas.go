@@ -131,6 +131,10 @@ func batchScenarios() []Scenario {
 		{"batch/empty_and_idempotence", func(e *Env) {
 			b := e.Session.NewBatch(gocql.UnloggedBatch)
 			e.R.Record("empty idempotent", nil, b.IsIdempotent(), b.Size())
+			// The server runs an empty batch; a conditional one returns no rows.
+			e.R.Record("execute empty", e.Session.ExecuteBatch(b))
+			applied, iter, err := e.Session.ExecuteBatchCAS(e.Session.NewBatch(gocql.LoggedBatch))
+			e.R.Record("execute empty CAS", err, applied, iter == nil)
 			b.Query("INSERT INTO nowhere (k) VALUES (1)")
 			e.R.Record("with query entry", nil, b.IsIdempotent())
 		}},
