@@ -175,7 +175,7 @@ func durationLen(s string) int {
 		}
 		matched := false
 		for _, u := range durationUnits {
-			if strings.HasPrefix(strings.ToLower(s[j:]), u) {
+			if len(s)-j >= len(u) && strings.EqualFold(s[j:j+len(u)], u) {
 				j += len(u)
 				matched = true
 				break

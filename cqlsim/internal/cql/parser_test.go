@@ -140,3 +140,18 @@ func TestNestingLimit(t *testing.T) {
 		t.Errorf("deep nesting: err = %v", err)
 	}
 }
+
+// A statement of a hundred thousand literals parses (each number used to make the duration
+// check lower-case the whole rest of the statement: quadratic), and duration units are still
+// matched in any case.
+func TestLongStatementAndDurationCase(t *testing.T) {
+	q := "SELECT * FROM t WHERE k IN (" + strings.Repeat("1, ", 99_999) + "1)"
+	if _, err := Parse(q); err != nil {
+		t.Fatalf("IN list of 100000 literals: %v", err)
+	}
+	for _, q := range []string{"INSERT INTO t (d) VALUES (1H30M)", "INSERT INTO t (d) VALUES (2Ms5uS)"} {
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+		}
+	}
+}
