@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,6 +206,101 @@ func TestConfigPageSizeAboveInt32(t *testing.T) {
 		if res.Len() != 7 || res.HasMorePages() {
 			t.Errorf("PageSize %d: first page of %d rows, more %t; want all 7 in one page", size, res.Len(), res.HasMorePages())
 		}
+	}
+}
+
+// Requests started right after a node stopped are not sent on its connections, which the
+// server closed while they were idle: they go to the next node of their plan, idempotent or
+// not, and without a retry policy. Paging across the stop loses no page either, and a USE
+// succeeds.
+func TestRequestsAfterANodeStopsAreNotLost(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PageSize: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	mustExec(t, s, "CREATE KEYSPACE g WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+	mustExec(t, s, "CREATE TABLE g.t (p int, c int, PRIMARY KEY (p, c))")
+	for c := range 100 {
+		mustExec(t, s, "INSERT INTO g.t (p, c) VALUES (0, ?)", int32(c))
+	}
+	for round := range 3 {
+		node := round % 3
+		if node == 0 {
+			node = 1 // keep the control connection's node, which cqlsim's peers report
+		}
+		// Every connection of every node has just been used, and is idle now.
+		for range 12 {
+			mustExec(t, s, "SELECT * FROM system.local")
+		}
+		res := mustExec(t, s, "SELECT c FROM g.t WHERE p = 0")
+		if err := cl.StopNode(node); err != nil {
+			t.Fatal(err)
+		}
+		// A USE reaches the connections that are still open; the stopped node's closed ones
+		// are no failure (their replacements join the pool in the new keyspace).
+		ks := []string{"g", "system", "g"}[round]
+		if _, err := s.Execute(ctxT(t), native.Query("USE "+ks)); err != nil || s.Keyspace() != ks {
+			t.Fatalf("round %d: USE %s after node %d stopped: %v (session keyspace %q)", round, ks, node, err, s.Keyspace())
+		}
+		for i := range 12 {
+			if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM system.local")); err != nil {
+				t.Fatalf("round %d, request %d after node %d stopped: %v", round, i, node, err)
+			}
+		}
+		n := 0
+		for _, err := range res.All(ctxT(t)) {
+			if err != nil {
+				t.Fatalf("round %d: paging after node %d stopped, after %d rows: %v", round, node, n, err)
+			}
+			n++
+		}
+		if n != 100 {
+			t.Fatalf("round %d: %d rows, want 100", round, n)
+		}
+		if err := cl.StartNode(node); err != nil {
+			t.Fatal(err)
+		}
+		waitHostsUp(t, s, 3)
+	}
+}
+
+// With every node stopped while the session was idle, a request's error says the
+// connections were closed, not that the pools are still making their first connection.
+func TestAllNodesStoppedWhileIdleError(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	for i := range 2 {
+		if err := cl.StopNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Wait until the session saw both nodes go.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		up := 0
+		for _, h := range s.Hosts() {
+			if h.Up {
+				up++
+			}
+		}
+		if up == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d nodes still up 10s after stopping them all", up)
+		}
+	}
+	_, err = s.Execute(ctxT(t), native.Query("SELECT * FROM system.local"))
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) || strings.Contains(err.Error(), "no open connection yet") || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("every node stopped: %v; want a NoHostAvailableError saying the connections closed", err)
 	}
 }
 

@@ -40,17 +40,19 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 	conns := *p.conns.Load()
 	var best *conn.Conn
 	bestLoad := 0
-	dead := false
+	var dead error // why the first closed connection closed
 	for _, c := range conns {
-		if c.Err() != nil {
-			dead = true
+		if err := c.Err(); err != nil {
+			if dead == nil {
+				dead = err
+			}
 			continue
 		}
 		if load := c.InFlight(); best == nil || load < bestLoad {
 			best, bestLoad = c, load
 		}
 	}
-	if dead || len(conns) < p.s.cfg.ConnsPerHost {
+	if dead != nil || len(conns) < p.s.cfg.ConnsPerHost {
 		p.startRefill()
 	}
 	if best == nil {
@@ -64,7 +66,11 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 			}
 			return nil, errors.New("the node left the cluster")
 		}
-		if err == nil {
+		switch {
+		case err != nil: // the last dial failed
+		case dead != nil:
+			err = dead // the connections broke, and no dial has failed since
+		default:
 			err = errors.New("no open connection yet")
 		}
 		return nil, fmt.Errorf("%w: %w", ErrConnClosed, err)

@@ -456,6 +456,11 @@ func (s *Session) alignKeyspace(ctx context.Context, c *conn.Conn, ks string) er
 		return nil
 	}
 	if _, err := s.runOn(ctx, c, "USE "+quoteIdent(ks)); err != nil {
+		if c.Err() != nil && errors.Is(err, conn.ErrConnClosed) {
+			// The connection was broken (its node went down): it serves nothing, and its
+			// replacement joins the pool in ks (hostPool.add).
+			return nil
+		}
 		c.Close()
 		return fmt.Errorf("USE %s on %s (connection closed): %w", ks, c.Addr(), err)
 	}

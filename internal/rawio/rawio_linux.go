@@ -25,6 +25,10 @@ type Conn struct {
 	wn      int
 	werr    error
 	writeFn func(fd uintptr) bool
+
+	pb     [1]byte // PeerClosed's buffer and result
+	closed bool
+	peekFn func(fd uintptr)
 }
 
 // New returns a Conn over a TCP connection, or nil for any other net.Conn (TLS, pipes,
@@ -42,7 +46,40 @@ func New(nc net.Conn) *Conn {
 	r := &Conn{rc: rc, local: tc.LocalAddr(), remote: tc.RemoteAddr()}
 	r.readFn = r.readFD
 	r.writeFn = r.writeFD
+	r.peekFn = r.peekFD
 	return r
+}
+
+// PeerClosed reports, without waiting and without consuming anything, whether the peer has
+// closed or reset the connection: one recv(2) with MSG_PEEK and MSG_DONTWAIT. Data waiting to
+// be read means not closed (yet). It must not be called by two goroutines at a time (callers
+// serialise it with their writes).
+func (r *Conn) PeerClosed() bool {
+	r.closed = false
+	if err := r.rc.Control(r.peekFn); err != nil {
+		return true // the socket is closed on this side
+	}
+	return r.closed
+}
+
+// peekFD makes PeerClosed's recv(2): 0 bytes is the peer's FIN, an error other than EAGAIN
+// (ECONNRESET, ...) a broken connection.
+func (r *Conn) peekFD(fd uintptr) {
+	for {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&r.pb[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case 0:
+			r.closed = n == 0
+			return
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return
+		default:
+			r.closed = true
+			return
+		}
+	}
 }
 
 // Read reads what the socket holds, up to len(p) bytes, waiting for data when there is none.

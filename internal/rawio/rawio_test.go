@@ -159,3 +159,38 @@ func TestWriteToResetConnection(t *testing.T) {
 		t.Fatalf("Write to a reset connection: %v; want a *net.OpError for write", err)
 	}
 }
+
+// PeerClosed sees the peer's close without consuming anything: not while the connection is
+// open, nor while data is still waiting (which stays readable), then once the peer closed and
+// the data was read; and on a connection closed on this side.
+func TestPeerClosed(t *testing.T) {
+	c, s := tcpPair(t)
+	r := New(c)
+	if r.PeerClosed() {
+		t.Fatal("open connection reported closed")
+	}
+	if _, err := s.Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The data and the FIN arrive over loopback; until the data is read, it is what a peek sees.
+	time.Sleep(20 * time.Millisecond)
+	if r.PeerClosed() {
+		t.Fatal("closed reported while data is waiting")
+	}
+	buf := make([]byte, 2)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "hi" {
+		t.Fatalf("the peek consumed data: read %q, %v", buf, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !r.PeerClosed() {
+		if time.Now().After(deadline) {
+			t.Fatal("the peer's close was not seen within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.Close()
+	if !r.PeerClosed() {
+		t.Fatal("a connection closed on this side reported open")
+	}
+}

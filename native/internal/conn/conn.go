@@ -86,6 +86,7 @@ type Conn struct {
 	// own frame (see Start), so frames never interleave.
 	wmu    sync.Mutex
 	w      io.Writer     // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
+	raw    *rawio.Conn   // nc's rawio.Conn, nil when there is none
 	frames atomic.Uint64 // frames read, for idle detection
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
@@ -127,7 +128,7 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 	var rd io.Reader = nc
 	c.w = nc
 	if raw := rawio.New(nc); raw != nil {
-		rd, c.w = raw, raw
+		rd, c.w, c.raw = raw, raw, raw
 	}
 	c.br = bufio.NewReaderSize(rd, readBufferSize)
 	c.dopts.MaxBodySize = cfg.MaxFrameSize
@@ -278,6 +279,13 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.InFlight() == 1 && c.peerClosedWhileIdle() {
+		// Nothing was in flight, so nobody was reading the socket, and the server closed it
+		// meanwhile (a node going down): only this check sees it. The request is not sent, so
+		// its caller may send it to another node whatever its idempotence.
+		c.fail(ErrClosedByServer)
+		return nil, c.err
+	}
 	f := proto.GetBuffer(512)
 	*f, err = proto.AppendFrame((*f)[:0], c.version, stream, req, c.comp)
 	if err != nil {
@@ -326,6 +334,18 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		proto.PutBuffer(f)
 	}
 	return call, nil
+}
+
+// peerClosedWhileIdle reports whether the server has closed (or reset) the connection, with a
+// non-blocking peek at the socket that consumes nothing. It checks only plain TCP connections
+// on Linux (see rawio), and only when no write is in progress; it reports false otherwise.
+func (c *Conn) peerClosedWhileIdle() bool {
+	if c.raw == nil || !c.wmu.TryLock() {
+		return false
+	}
+	closed := c.raw.PeerClosed()
+	c.wmu.Unlock()
+	return closed
 }
 
 // Do sends req and waits for its response. A server ERROR is returned as the error (a

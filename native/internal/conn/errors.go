@@ -12,6 +12,10 @@ var ErrConnClosed = errors.New("conn: connection closed")
 // ErrClosedByClient is the cause of a ClosedError when the connection was closed with Close.
 var ErrClosedByClient = errors.New("closed by the client")
 
+// ErrClosedByServer is the cause of a ClosedError when a request found the connection, idle
+// until then, closed by the server: the request was not sent.
+var ErrClosedByServer = errors.New("the server closed the connection while it was idle (the request was not sent)")
+
 // ErrHeartbeat is the cause of a ClosedError when a heartbeat went unanswered.
 var ErrHeartbeat = errors.New("heartbeat failed")
 
