@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"math/big"
 	"reflect"
 	"strings"
 )
@@ -136,34 +137,81 @@ func Marshal(info TypeInfo, value interface{}) ([]byte, error) {
 // date data, a struct field of the wrong type, ...), Unmarshal returns an
 // error instead.
 func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
+	rv := reflect.ValueOf(value)
 	if u, ok := value.(Unmarshaler); ok {
+		if nilValueReceiver(rv, unmarshalerType) {
+			return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+		}
 		return u.UnmarshalCQL(info, data)
 	}
+	nullable := rv.Kind() == reflect.Ptr && rv.Type().Elem().Kind() == reflect.Ptr
 	if info == nil {
+		// Like gocql, a null sets a pointer to pointer to nil before the
+		// TypeInfo is looked at (a tuple component or UDT field without a
+		// type can still be null).
+		if nullable && data == nil && !rv.IsNil() {
+			rv.Elem().Set(reflect.Zero(rv.Type().Elem()))
+			return nil
+		}
 		return unmarshalErrorf("can not unmarshal into %T: nil TypeInfo", value)
 	}
 	if unmarshalFast(info, data, value) {
 		return nil
 	}
-	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Ptr {
-		if rv.Type().Elem().Kind() == reflect.Ptr {
+		if nullable {
 			if rv.IsNil() {
 				return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
 			}
 			return unmarshalNullable(info, data, rv)
 		}
-		if _, custom := value.(UDTUnmarshaler); rv.IsNil() && !custom {
-			// gocql fails with its usual message when the destination's type
-			// is wrong and panics writing through the nil pointer otherwise:
-			// decode into a scratch value to tell the two apart.
-			if err := unmarshalByType(info, data, reflect.New(rv.Type().Elem()).Interface()); err != nil {
-				return err
-			}
-			return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+		if rv.IsNil() {
+			return unmarshalIntoNil(info, data, value, rv)
 		}
 	}
 	return unmarshalByType(info, data, value)
+}
+
+// unmarshalIntoNil handles a nil destination pointer. gocql v1.7.0 writes
+// through it and panics, except in two cases kept here: a user-defined type
+// given to a UDTUnmarshaler, whose methods are called on the nil receiver,
+// and an integer given to a *big.Int, which is decoded into a throwaway
+// big.Int without error.
+func unmarshalIntoNil(info TypeInfo, data []byte, value interface{}, rv reflect.Value) error {
+	if _, custom := value.(UDTUnmarshaler); custom && info.Type() == TypeUDT {
+		return unmarshalByType(info, data, value)
+	}
+	if _, ok := value.(*big.Int); ok && isIntegerType(info.Type()) {
+		return unmarshalByType(info, data, new(big.Int))
+	}
+	// gocql fails with its usual message when the destination's type is
+	// wrong and panics writing through the nil pointer otherwise: decode
+	// into a scratch value to tell the two apart.
+	if err := unmarshalByType(info, data, reflect.New(rv.Type().Elem()).Interface()); err != nil {
+		return err
+	}
+	return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+}
+
+// isIntegerType reports whether t is one of the CQL integer types.
+func isIntegerType(t Type) bool {
+	switch t {
+	case TypeInt, TypeBigInt, TypeCounter, TypeSmallInt, TypeTinyInt, TypeVarint:
+		return true
+	}
+	return false
+}
+
+var (
+	unmarshalerType    = reflect.TypeOf((*Unmarshaler)(nil)).Elem()
+	udtUnmarshalerType = reflect.TypeOf((*UDTUnmarshaler)(nil)).Elem()
+)
+
+// nilValueReceiver reports whether rv is a nil pointer to a type that
+// implements iface with value receivers: calling the methods through the
+// pointer would panic.
+func nilValueReceiver(rv reflect.Value, iface reflect.Type) bool {
+	return rv.Kind() == reflect.Ptr && rv.IsNil() && rv.Type().Elem().Implements(iface)
 }
 
 // unmarshalByType applies the rules of info's CQL type.
@@ -232,11 +280,15 @@ func unmarshalNullable(info TypeInfo, data []byte, ptr reflect.Value) error {
 }
 
 // pointerTarget returns the value a destination pointer points to, or the
-// error gocql reports for a destination that is not a pointer.
+// error gocql reports for a destination that is not a pointer (and an error
+// for a nil pointer, through which gocql panics).
 func pointerTarget(value interface{}) (reflect.Value, error) {
 	rv := reflect.ValueOf(value)
 	if rv.Kind() != reflect.Ptr {
 		return reflect.Value{}, unmarshalErrorf("can not unmarshal into non-pointer %T", value)
+	}
+	if rv.IsNil() {
+		return reflect.Value{}, unmarshalErrorf("can not unmarshal into nil pointer %T", value)
 	}
 	return rv.Elem(), nil
 }

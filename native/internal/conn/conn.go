@@ -314,11 +314,18 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
 		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
-		_, err := c.w.Write(*f)
+		n, err := c.w.Write(*f)
 		c.wmu.Unlock()
 		proto.PutBuffer(f)
 		if err != nil {
-			c.fail(fmt.Errorf("writing: %w", err)) // the sweep completes the call
+			c.fail(fmt.Errorf("writing: %w", err))
+			if n == 0 && c.slots[stream].CompareAndSwap(call, nil) {
+				// Not a byte of the request was sent: the caller may send it elsewhere.
+				call.recycle(false)
+				return nil, c.err
+			}
+			// Part of it was sent, or the sweep claimed the call first: it completes with
+			// the connection's error, as a request in flight.
 		}
 		return call, nil
 	}
