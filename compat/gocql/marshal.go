@@ -135,21 +135,23 @@ func Marshal(info TypeInfo, value interface{}) ([]byte, error) {
 //
 // Where gocql v1.7.0 panics (a nil destination pointer, truncated tuple or
 // date data, a struct field of the wrong type, ...), Unmarshal returns an
-// error instead.
+// error instead. As in gocql, an integer decoded into a nil *big.Int is
+// discarded without error, a user-defined type is decoded into a nil
+// UDTUnmarshaler by calling its methods on the nil receiver, and a null with
+// a nil TypeInfo sets a pointer to pointer to nil.
 func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
-	rv := reflect.ValueOf(value)
 	if u, ok := value.(Unmarshaler); ok {
-		if nilValueReceiver(rv, unmarshalerType) {
-			return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+		if nilValueReceiver(reflect.ValueOf(value), unmarshalerType) {
+			return unmarshalErrorf("can not unmarshal %v into nil pointer %T", info, value)
 		}
 		return u.UnmarshalCQL(info, data)
 	}
-	nullable := rv.Kind() == reflect.Ptr && rv.Type().Elem().Kind() == reflect.Ptr
 	if info == nil {
 		// Like gocql, a null sets a pointer to pointer to nil before the
 		// TypeInfo is looked at (a tuple component or UDT field without a
 		// type can still be null).
-		if nullable && data == nil && !rv.IsNil() {
+		rv := reflect.ValueOf(value)
+		if rv.Kind() == reflect.Ptr && rv.Type().Elem().Kind() == reflect.Ptr && data == nil && !rv.IsNil() {
 			rv.Elem().Set(reflect.Zero(rv.Type().Elem()))
 			return nil
 		}
@@ -158,8 +160,9 @@ func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
 	if unmarshalFast(info, data, value) {
 		return nil
 	}
+	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Ptr {
-		if nullable {
+		if rv.Type().Elem().Kind() == reflect.Ptr {
 			if rv.IsNil() {
 				return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
 			}
@@ -172,14 +175,21 @@ func Unmarshal(info TypeInfo, data []byte, value interface{}) error {
 	return unmarshalByType(info, data, value)
 }
 
-// unmarshalIntoNil handles a nil destination pointer. gocql v1.7.0 writes
-// through it and panics, except in two cases kept here: a user-defined type
-// given to a UDTUnmarshaler, whose methods are called on the nil receiver,
-// and an integer given to a *big.Int, which is decoded into a throwaway
-// big.Int without error.
+// unmarshalIntoNil handles a nil destination pointer. gocql v1.7.0 mostly
+// writes through it and panics; the cases where it does not are kept: a
+// user-defined type given to a UDTUnmarshaler, whose methods are called on
+// the nil receiver; a user-defined type given to any other pointer but a
+// *map[string]interface{}, which is an error; and an integer given to a
+// *big.Int, which is decoded into a throwaway big.Int without error.
 func unmarshalIntoNil(info TypeInfo, data []byte, value interface{}, rv reflect.Value) error {
-	if _, custom := value.(UDTUnmarshaler); custom && info.Type() == TypeUDT {
-		return unmarshalByType(info, data, value)
+	if info.Type() == TypeUDT {
+		if _, custom := value.(UDTUnmarshaler); custom {
+			return unmarshalByType(info, data, value)
+		}
+		if _, isMap := value.(*map[string]interface{}); !isMap {
+			// gocql finds no struct behind the nil pointer.
+			return unmarshalErrorf("cannot unmarshal %s into %T", info, value)
+		}
 	}
 	if _, ok := value.(*big.Int); ok && isIntegerType(info.Type()) {
 		return unmarshalByType(info, data, new(big.Int))

@@ -47,6 +47,11 @@ func marshalUDT(info TypeInfo, value interface{}) ([]byte, error) {
 		f, ok := tagged[e.Name]
 		if !ok {
 			f = fieldByName(rv, e.Name)
+			if _, found := rv.Type().FieldByName(e.Name); found && !f.IsValid() {
+				// gocql panics reaching the field through a nil embedded
+				// pointer.
+				return nil, marshalErrorf("cannot marshal %T into %s: field %v is behind a nil embedded pointer", value, info, e.Name)
+			}
 		}
 		var data []byte
 		if f.IsValid() && f.CanInterface() {
@@ -116,6 +121,10 @@ func unmarshalUDT(info TypeInfo, data []byte, value interface{}) error {
 				return err
 			}
 			data = rest
+			if nilValueReceiver(reflect.ValueOf(value), udtUnmarshalerType) {
+				// gocql calls the method through the nil pointer and panics.
+				return unmarshalErrorf("can not unmarshal %s into nil pointer %T", info, value)
+			}
 			if err := v.UnmarshalUDT(e.Name, e.Type, field); err != nil {
 				return err
 			}
