@@ -44,7 +44,10 @@
 // round-robin; Config.LocalDC keeps them in one data center. Statement.WithHost pins a
 // request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
-// including transparent re-prepares.
+// including transparent re-prepares. Whatever the policy, a request that was not sent (its
+// node's connections were down, or the server had closed an idle connection, which a request
+// checks before writing to it, on plain TCP connections on Linux) goes to the next node of its
+// plan: a node going down fails only the requests that were in flight on it.
 //
 // # Asynchronous requests
 //
