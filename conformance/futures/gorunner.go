@@ -199,6 +199,11 @@ func (r *goRun) stepErr(op string, err error) {
 	r.steps = append(r.steps, Event{Op: op, Error: errorClass(err)})
 }
 
+// defaultTimeout is the request timeout of steps that set none, and how long a wait step
+// waits for callbacks: 30 s, as in runner.py, instead of the drivers' 10 s, so that slow DDL on
+// a busy node does not time out scenarios that are not about timeouts.
+const defaultTimeout = 30 * time.Second
+
 func (r *goRun) step(st Step) {
 	switch st.Op {
 	case "execute":
@@ -219,6 +224,8 @@ func (r *goRun) step(st Step) {
 			opts.Timeout = future.NoTimeout
 		case st.Timeout != nil:
 			opts.Timeout = time.Duration(*st.Timeout * float64(time.Second))
+		default:
+			opts.Timeout = defaultTimeout
 		}
 		if r.sc.Go.Panics == "python" {
 			opts.Callbacks.Panics = callbacks.PythonReroute
@@ -238,7 +245,7 @@ func (r *goRun) step(st Step) {
 		cb, eb := r.callback(st.ID, st.Action), r.errback(st.EID, st.EAction)
 		r.add(st, func() *future.ResponseFuture { return r.f.AddCallbacks(cb, eb) })
 	case "wait":
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(defaultTimeout)
 		for {
 			r.mu.Lock()
 			n := len(r.callbacks)

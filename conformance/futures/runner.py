@@ -164,7 +164,7 @@ class Run:
 
     def op_wait(self, step):
         n = step["events"]
-        deadline = time.time() + 10
+        deadline = time.time() + DEFAULT_TIMEOUT
         while time.time() < deadline:
             with self.lock:
                 if len(self.callbacks) >= n:
@@ -287,6 +287,10 @@ class Run:
         time.sleep(step["seconds"])
 
 
+# The request timeout of steps that set none, and how long a wait step waits for callbacks.
+DEFAULT_TIMEOUT = 30
+
+
 def main():
     path, keyspace, hosts = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(path) as f:
@@ -299,6 +303,10 @@ def main():
             port = int(p)
     cluster = Cluster(contact, port=port, protocol_version=4)
     session = cluster.connect()
+    # Scenarios that test timeouts set their own; the others must not time out on a busy
+    # machine (DDL on a loaded node can take seconds), so the default is raised from 10 s, as
+    # the Go runner does.
+    session.default_timeout = DEFAULT_TIMEOUT
     out = {}
     only = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[4] else None
     for sc in scenarios:
