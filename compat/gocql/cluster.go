@@ -56,8 +56,9 @@ type ClusterConfig struct {
 	// SimpleConvictionPolicy); the native core tracks host state itself, so it has no effect.
 	ConvictionPolicy ConvictionPolicy
 
-	// ReconnectionPolicy spaces reconnection attempts at session creation (default 3 retries
-	// one second apart).
+	// ReconnectionPolicy spaced gocql's reconnections of a host's pool (default 3 retries one
+	// second apart); the native core reconnects with its own backoff (100 ms doubling to 10 s),
+	// so it has no effect. As in gocql, CreateSession does not retry.
 	ReconnectionPolicy ReconnectionPolicy
 
 	// SocketKeepalive is gocql's TCP keep-alive period; the native core detects dead
@@ -122,7 +123,8 @@ type ClusterConfig struct {
 	// BatchObserver is the default batch observer.
 	BatchObserver BatchObserver
 
-	// ConnectObserver is told about every connection the session opens.
+	// ConnectObserver was told about every connection gocql opened; the native core does not
+	// expose its connections, so it is never called (docs/deviations.md G7).
 	ConnectObserver ConnectObserver
 
 	// FrameHeaderObserver is accepted but never called (no frame access in the native core).

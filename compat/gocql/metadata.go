@@ -230,7 +230,16 @@ func (s *Session) KeyspaceMetadata(keyspace string) (*KeyspaceMetadata, error) {
 
 // schemaQuery runs a system_schema query at consistency ONE without paging.
 func (s *Session) schemaQuery(ctx context.Context, stmt string, values ...interface{}) *Iter {
-	return s.Query(stmt, values...).WithContext(ctx).Consistency(One).PageSize(0).Idempotent(true).Iter()
+	return s.internalQuery(stmt, values...).WithContext(ctx).PageSize(0).Idempotent(true).Iter()
+}
+
+// internalQuery returns a query the driver runs for itself (schema metadata, trace events), at
+// consistency ONE. As gocql's, which run on its control connection, the session's QueryObserver
+// and Tracer do not see it: a Tracer set with SetTrace would otherwise trace its own reads.
+func (s *Session) internalQuery(stmt string, values ...interface{}) *Query {
+	q := s.Query(stmt, values...).Consistency(One)
+	q.observer, q.trace = nil, nil
+	return q
 }
 
 func (s *Session) keyspaceMeta(ctx context.Context, keyspace string, full bool) (*KeyspaceMetadata, error) {

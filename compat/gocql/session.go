@@ -123,35 +123,18 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	return s, nil
 }
 
-// connectNative opens the native session, retrying as the reconnection policy allows.
+// connectNative opens the native session, once: like gocql v1.7.0, CreateSession does not retry
+// (its ReconnectionPolicy spaces the reconnections of pools, which the native core does with its
+// own backoff). ConnectTimeout bounds the handshake, and twice that the whole connection with
+// topology discovery and pool opening.
 func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, error) {
-	retries := 0
-	if cfg.ReconnectionPolicy != nil {
-		retries = cfg.ReconnectionPolicy.GetMaxRetries()
-	}
 	timeout := cfg.ConnectTimeout
 	if timeout <= 0 {
 		timeout = 11 * time.Second
 	}
-	var lastErr error
-	for attempt := 0; attempt <= retries; attempt++ {
-		if attempt > 0 {
-			time.Sleep(cfg.ReconnectionPolicy.GetInterval(attempt))
-		}
-		// The whole handshake, topology discovery and pool opening share one bound.
-		ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
-		ns, err := native.Connect(ctx, ncfg)
-		cancel()
-		if err == nil {
-			return ns, nil
-		}
-		lastErr = err
-		var re *native.RequestError
-		if errors.As(err, &re) {
-			break // a server error (bad keyspace, authentication) does not go away by retrying
-		}
-	}
-	return nil, lastErr
+	ctx, cancel := context.WithTimeout(context.Background(), 2*timeout)
+	defer cancel()
+	return native.Connect(ctx, ncfg)
 }
 
 // nativeConfig translates a ClusterConfig into the native core's configuration.

@@ -1,11 +1,15 @@
 package gocql
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,6 +118,78 @@ func TestCreateSessionErrors(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("CreateSession with a missing keyspace: %v, want ErrNoConnectionsStarted itself (as gocql)", err)
+	}
+}
+
+// Like gocql v1.7.0, CreateSession makes one attempt: an unreachable cluster fails at once,
+// whatever the ReconnectionPolicy (which spaced gocql's pool reconnections only).
+func TestCreateSessionDoesNotRetry(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close() // no handshake: every connection attempt fails
+		}
+	}()
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	cluster := NewCluster(host)
+	cluster.Port, _ = strconv.Atoi(port)
+	cluster.ReconnectionPolicy = &ConstantReconnectionPolicy{MaxRetries: 3, Interval: 10 * time.Millisecond}
+	if s, err := cluster.CreateSession(); err == nil {
+		s.Close()
+		t.Fatal("CreateSession on a server that closes every connection succeeded")
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Fatalf("CreateSession connected %d times, want 1 (no retries)", n)
+	}
+}
+
+// The driver's own queries (KeyspaceMetadata, the replication lookup of token-aware routing,
+// the trace writer's reads) are not shown to the session's QueryObserver or Tracer, as in gocql.
+func TestSchemaQueriesAreNotObservedOrTraced(t *testing.T) {
+	_, ks := newTestSession(t, kvTable)
+	obs := &countingObserver{}
+	cluster := NewCluster(cqltest.Hosts(t)...)
+	cluster.Keyspace = ks
+	cluster.QueryObserver = obs
+	cluster.PoolConfig.HostSelectionPolicy = TokenAwareHostPolicy(RoundRobinHostPolicy())
+	s, err := cluster.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var traced bytes.Buffer
+	s.SetTrace(NewTraceWriter(s, &traced))
+	if _, err := s.KeyspaceMetadata(ks); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(obs.all()); n != 0 {
+		t.Errorf("KeyspaceMetadata was seen by the QueryObserver %d times, want 0", n)
+	}
+	if traced.Len() != 0 {
+		t.Errorf("KeyspaceMetadata was traced: %q", traced.String())
+	}
+	// A query of the application is seen, once (the token-aware policy's replication lookup
+	// for its keyspace is not).
+	if err := s.Query("SELECT v FROM kv WHERE p = 1 AND c = 1").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(obs.all()); n != 1 {
+		t.Errorf("one application query was seen by the QueryObserver %d times, want 1", n)
+	}
+	// It is traced once: the trace writer's own reads of system_traces are neither traced (a
+	// session Tracer used to trace them, recursing until the stack overflowed) nor observed.
+	if n := strings.Count(traced.String(), "Tracing session"); n != 1 {
+		t.Errorf("the trace writer wrote %d trace sessions, want 1:\n%s", n, traced.String())
 	}
 }
 

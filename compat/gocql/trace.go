@@ -34,8 +34,7 @@ func (t *traceWriter) Trace(traceId []byte) {
 		coordinator string
 		duration    int
 	)
-	iter := t.session.Query(`SELECT coordinator, duration FROM system_traces.sessions WHERE session_id = ?`, traceId).
-		Consistency(One).Iter()
+	iter := t.session.internalQuery(`SELECT coordinator, duration FROM system_traces.sessions WHERE session_id = ?`, traceId).Iter()
 	iter.Scan(&coordinator, &duration)
 	if err := iter.Close(); err != nil {
 		t.mu.Lock()
@@ -54,8 +53,7 @@ func (t *traceWriter) Trace(traceId []byte) {
 	defer t.mu.Unlock()
 	fmt.Fprintf(t.w, "Tracing session %016x (coordinator: %s, duration: %v):\n",
 		traceId, coordinator, time.Duration(duration)*time.Microsecond)
-	iter = t.session.Query(`SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?`, traceId).
-		Consistency(One).Iter()
+	iter = t.session.internalQuery(`SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?`, traceId).Iter()
 	var eventID UUID
 	for iter.Scan(&eventID, &activity, &source, &elapsed, &thread) {
 		timestamp = eventID.Time()
