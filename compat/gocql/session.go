@@ -85,6 +85,9 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	if len(cfg.Hosts) == 0 {
 		return nil, ErrNoHosts
 	}
+	if cfg.Authenticator != nil && cfg.AuthProvider != nil {
+		return nil, errors.New("Can't use both Authenticator and AuthProvider in cluster config.")
+	}
 	ncfg, err := nativeConfig(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("gocql: unable to create session: %w", err)

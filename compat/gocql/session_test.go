@@ -109,6 +109,20 @@ func TestCreateSessionErrors(t *testing.T) {
 	if _, err := NewCluster().CreateSession(); !errors.Is(err, ErrNoHosts) {
 		t.Fatalf("no hosts: %v, want ErrNoHosts", err)
 	}
+	both := NewCluster("127.0.0.1")
+	both.Authenticator = PasswordAuthenticator{Username: "u", Password: "p"}
+	both.AuthProvider = func(*HostInfo) (Authenticator, error) { return both.Authenticator, nil }
+	if _, err := both.CreateSession(); err == nil || err.Error() != "Can't use both Authenticator and AuthProvider in cluster config." {
+		t.Fatalf("Authenticator and AuthProvider both set: %v, want gocql's error", err)
+	}
+	v3 := NewCluster(cqltest.Hosts(t)...)
+	v3.ProtoVersion = 3
+	if s, err := v3.CreateSession(); err == nil || !strings.Contains(err.Error(), "only version 4 is supported") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("ProtoVersion 3: %v, want the clear refusal (docs/deviations.md G25)", err)
+	}
 	hosts := cqltest.Hosts(t)
 	cluster := NewCluster(hosts...)
 	cluster.Keyspace = "no_such_keyspace_cqlbridge"
