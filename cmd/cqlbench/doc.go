@@ -9,8 +9,11 @@
 // with --rate the cycle latency measured from each operation's scheduled start (so a stalled
 // client cannot hide queueing: coordinated omission), client CPU per operation (getrusage of this
 // process; with --sim the server runs as a separate process), allocations and bytes per operation
-// (runtime metrics), and errors by type. --compare runs the drivers in turn, in interleaved
+// (runtime.MemStats Mallocs and TotalAlloc, as the testing package counts them), all per successful
+// operation, and errors by kind. --compare runs the drivers in turn, in interleaved
 // repetitions, against one server process and prints ratios to gocql. The --json and --plot
 // paths are checked before anything runs; each file is written next to its target and renamed
-// over it at the end, so a failed or interrupted run leaves an earlier file as it was.
+// over it at the end, so a failed or interrupted run leaves an earlier file as it was. An
+// interrupted run (SIGINT, SIGTERM) reports nothing and exits with status 130; a second signal
+// ends the process at once.
 package main

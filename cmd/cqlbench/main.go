@@ -13,7 +13,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -32,8 +34,49 @@ func main() {
 			return // -h: the usage was printed
 		}
 		fmt.Fprintln(os.Stderr, "cqlbench:", err)
+		if errors.Is(err, errInterrupted) {
+			os.Exit(130) // as a shell reports a command ended by SIGINT
+		}
 		os.Exit(1)
 	}
+}
+
+// errInterrupted is the error of a run ended by a signal (or by its context ending otherwise).
+var errInterrupted = errors.New("interrupted")
+
+// interruptContext returns a context cancelled by the first SIGINT or SIGTERM, with the signal
+// as its cause. Once that signal has arrived the signals have their default effect again, so
+// that a second one ends the process at once, even while the first is being handled (workers
+// winding down, cqlsim shutting down). stop releases the signals and cancels the context.
+func interruptContext(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs) // before ctx is cancelled: whoever sees ctx end can rely on it
+			cancel(fmt.Errorf("signal %v", sig))
+		case <-done:
+			signal.Stop(sigs)
+		case <-ctx.Done(): // the parent ended
+			signal.Stop(sigs)
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			close(done)
+			cancel(nil)
+		})
+	}
+}
+
+// interrupted is the error of a run whose context ended: it names the cause and says that no
+// results were reported.
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("%w (%v): no results printed or written", errInterrupted, context.Cause(ctx))
 }
 
 type options struct {
@@ -43,19 +86,21 @@ type options struct {
 	duration, warmup                                     time.Duration
 	rate                                                 float64
 	sim                                                  bool
+	compareList                                          []string // --compare split, when given
+	hostList                                             []string // --hosts parsed, when given
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("cqlbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &options{}
-	fs.StringVar(&o.driver, "driver", "native", "driver to run: gocql, compat, native or floor")
+	fs.StringVar(&o.driver, "driver", "native", "driver to run: gocql, compat, native or floor (not with --compare)")
 	fs.StringVar(&o.workload, "workload", wlReadPrepared, "workload: "+strings.Join(workloadNames, ", "))
 	fs.IntVar(&o.concurrency, "concurrency", 1, "concurrent workers (each with one request in flight)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured duration of each run")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each run")
 	fs.Float64Var(&o.rate, "rate", 0, "target operations per second over all workers (0: as fast as possible); enables cycle latency")
-	fs.StringVar(&o.hosts, "hosts", "", "comma-separated server addresses (host or host:port)")
+	fs.StringVar(&o.hosts, "hosts", "", "comma-separated server addresses (host, host:port, IPv6 as ::1, [::1] or [::1]:port)")
 	fs.BoolVar(&o.sim, "sim", false, "start cqlsim as a separate process and run against it")
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to this file")
 	fs.StringVar(&o.compare, "compare", "", "comma-separated drivers to run in turn against the same server (e.g. gocql,compat,native,floor)")
@@ -65,6 +110,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -80,31 +127,106 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.duration <= 0 {
 		return nil, fmt.Errorf("--duration must be positive, got %v", o.duration)
 	}
-	if o.rate < 0 {
-		return nil, fmt.Errorf("--rate must not be negative, got %v", o.rate)
+	if o.warmup < 0 {
+		return nil, fmt.Errorf("--warmup must not be negative, got %v", o.warmup)
+	}
+	interval, err := rateInterval(o.rate)
+	if err != nil {
+		return nil, fmt.Errorf("--rate: %w", err)
+	}
+	if interval > o.duration {
+		return nil, fmt.Errorf("--rate %v schedules one operation every %v, longer than --duration %v: "+
+			"no operation would be measured (raise --rate to at least %.3g or lengthen --duration)",
+			o.rate, interval, o.duration, 1/o.duration.Seconds())
 	}
 	if o.reps < 1 {
 		return nil, fmt.Errorf("--reps must be at least 1, got %d", o.reps)
+	}
+	if set["compare"] {
+		if set["driver"] {
+			return nil, errors.New("give --driver or --compare, not both (--compare lists the drivers to run)")
+		}
+		if strings.Trim(o.compare, " ,") == "" {
+			return nil, fmt.Errorf("--compare %q lists no driver (want a comma-separated list such as gocql,native)", o.compare)
+		}
+		var names []string
+		seen := map[string]bool{}
+		for _, d := range strings.Split(o.compare, ",") {
+			d = strings.TrimSpace(d)
+			switch {
+			case d == "":
+				return nil, fmt.Errorf("--compare %q: empty driver name (want a comma-separated list such as gocql,native)", o.compare)
+			case seen[d]:
+				return nil, fmt.Errorf("--compare %q: driver %q listed twice", o.compare, d)
+			}
+			seen[d] = true
+			names = append(names, d)
+		}
+		o.compareList = names
+	} else if set["reps"] {
+		return nil, errors.New("--reps applies only with --compare")
 	}
 	for _, d := range o.driverList() {
 		if _, ok := drivers[d]; !ok {
 			return nil, fmt.Errorf("unknown or unavailable driver %q (available: %s)", d, availableDrivers())
 		}
 	}
+	if o.hosts != "" {
+		if o.hostList, err = parseHosts(o.hosts); err != nil {
+			return nil, fmt.Errorf("--hosts: %w", err)
+		}
+	}
 	return o, nil
 }
 
+// driverList is the drivers to run: those of --compare, or the one of --driver.
 func (o *options) driverList() []string {
-	if o.compare == "" {
-		return []string{o.driver}
+	if o.compareList != nil {
+		return o.compareList
 	}
-	var out []string
-	for _, d := range strings.Split(o.compare, ",") {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
+	return []string{o.driver}
+}
+
+// defaultPort is the port of a --hosts entry that names none.
+const defaultPort = "9042"
+
+// parseHosts splits a --hosts list into host:port addresses. An entry is a host name or address
+// with or without a port: host, host:port, an IPv6 address bare (::1) or in brackets ([::1],
+// [::1]:9042). Entries without a port get defaultPort.
+func parseHosts(list string) ([]string, error) {
+	var hosts []string
+	for _, h := range strings.Split(list, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
 		}
+		host, port, err := net.SplitHostPort(h)
+		switch {
+		case err == nil:
+			if port == "" {
+				port = defaultPort
+			}
+		case strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]"): // [v6] without a port
+			host, port = h[1:len(h)-1], defaultPort
+		case strings.Count(h, ":") > 1 && net.ParseIP(strings.SplitN(h, "%", 2)[0]) != nil: // bare IPv6 address
+			host, port = h, defaultPort
+		case !strings.ContainsAny(h, ":[]"): // host without a port
+			host, port = h, defaultPort
+		default:
+			return nil, fmt.Errorf("bad address %q: %v", h, err)
+		}
+		if host == "" || strings.ContainsAny(host, "[]") {
+			return nil, fmt.Errorf("bad address %q: no host", h)
+		}
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return nil, fmt.Errorf("bad address %q: port %q is not 1..65535", h, port)
+		}
+		hosts = append(hosts, net.JoinHostPort(host, port))
 	}
-	return out
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("no address in %q", list)
+	}
+	return hosts, nil
 }
 
 func availableDrivers() string {
@@ -117,13 +239,22 @@ func availableDrivers() string {
 	return strings.Join(names, ", ")
 }
 
+// mainErr runs the command with args, stopping at the first SIGINT or SIGTERM.
 func mainErr(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := interruptContext(context.Background())
+	defer stop()
+	return mainCtx(ctx, args, stdout, stderr)
+}
+
+// mainCtx runs the command with args until done or until ctx ends; a run that ctx ends returns
+// an error wrapping errInterrupted and reports nothing.
+func mainCtx(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
 	// The result files are claimed first: a path that cannot be written fails now, not after
-	// the runs.
+	// the runs (or after cqlsim has been built and started).
 	jsonOut, err := claimOutput("--json", o.jsonPath)
 	if err != nil {
 		return err
@@ -134,28 +265,28 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer plotOut.discard()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	profOut, err := claimOutput("--cpuprofile", o.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer profOut.discard()
 
-	var hosts []string
+	hosts := o.hostList
 	if o.sim {
 		addrs, shutdown, err := startSim(ctx, stderr)
 		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx)
+			}
 			return err
 		}
 		defer shutdown()
 		hosts = addrs
-	} else {
-		for _, h := range strings.Split(o.hosts, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				if _, _, err := net.SplitHostPort(h); err != nil {
-					h = net.JoinHostPort(h, "9042")
-				}
-				hosts = append(hosts, h)
-			}
-		}
 	}
 	if err := setupData(ctx, hosts); err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx)
+		}
 		return err
 	}
 
@@ -167,14 +298,15 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	}
 	names := o.driverList()
 	reps := 1
-	if o.compare != "" {
+	if o.compareList != nil {
 		reps = o.reps
 	}
-	if o.cpuProfile != "" {
-		stopProfile, err := startCPUProfile(o.cpuProfile)
+	if profOut != nil {
+		stopProfile, err := startCPUProfile(profOut)
 		if err != nil {
 			return err
 		}
+		// The profile of what ran is written even when a run fails or is interrupted.
 		defer stopProfile()
 	}
 	merged := make(map[string]*runResult, len(names))
@@ -184,10 +316,16 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 				Warmup: o.warmup, Rate: o.rate, Hosts: hosts, Progress: progress}
 			d, err := drivers[name](ctx, cfg)
 			if err != nil {
+				if ctx.Err() != nil {
+					return interrupted(ctx)
+				}
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			res, err := run(ctx, d, cfg)
 			d.close()
+			if ctx.Err() != nil {
+				return interrupted(ctx)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -201,13 +339,16 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
 	results := make([]*runResult, len(names))
 	for i, n := range names {
 		results[i] = merged[n]
 	}
 	printTable(stdout, results)
 	if jsonOut != nil {
-		b, err := encodeJSON(results, o.compare == "")
+		b, err := encodeJSON(results, o.compareList == nil)
 		if err != nil {
 			return fmt.Errorf("--json: encoding the results: %w", err)
 		}
@@ -223,21 +364,16 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// startCPUProfile starts writing a CPU profile of this process to path; the returned function
-// stops it and closes the file.
-func startCPUProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+// startCPUProfile starts writing a CPU profile of this process to the claimed file out; the
+// returned function stops it and moves the file into place.
+func startCPUProfile(out *output) (func(), error) {
+	if err := pprof.StartCPUProfile(out.tmp); err != nil {
+		return nil, fmt.Errorf("--cpuprofile %s: %w", out.path, err)
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "cqlbench: --cpuprofile %s: %v\n", path, err)
+		if err := out.commit(nil); err != nil {
+			fmt.Fprintf(os.Stderr, "cqlbench: %v\n", err)
 		}
 	}, nil
 }

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net"
 	"runtime"
-	"runtime/metrics"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -32,7 +35,8 @@ type runConfig struct {
 	Warmup      time.Duration
 	Rate        float64 // operations per second over all workers; 0 = as fast as possible
 	Hosts       []string
-	Progress    io.Writer // nil: no live progress line
+	Progress    io.Writer     // nil: no live progress line
+	ProgressDt  time.Duration // interval of the progress line; 0: a second
 }
 
 // runResult is what one run (or several merged repetitions) measured.
@@ -40,7 +44,7 @@ type runResult struct {
 	Driver      string
 	Workload    string
 	Concurrency int
-	Ops         int64
+	Ops         int64 // successful operations; failed ones are counted in Errors only
 	Elapsed     time.Duration
 	CPU         time.Duration // user+system CPU of this process while measuring
 	Allocs      uint64
@@ -55,7 +59,7 @@ func newHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(1, 120_000_000, 3) // 1 µs .. 120 s, 3 significant digits
 }
 
-// opsPerS is the measured throughput.
+// opsPerS is the measured throughput of successful operations.
 func (r *runResult) opsPerS() float64 {
 	if r.Elapsed <= 0 {
 		return 0
@@ -63,6 +67,7 @@ func (r *runResult) opsPerS() float64 {
 	return float64(r.Ops) / r.Elapsed.Seconds()
 }
 
+// perOp divides v, a cost over the whole window, by the successful operations.
 func (r *runResult) perOp(v float64) float64 {
 	if r.Ops == 0 {
 		return 0
@@ -78,7 +83,7 @@ func (r *runResult) merge(o *runResult) {
 	r.Allocs += o.Allocs
 	r.Bytes += o.Bytes
 	for k, v := range o.Errors {
-		r.Errors[k] += v
+		addErrors(r.Errors, k, v)
 	}
 	r.Request.Merge(o.Request)
 	r.Cycle.Merge(o.Cycle)
@@ -87,19 +92,42 @@ func (r *runResult) merge(o *runResult) {
 // snapshot is the process-wide counters read before and after the measured window.
 type snapshot struct {
 	cpu    time.Duration
-	allocs uint64
-	bytes  uint64
+	allocs uint64 // runtime.MemStats.Mallocs
+	bytes  uint64 // runtime.MemStats.TotalAlloc
 }
 
-var metricNames = []string{"/gc/heap/allocs:objects", "/gc/heap/allocs:bytes"}
-
-func takeSnapshot() snapshot {
+// readCPU is the user+system CPU time of this process so far (getrusage).
+func readCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	samples := []metrics.Sample{{Name: metricNames[0]}, {Name: metricNames[1]}}
-	metrics.Read(samples)
-	return snapshot{cpu: cpu, allocs: samples[0].Value.Uint64(), bytes: samples[1].Value.Uint64()}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// readMem reads the heap allocation counters the testing package reports (allocs/op and B/op
+// of testing.B, testing.AllocsPerRun): Mallocs counts every allocation, tiny ones included,
+// and ReadMemStats stops the world and flushes every processor's cached counts first, so the
+// figure is exact at the moment it is read. (runtime/metrics' /gc/heap/allocs:objects leaves
+// out tiny allocations and lags for objects in spans a processor still caches.)
+func readMem(s *snapshot) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.allocs, s.bytes = ms.Mallocs, ms.TotalAlloc
+}
+
+// takeSnapshotBefore reads the counters at the start of the window: the allocation counters
+// first, so that the stop-the-world of ReadMemStats is not in the CPU measured.
+func takeSnapshotBefore() snapshot {
+	var s snapshot
+	readMem(&s)
+	s.cpu = readCPU()
+	return s
+}
+
+// takeSnapshotAfter reads the counters at the end of the window: CPU first, for the same reason.
+func takeSnapshotAfter() snapshot {
+	s := snapshot{cpu: readCPU()}
+	readMem(&s)
+	return s
 }
 
 // worker state, owned by one goroutine while the run lasts.
@@ -110,25 +138,161 @@ type workerStats struct {
 	errors  map[string]int64
 }
 
-// errorKind names an error for the errors-by-type table.
+// maxErrorKinds bounds the distinct error kinds kept per worker and per result; further kinds
+// are counted under otherErrors.
+const maxErrorKinds = 16
+
+// otherErrors is the kind of the errors beyond maxErrorKinds kinds.
+const otherErrors = "other"
+
+// addErrors adds n errors of kind to m, keeping at most maxErrorKinds kinds besides otherErrors.
+func addErrors(m map[string]int64, kind string, n int64) {
+	if _, ok := m[kind]; !ok && kind != otherErrors {
+		kinds := len(m)
+		if _, ok := m[otherErrors]; ok {
+			kinds--
+		}
+		if kinds >= maxErrorKinds {
+			kind = otherErrors
+		}
+	}
+	m[kind] += n
+}
+
+// errorKind names an error for the errors-by-kind table: the context errors, a few sentinels
+// and system call errors by name, otherwise the first error of a type of its own in the chain
+// (a driver's typed error: *native.ReadTimeoutError, *net.OpError, gocql.RequestErrWriteTimeout,
+// ...) by its type, otherwise (errors.New and fmt.Errorf all the way down) the start of the
+// message with its numbers (addresses, ports, stream ids, ...) replaced, so that a kind does not
+// split per operation.
 func errorKind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "context.DeadlineExceeded"
 	case errors.Is(err, context.Canceled):
 		return "context.Canceled"
+	case errors.Is(err, io.EOF):
+		return "io.EOF"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "io.ErrUnexpectedEOF"
+	case errors.Is(err, net.ErrClosed):
+		return "net.ErrClosed"
 	}
-	return fmt.Sprintf("%T", err)
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return "errno " + errno.Error()
+	}
+	if t := typedError(err); t != nil {
+		return fmt.Sprintf("%T", t)
+	}
+	return "error: " + messagePrefix(err.Error())
 }
 
+// typedError returns the first error in err's chain (depth first) whose type is not one of the
+// standard library's plain and wrapping errors, or nil.
+func typedError(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch fmt.Sprintf("%T", err) {
+	case "*errors.errorString", "*fmt.wrapError", "*fmt.wrapErrors", "*errors.joinError":
+	default:
+		return err
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return typedError(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if t := typedError(e); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// messagePrefixLen is how much of an untyped error's message names its kind.
+const messagePrefixLen = 60
+
+// messagePrefix normalizes an error message into a kind: every number (a run of decimal
+// digits, or 0x and hex digits) becomes "N", runs of white space become one space, and the
+// result is cut to messagePrefixLen bytes.
+func messagePrefix(msg string) string {
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	isHex := func(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if b.Len() >= messagePrefixLen {
+			b.WriteString("...")
+			break
+		}
+		c := msg[i]
+		switch {
+		case isDigit(c):
+			if c == '0' && i+2 < len(msg) && msg[i+1]|0x20 == 'x' && isHex(msg[i+2]) {
+				for i += 2; i < len(msg) && isHex(msg[i]); i++ {
+				}
+			} else {
+				for ; i < len(msg) && isDigit(msg[i]); i++ {
+				}
+			}
+			b.WriteByte('N')
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			for ; i < len(msg) && (msg[i] == ' ' || msg[i] == '\t' || msg[i] == '\n' || msg[i] == '\r'); i++ {
+			}
+			b.WriteByte(' ')
+		default: // a whole character, so that the cut never splits one
+			_, size := utf8.DecodeRuneInString(msg[i:])
+			b.WriteString(msg[i : i+size])
+			i += size
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// rateInterval is the interval between the scheduled starts of operations at rate operations per
+// second; 0 for rate 0 (as fast as possible). A rate that is not finite, negative, or whose
+// interval is under a nanosecond or beyond what a time.Duration holds is an error.
+func rateInterval(rate float64) (time.Duration, error) {
+	switch {
+	case math.IsNaN(rate) || math.IsInf(rate, 0):
+		return 0, fmt.Errorf("%v is not a finite number", rate)
+	case rate < 0:
+		return 0, fmt.Errorf("%v is negative", rate)
+	case rate == 0:
+		return 0, nil
+	}
+	iv := float64(time.Second) / rate
+	switch {
+	case iv < 1:
+		return 0, fmt.Errorf("%v per second is too high: operations less than 1 ns apart (at most 1e9 per second)", rate)
+	case iv >= math.MaxInt64: // float64(math.MaxInt64) is 2^63, one past the largest Duration
+		return 0, fmt.Errorf("%v per second is too low: operations would be more than a time.Duration (about 292 years) apart", rate)
+	}
+	return time.Duration(iv), nil
+}
+
+// Phases of a run.
+const (
+	phaseWarmup int32 = iota
+	phaseMeasuring
+	phaseClosed // the window has ended: no further operation starts
+)
+
 // run drives d with cfg.Concurrency workers: a warm-up (not measured), then the measured window.
+// It returns ctx's error when ctx ends before the run has.
 func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	if cfg.Concurrency < 1 {
 		return nil, fmt.Errorf("concurrency must be at least 1, got %d", cfg.Concurrency)
 	}
+	interval, err := rateInterval(cfg.Rate)
+	if err != nil {
+		return nil, fmt.Errorf("rate: %w", err)
+	}
 	var seq atomic.Int64
-	var measuring atomic.Bool
-	var counted atomic.Int64
+	var phase atomic.Int32
+	var succeeded, failed atomic.Int64 // for the progress line, in every phase
 	stats := make([]workerStats, cfg.Concurrency)
 	for i := range stats {
 		stats[i] = workerStats{request: newHistogram(), cycle: newHistogram(), errors: map[string]int64{}}
@@ -137,9 +301,11 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	start := time.Now()
-	var interval time.Duration
-	if cfg.Rate > 0 {
-		interval = time.Duration(float64(time.Second) / cfg.Rate)
+	// With a rate, op n is scheduled at n*interval from start; beyond lastN that no longer fits
+	// a time.Duration (the window is long over by then).
+	var lastN int64
+	if interval > 0 {
+		lastN = int64(math.MaxInt64 / interval)
 	}
 	var wg sync.WaitGroup
 	for w := 0; w < cfg.Concurrency; w++ {
@@ -147,18 +313,38 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		go func(w int) {
 			defer wg.Done()
 			st := &stats[w]
-			for runCtx.Err() == nil {
+			// One timer per worker, made before the window and reset for every wait: waiting
+			// allocates nothing that would count against the driver's allocs/op.
+			var timer *time.Timer
+			if interval > 0 {
+				timer = time.NewTimer(time.Hour)
+				timer.Stop()
+			}
+			for runCtx.Err() == nil && phase.Load() != phaseClosed {
 				n := seq.Add(1) - 1
 				// Times are offsets from start read with time.Since, which reads only the
 				// monotonic clock (time.Now reads the wall clock too): half the clock reads
 				// of the harness's per-operation cost, which every driver pays alike.
 				var scheduled time.Duration
 				if interval > 0 {
+					if n > lastN {
+						<-runCtx.Done()
+						return
+					}
 					scheduled = time.Duration(n) * interval
 					if wait := scheduled - time.Since(start); wait > 0 {
-						// time.Sleep allocates nothing (a timer would count against the
-						// driver's allocs/op); it overshoots a closing window by at most one wait.
-						time.Sleep(wait)
+						// The wait ends early when the run ends (window closed, interrupted):
+						// a worker never outlives the run by more than an operation in flight.
+						timer.Reset(wait)
+						select {
+						case <-timer.C:
+						case <-runCtx.Done():
+							timer.Stop()
+							return
+						}
+						if phase.Load() == phaseClosed {
+							return // the window closed during the wait: start nothing more
+						}
 					}
 				}
 				t0 := time.Since(start)
@@ -167,15 +353,19 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 				if runCtx.Err() != nil {
 					return // the window closed under this operation: do not count it
 				}
-				if !measuring.Load() {
-					continue
-				}
-				counted.Add(1)
-				st.ops++
+				measuring := phase.Load() == phaseMeasuring
 				if err != nil {
-					st.errors[errorKind(err)]++
+					failed.Add(1)
+					if measuring {
+						addErrors(st.errors, errorKind(err), 1)
+					}
 					continue
 				}
+				succeeded.Add(1)
+				if !measuring {
+					continue
+				}
+				st.ops++
 				_ = st.request.RecordValue((end - t0).Microseconds())
 				if interval > 0 {
 					_ = st.cycle.RecordValue((end - scheduled).Microseconds())
@@ -186,9 +376,13 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 
 	progressDone := make(chan struct{})
 	if cfg.Progress != nil {
+		dt := cfg.ProgressDt
+		if dt <= 0 {
+			dt = time.Second
+		}
 		go func() {
 			defer close(progressDone)
-			tick := time.NewTicker(time.Second)
+			tick := time.NewTicker(dt)
 			defer tick.Stop()
 			last, lastT := int64(0), time.Now()
 			for {
@@ -197,14 +391,8 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 					fmt.Fprint(cfg.Progress, "\r\033[K")
 					return
 				case now := <-tick.C:
-					c := counted.Load()
-					phase := "warm-up"
-					if measuring.Load() {
-						phase = "measuring"
-					}
-					fmt.Fprintf(cfg.Progress, "\r\033[K%s %s c=%d %s: %.0f ops/s, %d ops",
-						cfg.Driver, cfg.Workload, cfg.Concurrency, phase,
-						float64(c-last)/now.Sub(lastT).Seconds(), c)
+					c := succeeded.Load()
+					fmt.Fprint(cfg.Progress, progressLine(cfg, phase.Load(), float64(c-last)/now.Sub(lastT).Seconds(), c, failed.Load()))
 					last, lastT = c, now
 				}
 			}
@@ -223,23 +411,26 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 			return true
 		}
 	}
-	if cfg.Warmup > 0 && !sleep(cfg.Warmup) {
+	finish := func() {
+		phase.Store(phaseClosed)
 		stop()
 		wg.Wait()
+		<-progressDone
+	}
+	if cfg.Warmup > 0 && !sleep(cfg.Warmup) {
+		finish()
 		return nil, ctx.Err()
 	}
 	runtime.GC()
-	before := takeSnapshot()
+	before := takeSnapshotBefore()
 	t0 := time.Now()
-	measuring.Store(true)
+	phase.Store(phaseMeasuring)
 	ok := sleep(cfg.Duration)
-	measuring.Store(false)
+	phase.Store(phaseClosed)
 	elapsed := time.Since(t0)
-	after := takeSnapshot()
-	stop()
-	wg.Wait()
-	<-progressDone
-	if !ok {
+	after := takeSnapshotAfter()
+	finish()
+	if !ok || ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 
@@ -253,11 +444,26 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		res.Ops += stats[i].ops
 		res.Request.Merge(stats[i].request)
 		res.Cycle.Merge(stats[i].cycle)
-		for k, v := range stats[i].errors {
-			res.Errors[k] += v
+		for _, k := range sortedKeys(stats[i].errors) {
+			addErrors(res.Errors, k, stats[i].errors[k])
 		}
 	}
 	return res, nil
+}
+
+// progressLine is the live progress line: the phase, the rate of successful operations over the
+// last interval, and the successful and failed operations since the run started (warm-up
+// included).
+func progressLine(cfg runConfig, phase int32, rate float64, ops, errs int64) string {
+	name := "warm-up"
+	if phase != phaseWarmup {
+		name = "measuring"
+	}
+	line := fmt.Sprintf("\r\033[K%s %s c=%d %s: %.0f ops/s, %d ops", cfg.Driver, cfg.Workload, cfg.Concurrency, name, rate, ops)
+	if errs > 0 {
+		line += fmt.Sprintf(", %d errors", errs)
+	}
+	return line
 }
 
 // sortedKeys returns m's keys in order (for stable output).
