@@ -75,7 +75,9 @@ type Config struct {
 	RetryPolicy RetryPolicy
 
 	// Observer, when set, is called after every attempt of every request (including
-	// re-prepares and retries), in the goroutine that ran the attempt. It must not block.
+	// re-prepares and retries), in the goroutine that ran the attempt. It must not block, and
+	// must not Prepare a statement or Close the session when it observes a USE statement
+	// (which holds the session's keyspace lock until it has reached every connection).
 	Observer func(ctx context.Context, a Attempt)
 
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many

@@ -120,10 +120,12 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 
 	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
 	if st.prepared == nil && isUseStatement(st.cql) {
-		// A keyspace change: no PREPARE and no new connection may see the connections
-		// half-way between two keyspaces, and a concurrent USE waits for this one to have
-		// reached every connection (see useKeyspace).
-		s.useMu.Lock()
+		// A keyspace change: USE statements run one at a time, each with its propagation to
+		// every connection (see useKeyspace), and no PREPARE or new connection sees the
+		// connections half-way between two keyspaces.
+		if err := s.lockUse(ctx); err != nil {
+			return nil, err
+		}
 		defer s.useMu.Unlock()
 		info.useLocked = true
 	}

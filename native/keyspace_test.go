@@ -137,3 +137,68 @@ func TestReprepareAfterUse(t *testing.T) {
 		t.Fatalf("prepared after USE kb: keyspace %q", p.Keyspace())
 	}
 }
+
+// A node that stops answering during a USE: the switch of the other nodes' connections does
+// not wait for it (each connection has its own timeout, so theirs are not closed for running
+// out of a shared one), and a Prepare of a cached statement does not wait for the switch.
+func TestUseWithAFrozenNode(t *testing.T) {
+	ks1, hosts := testKeyspace(t, 1)
+	ks2, _ := testKeyspace(t, 1)
+	var addrs []string
+	pxs := map[string]*proxy{}
+	for range 3 {
+		px := newProxy(t, hosts[0])
+		addrs = append(addrs, px.addr())
+		pxs[px.addr()] = px
+	}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: addrs, Keyspace: ks1, ConnsPerHost: 2,
+		DisablePeerDiscovery: true, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Prepared in ks2 too, so that the Prepare below, in the session keyspace (ks2 once the
+	// USE has started switching), finds it cached.
+	p := mustPrepare(t, s, "SELECT release_version FROM system.local")
+	mustExec(t, s, "USE "+ks2)
+	mustPrepare(t, s, "SELECT release_version FROM system.local")
+	mustExec(t, s, "USE "+ks1)
+	a, frozen, c := addrs[0], pxs[addrs[1]], addrs[2]
+	frozen.setHold(true)
+	defer frozen.setHold(false)
+	base := frozen.sent.Load()
+	used := make(chan error, 1)
+	go func() {
+		_, err := s.Execute(ctxT(t), native.Query("USE "+ks2).WithHost(a))
+		used <- err
+	}()
+	// Once the USE reached the frozen node, the switch is waiting for its answer.
+	for deadline := time.Now().Add(10 * time.Second); frozen.sent.Load() == base; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the USE never reached the frozen node")
+		}
+	}
+	if _, err := s.Prepare(ctxT(t), "SELECT release_version FROM system.local"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-used:
+		t.Fatalf("the USE returned (%v) before the cached Prepare: the frozen node should hold it until its timeout", err)
+	default:
+	}
+	err = <-used
+	if err == nil || !strings.Contains(err.Error(), frozen.addr()) || strings.Contains(err.Error(), c) {
+		t.Fatalf("USE with node %s frozen: %v; want an error naming that node only", frozen.addr(), err)
+	}
+	// The healthy nodes' connections switched and stayed open.
+	for _, h := range []string{a, c} {
+		for range 4 {
+			if _, err := s.Execute(ctxT(t), p.Bind().WithHost(h)); err != nil {
+				t.Fatalf("node %s after the USE: %v", h, err)
+			}
+		}
+	}
+	if s.Keyspace() != ks2 {
+		t.Fatalf("session keyspace %q, want %s", s.Keyspace(), ks2)
+	}
+}

@@ -50,25 +50,32 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 		if s.closed.Load() {
 			return nil, nil, ErrSessionClosed
 		}
-		// The key's keyspace is read under useMu, which a PREPARE holds (for reading) until
-		// it is answered: no USE can move the connections to another keyspace in between.
-		s.useMu.RLock()
 		key := prepKey{keyspace: s.Keyspace(), cql: cql}
 		s.prepMu.Lock()
 		e := s.prepared[key]
-		if e == nil {
-			e = &prepEntry{done: make(chan struct{})}
-			s.prepared[key] = e
-			s.prepMu.Unlock()
-			p, traceID, err := s.prepareEntry(ctx, e, key, trace)
-			s.useMu.RUnlock()
-			if err != nil && s.closed.Load() {
-				err = closedError(err)
-			}
-			return p, traceID, err
-		}
 		s.prepMu.Unlock()
-		s.useMu.RUnlock()
+		if e == nil {
+			// Not cached: the key's keyspace is read again under useMu, which the PREPARE
+			// holds (for reading) until it is answered, so that no keyspace change can move
+			// the connections to another keyspace in between.
+			s.useMu.RLock()
+			key.keyspace = s.Keyspace()
+			s.prepMu.Lock()
+			e = s.prepared[key]
+			if e == nil {
+				e = &prepEntry{done: make(chan struct{})}
+				s.prepared[key] = e
+				s.prepMu.Unlock()
+				p, traceID, err := s.prepareEntry(ctx, e, key, trace)
+				s.useMu.RUnlock()
+				if err != nil && s.closed.Load() {
+					err = closedError(err)
+				}
+				return p, traceID, err
+			}
+			s.prepMu.Unlock()
+			s.useMu.RUnlock()
+		}
 		select {
 		case <-e.done:
 			if e.err == nil {
@@ -267,7 +274,7 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if ks := c.Keyspace(); ks != target.keyspace && target.keyspace != "" && !sameKeyspaces(target.m(), m) {
 		// A USE moved the session to another keyspace since Prepare: prepared again here,
 		// the statement's unqualified tables would be the other keyspace's.
-		return fmt.Errorf("native: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables: prepare it again (or qualify its tables)", abbreviate(target.cql), target.keyspace, c.Addr(), ks)
+		return fmt.Errorf("native: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables (its metadata names no keyspace to compare when it has neither bind markers nor result columns): prepare it again", abbreviate(target.cql), target.keyspace, c.Addr(), ks)
 	}
 	target.meta.Store(m)
 	switch {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/topology"
@@ -410,14 +411,15 @@ func (s *Session) Keyspace() string { return *s.keyspace.Load() }
 // ProtocolVersion returns the native protocol version in use.
 func (s *Session) ProtocolVersion() int { return s.cfg.ProtocolVersion }
 
-// useKeyspace makes ks the session keyspace after a USE succeeded on one connection: it
-// records ks and sends USE on every open connection not using ks yet. locked says the caller
-// holds useMu for writing (a USE statement recognised by its text, see isUseStatement); else
-// useKeyspace takes it. So concurrent USE statements end with every connection in the keyspace
-// that Keyspace reports. The propagation is not cut short by the caller's context, since the
-// session keyspace has changed already; it is bounded by Config.Timeout (DefaultTimeout when
-// that is disabled) and ends when the session closes. A connection that could not switch is
-// closed, so that it cannot serve another keyspace; its pool opens a new one in ks.
+// useKeyspace makes ks the session keyspace after a USE succeeded on one connection: holding
+// useMu for writing (locked says the caller, a USE statement recognised by its text, holds it
+// already), it records ks and sends USE on every open connection not using ks yet. So
+// concurrent USE statements end with every connection in the keyspace that Keyspace reports.
+// The connections are switched in parallel, each
+// bounded by Config.Timeout (DefaultTimeout when that is disabled), not by the caller's context
+// (the session keyspace has changed already), and the switch ends when the session closes. A
+// connection that could not switch is closed, so that it cannot serve another keyspace; its pool
+// opens a new one in ks.
 func (s *Session) useKeyspace(ks string, locked bool) error {
 	if !locked {
 		s.useMu.Lock()
@@ -428,23 +430,30 @@ func (s *Session) useKeyspace(ks string, locked bool) error {
 	if st == nil {
 		return nil
 	}
-	timeout := s.cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(s.ctx, timeout)
-	defer cancel()
-	var errs []error
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
 	for _, p := range st.pools {
 		for _, c := range p.all() {
-			if c.Err() != nil {
+			if c.Err() != nil || c.Keyspace() == ks {
 				continue
 			}
-			if err := s.alignKeyspace(ctx, c, ks); err != nil {
-				errs = append(errs, err)
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(s.ctx, s.backgroundTimeout())
+				defer cancel()
+				if err := s.alignKeyspace(ctx, c, ks); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
 		}
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 
@@ -465,6 +474,34 @@ func (s *Session) alignKeyspace(ctx context.Context, c *conn.Conn, ks string) er
 		return fmt.Errorf("USE %s on %s (connection closed): %w", ks, c.Addr(), err)
 	}
 	return nil
+}
+
+// lockUse takes useMu for writing for a USE statement, giving up when ctx ends or, when
+// Config.Timeout is set, after that long (a PREPARE holding it for reading waits for a node).
+func (s *Session) lockUse(ctx context.Context) error {
+	if s.useMu.TryLock() {
+		return nil
+	}
+	var timeout <-chan time.Time
+	if s.cfg.Timeout > 0 {
+		t := time.NewTimer(s.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("native: USE waiting for a keyspace change or PREPARE in progress: %w", ctx.Err())
+		case <-timeout:
+			return fmt.Errorf("%w after %s: USE waiting for a keyspace change or PREPARE in progress: %w", ErrTimeout, s.cfg.Timeout, context.DeadlineExceeded)
+		case <-tick.C:
+			if s.useMu.TryLock() {
+				return nil
+			}
+		}
+	}
 }
 
 // isUseStatement reports whether cql is a USE statement (the keyword first, after white space).

@@ -284,7 +284,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// meanwhile (a node going down): only this check sees it. The request is not sent, so
 		// its caller may send it to another node whatever its idempotence.
 		c.fail(ErrClosedByServer)
-		return nil, c.err
+		return nil, fmt.Errorf("%w (the request was not sent)", c.err)
 	}
 	f := proto.GetBuffer(512)
 	*f, err = proto.AppendFrame((*f)[:0], c.version, stream, req, c.comp)

@@ -13,8 +13,8 @@ var ErrConnClosed = errors.New("conn: connection closed")
 var ErrClosedByClient = errors.New("closed by the client")
 
 // ErrClosedByServer is the cause of a ClosedError when a request found the connection, idle
-// until then, closed by the server: the request was not sent.
-var ErrClosedByServer = errors.New("the server closed the connection while it was idle (the request was not sent)")
+// until then, closed by the server (that request is not sent: Start returns the error).
+var ErrClosedByServer = errors.New("the server closed the connection while it was idle")
 
 // ErrHeartbeat is the cause of a ClosedError when a heartbeat went unanswered.
 var ErrHeartbeat = errors.New("heartbeat failed")
