@@ -415,11 +415,10 @@ func (s *Session) ProtocolVersion() int { return s.cfg.ProtocolVersion }
 // useMu for writing (locked says the caller, a USE statement recognised by its text, holds it
 // already), it records ks and sends USE on every open connection not using ks yet. So
 // concurrent USE statements end with every connection in the keyspace that Keyspace reports.
-// The connections are switched in parallel, each
-// bounded by Config.Timeout (DefaultTimeout when that is disabled), not by the caller's context
-// (the session keyspace has changed already), and the switch ends when the session closes. A
-// connection that could not switch is closed, so that it cannot serve another keyspace; its pool
-// opens a new one in ks.
+// The connections are switched in parallel, each bounded by Config.Timeout (DefaultTimeout when
+// that is disabled), not by the caller's context (the session keyspace has changed already),
+// and the switch ends when the session closes. A connection that could not switch is closed,
+// so that it cannot serve another keyspace; its pool opens a new one in ks.
 func (s *Session) useKeyspace(ks string, locked bool) error {
 	if !locked {
 		s.useMu.Lock()

@@ -54,12 +54,11 @@ type queryRequester struct {
 }
 
 func (r *queryRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) future.Pending {
-	// The checks of Query.Iter, in its order; nothing is sent.
-	if r.q != nil && isUseStatement(r.q.stmt) {
-		return donePending(&Iter{err: ErrUseStmt})
-	}
-	if r.q != nil && r.q.released {
-		return donePending(&Iter{err: errors.New("gocql: query used after Release")})
+	// Query.Iter's checks; nothing is sent.
+	if r.q != nil {
+		if err := r.q.refused(); err != nil {
+			return donePending(&Iter{err: err})
+		}
 	}
 	if r.s == nil || r.q == nil {
 		return donePending(&Iter{err: errNoSession})

@@ -473,11 +473,8 @@ func lowerIs(s, lower string) bool {
 // Iter executes the query and returns an iterator over its rows. Each call executes the query
 // again. A USE statement is not executed: the iterator carries ErrUseStmt.
 func (q *Query) Iter() *Iter {
-	if isUseStatement(q.stmt) {
-		return &Iter{err: ErrUseStmt}
-	}
-	if q.released {
-		return &Iter{err: errors.New("gocql: query used after Release")}
+	if err := q.refused(); err != nil {
+		return &Iter{err: err}
 	}
 	if q.session == nil {
 		return &Iter{err: errors.New("gocql: query was not created by a session")}
@@ -591,4 +588,19 @@ type namedValue struct {
 // must bind all its values by name or all by position.
 func NamedValue(name string, value interface{}) interface{} {
 	return &namedValue{name: name, value: value}
+}
+
+// errReleased is the error of a query used after Release.
+var errReleased = errors.New("gocql: query used after Release")
+
+// refused returns the error that stops q before anything is sent, as gocql checks it: a USE
+// statement (ErrUseStmt) or a released query; nil otherwise.
+func (q *Query) refused() error {
+	if isUseStatement(q.stmt) {
+		return ErrUseStmt
+	}
+	if q.released {
+		return errReleased
+	}
+	return nil
 }

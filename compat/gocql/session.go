@@ -555,7 +555,7 @@ func (s *Session) executeQuery(q *Query) *Iter {
 		return &Iter{err: ErrSessionClosed}
 	}
 	if q.released {
-		return &Iter{err: errors.New("gocql: query used after Release")}
+		return &Iter{err: errReleased}
 	}
 	q.borrow()
 	defer q.unborrow()
