@@ -25,6 +25,7 @@ type List[T any] struct {
 	ebInline [1]func(error)
 	inlined  uint8 // which inline arrays were handed out (never reused: a dispatch may read them)
 	state    uint8
+	gen      uint64 // the current completion's number: Reset increments it
 	value    T
 	err      error
 }
@@ -112,7 +113,7 @@ func (l *List[T]) Settle(v T, err error) Dispatch[T] {
 	if l.state != 0 {
 		return Dispatch[T]{}
 	}
-	d := Dispatch[T]{l: l, value: v, err: err}
+	d := Dispatch[T]{l: l, value: v, err: err, gen: l.gen}
 	if err != nil {
 		l.state = failed
 		l.err = err
@@ -132,6 +133,7 @@ type Dispatch[T any] struct {
 	ebs   []func(error)
 	value T
 	err   error
+	gen   uint64 // the completion it settled
 }
 
 // Settled reports whether the Settle call that produced d recorded its outcome.
@@ -144,19 +146,19 @@ func (d *Dispatch[T]) Run() {
 	if l == nil || (len(d.cbs) == 0 && len(d.ebs) == 0) {
 		return
 	}
-	cbs, ebs, v, err := d.cbs, d.ebs, d.value, d.err
+	cbs, ebs, v, err, gen := d.cbs, d.ebs, d.value, d.err, d.gen
 	if l.opts.Executor != nil {
-		l.opts.Executor.Execute(func() { l.run(cbs, ebs, v, err) })
+		l.opts.Executor.Execute(func() { l.run(cbs, ebs, v, err, gen) })
 		return
 	}
-	l.run(cbs, ebs, v, err)
+	l.run(cbs, ebs, v, err, gen)
 }
 
-func (l *List[T]) run(cbs []func(T), ebs []func(error), v T, err error) {
+func (l *List[T]) run(cbs []func(T), ebs []func(error), v T, err error, gen uint64) {
 	if err != nil {
-		l.runErrbacks(ebs, err, false)
+		l.runErrbacks(ebs, err, false, gen)
 	} else {
-		l.runCallbacks(cbs, v)
+		l.runCallbacks(cbs, v, gen)
 	}
 }
 
@@ -166,6 +168,7 @@ func (l *List[T]) Reset() {
 	var zero T
 	l.mu.Lock()
 	l.state = 0
+	l.gen++
 	l.value = zero
 	l.err = nil
 	l.mu.Unlock()
@@ -202,26 +205,25 @@ func (l *List[T]) Len() (callbacks, errbacks int) {
 	return len(l.cbs), len(l.ebs)
 }
 
-func (l *List[T]) runCallbacks(snap []func(T), v T) {
+// runCallbacks runs the callbacks of completion gen; under PythonReroute a panic is recorded
+// (see recordPanic) and re-routed to the errbacks.
+func (l *List[T]) runCallbacks(snap []func(T), v T, gen uint64) {
 	for i, fn := range snap {
 		pe := protect(func() { fn(v) }, i, false)
 		if pe == nil {
 			continue
 		}
 		if l.opts.Panics == PythonReroute {
-			l.mu.Lock()
-			l.state |= failed
-			l.err = pe
-			ebs := l.ebs
-			l.mu.Unlock()
-			l.runErrbacks(ebs, pe, true)
+			l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen)
 			return
 		}
 		l.opts.report(pe)
 	}
 }
 
-func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool) {
+// runErrbacks runs the errbacks of completion gen with err; rerun marks the re-run after a
+// re-routed panic.
+func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool, gen uint64) {
 	for i, fn := range snap {
 		pe := protect(func() { fn(err) }, i, true)
 		if pe == nil {
@@ -235,13 +237,25 @@ func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool) {
 			l.opts.report(pe)
 			return
 		}
-		l.mu.Lock()
-		l.err = pe
-		ebs := l.ebs
-		l.mu.Unlock()
-		l.runErrbacks(ebs, pe, true)
+		l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen)
 		return
 	}
+}
+
+// recordPanic records a re-routed panic of a function of completion gen as a failure, as the
+// Python driver's _set_final_exception does, and returns the errbacks to re-run. It records it
+// on completion gen, or on a later completion that has no outcome yet (a callback that started
+// the next completion, then panicked: Python's result() raises the panic until the next
+// response arrives); a later completion that already has an outcome keeps it (in Python that
+// response would only be processed after the panicking callback).
+func (l *List[T]) recordPanic(pe *PanicError, gen uint64) []func(error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.gen == gen || l.state == 0 {
+		l.state |= failed
+		l.err = pe
+	}
+	return l.ebs
 }
 
 // runNow runs a function added after completion, in the adder's goroutine.

@@ -315,3 +315,60 @@ func TestSettleThenRun(t *testing.T) {
 		t.Fatalf("an unsettled Dispatch ran functions: %v", got)
 	}
 }
+
+// TestPythonReroutePanicKeepsLaterCompletion: under PythonReroute, a callback of one completion
+// that panics after a Reset started the next completion (a future's callback that fetched the
+// next page, which arrived, then panicked) runs the errbacks with its panic but does not record
+// it on the next completion, whose outcome stays its own.
+func TestPythonReroutePanicKeepsLaterCompletion(t *testing.T) {
+	var r recorder
+	var l callbacks.List[int]
+	l.Configure(callbacks.Options{Panics: callbacks.PythonReroute})
+	l.AddCallback(func(v int) {
+		if v == 1 {
+			l.Reset()
+			l.Settle(2, nil) // the next completion arrives while this callback still runs
+			panic("raised")
+		}
+	})
+	l.AddErrback(func(err error) {
+		var pe *callbacks.PanicError
+		if !errors.As(err, &pe) || pe.Value != "raised" {
+			t.Errorf("errback got %v, want the callback's panic", err)
+		}
+		r.add("e")
+	})
+	l.Succeed(1)
+	if diff := cmp.Diff([]string{"e"}, r.take()); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	if v, err, done := l.Outcome(); v != 2 || err != nil || !done {
+		t.Fatalf("Outcome = %v, %v, %v; want the second completion's 2, nil, true", v, err, done)
+	}
+	// The second completion succeeded and did not fail: a late errback does not run.
+	l.AddErrback(r.eb("late-e"))
+	if got := r.take(); len(got) != 0 {
+		t.Fatalf("a late errback ran on the second completion: %v", got)
+	}
+}
+
+// TestPythonReroutePanicFailsPendingCompletion: under PythonReroute, a callback that started the
+// next completion (Reset) and then panicked records its panic on that pending completion, as
+// Python's _set_final_exception does (result() raises it until the next response arrives; the
+// future package then resets the List and settles the response).
+func TestPythonReroutePanicFailsPendingCompletion(t *testing.T) {
+	var l callbacks.List[int]
+	l.Configure(callbacks.Options{Panics: callbacks.PythonReroute})
+	l.AddCallback(func(v int) {
+		if v == 1 {
+			l.Reset()
+			panic("raised")
+		}
+	})
+	l.Succeed(1)
+	_, err, done := l.Outcome()
+	var pe *callbacks.PanicError
+	if !done || !errors.As(err, &pe) || pe.Value != "raised" {
+		t.Fatalf("Outcome = %v, %v; want the panic on the pending completion", err, done)
+	}
+}

@@ -9,7 +9,11 @@
 //     register functions that fire once per page, in registration order, in the goroutine that
 //     completes the page (no goroutine is started when the native request can notify its
 //     completion); one added after the page completed runs immediately, in the adder's goroutine,
-//     before the Add method returns. The Add methods return the future for chaining.
+//     before the Add method returns. The Add methods return the future for chaining. The pages
+//     are dispatched one at a time, in order, as on the Python driver's one event-loop thread:
+//     a page that completes while the previous page's callbacks are still running is dispatched
+//     after them, by the goroutine running them (so a callback must not wait for the callbacks
+//     of a later page).
 //   - [ResponseFuture.StartFetchingNextPage] requests the next page and re-fires the same
 //     callbacks with it; [ResponseFuture.HasMorePages] tells whether there is one.
 //   - [ResponseFuture.Result] blocks for the current page and returns a new [*ResultSet].
@@ -18,12 +22,12 @@
 //     [ResponseFuture.QueryTrace] reads the traced session from system_traces.
 //
 // Callbacks must not block. Like the Python driver's callbacks, which run on the connection's
-// event-loop thread, they run in the goroutine that completes the request, which is the
-// connection's reader goroutine: a callback that waits for another response (Result on a future
-// in flight, ResultSet iteration that needs the next page, a synchronous query) stalls every
-// request on that connection until its own timeout expires. Start the next page with
-// StartFetchingNextPage (it does not wait), or configure Options.Callbacks.Executor to run
-// callbacks elsewhere.
+// event-loop thread, they run in the goroutine that completes the request (with the native core,
+// the goroutine of that request), never in one calling Result or another accessor: a callback
+// that waits (Result on a future in flight, ResultSet iteration that needs the next page, a
+// synchronous query) holds that goroutine and delays the callbacks of the future's later pages.
+// Start the next page with StartFetchingNextPage (it does not wait), or configure
+// Options.Callbacks.Executor to run callbacks elsewhere.
 //
 // Every page's request is bounded by Options.Timeout (10 s by default), retries and speculative
 // executions included, and fails with a [*TimeoutError].

@@ -27,10 +27,17 @@ type ResponseFuture struct {
 	page     int    // 1-based number of the current page
 	settled  bool   // the current page has an outcome
 	watching bool   // a goroutine or a notifier delivers the current page
-	hook     func() // completeIfDone, given to notifiers
+	hook     func() // onDone, given to notifiers
 	resp     Response
 	paging   []byte // the paging state of the last completed page (stale while the next is in flight)
 	traceIDs [][]byte
+
+	// One page's callbacks at a time: a page that completes while an earlier page's dispatch is
+	// running is queued and dispatched after it, by the goroutine running that dispatch. A page
+	// settled by a caller that must not run callbacks (Result, HasMorePages, ...) is queued for
+	// its watcher, which dispatches it when it runs.
+	dispatching bool
+	queued      []callbacks.Dispatch[Page]
 }
 
 // Start sends the first request through req and returns its future. ctx bounds every page's
@@ -65,12 +72,20 @@ func (f *ResponseFuture) send(pagingState []byte) {
 	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
 }
 
-// complete settles page number page from p and dispatches its callbacks in this goroutine. It is
-// a no-op when that page is already settled or is no longer current.
-func (f *ResponseFuture) complete(p Pending, page int) {
+// complete settles page number page from p, which has completed. A watcher (the page's
+// notifier hook or watch goroutine) then dispatches the page's callbacks in this goroutine, as
+// does any caller when the page has no watcher; other callers (Result, HasMorePages, the
+// accessors) leave them to the watcher: like the Python driver's result(), they never run
+// callbacks, which may need a lock the caller holds. While an earlier page's callbacks are
+// running, the dispatch is queued behind them. When the page is already settled or is no longer
+// current, a watcher dispatches what other callers left to it, and other callers do nothing.
+func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
 	f.mu.Lock()
 	if f.page != page || f.pending != p || f.settled {
 		f.mu.Unlock()
+		if watcher {
+			f.drain()
+		}
 		return
 	}
 	f.settled = true
@@ -78,21 +93,97 @@ func (f *ResponseFuture) complete(p Pending, page int) {
 	if err == nil && resp == nil {
 		err = fmt.Errorf("future: page %d: the request completed with neither a response nor an error", page)
 	}
-	var d callbacks.Dispatch[Page]
+	pg := Page{}
 	if err != nil {
 		err = f.wrapErr(err, page)
 		f.resp = nil // no response to report warnings or a payload from
-		d = f.cbs.Settle(Page{}, err)
 	} else {
 		f.resp = resp
 		f.paging = resp.PagingState()
 		if id := resp.TraceID(); id != nil {
 			f.traceIDs = append(f.traceIDs, id)
 		}
-		d = f.cbs.Settle(Page{number: page, resp: resp}, nil)
+		pg = Page{number: page, resp: resp}
 	}
+	d := f.cbs.Settle(pg, err)
+	if !d.Settled() {
+		// Only a callback of an earlier page re-routed by callbacks.PythonReroute, panicking
+		// after it started this page, can have given this page an outcome already (its
+		// panic, for the errbacks and Result in the meantime, as Python's
+		// _set_final_exception does). This page's own response replaces it and fires the
+		// callbacks, as Python's _set_final_result does.
+		f.cbs.Reset()
+		d = f.cbs.Settle(pg, err)
+	}
+	if f.dispatching || len(f.queued) > 0 || (!watcher && f.watching) {
+		// Behind the pages queued before it, for the goroutine dispatching them or for a
+		// watcher to come; a watcher with nobody dispatching runs the queue now, in order.
+		f.queued = append(f.queued, d)
+		if f.dispatching || !watcher {
+			f.mu.Unlock()
+			return
+		}
+		d = f.queued[0]
+		f.queued[0] = callbacks.Dispatch[Page]{}
+		f.queued = f.queued[1:]
+	}
+	f.dispatching = true
 	f.mu.Unlock()
-	d.Run()
+	f.dispatch(d)
+}
+
+// drain dispatches the queued pages unless another goroutine is dispatching.
+func (f *ResponseFuture) drain() {
+	f.mu.Lock()
+	if f.dispatching || len(f.queued) == 0 {
+		f.mu.Unlock()
+		return
+	}
+	f.dispatching = true
+	d := f.queued[0]
+	f.queued[0] = callbacks.Dispatch[Page]{}
+	f.queued = f.queued[1:]
+	f.mu.Unlock()
+	f.dispatch(d)
+}
+
+// dispatch runs d, then the dispatches queued meanwhile, in order, so that a callback never sees
+// a page while it is still running for the previous one and sees the pages in order (the Python
+// driver runs every callback on its one event-loop thread). f.dispatching is set by the caller.
+func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		// A panic escaped the dispatch (an OnPanic or Executor that panics): hand the queue
+		// to another goroutine so later pages still get their callbacks.
+		f.mu.Lock()
+		if len(f.queued) == 0 {
+			f.dispatching = false
+			f.mu.Unlock()
+			return
+		}
+		next := f.queued[0]
+		f.queued = f.queued[1:]
+		f.mu.Unlock()
+		go f.dispatch(next)
+	}()
+	for {
+		d.Run()
+		f.mu.Lock()
+		if len(f.queued) == 0 {
+			f.dispatching = false
+			f.queued = nil
+			f.mu.Unlock()
+			finished = true
+			return
+		}
+		d = f.queued[0]
+		f.queued[0] = callbacks.Dispatch[Page]{}
+		f.queued = f.queued[1:]
+		f.mu.Unlock()
+	}
 }
 
 func (f *ResponseFuture) wrapErr(err error, page int) error {
@@ -113,9 +204,8 @@ func (f *ResponseFuture) current() (Pending, int, bool) {
 	return f.pending, f.page, f.settled
 }
 
-// completeIfDone settles the current page in this goroutine when its request has finished but
-// nobody has delivered it yet. It is also the completion hook given to a Notifier: a hook of an
-// earlier page that fires late finds the current page still in flight and does nothing.
+// completeIfDone settles the current page when its request has finished but nobody has
+// settled it yet, leaving its callbacks to its watcher (see complete).
 func (f *ResponseFuture) completeIfDone() {
 	p, page, settled := f.current()
 	if settled {
@@ -123,54 +213,84 @@ func (f *ResponseFuture) completeIfDone() {
 	}
 	select {
 	case <-p.Done():
-		f.complete(p, page)
+		f.complete(p, page, false)
 	default:
+	}
+}
+
+// onDone is the completion hook given to a Notifier: it settles and dispatches the current page
+// when it has completed. A hook of an earlier page that fires late finds the current page still
+// in flight and only dispatches what was left to it.
+func (f *ResponseFuture) onDone() {
+	p, page, _ := f.current()
+	select {
+	case <-p.Done():
+		f.complete(p, page, true)
+	default:
+		f.drain()
 	}
 }
 
 // watch makes sure someone delivers the current page's callbacks when it completes: the
 // Pending's notifier if it has one (in the completing goroutine), else one goroutine for this
-// page. Futures without callbacks need neither: Result delivers in the caller's goroutine.
+// page. Futures without callbacks need neither.
 func (f *ResponseFuture) watch() {
 	f.mu.Lock()
-	if f.settled || f.watching {
-		f.mu.Unlock()
-		return
-	}
-	f.watching = true
-	p, page := f.pending, f.page
-	n, ok := p.(Notifier)
-	if ok && f.hook == nil {
-		f.hook = f.completeIfDone // one closure per future, reused by every page
-	}
-	hook := f.hook
+	n, p, page, ok := f.watchLocked()
 	f.mu.Unlock()
 	if ok {
-		n.OnDone(hook) // outside f.mu: it may run the hook at once
+		f.register(n, p, page)
+	}
+}
+
+// watchLocked marks the current page as watched; when it was not, the caller must call register
+// with the results once f.mu is released. f.mu is held.
+func (f *ResponseFuture) watchLocked() (n Notifier, p Pending, page int, ok bool) {
+	if f.settled || f.watching {
+		return nil, nil, 0, false
+	}
+	f.watching = true
+	p, page = f.pending, f.page
+	n, _ = p.(Notifier)
+	if n != nil && f.hook == nil {
+		f.hook = f.onDone // one closure per future, reused by every page
+	}
+	return n, p, page, true
+}
+
+// register starts the watcher of page page (see watchLocked). It runs outside f.mu: a notifier
+// may run the hook at once.
+func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
+	if n != nil {
+		f.mu.Lock()
+		hook := f.hook
+		f.mu.Unlock()
+		n.OnDone(hook)
 		return
 	}
 	go func() {
 		<-p.Done()
-		f.complete(p, page)
+		f.complete(p, page, true)
 	}()
 }
 
 // AddCallback registers fn to run with every page the future completes successfully, in
 // registration order, in the goroutine that completes the page (or through the configured
-// executor). If the current page has already succeeded, fn also runs now, in this goroutine,
+// executor); a page that completes while the previous page's callbacks are still running is
+// dispatched after them, by the goroutine running them, so fn sees the pages in order. If the current page has already succeeded, fn also runs now, in this goroutine,
 // before AddCallback returns. It returns f for chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 	f.completeIfDone()
+	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddCallback(fn)
-	f.watch()
 	return f
 }
 
 // AddErrback registers fn to run with the error of every page that fails, like AddCallback.
 func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
 	f.completeIfDone()
+	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddErrback(fn)
-	f.watch()
 	return f
 }
 
@@ -189,7 +309,7 @@ func (f *ResponseFuture) wait() (Page, error) {
 		p, page, settled := f.current()
 		if !settled {
 			<-p.Done()
-			f.complete(p, page)
+			f.complete(p, page, false)
 		}
 		if v, err, done := f.cbs.Outcome(); done {
 			return v, err
@@ -200,7 +320,9 @@ func (f *ResponseFuture) wait() (Page, error) {
 
 // Result blocks until the current page has an outcome and returns a new ResultSet over it (one
 // per call, all sharing this future), or the page's error (the same error value on every call).
-// Only the timeout bounds the wait.
+// Only the timeout bounds the wait. Like the Python driver's result(), it may return before the
+// page's callbacks have run, and it never runs them itself (nor does any other accessor): the
+// goroutine that completes the request does.
 func (f *ResponseFuture) Result() (*ResultSet, error) {
 	pg, err := f.wait()
 	if err != nil {
@@ -252,9 +374,18 @@ func (f *ResponseFuture) StartFetchingNextPage() error {
 	}
 	f.cbs.Reset()
 	f.send(f.paging)
-	f.mu.Unlock()
+	var (
+		n     Notifier
+		p     Pending
+		page  int
+		watch bool
+	)
 	if cb, eb := f.cbs.Len(); cb > 0 || eb > 0 {
-		f.watch()
+		n, p, page, watch = f.watchLocked() // before anyone can settle the page without a watcher
+	}
+	f.mu.Unlock()
+	if watch {
+		f.register(n, p, page)
 	}
 	return nil
 }
