@@ -269,6 +269,34 @@ func TestWarningsPayloadTrace(t *testing.T) {
 	}
 }
 
+// TestWarningsAfterAFailedPage pins deviation F11: after a page fails, Warnings and
+// CustomPayload return nil (the native core's errors carry no response to take them from), where
+// the Python driver keeps the error response's (or, after a client timeout, the previous page's).
+func TestWarningsAfterAFailedPage(t *testing.T) {
+	pages := map[string]fakePage{
+		"":   {rows: []int{1}, next: "p2", warnings: []string{"w1"}, payload: map[string][]byte{"k": []byte("v")}},
+		"p2": {err: errors.New("fake: page 2 failed")},
+	}
+	f := future.Start(context.Background(), &fakeSource{pages: pages}, future.Options{})
+	if w, err := f.Warnings(); err != nil || len(w) != 1 {
+		t.Fatalf("Warnings of page 1 = %v, %v; want [w1]", w, err)
+	}
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Result(); err == nil {
+		t.Fatal("page 2 succeeded; want its error")
+	}
+	w, err := f.Warnings()
+	if err != nil || w != nil {
+		t.Fatalf("Warnings after a failed page = %v, %v; want nil, nil (F11)", w, err)
+	}
+	cp, err := f.CustomPayload()
+	if err != nil || cp != nil {
+		t.Fatalf("CustomPayload after a failed page = %v, %v; want nil, nil (F11)", cp, err)
+	}
+}
+
 // Many goroutines add callbacks while the response arrives: each runs exactly once, whether it
 // made the snapshot or ran immediately.
 func TestConcurrentAddWhileCompleting(t *testing.T) {
