@@ -79,10 +79,10 @@ func (c *conn) replyThenSegments(h wire.Header, msg message.Message, codec segme
 }
 
 // replyRows encodes a rows result straight into a pooled frame and queues it; with noMetadata
-// without the column specs (see appendRowsFrame).
-func (c *conn) replyRows(h wire.Header, res *engine.Result, noMetadata bool) {
+// without the column specs, with newMetadataID flagged METADATA_CHANGED (see appendRowsFrame).
+func (c *conn) replyRows(h wire.Header, res *engine.Result, noMetadata bool, newMetadataID []byte) {
 	p := framePool.Get().(*[]byte)
-	b, err := appendRowsFrame((*p)[:0], h, res, noMetadata)
+	b, err := appendRowsFrame((*p)[:0], h, res, noMetadata, newMetadataID)
 	if err != nil {
 		framePool.Put(p)
 		c.log.Warn("cqlsim: cannot encode rows", "err", err)

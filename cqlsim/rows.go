@@ -18,6 +18,7 @@ const (
 	rowsGlobalTableSpec int32 = 0x0001
 	rowsHasMorePages    int32 = 0x0002
 	rowsNoMetadata      int32 = 0x0004
+	rowsMetadataChanged int32 = 0x0008 // v5
 )
 
 // resultKindRows is the <kind> of a RESULT Rows message.
@@ -30,8 +31,10 @@ var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &
 // bytes as go-cassandra-native-protocol's codec for the same message (checked by tests) without
 // building the intermediate message values: this is the hot path of every read. With noMetadata
 // (an EXECUTE that asked to skip the metadata the client already has) the metadata is the column
-// count alone, flagged NO_METADATA, as Cassandra answers.
-func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata bool) ([]byte, error) {
+// count alone, flagged NO_METADATA, as Cassandra answers. A non-nil newMetadataID (protocol v5:
+// the EXECUTE named an outdated result metadata id) is sent with the METADATA_CHANGED flag, so
+// that the client replaces the metadata and id it cached.
+func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata bool, newMetadataID []byte) ([]byte, error) {
 	start := len(dst)
 	dst = wire.AppendHeader(dst, wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpResult}, 0)
 	bodyStart := len(dst)
@@ -55,10 +58,17 @@ func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata b
 	if noMetadata {
 		flags |= rowsNoMetadata
 	}
+	if newMetadataID != nil {
+		flags |= rowsMetadataChanged
+	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(flags))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(cols)))
 	if res.PagingState != nil {
 		dst = appendBytes(dst, res.PagingState)
+	}
+	if newMetadataID != nil {
+		dst = binary.BigEndian.AppendUint16(dst, uint16(len(newMetadataID)))
+		dst = append(dst, newMetadataID...)
 	}
 	if global {
 		dst = appendString(dst, cols[0].Keyspace)

@@ -41,7 +41,7 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 	for name, res := range cases {
 		for _, v := range []uint8{3, 4} {
 			h := wire.Header{Version: v, Stream: 77}
-			got, err := appendRowsFrame([]byte("prefix"), h, res, false)
+			got, err := appendRowsFrame([]byte("prefix"), h, res, false, nil)
 			if err != nil {
 				t.Fatalf("%s v%d: %v", name, v, err)
 			}
@@ -67,7 +67,7 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 			}
 
 			// Without metadata: NO_METADATA and the column count only.
-			got, err = appendRowsFrame(nil, h, res, true)
+			got, err = appendRowsFrame(nil, h, res, true, nil)
 			if err != nil {
 				t.Fatalf("%s v%d without metadata: %v", name, v, err)
 			}
@@ -87,7 +87,7 @@ func TestAppendRowsFrameRejectsShortRows(t *testing.T) {
 	res := &engine.Result{Kind: engine.ResultRows,
 		Columns: []engine.Column{{Name: "a", Type: datatype.Int}, {Name: "b", Type: datatype.Int}},
 		Rows:    [][][]byte{{{0, 0, 0, 1}}}}
-	out, err := appendRowsFrame([]byte("keep"), wire.Header{Version: 4}, res, false)
+	out, err := appendRowsFrame([]byte("keep"), wire.Header{Version: 4}, res, false, nil)
 	if err == nil {
 		t.Fatal("a row with fewer values than columns was encoded")
 	}

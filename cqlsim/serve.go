@@ -35,7 +35,7 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 		return
 	}
 	if msg == nil && rows.res != nil {
-		c.replyRows(h, rows.res, rows.noMetadata)
+		c.replyRows(h, rows.res, rows.noMetadata, rows.newMetadataID)
 		return
 	}
 	c.reply(h, msg, warnings)
@@ -61,6 +61,9 @@ func (c *conn) currentKeyspace() string {
 type rowsReply struct {
 	res        *engine.Result
 	noMetadata bool // the EXECUTE asked to skip the result metadata and may (see skipMetadata)
+	// newMetadataID, when set, is the current result metadata id of a v5 EXECUTE that sent an
+	// outdated one: the rows carry it with the METADATA_CHANGED flag (see metadataChanged).
+	newMetadataID []byte
 }
 
 // execute runs a decoded statement request on the engine and returns the response message, or,
@@ -106,7 +109,17 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 			Consistency: e.Params.Consistency,
 			Serial:      e.Params.Serial,
 		}))
-		if rows.res == nil || !skipMetadata(h.Version, e, p, rows.res.Columns) {
+		if rows.res == nil {
+			return msg, rows, warnings
+		}
+		if id := metadataChanged(h.Version, e, p, rows.res.Columns); id != nil {
+			rows.newMetadataID = id
+			if rm, ok := msg.(*message.RowsResult); ok {
+				rm.Metadata.NewResultMetadataId = id
+			}
+			return msg, rows, warnings
+		}
+		if !skipMetadata(h.Version, e, p, rows.res.Columns) {
 			return msg, rows, warnings
 		}
 		rows.noMetadata = true
@@ -247,6 +260,22 @@ func skipMetadata(version uint8, e *wire.Execute, p *engine.Prepared, cols []eng
 		}
 	}
 	return version < 5 || bytes.Equal(e.ResultMetadataID, resultMetadataID(p.Result))
+}
+
+// metadataChanged returns the result metadata id of cols when the v5 EXECUTE e of p named
+// another one, else nil. As in Cassandra (ExecuteMessage), the rows then carry the full
+// metadata with the METADATA_CHANGED flag and the new id, whether or not the client asked to
+// skip the metadata; conditional updates (whose [applied] columns vary; p has no result
+// columns) never set the flag (CASSANDRA-13992).
+func metadataChanged(version uint8, e *wire.Execute, p *engine.Prepared, cols []engine.Column) []byte {
+	if version < 5 || len(p.Result) == 0 || len(cols) == 0 {
+		return nil
+	}
+	id := resultMetadataID(cols)
+	if bytes.Equal(e.ResultMetadataID, id) {
+		return nil
+	}
+	return id
 }
 
 func unprepared(id []byte) *message.Unprepared {

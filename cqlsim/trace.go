@@ -60,7 +60,7 @@ func (c *conn) replyTraced(h wire.Header, msg message.Message, rows rowsReply, w
 		err error
 	)
 	if msg == nil && rows.res != nil {
-		b, err = appendRowsFrame(nil, h, rows.res, rows.noMetadata)
+		b, err = appendRowsFrame(nil, h, rows.res, rows.noMetadata, rows.newMetadataID)
 	} else {
 		b, err = encodeFrame(h, msg, warnings)
 	}

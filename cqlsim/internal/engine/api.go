@@ -73,8 +73,10 @@ type Request struct {
 	PageSize    int32  // <= 0: no paging
 	PagingState []byte // opaque, as returned in an earlier Result
 	Timestamp   int64  // default timestamp in microseconds; 0 means "now"
+	// Consistency is the protocol code of the consistency level (0 is ANY, 1 ONE, ...):
+	// statements reject the levels Cassandra rejects for them (ANY for reads, ...).
 	Consistency uint16
-	Serial      uint16
+	Serial      uint16 // serial consistency code; 0 when the request gave none
 }
 
 // BatchRequest is a BATCH message: statements are Query strings or Prepared statements.

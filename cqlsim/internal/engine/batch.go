@@ -62,7 +62,7 @@ func (b *batchPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error)
 	for i, s := range b.stmts {
 		items[i] = batchItem{plan: s, ctx: ctx}
 	}
-	return e.runBatch(b.typ, items, ts)
+	return e.runBatch(b.typ, items, ts, req.Consistency, req.Serial)
 }
 
 type batchItem struct {
@@ -71,7 +71,9 @@ type batchItem struct {
 }
 
 // runBatch validates and applies a batch (e.mu held).
-func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64) (*Result, error) {
+// runBatch applies a batch's mutations; cl and serial are the request's consistency levels,
+// checked when the batch has conditions (see validateCAS).
+func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64, cl, serial uint16) (*Result, error) {
 	if len(items) == 0 {
 		return voidResult(), nil
 	}
@@ -114,6 +116,9 @@ func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64) (*Result, erro
 			if len(mu.pks) != 1 || string(key(mu.pks[0])) != string(key(first.pks[0])) {
 				return nil, invalid("Batch with conditions cannot span multiple partitions")
 			}
+		}
+		if err := e.validateCAS(first.m.t, cl, serial); err != nil {
+			return nil, err
 		}
 		return e.casApply(muts, true)
 	}
@@ -182,5 +187,5 @@ func (e *Engine) Batch(req *BatchRequest) (*Result, error) {
 		}
 		items = append(items, batchItem{plan: pl.(*modPlan), ctx: &evalCtx{values: s.r.Values, vars: vars, now: now, e: e}})
 	}
-	return e.runBatch(req.Type, items, req.Timestamp)
+	return e.runBatch(req.Type, items, req.Timestamp, req.Consistency, req.Serial)
 }

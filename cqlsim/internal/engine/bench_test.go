@@ -14,12 +14,12 @@ func BenchmarkPreparedRead(b *testing.B) {
 		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE ks.t (k int PRIMARY KEY, v text)",
 	} {
-		if _, err := e.Execute(&Request{Query: q}); err != nil {
+		if _, err := e.Execute(&Request{Consistency: 1, Query: q}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for i := 0; i < 1000; i++ {
-		if _, err := e.Execute(&Request{Keyspace: "ks", Query: "INSERT INTO t (k, v) VALUES (?, 'value')", Values: Values{Positional: []Value{intVal(int32(i))}}}); err != nil {
+		if _, err := e.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "INSERT INTO t (k, v) VALUES (?, 'value')", Values: Values{Positional: []Value{intVal(int32(i))}}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,7 +27,7 @@ func BenchmarkPreparedRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := &Request{Prepared: p, Values: Values{Positional: []Value{intVal(42)}}}
+	req := &Request{Consistency: 1, Prepared: p, Values: Values{Positional: []Value{intVal(42)}}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -23,14 +23,14 @@ func TestConcurrentUse(t *testing.T) {
 				return
 			}
 			for i := 0; i < per; i++ {
-				if _, err := te.Execute(&Request{Prepared: p, Values: Values{Positional: []Value{intVal(int32(i % 3))}}}); err != nil {
+				if _, err := te.Execute(&Request{Consistency: 1, Prepared: p, Values: Values{Positional: []Value{intVal(int32(i % 3))}}}); err != nil {
 					errs <- err
 				}
-				if _, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT * FROM c", PageSize: 2}); err != nil {
+				if _, err := te.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "SELECT * FROM c", PageSize: 2}); err != nil {
 					errs <- err
 				}
 				if i%10 == 0 {
-					if _, err := te.Execute(&Request{Query: "SELECT * FROM system_schema.tables"}); err != nil {
+					if _, err := te.Execute(&Request{Consistency: 1, Query: "SELECT * FROM system_schema.tables"}); err != nil {
 						errs <- err
 					}
 				}

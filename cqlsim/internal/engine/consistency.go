@@ -123,3 +123,66 @@ func keyspacesOf(e *Engine, pl plan) []*keyspace {
 	}
 	return out
 }
+
+// Consistency codes the statement checks refer to.
+const (
+	clAny         uint16 = 0x0000
+	clEachQuorum  uint16 = 0x0007
+	clSerial      uint16 = 0x0008
+	clLocalSerial uint16 = 0x0009
+)
+
+func isSerialConsistency(cl uint16) bool { return cl == clSerial || cl == clLocalSerial }
+
+// validateConsistency rejects the consistency levels Cassandra refuses for a kind of statement,
+// with its messages, before the statement runs: ANY for reads; SERIAL and LOCAL_SERIAL for
+// writes without conditions; ANY and the serial levels for counter updates; for conditional
+// updates (alone or in a batch), a serial consistency other than SERIAL or LOCAL_SERIAL, a
+// serial commit consistency, and EACH_QUORUM outside NetworkTopologyStrategy. Batches without
+// conditions are not checked (Cassandra does not check them either); batches with conditions
+// are checked by runBatch once their statements are known to share one partition. serial is 0 when the
+// request gave none (the default, SERIAL).
+func (e *Engine) validateConsistency(pl plan, cl, serial uint16) error {
+	switch p := pl.(type) {
+	case *selectPlan:
+		if cl == clAny {
+			return invalid("ANY ConsistencyLevel is only supported for writes")
+		}
+	case *modPlan:
+		if p.conditional() {
+			return e.validateCAS(p.t, cl, serial)
+		}
+		if p.t.counter {
+			if cl == clAny {
+				return invalid("Consistency level ANY is not yet supported for counter table %s", p.t.name)
+			}
+			if isSerialConsistency(cl) {
+				return invalid("Counter operations are inherently non-serializable")
+			}
+			return nil
+		}
+		if isSerialConsistency(cl) {
+			return invalid("You must use conditional updates for serializable writes")
+		}
+	}
+	return nil
+}
+
+// validateCAS checks the serial and commit consistency levels of a conditional update of t, in
+// Cassandra's order (StorageProxy.cas: validateForCas, then validateForCasCommit).
+func (e *Engine) validateCAS(t *table, cl, serial uint16) error {
+	if serial != 0 && !isSerialConsistency(serial) {
+		return invalid("Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
+	}
+	if isSerialConsistency(cl) {
+		return invalid("%s is not supported as conditional update commit consistency. Use ANY if you mean \"make sure it is accepted but I don't care how many replicas commit it for non-SERIAL reads\"", consistencyName(cl))
+	}
+	if cl == clEachQuorum {
+		if k, ok := e.keyspaces[t.ks]; ok {
+			if class := k.replication["class"]; !strings.HasSuffix(class, "NetworkTopologyStrategy") {
+				return invalid("consistency level EACH_QUORUM not compatible with replication strategy (%s)", class)
+			}
+		}
+	}
+	return nil
+}

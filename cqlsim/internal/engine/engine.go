@@ -304,14 +304,17 @@ func (e *Engine) Execute(req *Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	vars := pl.vars()
+	if req.Values.Named == nil && len(req.Values.Positional) != len(vars) {
+		return nil, invalid("There were %d markers(?) in CQL but %d bound variables", len(vars), len(req.Values.Positional))
+	}
+	if err := e.validateConsistency(pl, req.Consistency, req.Serial); err != nil {
+		return nil, err
+	}
 	for _, k := range keyspacesOf(e, pl) {
 		if err := e.checkConsistency(k, req.Consistency, req.Node); err != nil {
 			return nil, err
 		}
-	}
-	vars := pl.vars()
-	if req.Values.Named == nil && len(req.Values.Positional) != len(vars) {
-		return nil, invalid("There were %d markers(?) in CQL but %d bound variables", len(vars), len(req.Values.Positional))
 	}
 	ctx := &evalCtx{values: req.Values, vars: vars, now: e.now(), e: e}
 	return pl.exec(e, ctx, req)

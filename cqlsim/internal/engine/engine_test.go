@@ -59,7 +59,7 @@ func (te *testEngine) page(q string, size int32, vals ...Value) ([]string, int) 
 	var state []byte
 	pages := 0
 	for {
-		r, err := te.Execute(&Request{Keyspace: te.ks, Query: q, PageSize: size, PagingState: state, Values: Values{Positional: vals}})
+		r, err := te.Execute(&Request{Consistency: 1, Keyspace: te.ks, Query: q, PageSize: size, PagingState: state, Values: Values{Positional: vals}})
 		if err != nil {
 			te.t.Fatalf("%s: %v", q, err)
 		}
@@ -117,23 +117,23 @@ func TestPaging(t *testing.T) {
 		t.Errorf("distinct paged: %v", got)
 	}
 	// a write between pages: the next page resumes after the last row returned
-	r, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3})
+	r, err := te.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	te.mustExec("INSERT INTO p (k, c) VALUES (4, 1)")
 	te.mustExec("DELETE FROM p WHERE k = 4 AND c = 3")
-	r2, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3, PagingState: r.PagingState})
+	r2, err := te.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "SELECT k, c FROM p WHERE k = 4", PageSize: 3, PagingState: r.PagingState})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eq(t, "resume after concurrent writes", render(r2), []string{"4|4", "4|5", "4|6"})
 	// bad paging state
-	if _, err := te.Execute(&Request{Keyspace: "ks", Query: "SELECT k FROM p", PageSize: 3, PagingState: []byte{9, 9}}); err == nil {
+	if _, err := te.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "SELECT k FROM p", PageSize: 3, PagingState: []byte{9, 9}}); err == nil {
 		t.Error("garbage paging state accepted")
 	}
 	// aggregates ignore paging
-	r, err = te.Execute(&Request{Keyspace: "ks", Query: "SELECT count(*) FROM p", PageSize: 2})
+	r, err = te.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: "SELECT count(*) FROM p", PageSize: 2})
 	if err != nil || r.PagingState != nil || render(r)[0] != "34" {
 		t.Errorf("count with paging: %v %v", render(r), err)
 	}
@@ -200,12 +200,12 @@ func TestPrepare(t *testing.T) {
 	}
 	te.mustExec("INSERT INTO t (a, b, c, v) VALUES (1, 'x', 5, {'k': 1})")
 	in := Value{Bytes: encodeElems([][]byte{intVal(5).Bytes, intVal(6).Bytes})}
-	r, err := te.Execute(&Request{Prepared: p, Values: Values{Positional: []Value{intVal(1), textVal("x"), in, intVal(10)}}})
+	r, err := te.Execute(&Request{Consistency: 1, Prepared: p, Values: Values{Positional: []Value{intVal(1), textVal("x"), in, intVal(10)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eq(t, "execute prepared", render(r), []string{"5|{'k': 1}"})
-	r, err = te.Execute(&Request{Prepared: p, Values: Values{Named: map[string]Value{"a": intVal(1), "bee": textVal("x"), "in(c)": in, "[limit]": intVal(1)}}})
+	r, err = te.Execute(&Request{Consistency: 1, Prepared: p, Values: Values{Named: map[string]Value{"a": intVal(1), "bee": textVal("x"), "in(c)": in, "[limit]": intVal(1)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,13 +454,13 @@ func TestMultiNodeSystemTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := e.Execute(&Request{Node: 1, Query: "SELECT peer, native_port FROM system.peers_v2"})
+	r, err := e.Execute(&Request{Consistency: 1, Node: 1, Query: "SELECT peer, native_port FROM system.peers_v2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// partitions in token order of the peer address
 	eq(t, "peers seen from node 1", render(r), []string{"127.0.0.3|9042", "127.0.0.1|9042"})
-	r, _ = e.Execute(&Request{Node: 1, Query: "SELECT rpc_address FROM system.local"})
+	r, _ = e.Execute(&Request{Consistency: 1, Node: 1, Query: "SELECT rpc_address FROM system.local"})
 	eq(t, "local of node 1", render(r), []string{"127.0.0.2"})
 }
 

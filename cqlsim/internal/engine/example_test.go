@@ -17,7 +17,7 @@ func Example() {
 		"CREATE TABLE ks.t (k int PRIMARY KEY, v text)",
 		"INSERT INTO ks.t (k, v) VALUES (1, 'one')",
 	} {
-		if _, err := e.Execute(&engine.Request{Query: q}); err != nil {
+		if _, err := e.Execute(&engine.Request{Consistency: 1, Query: q}); err != nil {
 			panic(err)
 		}
 	}
@@ -26,13 +26,13 @@ func Example() {
 		panic(err)
 	}
 	k := binary.BigEndian.AppendUint32(nil, 1)
-	res, err := e.Execute(&engine.Request{Prepared: p, Values: engine.Values{Positional: []engine.Value{{Bytes: k}}}})
+	res, err := e.Execute(&engine.Request{Consistency: 1, Prepared: p, Values: engine.Values{Positional: []engine.Value{{Bytes: k}}}})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(p.Vars[0].Name, p.PKIndexes, res.Columns[1].Name, string(res.Rows[0][1]))
 
-	_, err = e.Execute(&engine.Request{Keyspace: "ks", Query: "SELECT nope FROM t"})
+	_, err = e.Execute(&engine.Request{Consistency: 1, Keyspace: "ks", Query: "SELECT nope FROM t"})
 	fmt.Println(err)
 	// Output:
 	// k [0] v one

@@ -46,11 +46,11 @@ func FuzzExecute(f *testing.F) {
 			"CREATE TABLE ks.n (k int PRIMARY KEY, c counter)",
 			"INSERT INTO ks.t (k, c, v, vt, d) VALUES (1, 1, 'a', ['b', 'cd'], 1e2147483647)",
 		} {
-			if _, err := e.Execute(&Request{Query: s}); err != nil {
+			if _, err := e.Execute(&Request{Consistency: 1, Query: s}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		res, err := e.Execute(&Request{Keyspace: "ks", Query: q, Values: vals, PageSize: 2})
+		res, err := e.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: q, Values: vals, PageSize: 2})
 		if err == nil && res == nil {
 			t.Fatalf("%q: no result and no error", q)
 		}
@@ -58,7 +58,7 @@ func FuzzExecute(f *testing.F) {
 			t.Fatalf("%q: rows result without columns", q)
 		}
 		if err == nil && res.PagingState != nil {
-			if _, err := e.Execute(&Request{Keyspace: "ks", Query: q, Values: vals, PageSize: 2, PagingState: res.PagingState}); err != nil {
+			if _, err := e.Execute(&Request{Consistency: 1, Keyspace: "ks", Query: q, Values: vals, PageSize: 2, PagingState: res.PagingState}); err != nil {
 				t.Fatalf("%q: next page: %v", q, err)
 			}
 		}

@@ -36,7 +36,7 @@ func newTestEngine(t *testing.T) *testEngine {
 }
 
 func (te *testEngine) exec(q string, vals ...Value) (*Result, error) {
-	return te.Execute(&Request{Keyspace: te.ks, Query: q, Values: Values{Positional: vals}})
+	return te.Execute(&Request{Consistency: 1, Keyspace: te.ks, Query: q, Values: Values{Positional: vals}})
 }
 
 func (te *testEngine) mustExec(q string, vals ...Value) *Result {

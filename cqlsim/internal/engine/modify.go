@@ -77,6 +77,42 @@ func (m *modPlan) staticOnly() bool {
 	}
 	return len(m.assigns) > 0 || len(m.conds) > 0
 }
+
+// checkStaticOnlyClustering rejects, as Cassandra does, an UPDATE or DELETE (stmt) that sets or
+// deletes only static columns (and has conditions on static columns only) yet restricts
+// clustering columns.
+func (m *modPlan) checkStaticOnlyClustering(stmt string) error {
+	n := 0
+	for _, a := range m.assigns {
+		if a.col.kind != kindStatic {
+			return nil
+		}
+		n++
+	}
+	for _, tg := range m.targets {
+		if tg.col.kind != kindStatic {
+			return nil
+		}
+		n++
+	}
+	for _, c := range m.conds {
+		if c.col.kind != kindStatic {
+			return nil
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, r := range m.rels {
+		for _, c := range r.cols {
+			if c.kind == kindClustering {
+				return invalid("Invalid restrictions on clustering columns since the %s statement modifies only static columns", stmt)
+			}
+		}
+	}
+	return nil
+}
+
 func (m *modPlan) conditional() bool { return m.ifNotExists || m.ifExists || len(m.conds) > 0 }
 
 func (e *Engine) modTable(n cql.QualifiedName, ks string) (*table, error) {
@@ -263,6 +299,9 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 	if err := m.analyseConditions(st.Conditions, bd); err != nil {
 		return nil, err
 	}
+	if err := m.checkStaticOnlyClustering("UPDATE"); err != nil {
+		return nil, err
+	}
 	if bd.err != nil {
 		return nil, bd.err
 	}
@@ -322,6 +361,9 @@ func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, err
 		return nil, err
 	}
 	if err := m.analyseConditions(st.Conditions, bd); err != nil {
+		return nil, err
+	}
+	if err := m.checkStaticOnlyClustering("DELETE"); err != nil {
 		return nil, err
 	}
 	if bd.err != nil {

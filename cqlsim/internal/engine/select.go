@@ -58,6 +58,7 @@ type selectPlan struct {
 	limit, ppl   *boundTerm
 	pkFull       bool // all partition key columns restricted by = or IN
 	pkIn         bool
+	pkAny        bool // some restriction on the partition key (token() included)
 	ckRestricted bool
 	pkIdx        []uint16
 	json         bool // SELECT JSON: one [json] column rendering the selection
@@ -169,6 +170,7 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		}
 	}
 	sp.pkFull = len(pkRestricted) == len(t.pk) && !pkPartial
+	sp.pkAny = len(pkRestricted) > 0 || pkPartial || hasToken
 	if len(pkRestricted) > 0 && !sp.pkFull {
 		if !hasToken {
 			needFiltering = true
@@ -491,8 +493,17 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	// partitions to visit
 	var parts []*partition
 	keyOrder := false
+	multiKeys := false // IN on the partition key names several keys
 	if s.pkFull {
 		combos, _ := keyCombos(t.pk, rrs)
+		multiKeys = s.pkIn && len(combos) > 1
+		// Cassandra reads several partitions with paxos only in one go: without paging, or
+		// when the LIMIT fits in a page (an aggregate always pages internally); a paged read
+		// visits the partitions one by one and is accepted.
+		unpaged := pageSize <= 0 || (limit > 0 && limit <= pageSize)
+		if isSerialConsistency(req.Consistency) && !s.aggregate && unpaged && distinctKeys(combos) > 1 {
+			return nil, invalid("SERIAL/LOCAL_SERIAL consistency may only be requested for one partition at a time")
+		}
 		for _, kv := range combos {
 			if len(serializePartitionKey(kv)) == 0 {
 				return nil, invalid("Key may not be empty")
@@ -537,7 +548,7 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	if limit > 0 && !s.aggregate { // an aggregate's LIMIT bounds its output rows, not its input
 		remaining = limit - returned
 		if remaining <= 0 {
-			return s.emptyOrAggregate(t, nil, ctx)
+			return s.emptyOrAggregate(t, nil, ctx, multiKeys)
 		}
 	}
 	lastPP := int64(0)
@@ -653,7 +664,7 @@ scan:
 		ppCounts = ppCounts[:remaining]
 	}
 	if s.aggregate {
-		return s.emptyOrAggregate(t, out, ctx)
+		return s.emptyOrAggregate(t, out, ctx, multiKeys)
 	}
 	res := &Result{Kind: ResultRows, Columns: s.cols}
 	// Like Cassandra's pagers, a full page always carries a paging state (the next page may be
@@ -820,20 +831,24 @@ func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
 }
 
 // emptyOrAggregate builds the single-row result of an aggregate query (or an empty result).
-func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx) (*Result, error) {
+// Aggregates (GROUP BY included) over several partitions carry Cassandra's warnings: without a
+// restriction on the partition key, or with an IN naming several keys (multiKeys).
+func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx, multiKeys bool) (*Result, error) {
 	res := &Result{Kind: ResultRows, Columns: s.cols}
 	if !s.aggregate {
 		return res, nil
 	}
-	if !s.pkFull {
+	switch {
+	case !s.pkAny:
 		res.Warnings = []string{"Aggregation query used without partition key"}
+	case multiKeys:
+		res.Warnings = []string{"Aggregation query used on multiple partition keys (IN restriction)"}
 	}
 	if s.groupBy != nil {
 		limit, hasLimit, err := evalInt32(ctx, s.limit)
 		if err != nil {
 			return nil, err
 		}
-		res.Warnings = nil
 		for start := 0; start < len(rows); {
 			end := start + 1
 			for end < len(rows) && s.sameGroup(rows[start], rows[end]) {
@@ -987,4 +1002,13 @@ func encodeIntOfSize(v int64, size int) []byte {
 		return binary.BigEndian.AppendUint32(nil, uint32(v))
 	}
 	return binary.BigEndian.AppendUint64(nil, uint64(v))
+}
+
+// distinctKeys counts the distinct partition keys among combos (IN may repeat a key).
+func distinctKeys(combos [][][]byte) int {
+	seen := map[string]bool{}
+	for _, kv := range combos {
+		seen[string(serializePartitionKey(kv))] = true
+	}
+	return len(seen)
 }
