@@ -369,10 +369,11 @@ func (iter *Iter) MapScan(m map[string]interface{}) bool {
 	if !iter.ensureRow() {
 		return false
 	}
+	// As in gocql v1.7.0, a column without a Go type (RowData's error) is not reported as
+	// such: no destinations are made and Scan fails with its arity error.
 	rd, err := iter.RowData()
 	if err != nil {
-		iter.err = err
-		return false
+		rd = RowData{}
 	}
 	for i, c := range rd.Columns {
 		if d, ok := m[c]; ok && isPointer(d) {

@@ -1091,6 +1091,11 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 	switch res.Kind() {
 	case native.ResultRows:
 		iter.fillRows(res, info)
+		if iter.pageState == nil && info != nil && !s.cfg.DisableSkipMetadata && !q.disableSkipMetadata {
+			// gocql v1.7.0 copies the paging state of a page whose metadata was skipped
+			// (copyBytes), so on the last page PageState() is empty but not nil.
+			iter.pageState = []byte{}
+		}
 		if res.HasMorePages() && !q.disableAutoPage {
 			next := q.shallowCopy()
 			next.pageState = append([]byte(nil), res.PagingState()...)

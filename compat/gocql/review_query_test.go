@@ -1,0 +1,209 @@
+package gocql_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	gocqlv1 "github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/compat/gocql"
+)
+
+// legacyNoHosts is a gocql v1.7.0 host selection policy whose plans are empty.
+type legacyNoHosts struct{ gocqlv1.HostSelectionPolicy }
+
+func (legacyNoHosts) Pick(gocqlv1.ExecutableQuery) gocqlv1.NextHost {
+	return func() gocqlv1.SelectedHost { return nil }
+}
+
+// compatNoHosts is legacyNoHosts for compat.
+type compatNoHosts struct{ gocql.HostSelectionPolicy }
+
+func (compatNoHosts) Pick(gocql.ExecutableQuery) gocql.NextHost {
+	return func() gocql.SelectedHost { return nil }
+}
+
+func legacySentinels() map[string]error {
+	return map[string]error{
+		"ErrNotFound": gocqlv1.ErrNotFound, "ErrNoConnections": gocqlv1.ErrNoConnections,
+		"ErrSessionClosed": gocqlv1.ErrSessionClosed, "ErrUseStmt": gocqlv1.ErrUseStmt,
+		"ErrTooManyStmts": gocqlv1.ErrTooManyStmts, "ErrUnknownRetryType": gocqlv1.ErrUnknownRetryType,
+		"Canceled": context.Canceled, "DeadlineExceeded": context.DeadlineExceeded,
+	}
+}
+
+func compatSentinels() map[string]error {
+	return map[string]error{
+		"ErrNotFound": gocql.ErrNotFound, "ErrNoConnections": gocql.ErrNoConnections,
+		"ErrSessionClosed": gocql.ErrSessionClosed, "ErrUseStmt": gocql.ErrUseStmt,
+		"ErrTooManyStmts": gocql.ErrTooManyStmts, "ErrUnknownRetryType": gocql.ErrUnknownRetryType,
+		"Canceled": context.Canceled, "DeadlineExceeded": context.DeadlineExceeded,
+	}
+}
+
+// TestReviewQueryOptionsAndErrors compares the Query and Batch builders' effects and the
+// errors (values and identities) returned in the usual failure cases.
+func TestReviewQueryOptionsAndErrors(t *testing.T) {
+	p := newDiffPair(t, reviewKV)
+	fillKV(t, p, 3)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(1, 0))
+	defer cancel2()
+
+	var lt, ct trace
+	{
+		tr := &lt
+		s := p.legacy
+		row := 5
+		sent := legacySentinels()
+		errOf := func(label string, err error) { tr.add(label, err, isSentinel(err, sent)) }
+		var c int
+		errOf("not found", s.Query("SELECT c FROM review_kv WHERE p = 9").Scan(&c))
+		errOf("use", s.Query("use system").Exec())
+		errOf("USE iter", s.Query("USE review_compat").Iter().Close())
+		errOf("too few values", s.Query("SELECT c FROM review_kv WHERE p = ?").Exec())
+		errOf("too many values", s.Query("SELECT c FROM review_kv WHERE p = ?", 1, 2).Exec())
+		errOf("unmarshal value", s.Query("SELECT c FROM review_kv WHERE p = ?", "x").Exec())
+		errOf("cancelled", s.Query("SELECT c FROM review_kv WHERE p = 1").WithContext(cancelled).Exec())
+		errOf("expired", s.Query("SELECT c FROM review_kv WHERE p = 1").WithContext(expired).Exec())
+		errOf("unknown keyspace", s.Query("SELECT * FROM nope.nope").Exec())
+		errOf("unprepared syntax", s.Query("CREATE TABLE (").Exec())
+		errOf("already exists", s.Query("CREATE TABLE review_kv (p int PRIMARY KEY)").Exec())
+		errOf("consistency any read", s.Query("SELECT c FROM review_kv WHERE p = 1").Consistency(gocqlv1.Any).Exec())
+		errOf("unknown retry type", s.Query("SELECT nope FROM review_kv").RetryPolicy(legacyRecPolicy{&trace{}, 3, 9}).Exec())
+
+		q := s.Query("SELECT c FROM review_kv WHERE p = ?", 1).PageSize(1)
+		c2 := q.WithContext(context.Background())
+		c2.Bind(2).PageSize(5)
+		tr.add("withcontext copy", q.Values(), c2.Values(), q.Attempts(), c2.Attempts())
+		tr.add("exec copy", c2.Exec(), q.Attempts(), c2.Attempts())
+		q.Release()
+		tr.add("released", q.Statement(), q.Values() == nil)
+
+		q = s.Query("INSERT INTO review_kv (p, c, v) VALUES (?, 1, 'ts')").Bind(row).WithTimestamp(1234567)
+		tr.add("with timestamp", q.Exec())
+		var wt int64
+		tr.add("writetime", s.Query("SELECT writetime(v) FROM review_kv WHERE p = ? AND c = 1", row).Scan(&wt), wt)
+		q = s.Query("INSERT INTO review_kv (p, c, v) VALUES (?, 1, 'ts2')").Bind(row).WithTimestamp(1000).DefaultTimestamp(false)
+		tr.add("timestamp disabled", q.Exec())
+		tr.add("writetime", s.Query("SELECT writetime(v) FROM review_kv WHERE p = ? AND c = 1", row).Scan(&wt), wt > 1234567)
+
+		// The binder is not traced on each call: gocql v1.7.0 calls it even when the
+		// batch's context is already cancelled (see the review report).
+		var binds []int
+		b := s.NewBatch(gocqlv1.UnloggedBatch)
+		b.Bind("INSERT INTO review_kv (p, c, v) VALUES (?, ?, ?)", func(qi *gocqlv1.QueryInfo) ([]interface{}, error) {
+			binds = append(binds, len(qi.Args), len(qi.PKeyColumns))
+			return []interface{}{6, 1, "b"}, nil
+		})
+		b.Query("INSERT INTO review_kv (p, c, v) VALUES (6, 2, 'b')")
+		b.Entries = append(b.Entries, gocqlv1.BatchEntry{Stmt: "INSERT INTO review_kv (p, c, v) VALUES (?, 3, 'b')", Args: []interface{}{6}, Idempotent: true})
+		tr.add("batch size", b.Size(), b.IsIdempotent(), b.GetConsistency())
+		errOf("batch", s.ExecuteBatch(b))
+		tr.add("binder calls", binds)
+		errOf("batch cancelled", s.ExecuteBatch(b.WithContext(cancelled)))
+		b.Entries[0] = gocqlv1.BatchEntry{Stmt: "INSERT INTO review_kv (p, c, v) VALUES (?, ?, ?)", Args: []interface{}{1}}
+		errOf("batch bad count", s.ExecuteBatch(b))
+		big := s.NewBatch(gocqlv1.UnloggedBatch)
+		big.Entries = make([]gocqlv1.BatchEntry, gocqlv1.BatchSizeMaximum+1)
+		errOf("too many", s.ExecuteBatch(big))
+
+		cfg := gocqlv1.NewCluster(p.hosts...)
+		cfg.Keyspace = reviewKeyspace
+		cfg.PoolConfig.HostSelectionPolicy = legacyNoHosts{gocqlv1.RoundRobinHostPolicy()}
+		ns, err := cfg.CreateSession()
+		tr.add("no hosts session", err)
+		if err == nil {
+			it := ns.Query("SELECT c FROM review_kv WHERE p = 1").Iter()
+			tr.add("no hosts iter", it.Host() == nil, it.NumRows())
+			errOf("no hosts", it.Close())
+			nb := ns.NewBatch(gocqlv1.LoggedBatch)
+			nb.Query("INSERT INTO review_kv (p, c, v) VALUES (7, 1, 'x')")
+			errOf("no hosts batch", ns.ExecuteBatch(nb))
+			ns.Close()
+			errOf("closed", ns.Query("SELECT c FROM review_kv WHERE p = 1").Exec())
+			errOf("closed batch", ns.ExecuteBatch(nb))
+			_, err = ns.Query("INSERT INTO review_kv (p, c, v) VALUES (7, 1, 'x') IF NOT EXISTS").ScanCAS()
+			errOf("closed cas", err)
+		}
+	}
+	{
+		tr := &ct
+		s := p.compat
+		row := 15
+		sent := compatSentinels()
+		errOf := func(label string, err error) { tr.add(label, err, isSentinel(err, sent)) }
+		var c int
+		errOf("not found", s.Query("SELECT c FROM review_kv WHERE p = 9").Scan(&c))
+		errOf("use", s.Query("use system").Exec())
+		errOf("USE iter", s.Query("USE review_compat").Iter().Close())
+		errOf("too few values", s.Query("SELECT c FROM review_kv WHERE p = ?").Exec())
+		errOf("too many values", s.Query("SELECT c FROM review_kv WHERE p = ?", 1, 2).Exec())
+		errOf("unmarshal value", s.Query("SELECT c FROM review_kv WHERE p = ?", "x").Exec())
+		errOf("cancelled", s.Query("SELECT c FROM review_kv WHERE p = 1").WithContext(cancelled).Exec())
+		errOf("expired", s.Query("SELECT c FROM review_kv WHERE p = 1").WithContext(expired).Exec())
+		errOf("unknown keyspace", s.Query("SELECT * FROM nope.nope").Exec())
+		errOf("unprepared syntax", s.Query("CREATE TABLE (").Exec())
+		errOf("already exists", s.Query("CREATE TABLE review_kv (p int PRIMARY KEY)").Exec())
+		errOf("consistency any read", s.Query("SELECT c FROM review_kv WHERE p = 1").Consistency(gocql.Any).Exec())
+		errOf("unknown retry type", s.Query("SELECT nope FROM review_kv").RetryPolicy(compatRecPolicy{&trace{}, 3, 9}).Exec())
+
+		q := s.Query("SELECT c FROM review_kv WHERE p = ?", 1).PageSize(1)
+		c2 := q.WithContext(context.Background())
+		c2.Bind(2).PageSize(5)
+		tr.add("withcontext copy", q.Values(), c2.Values(), q.Attempts(), c2.Attempts())
+		tr.add("exec copy", c2.Exec(), q.Attempts(), c2.Attempts())
+		q.Release()
+		tr.add("released", q.Statement(), q.Values() == nil)
+
+		q = s.Query("INSERT INTO review_kv (p, c, v) VALUES (?, 1, 'ts')").Bind(row).WithTimestamp(1234567)
+		tr.add("with timestamp", q.Exec())
+		var wt int64
+		tr.add("writetime", s.Query("SELECT writetime(v) FROM review_kv WHERE p = ? AND c = 1", row).Scan(&wt), wt)
+		q = s.Query("INSERT INTO review_kv (p, c, v) VALUES (?, 1, 'ts2')").Bind(row).WithTimestamp(1000).DefaultTimestamp(false)
+		tr.add("timestamp disabled", q.Exec())
+		tr.add("writetime", s.Query("SELECT writetime(v) FROM review_kv WHERE p = ? AND c = 1", row).Scan(&wt), wt > 1234567)
+
+		// The binder is not traced on each call: gocql v1.7.0 calls it even when the
+		// batch's context is already cancelled (see the review report).
+		var binds []int
+		b := s.NewBatch(gocql.UnloggedBatch)
+		b.Bind("INSERT INTO review_kv (p, c, v) VALUES (?, ?, ?)", func(qi *gocql.QueryInfo) ([]interface{}, error) {
+			binds = append(binds, len(qi.Args), len(qi.PKeyColumns))
+			return []interface{}{6, 1, "b"}, nil
+		})
+		b.Query("INSERT INTO review_kv (p, c, v) VALUES (6, 2, 'b')")
+		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: "INSERT INTO review_kv (p, c, v) VALUES (?, 3, 'b')", Args: []interface{}{6}, Idempotent: true})
+		tr.add("batch size", b.Size(), b.IsIdempotent(), b.GetConsistency())
+		errOf("batch", s.ExecuteBatch(b))
+		tr.add("binder calls", binds)
+		errOf("batch cancelled", s.ExecuteBatch(b.WithContext(cancelled)))
+		b.Entries[0] = gocql.BatchEntry{Stmt: "INSERT INTO review_kv (p, c, v) VALUES (?, ?, ?)", Args: []interface{}{1}}
+		errOf("batch bad count", s.ExecuteBatch(b))
+		big := s.NewBatch(gocql.UnloggedBatch)
+		big.Entries = make([]gocql.BatchEntry, gocql.BatchSizeMaximum+1)
+		errOf("too many", s.ExecuteBatch(big))
+
+		cfg := gocql.NewCluster(p.hosts...)
+		cfg.Keyspace = reviewKeyspace
+		cfg.PoolConfig.HostSelectionPolicy = compatNoHosts{gocql.RoundRobinHostPolicy()}
+		ns, err := cfg.CreateSession()
+		tr.add("no hosts session", err)
+		if err == nil {
+			it := ns.Query("SELECT c FROM review_kv WHERE p = 1").Iter()
+			tr.add("no hosts iter", it.Host() == nil, it.NumRows())
+			errOf("no hosts", it.Close())
+			nb := ns.NewBatch(gocql.LoggedBatch)
+			nb.Query("INSERT INTO review_kv (p, c, v) VALUES (7, 1, 'x')")
+			errOf("no hosts batch", ns.ExecuteBatch(nb))
+			ns.Close()
+			errOf("closed", ns.Query("SELECT c FROM review_kv WHERE p = 1").Exec())
+			errOf("closed batch", ns.ExecuteBatch(nb))
+			_, err = ns.Query("INSERT INTO review_kv (p, c, v) VALUES (7, 1, 'x') IF NOT EXISTS").ScanCAS()
+			errOf("closed cas", err)
+		}
+	}
+	sameTrace(t, &lt, &ct)
+}
