@@ -287,8 +287,12 @@ func (p *classParser) parseUDT(depth int) (*Type, error) {
 
 // Class returns the Cassandra class name of t, the inverse of ParseClass (up to
 // FrozenType wrappers, which are not reproduced). A custom type returns its class
-// name unchanged.
+// name unchanged, and a type the server described by class name (ServerClass) the
+// name as the server spelled it.
 func (t *Type) Class() string {
+	if t.ServerClass != "" {
+		return t.ServerClass
+	}
 	var sb strings.Builder
 	t.writeClass(&sb)
 	return sb.String()

@@ -121,6 +121,10 @@ type Type struct {
 	Fields     []Field // fields of a UDT, in declaration order
 	Elems      []*Type // component types of a tuple
 	Dim        int     // dimension of a vector
+	// ServerClass is, for a type the server described by its class name (a vector, or a
+	// duration under protocol v4), that name exactly as sent, which Class returns; empty
+	// otherwise. Equal ignores it.
+	ServerClass string
 }
 
 // Field is one field of a user-defined type.
@@ -231,6 +235,7 @@ func (p *optionParser) parse(depth int) (*Type, error) {
 		// custom type, so that the rest of the metadata and the raw values
 		// remain usable.
 		if t, err := ParseClass(class); err == nil && t.Kind != KindCustom {
+			t.ServerClass = class
 			return t, nil
 		}
 		return &Type{Kind: KindCustom, Custom: class}, nil

@@ -67,6 +67,25 @@ func TestParseOptionVector(t *testing.T) {
 	}
 }
 
+// TestParseOptionKeepsServerClass: a type the server sent by class name keeps that name as
+// spelled (Cassandra 5 writes "FloatType , 2"), which Class returns; Equal ignores it.
+func TestParseOptionKeepsServerClass(t *testing.T) {
+	class := "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 2)"
+	typ, _, err := ParseOption(customOption(class))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ.ServerClass != class || typ.Class() != class {
+		t.Errorf("ServerClass %q, Class() %q; want %q", typ.ServerClass, typ.Class(), class)
+	}
+	if !typ.Equal(NewVector(tFloat, 2)) {
+		t.Errorf("%s is not Equal to vector<float, 2>", typ)
+	}
+	if built := NewVector(tFloat, 2).Class(); built != "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 2)" {
+		t.Errorf("Class() of a built vector = %q", built)
+	}
+}
+
 func TestParseOptionMalformed(t *testing.T) {
 	deep := []byte{}
 	for range 100 {
