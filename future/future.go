@@ -277,8 +277,9 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 // AddCallback registers fn to run with every page the future completes successfully, in
 // registration order, in the goroutine that completes the page (or through the configured
 // executor); a page that completes while the previous page's callbacks are still running is
-// dispatched after them, by the goroutine running them, so fn sees the pages in order. If the current page has already succeeded, fn also runs now, in this goroutine,
-// before AddCallback returns. It returns f for chaining (the Python driver returns self too).
+// dispatched after them, by the goroutine running them, so fn sees the pages in order. If the
+// current page has already succeeded, fn also runs now, in this goroutine, before AddCallback
+// returns. It returns f for chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 	f.completeIfDone()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
