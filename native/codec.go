@@ -69,6 +69,10 @@ func decodeFast(t *cqltype.Type, cell []byte, dst any) (bool, error) {
 		case cqltype.KindBigint, cqltype.KindCounter:
 			var v int64
 			v, err = cqltype.DecodeInt64(cell)
+			if int64(int(v)) != v {
+				// Does not fit in a 32-bit int: cqltype.Decode reports ErrOutOfRange, as for Scan.
+				return false, nil
+			}
 			*d = int(v)
 		default:
 			return false, nil

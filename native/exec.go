@@ -93,18 +93,36 @@ func (info *reqInfo) policies(cfg *Config, o *options) {
 
 // run executes a statement.
 func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
-	if s.closed.Load() {
-		return nil, ErrSessionClosed
-	}
-	if ctx == nil {
-		return nil, errNilContext
-	}
-	if st.opts.keyspace != "" {
-		return nil, fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
+	if err := s.checkStatement(ctx, st); err != nil {
+		return nil, err
 	}
 	req := getRequest()
 	defer putRequest(req)
+	vals, err := bindStatement(st, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.runBound(ctx, st, req, vals)
+}
 
+// checkStatement refuses a statement that cannot run at all: the session is closed, ctx is
+// nil, or it needs a protocol feature v4 lacks.
+func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
+	if s.closed.Load() {
+		return ErrSessionClosed
+	}
+	if ctx == nil {
+		return errNilContext
+	}
+	if st.opts.keyspace != "" {
+		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
+	}
+	return nil
+}
+
+// bindStatement returns the encoded values of st: those it carries already (the next page of
+// a Result), or its values encoded into req.vals. The error is a *BindError.
+func bindStatement(st *Statement, req *request) (*encodedValues, error) {
 	vals := &req.vals
 	if st.encoded != nil {
 		vals = st.encoded
@@ -117,7 +135,12 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 			return nil, err
 		}
 	}
+	return vals, nil
+}
 
+// runBound executes a statement whose values bindStatement encoded into vals (req.vals, or
+// the statement's own); the caller owns req.
+func (s *Session) runBound(ctx context.Context, st *Statement, req *request, vals *encodedValues) (*Result, error) {
 	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
 	if st.prepared == nil && isUseStatement(st.cql) {
 		// A keyspace change: USE statements run one at a time, each with its propagation to

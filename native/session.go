@@ -301,18 +301,20 @@ func (s *Session) Close() error {
 }
 
 // goAsync runs f in a goroutine that Close waits for and completes p with its outcome; p
-// fails with ErrSessionClosed at once when the session is closed. The goroutine leaves the
-// WaitGroup before completing p, so that an OnDone hook may call Close without deadlocking.
-func (s *Session) goAsync(p *Pending, f func() (*Result, error)) {
+// fails with ErrSessionClosed at once, and started is false, when the session is closed. The
+// goroutine leaves the WaitGroup before completing p, so that an OnDone hook may call Close
+// without deadlocking.
+func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) {
 	if !s.enter() {
 		p.complete(nil, ErrSessionClosed)
-		return
+		return false
 	}
 	go func() {
 		res, err := f()
 		s.wg.Done()
 		p.complete(res, err)
 	}()
+	return true
 }
 
 // enter adds a goroutine that Close must wait for to the session's WaitGroup, or returns
@@ -354,7 +356,24 @@ func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) 
 // anything is sent. Cancelling ctx abandons the request.
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	p := newPending()
-	s.goAsync(p, func() (*Result, error) { return s.run(ctx, &stmt) })
+	if err := s.checkStatement(ctx, &stmt); err != nil {
+		p.complete(nil, err)
+		return p
+	}
+	// Bound here, so that a binding error completes p before ExecuteAsync returns.
+	req := getRequest()
+	vals, err := bindStatement(&stmt, req)
+	if err != nil {
+		putRequest(req)
+		p.complete(nil, err)
+		return p
+	}
+	if !s.goAsync(p, func() (*Result, error) {
+		defer putRequest(req)
+		return s.runBound(ctx, &stmt, req, vals)
+	}) {
+		putRequest(req)
+	}
 	return p
 }
 
