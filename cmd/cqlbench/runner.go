@@ -96,13 +96,6 @@ type snapshot struct {
 	bytes  uint64 // runtime.MemStats.TotalAlloc
 }
 
-// readCPU is the user+system CPU time of this process so far (getrusage).
-func readCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // readMem reads the heap allocation counters the testing package reports (allocs/op and B/op
 // of testing.B, testing.AllocsPerRun): Mallocs counts every allocation, tiny ones included,
 // and ReadMemStats stops the world and flushes every processor's cached counts first, so the

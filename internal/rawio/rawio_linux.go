@@ -66,8 +66,7 @@ func (r *Conn) PeerClosed() bool {
 // (ECONNRESET, ...) a broken connection.
 func (r *Conn) peekFD(fd uintptr) {
 	for {
-		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&r.pb[0])), 1,
-			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		n, e := peek(fd, &r.pb[0])
 		switch e {
 		case 0:
 			r.closed = n == 0
