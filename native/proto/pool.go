@@ -12,6 +12,9 @@ const (
 	maxPoolShift = 22
 )
 
+// maxPooledBuffer is the capacity of the largest pooled buffers.
+const maxPooledBuffer = 1 << maxPoolShift
+
 var bufferPools [maxPoolShift - minPoolShift + 1]sync.Pool
 
 // GetBuffer returns a pooled buffer with length 0 and capacity of at least size bytes. Return it

@@ -140,10 +140,18 @@ func (r *Response) Decode(h Header, body []byte, buf *[]byte, opts *DecodeOption
 		if o.Compressor == nil {
 			return fmt.Errorf("%w: compressed %s frame but no compression was negotiated", ErrMalformed, h.Opcode)
 		}
-		r.inflat = GetBuffer(len(body) * 2)
+		// A pooled buffer at most: AppendDecompressed grows it to the exact size once it has
+		// checked the size the body announces, so a body announcing too much is refused
+		// before anything of its size is allocated.
+		r.inflat = GetBuffer(min(len(body)*2, maxPooledBuffer))
 		out, err := o.Compressor.AppendDecompressed((*r.inflat)[:0], body, o.MaxBodySize)
 		if err != nil {
 			return fmt.Errorf("decompressing %s frame of %d bytes: %w", h.Opcode, len(body), err)
+		}
+		if cap(out) > cap(*r.inflat) {
+			// Grown past the pooled buffer: give that one back and keep the new one.
+			PutBuffer(r.inflat)
+			r.inflat = new([]byte)
 		}
 		*r.inflat = out
 		body = out

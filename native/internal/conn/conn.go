@@ -87,7 +87,7 @@ type Conn struct {
 	wmu    sync.Mutex
 	w      io.Writer     // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
 	raw    *rawio.Conn   // nc's rawio.Conn, nil when there is none
-	frames atomic.Uint64 // frames read, for idle detection
+	frames atomic.Uint64 // frames (and parts of large frames) read, for idle detection
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
 	// Pump (see reader.go). br, fr and deadlineSet are used only under it.

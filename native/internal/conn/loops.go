@@ -164,14 +164,19 @@ func (c *Conn) heartbeatLoop(interval, timeout time.Duration) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		resp, err := c.Do(ctx, &proto.Options{})
 		cancel()
-		if err != nil {
-			if c.Err() != nil {
-				return
-			}
+		var er *proto.ErrorResponse
+		switch {
+		case err == nil:
+			resp.Release()
+		case c.Err() != nil:
+			return
+		case errors.As(err, &er):
+			// The server answered, with an error (overloaded, ...): it is alive, which is
+			// all a heartbeat asks.
+		default:
 			c.fail(fmt.Errorf("%w: OPTIONS got no answer within %s: %v", ErrHeartbeat, timeout, err))
 			return
 		}
-		resp.Release()
 		seen = c.frames.Load()
 	}
 }

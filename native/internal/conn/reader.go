@@ -104,6 +104,12 @@ func (c *Conn) readFrame() (proto.Header, *[]byte, error) {
 		if fr.bn == n {
 			break
 		}
+		if m > 0 {
+			// Part of a frame too large for one read arrived: count it as progress, so a
+			// large response arriving slowly is not taken for a dead connection (see
+			// heartbeatLoop). A frame read whole in one call never gets here.
+			c.frames.Add(1)
+		}
 		if err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF

@@ -1,0 +1,66 @@
+package proto
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+)
+
+// A compressed body announcing more than the limit is refused before any buffer of the
+// announced (or a guessed) size is allocated: the decoder used to allocate twice the compressed
+// size up front, so an 8 MiB frame cost 16 MiB more before being refused.
+func TestDecodeRefusesAnOversizedCompressedBodyBeforeAllocating(t *testing.T) {
+	const compressed = 8 << 20
+	body := make([]byte, compressed)
+	// lz4: a 4-byte uncompressed length (64 MiB, within lz4's ratio for 8 MiB but above the
+	// 16 MiB limit) followed by the block.
+	body[0], body[1], body[2], body[3] = 0x04, 0, 0, 0
+	h := Header{Version: Version4, Response: true, Flags: FlagCompression, Opcode: OpResult, Length: compressed}
+	opts := &DecodeOptions{Compressor: LZ4{}, MaxBodySize: 16 << 20}
+	decode := func() error {
+		r := AcquireResponse()
+		defer r.Release()
+		return r.Decode(h, body, nil, opts)
+	}
+	_ = decode() // warm the pools
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := decode()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("err = %v, want ErrFrameTooLarge", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got >= compressed {
+		t.Errorf("refusing the body allocated %d bytes, more than the %d-byte compressed body", got, compressed)
+	}
+}
+
+// A compressed body decompressing beyond the largest pooled buffer decodes whole.
+func TestDecodeCompressedBodyLargerThanThePooledBuffers(t *testing.T) {
+	cell := make([]byte, 3<<maxPoolShift/2)
+	for i := range cell {
+		cell[i] = byte(i * 7 / 5)
+	}
+	b := AppendInt(nil, int32(ResultRows))
+	b = AppendInt(b, int32(MetaNoMetadata))
+	b = AppendInt(b, 1) // columns
+	b = AppendInt(b, 1) // rows
+	b = AppendBytes(b, cell)
+	for _, comp := range []Compressor{LZ4{}, Snappy{}} {
+		body, err := comp.AppendCompressed(nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := Header{Version: Version4, Response: true, Flags: FlagCompression, Opcode: OpResult, Length: len(body)}
+		r := AcquireResponse()
+		if err := r.Decode(h, body, nil, &DecodeOptions{Compressor: comp}); err != nil {
+			t.Fatalf("%s: %v", comp.Name(), err)
+		}
+		rows := r.Msg.(*RowsResult)
+		if !rows.Next() || string(rows.Cell(0)) != string(cell) {
+			t.Errorf("%s: the decoded cell differs from the one sent", comp.Name())
+		}
+		r.Release()
+	}
+}
