@@ -2,7 +2,6 @@ package conn
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -19,13 +18,13 @@ const (
 //
 // A Call completes exactly once: with a response frame, the connection's error, or the error
 // given to Interrupt. Done returns a channel that receives one value at completion; receive
-// from it at most once, and only before Response or Release.
+// from it at most once, only before Response or Release, and call Received right after (Release
+// otherwise waits for that value, which is gone).
 type Call struct {
 	c      *Conn
 	stream int16
 	state  atomic.Uint32
-	sent   atomic.Bool // the completion token was sent on ch
-	ch     chan struct{}
+	ch     chan struct{} // capacity 1: deliver's send never blocks
 
 	hdr  proto.Header
 	body *[]byte
@@ -50,8 +49,8 @@ func (call *Call) Done() <-chan struct{} {
 	return call.ch
 }
 
-// Received records that the caller received the completion token from Done, so Release
-// need not wait for it to be sent and drain it.
+// Received records that the caller received the completion token from Done. It must follow
+// every receive from Done: Release receives the token itself unless Received says it is gone.
 func (call *Call) Received() { call.got, call.drained = true, true }
 
 // Completed reports whether the call has completed (its response or the connection's error is
@@ -163,27 +162,20 @@ func (call *Call) deliver(h proto.Header, body *[]byte, err error) {
 		call.recycle(false)
 		return
 	}
-	call.ch <- struct{}{}
-	call.sent.Store(true)
+	call.ch <- struct{}{} // the last use of call by this goroutine: its owner may recycle it now
 }
 
 // recycle resets the call and returns it to the pool. delivered says a completion token was
-// (or is being) sent; any token not received by the Call's methods is drained first, so a
-// reused Call never sees a stale one.
+// (or is being) sent; a token not received by the Call's methods is received first, waiting for
+// it when deliver has not sent it yet, so a reused Call never sees a stale token and the
+// delivering goroutine never touches a recycled Call.
 func (call *Call) recycle(delivered bool) {
 	if delivered && !call.drained {
-		for !call.sent.Load() {
-			runtime.Gosched()
-		}
-		select {
-		case <-call.ch:
-		default:
-		}
+		<-call.ch
 	}
 	call.c = nil
 	call.hdr, call.body, call.err, call.resp = proto.Header{}, nil, nil, nil
 	call.got, call.drained, call.decoded = false, false, false
-	call.sent.Store(false)
 	call.state.Store(statePending)
 	callPool.Put(call)
 }

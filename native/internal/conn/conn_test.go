@@ -297,6 +297,7 @@ func TestManyConcurrentRequests(t *testing.T) {
 		}
 		streams[call.Stream()] = true
 		<-call.Done()
+		call.Received()
 		resp, err := call.Response()
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)

@@ -97,6 +97,7 @@ func TestPumpDoesNothingWhenOtherRequestsAreInFlight(t *testing.T) {
 	// Two requests in flight: Pump leaves reading to the reader goroutine, which Done wakes.
 	fast.Pump(time.Now().Add(time.Hour))
 	<-fast.Done()
+	fast.Received()
 	if _, err := fast.Response(); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,7 @@ func TestStressCancelAndClose(t *testing.T) {
 				break
 			}
 			<-call.Done()
+			call.Received()
 			_, err = call.Response()
 			kind = outcome(err)
 			call.Release()
