@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 	"strings"
 
@@ -356,7 +357,8 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 			case "sum", "avg":
 				switch c.typ.code {
 				case primitive.DataTypeCodeInt, primitive.DataTypeCodeBigint, primitive.DataTypeCodeSmallint,
-					primitive.DataTypeCodeTinyint, primitive.DataTypeCodeCounter:
+					primitive.DataTypeCodeTinyint, primitive.DataTypeCodeCounter,
+					primitive.DataTypeCodeFloat, primitive.DataTypeCodeDouble:
 				default:
 					return nil, unsupported(s.Name + "() on " + c.typ.plainString())
 				}
@@ -911,6 +913,10 @@ func (s *selectPlan) aggregateRow(ctx *evalCtx, t *table, rows []outRow) ([][]by
 			}
 			vals[i] = best
 		case selSum, selAvg:
+			if code := it.col.typ.code; code == primitive.DataTypeCodeFloat || code == primitive.DataTypeCodeDouble {
+				vals[i] = floatAggregate(&it, rows)
+				continue
+			}
 			var sum, n int64
 			for _, r := range rows {
 				v := r.vals[it.col.idx]
@@ -931,6 +937,39 @@ func (s *selectPlan) aggregateRow(ctx *evalCtx, t *table, rows []outRow) ([][]by
 		}
 	}
 	return vals, nil
+}
+
+// floatAggregate is sum() or avg() of a float or double column, of the column's type: like
+// Cassandra, it adds in double precision with compensated (Kahan) summation, skips nulls, and
+// gives 0 for no values.
+func floatAggregate(it *selItem, rows []outRow) []byte {
+	double := it.col.typ.code == primitive.DataTypeCodeDouble
+	var sum, comp float64
+	n := 0
+	for _, r := range rows {
+		v := r.vals[it.col.idx]
+		var x float64
+		switch {
+		case double && len(v) == 8:
+			x = math.Float64frombits(binary.BigEndian.Uint64(v))
+		case !double && len(v) == 4:
+			x = float64(math.Float32frombits(binary.BigEndian.Uint32(v)))
+		default:
+			continue // null or empty
+		}
+		y := x - comp
+		t := sum + y
+		comp = (t - sum) - y
+		sum = t
+		n++
+	}
+	if it.kind == selAvg && n > 0 {
+		sum /= float64(n)
+	}
+	if double {
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(sum))
+	}
+	return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(sum)))
 }
 
 // sameGroup reports whether two rows share their GROUP BY key.
