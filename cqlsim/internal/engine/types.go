@@ -358,61 +358,19 @@ func replaceUDT(t, u *ctype) *ctype {
 	return &c
 }
 
-// hasUDT reports whether a type is or contains a user-defined type.
-func hasUDT(t *ctype) bool {
-	if t == nil {
-		return false
-	}
-	if t.code == primitive.DataTypeCodeUdt {
-		return true
-	}
-	if hasUDT(t.elem) || hasUDT(t.key) || hasUDT(t.val) {
-		return true
-	}
-	for _, e := range t.elems {
-		if hasUDT(e) {
-			return true
-		}
-	}
-	return false
-}
-
-// padUDTs re-encodes stored values so that UDT values carry every field of their current type
-// (fields added by ALTER TYPE read as null, as Cassandra serialises them).
+// padUDTs makes a value of a non-frozen UDT column carry every field of its current type:
+// Cassandra serialises such a value from its cells, so fields added by ALTER TYPE read as null.
+// Frozen UDT values (columns, and elements of collections, tuples and UDTs) are returned as
+// they were stored, without the added fields, as Cassandra returns them.
 func padUDTs(t *ctype, b []byte) []byte {
-	if b == nil || !hasUDT(t) {
+	if b == nil || t.code != primitive.DataTypeCodeUdt || t.frozen {
 		return b
 	}
-	switch t.code {
-	case primitive.DataTypeCodeUdt, primitive.DataTypeCodeTuple:
-		fs, err := decodeFields(b, len(t.elems))
-		if err != nil {
-			return b
-		}
-		for i := range fs {
-			fs[i] = padUDTs(t.elems[i], fs[i])
-		}
-		return encodeFields(fs)
-	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:
-		es, err := decodeElems(b)
-		if err != nil {
-			return b
-		}
-		for i := range es {
-			es[i] = padUDTs(t.elem, es[i])
-		}
-		return encodeElems(es)
-	case primitive.DataTypeCodeMap:
-		ks, vs, err := decodeMap(b)
-		if err != nil {
-			return b
-		}
-		for i := range ks {
-			ks[i], vs[i] = padUDTs(t.key, ks[i]), padUDTs(t.val, vs[i])
-		}
-		return encodeMap(ks, vs)
+	fs, err := decodeFields(b, len(t.elems))
+	if err != nil {
+		return b
 	}
-	return b
+	return encodeFields(fs)
 }
 
 // checkNested rejects non-frozen collections inside collections, and non-frozen UDTs whose
