@@ -42,8 +42,9 @@ type Batch struct {
 	opts  options
 }
 
-// NewBatch returns a batch of type typ holding stmts. A batch without statements is sent as
-// it is: Cassandra accepts it and does nothing, as gocql's applications expect.
+// NewBatch returns a batch of type typ holding stmts. The batch keeps the slice it is given
+// (passed as stmts...), without a copy: do not modify it afterwards. A batch without statements
+// is sent as it is: Cassandra accepts it and does nothing, as gocql's applications expect.
 func NewBatch(typ BatchType, stmts ...Statement) Batch {
 	return Batch{typ: typ, stmts: stmts}
 }
