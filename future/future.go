@@ -109,9 +109,9 @@ func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
 	if !d.Settled() {
 		// Only a callback of an earlier page re-routed by callbacks.PythonReroute, panicking
 		// after it started this page, can have given this page an outcome already (its
-		// panic, for the errbacks and Result in the meantime, as Python's
-		// _set_final_exception does). This page's own response replaces it and fires the
-		// callbacks, as Python's _set_final_result does.
+		// panic, which an errback added in the meantime sees, as Python's
+		// _set_final_exception does; Result waits for the page). This page's own response
+		// replaces it and fires the callbacks, as Python's _set_final_result does.
 		f.cbs.Reset()
 		d = f.cbs.Settle(pg, err)
 	}
@@ -123,9 +123,7 @@ func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
 			f.mu.Unlock()
 			return
 		}
-		d = f.queued[0]
-		f.queued[0] = callbacks.Dispatch[Page]{}
-		f.queued = f.queued[1:]
+		d = f.popLocked()
 	}
 	f.dispatching = true
 	f.mu.Unlock()
@@ -140,11 +138,17 @@ func (f *ResponseFuture) drain() {
 		return
 	}
 	f.dispatching = true
+	d := f.popLocked()
+	f.mu.Unlock()
+	f.dispatch(d)
+}
+
+// popLocked removes and returns the first queued dispatch. f.mu is held.
+func (f *ResponseFuture) popLocked() callbacks.Dispatch[Page] {
 	d := f.queued[0]
 	f.queued[0] = callbacks.Dispatch[Page]{}
 	f.queued = f.queued[1:]
-	f.mu.Unlock()
-	f.dispatch(d)
+	return d
 }
 
 // dispatch runs d, then the dispatches queued meanwhile, in order, so that a callback never sees
@@ -164,8 +168,7 @@ func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
 			f.mu.Unlock()
 			return
 		}
-		next := f.queued[0]
-		f.queued = f.queued[1:]
+		next := f.popLocked()
 		f.mu.Unlock()
 		go f.dispatch(next)
 	}()
@@ -179,9 +182,7 @@ func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
 			finished = true
 			return
 		}
-		d = f.queued[0]
-		f.queued[0] = callbacks.Dispatch[Page]{}
-		f.queued = f.queued[1:]
+		d = f.popLocked()
 		f.mu.Unlock()
 	}
 }
@@ -284,6 +285,7 @@ func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 	f.completeIfDone()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddCallback(fn)
+	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }
 
@@ -292,6 +294,7 @@ func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
 	f.completeIfDone()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddErrback(fn)
+	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }
 

@@ -95,6 +95,9 @@ type gatedPending struct {
 	mu    sync.Mutex
 	hooks []func()
 	fired bool
+	// gate, when set, holds the next OnDone call until it is closed; entered is closed when
+	// that call starts waiting.
+	gate, entered chan struct{}
 }
 
 // release completes the request: closeDone, then runHooks.
@@ -127,6 +130,13 @@ func (p *gatedPending) Response() (future.Response, error) { return p.inner.Resp
 
 func (p *gatedPending) OnDone(fn func()) {
 	p.mu.Lock()
+	if gate := p.gate; gate != nil {
+		p.gate = nil
+		p.mu.Unlock()
+		close(p.entered)
+		<-gate
+		p.mu.Lock()
+	}
 	if p.fired {
 		p.mu.Unlock()
 		fn()
@@ -286,4 +296,53 @@ func TestAccessorsDoNotRunCallbacks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAddCallbackConcurrentWithStartFetchingNextPage: a callback added while another goroutine
+// starts the next page is delivered by that page's completing goroutine. AddCallback used to
+// look for a watcher only before adding the callback: when the next page was started in
+// between (and so saw no callback to watch for), nobody watched it, its callbacks never ran
+// unless Result ran them in the caller's goroutine.
+func TestAddCallbackConcurrentWithStartFetchingNextPage(t *testing.T) {
+	sess := reviewSession(t, "add_vs_next_page", 2)
+	stmt := native.Query("SELECT k, v FROM " + reviewKeyspace + ".add_vs_next_page WHERE p = 0").WithPageSize(1)
+	g := newGatedRequester(future.NewRequester(sess, stmt))
+	f := future.Start(context.Background(), g, future.Options{})
+	first := g.get(0)
+	gate := make(chan struct{})
+	first.mu.Lock()
+	first.gate, first.entered = gate, make(chan struct{})
+	first.mu.Unlock()
+	var (
+		mu sync.Mutex // the application's lock, held around Result
+		l  log
+	)
+	added := make(chan struct{})
+	go func() {
+		defer close(added)
+		// Watches page 1 (held in OnDone by the gate), then adds the callback.
+		f.AddCallback(func(p future.Page) {
+			if !mu.TryLock() {
+				l.add("p%d: callback ran under the caller's lock", p.Number())
+				return
+			}
+			mu.Unlock()
+			l.add("p%d: callback", p.Number())
+		})
+	}()
+	<-first.entered
+	first.release() // page 1 is there
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err) // no callback registered yet: page 2 is started without a watcher
+	}
+	close(gate)
+	<-added
+	g.release(1) // page 2's completing goroutine delivers the callback
+	mu.Lock()
+	_, err := f.Result()
+	mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, []string{"p2: callback"}, l.take())
 }

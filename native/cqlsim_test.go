@@ -194,7 +194,9 @@ func TestConfigDefaultsAndAddressTranslator(t *testing.T) {
 func TestConfigPageSizeAboveInt32(t *testing.T) {
 	sizes := []int{math.MaxInt32} // int is 32 bits: nothing above int32 to clamp
 	if math.MaxInt > math.MaxInt32 {
-		sizes = []int{int(int64(1)<<32 + 3), int(int64(1) << 31)} // 2^31 disabled paging once
+		// A variable: converting these constants to a 32-bit int does not compile, even here.
+		one := int64(1)
+		sizes = []int{int(one<<32 + 3), int(one << 31)} // 2^31 disabled paging once
 	}
 	for _, size := range sizes {
 		s := simSession(t, cqlsim.Options{}, func(c *native.Config) { c.PageSize = size })

@@ -11,8 +11,9 @@ import (
 	"github.com/cqlbridge/cqlbridge/compat/gocql"
 )
 
-// reviewRF is a keyspace (dropped after the test) with more replicas than any test cluster has nodes, so that writes
-// at QUORUM or ALL fail with Unavailable (Alive > 0) and writes at ONE succeed.
+// reviewRF is a keyspace (dropped after the test) with more replicas than any test cluster has
+// nodes, so that writes at QUORUM or ALL fail with Unavailable (Alive > 0) and writes at ONE
+// succeed.
 const reviewRF = "review_compat_rf"
 
 func createRFKeyspace(t *testing.T, p *diffPair) {

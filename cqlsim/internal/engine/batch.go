@@ -70,9 +70,8 @@ type batchItem struct {
 	ctx  *evalCtx
 }
 
-// runBatch validates and applies a batch (e.mu held).
-// runBatch applies a batch's mutations; cl and serial are the request's consistency levels,
-// checked when the batch has conditions (see validateCAS).
+// runBatch validates and applies a batch (e.mu held); cl and serial are the request's
+// consistency levels, checked when the batch has conditions (see validateCAS).
 func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64, cl, serial uint16) (*Result, error) {
 	if len(items) == 0 {
 		return voidResult(), nil

@@ -140,8 +140,8 @@ func isSerialConsistency(cl uint16) bool { return cl == clSerial || cl == clLoca
 // updates (alone or in a batch), a serial consistency other than SERIAL or LOCAL_SERIAL, a
 // serial commit consistency, and EACH_QUORUM outside NetworkTopologyStrategy. Batches without
 // conditions are not checked (Cassandra does not check them either); batches with conditions
-// are checked by runBatch once their statements are known to share one partition. serial is 0 when the
-// request gave none (the default, SERIAL).
+// are checked by runBatch once their statements are known to share one partition. serial is 0
+// when the request gave none (the default, SERIAL).
 func (e *Engine) validateConsistency(pl plan, cl, serial uint16) error {
 	switch p := pl.(type) {
 	case *selectPlan:
