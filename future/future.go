@@ -109,9 +109,9 @@ func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
 	if !d.Settled() {
 		// Only a callback of an earlier page re-routed by callbacks.PythonReroute, panicking
 		// after it started this page, can have given this page an outcome already (its
-		// panic, which an errback added in the meantime sees, as Python's
-		// _set_final_exception does; Result waits for the page). This page's own response
-		// replaces it and fires the callbacks, as Python's _set_final_result does.
+		// panic, which Result and an errback added in the meantime see, as after Python's
+		// _set_final_exception). This page's own response replaces it and fires the
+		// callbacks, as Python's _set_final_result does.
 		f.cbs.Reset()
 		d = f.cbs.Settle(pg, err)
 	}
@@ -312,6 +312,12 @@ func (f *ResponseFuture) wait() (Page, error) {
 	for {
 		p, page, settled := f.current()
 		if !settled {
+			if v, err, done := f.cbs.Outcome(); done {
+				// The page in flight already has an outcome: the panic of a callback that
+				// started it, re-routed by callbacks.PythonReroute. Python's result() raises it
+				// until the page's response arrives.
+				return v, err
+			}
 			<-p.Done()
 			f.complete(p, page, false)
 		}

@@ -2,6 +2,7 @@ package future_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -226,7 +227,12 @@ func TestPythonReroutePanicAfterStartingNextPage(t *testing.T) {
 		}
 	})
 	f.AddErrback(l.eb("eb"))
-	g.release(0)
+	g.release(0) // page 1's callbacks run here, in this goroutine
+	// Until page 2 arrives, Result reports the panic, as Python's result() raises it.
+	var pe *callbacks.PanicError
+	if _, err := f.Result(); !errors.As(err, &pe) || pe.Value != "after starting page 2" {
+		t.Fatalf("Result while page 2 is in flight = %v; want the re-routed panic", err)
+	}
 	g.release(1)
 	rs, err := f.Result()
 	if err != nil {
