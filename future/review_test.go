@@ -11,42 +11,8 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/callbacks"
 	"github.com/cqlbridge/cqlbridge/future"
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
-
-// reviewKeyspace is the keyspace of the review tests, on the embedded cqlsim or on CQL_HOSTS.
-const reviewKeyspace = "review_future"
-
-// reviewSession connects to CQL_HOSTS (or the embedded cqlsim) and creates table
-// review_future.<table> (p int, k int, v text) holding n rows in partition 0; the table is
-// dropped and the session closed at cleanup.
-func reviewSession(tb testing.TB, table string, n int) *native.Session {
-	tb.Helper()
-	hosts := cqltest.Hosts(tb)
-	ctx := context.Background()
-	sess, err := native.Connect(ctx, native.Config{Hosts: hosts})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { sess.Close() })
-	exec := func(cql string) {
-		tb.Helper()
-		if _, err := sess.Execute(ctx, native.Query(cql).WithTimeout(time.Minute)); err != nil {
-			tb.Fatalf("%s: %v", cql, err)
-		}
-	}
-	exec("CREATE KEYSPACE IF NOT EXISTS " + reviewKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	exec("DROP TABLE IF EXISTS " + reviewKeyspace + "." + table)
-	exec("CREATE TABLE " + reviewKeyspace + "." + table + " (p int, k int, v text, PRIMARY KEY (p, k))")
-	tb.Cleanup(func() {
-		_, _ = sess.Execute(context.Background(), native.Query("DROP TABLE IF EXISTS "+reviewKeyspace+"."+table).WithTimeout(time.Minute))
-	})
-	for k := range n {
-		exec(fmt.Sprintf("INSERT INTO %s.%s (p, k, v) VALUES (0, %d, 'v%d')", reviewKeyspace, table, k, k))
-	}
-	return sess
-}
 
 // gatedRequester runs its requests on a real session but lets the test decide when, and in
 // which goroutine, each one completes: release(i) waits for the i-th request's real response,
@@ -155,8 +121,8 @@ func (p *gatedPending) OnDone(fn func()) {
 // before it had finished with page 1 (out of order, and concurrently: a data race in code that,
 // like Python code, assumes one page at a time).
 func TestPagesDispatchInOrderWithoutOverlap(t *testing.T) {
-	sess := reviewSession(t, "dispatch_order", 6)
-	stmt := native.Query("SELECT k, v FROM " + reviewKeyspace + ".dispatch_order WHERE p = 0").WithPageSize(2)
+	sess, ks := realSession(t, 6)
+	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(2)
 	g := newGatedRequester(future.NewRequester(sess, stmt))
 	f := future.Start(context.Background(), g, future.Options{})
 	var l log
@@ -211,8 +177,8 @@ func rowKeys(rows []future.Row) []string {
 // the fix the panic was recorded as the outcome of the page in flight, so that page's
 // callbacks never ran and Result kept returning the panic although the page had arrived.
 func TestPythonReroutePanicAfterStartingNextPage(t *testing.T) {
-	sess := reviewSession(t, "reroute_next_page", 4)
-	stmt := native.Query("SELECT k, v FROM " + reviewKeyspace + ".reroute_next_page WHERE p = 0").WithPageSize(2)
+	sess, ks := realSession(t, 4)
+	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(2)
 	g := newGatedRequester(future.NewRequester(sess, stmt))
 	f := future.Start(context.Background(), g, future.Options{Callbacks: callbacks.Options{Panics: callbacks.PythonReroute}})
 	var l log
@@ -253,8 +219,8 @@ func TestPythonReroutePanicAfterStartingNextPage(t *testing.T) {
 // Result ran the callbacks in the caller's goroutine, under the caller's lock: with sync.Mutex,
 // a deadlock.
 func TestAccessorsDoNotRunCallbacks(t *testing.T) {
-	sess := reviewSession(t, "accessors_no_callbacks", 2)
-	stmt := native.Query("SELECT k, v FROM " + reviewKeyspace + ".accessors_no_callbacks WHERE p = 0").WithPageSize(1)
+	sess, ks := realSession(t, 2)
+	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(1)
 	for _, tc := range []struct {
 		name string
 		call func(f *future.ResponseFuture) error
@@ -310,8 +276,8 @@ func TestAccessorsDoNotRunCallbacks(t *testing.T) {
 // between (and so saw no callback to watch for), nobody watched it, its callbacks never ran
 // unless Result ran them in the caller's goroutine.
 func TestAddCallbackConcurrentWithStartFetchingNextPage(t *testing.T) {
-	sess := reviewSession(t, "add_vs_next_page", 2)
-	stmt := native.Query("SELECT k, v FROM " + reviewKeyspace + ".add_vs_next_page WHERE p = 0").WithPageSize(1)
+	sess, ks := realSession(t, 2)
+	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(1)
 	g := newGatedRequester(future.NewRequester(sess, stmt))
 	f := future.Start(context.Background(), g, future.Options{})
 	first := g.get(0)
