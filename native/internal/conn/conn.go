@@ -88,6 +88,10 @@ type Conn struct {
 	w      io.Writer     // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
 	raw    *rawio.Conn   // nc's rawio.Conn, nil when there is none
 	frames atomic.Uint64 // frames (and parts of large frames) read, for idle detection
+	// burst reports that the last read of the socket brought several frames at once: other
+	// callers are about to send, so a request alone in flight is not written or read by its
+	// caller but left to the writer and reader goroutines, which batch it with the others.
+	burst atomic.Bool
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
 	// Pump (see reader.go). br, fr and deadlineSet are used only under it.
@@ -265,8 +269,9 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 }
 
 // Start encodes req in the caller's goroutine and queues it for the writer; when it is the only
-// request in flight and its frame is small (at most directWriteMax bytes), Start writes it
-// itself, which cannot block since the server has read everything sent before. It waits only
+// request in flight, its frame is small (at most directWriteMax bytes) and the last read brought
+// a lone response (no burst of callers is about to send), Start writes it itself, which cannot
+// block since the server has read everything sent before. It waits only
 // for a free stream id (respecting ctx), never for the network. The returned Call completes when
 // the response arrives or the connection fails; call Release when done with it.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
@@ -310,7 +315,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		return call, nil
 	default:
 	}
-	if len(*f) <= directWriteMax && c.InFlight() == 1 && c.wmu.TryLock() {
+	if len(*f) <= directWriteMax && c.InFlight() == 1 && !c.burst.Load() && c.wmu.TryLock() {
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
 		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).

@@ -54,12 +54,12 @@ func (c *Conn) writeLoop() {
 		c.wmu.Lock()
 		buf = append(buf[:0], *f...)
 		proto.PutBuffer(f)
-		// Other requests in flight: their callers, readied by the reader, are likely about to
-		// queue frames. Yielding lets them run first, so that one write carries them all; the
+		// Other requests in flight, or a burst (see reader.go): their callers, readied by the
+		// reader, are likely about to queue frames. Yielding lets them run first, so that one write carries them all; the
 		// writer yields again as long as a yield brought new frames. This trades no timer and
 		// no idle wait (the writer is runnable again at once) for far fewer write calls under
 		// concurrency.
-		if c.InFlight() > 1 {
+		if c.InFlight() > 1 || c.burst.Load() {
 			for n := len(buf); ; n = len(buf) {
 				runtime.Gosched()
 				if buf = c.gather(buf); len(buf) == n || len(buf) >= writeBatchLimit {

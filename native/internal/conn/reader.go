@@ -19,6 +19,13 @@ import (
 // the reader-to-caller hand-off, two goroutine switches and the wake-up of an idle processor,
 // which is most of a request's client-side latency at low concurrency.
 //
+// Under concurrency the pipeline can drain for a moment: the reader hands out the last
+// responses of a read and nothing is in flight until those callers send again. The first of
+// them would then find itself alone and write and read its own request, one system call each,
+// while the others queue behind it. So a read that brings several frames at once marks a burst
+// (Conn.burst), and while it lasts a lone request goes through the writer and reader goroutines,
+// which batch it with the others; a read bringing a single frame ends the burst.
+//
 // So nobody reads while nothing is in flight, and a caller can take over at once. The reader
 // goroutine is woken (kick) whenever a caller waits without reading (Call.Done, Call.Response,
 // an abandoned call). A connection that stays idle for a whole idleReadInterval is read by the
@@ -126,9 +133,16 @@ func (c *Conn) readFrame() (proto.Header, *[]byte, error) {
 // responses to the call waiting on their stream. It returns a timeout error when the read
 // deadline passed first, and any other error when the connection is unusable.
 func (c *Conn) readOne() error {
+	fresh := c.br.Buffered() == 0
 	h, body, err := c.readFrame()
 	if err != nil {
 		return err
+	}
+	if fresh {
+		// This frame came with a new read: it brought others too, or came alone.
+		if burst := c.br.Buffered() > 0; c.burst.Load() != burst {
+			c.burst.Store(burst)
+		}
 	}
 	c.frames.Add(1)
 	if h.Stream < 0 {
@@ -246,14 +260,15 @@ func (c *Conn) readWhileNeeded(idle bool) bool {
 }
 
 // Pump reads the socket in the caller's goroutine until the call completes or until passes,
-// when the call is the only request in flight and no other goroutine is reading; otherwise it
+// when the call is the only request in flight, no other goroutine is reading and no burst is
+// under way (see the top of this file); otherwise it
 // returns at once. The read stops at until (or within PumpSlice, whichever is first) even if
 // the response has not arrived, so the caller can then watch its context: wait on Done
 // afterwards in every case. Pump is an optimisation for the caller that would otherwise block
 // on Done right away.
 func (call *Call) Pump(until time.Time) {
 	c := call.c
-	if c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 {
+	if c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 || c.burst.Load() {
 		return
 	}
 	if !c.rmu.TryLock() {

@@ -2,6 +2,8 @@ package conn
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,4 +148,100 @@ func TestPumpSeesTheConnectionClose(t *testing.T) {
 	}
 	call.Release()
 	waitDone(t, c)
+}
+
+// TestPumpLeavesReadingToTheReaderAfterABurst: once a read brings several responses at once
+// (many callers are active), a request alone in flight is left to the reader goroutine, which
+// batches it with the others, instead of being read by its caller; a response arriving alone
+// turns the caller's reading back on.
+func TestPumpLeavesReadingToTheReaderAfterABurst(t *testing.T) {
+	var mu sync.Mutex
+	var pending []byte
+	release := make(chan struct{})
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		frame := proto.AppendHeader(nil, proto.Header{Version: proto.Version4, Response: true, Stream: h.Stream, Opcode: proto.OpResult, Length: 4})
+		frame = append(frame, voidBody()...)
+		switch q := queryText(body); {
+		case strings.HasPrefix(q, "burst"):
+			// The three responses go out in one write, so they arrive in one read.
+			mu.Lock()
+			pending = append(pending, frame...)
+			if len(pending) == 3*len(frame) {
+				_ = fc.sendRaw(pending)
+			}
+			mu.Unlock()
+		case q == "held":
+			go func() {
+				<-release
+				_ = fc.sendRaw(frame)
+			}()
+		default:
+			_ = fc.sendRaw(frame)
+		}
+	})
+	c := dialFake(t, s, Config{})
+	c.pumpSlice = time.Hour
+	var calls []*Call
+	for _, q := range []string{"burst1", "burst2", "burst3"} {
+		call, err := c.Start(context.Background(), query(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, call)
+	}
+	for _, call := range calls {
+		<-call.Done()
+		call.Received()
+		if _, err := call.Response(); err != nil {
+			t.Fatal(err)
+		}
+		call.Release()
+	}
+	if !c.burst.Load() {
+		t.Fatal("three responses read at once did not mark a burst")
+	}
+	held, err := c.Start(context.Background(), query("held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pumped := make(chan struct{})
+	go func() {
+		held.Pump(time.Time{}) // would read until the held response came, an hour at most
+		close(pumped)
+	}()
+	select {
+	case <-pumped:
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("after a burst, Pump read in the caller's goroutine instead of returning")
+	}
+	close(release)
+	<-held.Done()
+	held.Received()
+	if _, err := held.Response(); err != nil {
+		t.Fatal(err)
+	}
+	held.Release()
+	if c.burst.Load() {
+		t.Fatal("a response arriving alone did not end the burst")
+	}
+	// Lone requests are read by their callers again.
+	pumpedLone := 0
+	for i := 0; i < 10; i++ {
+		call, err := c.Start(context.Background(), query("lone"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		call.Pump(time.Time{})
+		if delivered(call) {
+			pumpedLone++
+		}
+		if _, err := call.Response(); err != nil {
+			t.Fatal(err)
+		}
+		call.Release()
+	}
+	if pumpedLone < 5 {
+		t.Fatalf("after the burst ended, only %d of 10 lone requests were read by their caller", pumpedLone)
+	}
 }
