@@ -21,11 +21,11 @@ func TestHotPathAllocations(t *testing.T) {
 		typ *Type
 		v   any
 	}{
-		{tInt, int32(123456)}, {tInt, 123456}, {tInt, int64(123456)}, {tBigint, int64(1) << 40}, {tBigint, 1 << 40},
+		{tInt, int32(123456)}, {tInt, 123456}, {tInt, int64(123456)}, {tBigint, int64(1) << 40}, {tBigint, wideInt},
 		{tSmallint, int16(300)}, {tTinyint, int8(-3)}, {tCounter, int64(9)},
 		{tText, text}, {tASCII, "abc"}, {tText, []byte(text)}, {tBlob, []byte(text)}, {tBoolean, true},
 		{tDouble, 3.25}, {tFloat, float32(1.5)}, {tUUID, u}, {tTimeUUID, TimeUUIDAt(ts, 1, [6]byte{})},
-		{tTimestamp, ts}, {tDate, Date(10)}, {tTime, time.Second}, {tVarint, 1 << 40},
+		{tTimestamp, ts}, {tDate, Date(10)}, {tTime, time.Second}, {tVarint, wideInt},
 		{NewVector(tFloat, 4), []float32{1, 2, 3, 4}},
 		{NewList(tText), []string{"a", text}}, {NewSet(tInt), []int{1, 2}}, {NewList(tBigint), []int64{1}},
 		{tInt, nil}, {tInt, Unset},
@@ -68,7 +68,7 @@ func TestHotPathAllocations(t *testing.T) {
 		id   UUID
 	)
 	intBody := encodeBody(t, tInt, 123456)
-	bigBody := encodeBody(t, tBigint, int64(1)<<40)
+	bigBody := encodeBody(t, tBigint, int64(wideInt))
 	textBody := []byte(text)
 	dec := []struct {
 		typ    *Type

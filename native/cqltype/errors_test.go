@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,6 @@ func TestEncodeErrors(t *testing.T) {
 			`map<text, frozen<tuple<text, int>>>: value["a"].1: cannot encode int64 9999999999 as int: out of range`},
 		{"int overflow", tInt, int64(math.MaxInt32 + 1), ErrOutOfRange,
 			`int: cannot encode int64 2147483648 as int: out of range`},
-		{"int underflow from int", tInt, math.MinInt32 - 1, ErrOutOfRange,
-			`int: cannot encode int -2147483649 as int: out of range`},
 		{"bigint from huge uint64", tBigint, uint64(math.MaxUint64), ErrOutOfRange,
 			`bigint: cannot encode uint64 18446744073709551615 as bigint: out of range`},
 		{"smallint", tSmallint, 40000, ErrOutOfRange, `smallint: cannot encode int 40000 as smallint: out of range`},
@@ -75,6 +74,15 @@ func TestEncodeErrors(t *testing.T) {
 		{"channel into list", NewList(tInt), make(chan int), ErrUnsupportedGoType, ""},
 		{"set from map[int]int", NewSet(tInt), map[int]int{}, ErrUnsupportedGoType, ""},
 		{"marshaler error", tText, failingMarshaler{}, errMarshalBoom, ""},
+	}
+	if strconv.IntSize == 64 {
+		// An int below the int range, which only a 64-bit int can hold (a variable, so this
+		// compiles where int has 32 bits).
+		below := int64(math.MinInt32) - 1
+		c := cases[0]
+		c.name, c.typ, c.v, c.cause = "int underflow from int", tInt, int(below), ErrOutOfRange
+		c.msg = `int: cannot encode int -2147483649 as int: out of range`
+		cases = append(cases, c)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,12 +240,12 @@ func (u *upper) UnmarshalCQL(_ *Type, b []byte) error {
 // TestHostileSizes checks that counts and dimensions from the wire are checked
 // against the bytes present before anything is allocated for them.
 func TestHostileSizes(t *testing.T) {
-	huge := NewVector(tText, 1<<40)
+	huge := NewVector(tText, wideInt)
 	if err := Decode(huge, []byte{1, 'a'}, new([]string)); !errors.Is(err, ErrMalformedValue) {
-		t.Errorf("vector<text, 2^40>: %v", err)
+		t.Errorf("vector<text, %d>: %v", wideInt, err)
 	}
-	if err := Decode(NewVector(tFloat, 1<<40), []byte{1, 2, 3, 4}, new([]float32)); !errors.Is(err, ErrMalformedValue) {
-		t.Errorf("vector<float, 2^40>: %v", err)
+	if err := Decode(NewVector(tFloat, wideInt), []byte{1, 2, 3, 4}, new([]float32)); !errors.Is(err, ErrMalformedValue) {
+		t.Errorf("vector<float, %d>: %v", wideInt, err)
 	}
 	if err := Decode(NewMap(tInt, tInt), []byte{0x10, 0, 0, 0, 0, 0, 0, 0}, new(map[int]int)); !errors.Is(err, ErrMalformedValue) {
 		t.Errorf("map with a huge count: %v", err)
@@ -246,11 +254,12 @@ func TestHostileSizes(t *testing.T) {
 
 // TestNestedVectorSizeOverflow decodes a vector of vectors whose packed size,
 // dimension times element size, does not fit in an int: with an inner
-// dimension of 2^62+1 and an outer one of 4, the product wraps around to 4, so
+// dimension of 2^62+1 (2^30+1 where int has 32 bits) and an outer one of 4, the product wraps
+// around to 4, so
 // 4 bytes used to pass the size check and slicing the first element panicked.
 // Such a type came straight from the server's metadata through ParseClass.
 func TestNestedVectorSizeOverflow(t *testing.T) {
-	inner := NewVector(tBoolean, 1<<62+1)
+	inner := NewVector(tBoolean, 1<<(strconv.IntSize-2)+1)
 	for _, typ := range []*Type{NewVector(inner, 4), NewVector(NewVector(inner, 2), 2)} {
 		for _, dst := range []any{new(any), new([][]bool), new([][][]bool)} {
 			err := Decode(typ, []byte{1, 0, 1, 0}, dst)

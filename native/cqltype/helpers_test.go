@@ -5,12 +5,17 @@ import (
 	"math/big"
 	"net/netip"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/inf.v0"
 )
+
+// wideInt is an int beyond 32 bits where int has 64 (2^40), and 2^30 where it has 32, so the
+// tests compile and run on both.
+const wideInt = 1 << min(40, strconv.IntSize-2)
 
 // Short names for the native types used across the tests.
 var (

@@ -139,7 +139,7 @@ func TestRoundTrip(t *testing.T) {
 
 		{"list<int>", NewList(tInt), []int32{1, -2, 3}, []int32{1, -2, 3}},
 		{"list<int> empty", NewList(tInt), []int32{}, []int32{}},
-		{"list<varint> from []int", NewList(tVarint), []int{-1, 1 << 40}, []int64{-1, 1 << 40}},
+		{"list<varint> from []int", NewList(tVarint), []int{-1, wideInt}, []int64{-1, wideInt}},
 		{"list<tinyint> from []int", NewList(tTinyint), []int{-128, 127}, []int8{-128, 127}},
 		{"list<bigint> from []int32", NewList(tBigint), []int32{math.MinInt32}, []int64{math.MinInt32}},
 		{"set<blob> from []string", NewSet(tBlob), []string{"\x00"}, [][]byte{{0}}},
