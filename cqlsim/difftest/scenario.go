@@ -248,6 +248,8 @@ func Scenario() []Step {
 		// consistency levels on a one-node cluster
 		{Query: "SELECT key FROM system.local", Consistency: gocql.Two, WantErr: true},
 		{Query: "SELECT key FROM system.local", Consistency: gocql.All},
+		// what drivers read from system.local at connect time
+		{Query: "SELECT key, native_protocol_version, cql_version, partitioner, bootstrapped, data_center, rack FROM system.local"},
 		{Query: "SELECT * FROM {ks}.kv WHERE k = 10", Consistency: gocql.Three, WantErr: true},
 		{Query: "INSERT INTO {ks}.kv (k, v) VALUES (10, 'b10')", Consistency: gocql.All},
 		{Query: "CREATE KEYSPACE {ks}_rf3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}"},

@@ -259,7 +259,7 @@ func systemRows(name string) func(e *Engine, node int) [][][]byte {
 				"key": encText("local"), "bootstrapped": encText("COMPLETED"), "broadcast_address": encInet(n.Addr),
 				"broadcast_port": encInt(7000), "cluster_name": encText(e.opts.ClusterName), "cql_version": encText("3.4.7"),
 				"data_center": encText(n.DataCenter), "gossip_generation": encInt(1700000000), "host_id": n.HostID[:],
-				"listen_address": encInet(n.Addr), "listen_port": encInt(7000), "native_protocol_version": encText("4"),
+				"listen_address": encInet(n.Addr), "listen_port": encInt(7000), "native_protocol_version": encText("5"),
 				"partitioner": encText("org.apache.cassandra.dht.Murmur3Partitioner"), "rack": encText(n.Rack),
 				"release_version": encText(e.opts.ReleaseVersion), "rpc_address": encInet(n.Addr),
 				"rpc_port": encInt(int32(n.Port)), "schema_version": lsv[:], "tokens": encTextSet(e.nodeTokens(node)),
