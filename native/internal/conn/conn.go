@@ -262,7 +262,7 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 	case id := <-c.streams:
 		return id, nil
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, fmt.Errorf("conn %s: waiting for a free stream id (all %d in use): %w", c.addr, cap(c.streams), ctx.Err())
 	case <-c.done:
 		return 0, c.err
 	}
@@ -271,9 +271,9 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 // Start encodes req in the caller's goroutine and queues it for the writer; when it is the only
 // request in flight, its frame is small (at most directWriteMax bytes) and the last read brought
 // a lone response (no burst of callers is about to send), Start writes it itself, which cannot
-// block since the server has read everything sent before. It waits only
-// for a free stream id (respecting ctx), never for the network. The returned Call completes when
-// the response arrives or the connection fails; call Release when done with it.
+// block since the server has read everything sent before. It waits only for a free stream id
+// (respecting ctx), never for the network. The returned Call completes when the response
+// arrives or the connection fails; call Release when done with it.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	select {
 	case <-c.done:

@@ -515,3 +515,30 @@ func TestKeyspaceTracking(t *testing.T) {
 		t.Error("LocalAddr() = nil")
 	}
 }
+
+// TestContextEndsWhileWaitingForAStreamID: the error says what the request was waiting for
+// and still matches the context's error.
+func TestContextEndsWhileWaitingForAStreamID(t *testing.T) {
+	release := make(chan struct{})
+	s := startSlowFake(t, release)
+	c := dialFake(t, s, Config{MaxStreams: 1})
+	slow, err := c.Start(context.Background(), query("slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		close(release)
+		<-slow.Done()
+		slow.Received()
+		slow.Release()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = c.Do(ctx, query("fast"))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Do with every stream id taken: %v, want context.DeadlineExceeded", err)
+	}
+	if want := "waiting for a free stream id (all 1 in use)"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not say %q", err, want)
+	}
+}
