@@ -67,7 +67,11 @@ func unmarshalFast(info TypeInfo, data []byte, value interface{}) bool {
 			*v = int(decodeInt32(data))
 			return true
 		case TypeBigInt, TypeCounter:
-			*v = int(decodeInt64(data))
+			n := decodeInt64(data)
+			if int64(int(n)) != n {
+				return false // a 32-bit int: the general rules report the range error
+			}
+			*v = int(n)
 			return true
 		}
 	case *int64:

@@ -318,10 +318,11 @@ func unmarshalIntLike(info TypeInfo, n int64, data []byte, value interface{}) er
 	}
 	exact := rv.Type().PkgPath() == ""
 	switch rv.Kind() {
-	case reflect.Int, reflect.Int64:
+	case reflect.Int64:
 		rv.SetInt(n)
 		return nil
-	case reflect.Int8, reflect.Int16, reflect.Int32:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32:
+		// int is range-checked where it has 32 bits, as gocql does.
 		bits := rv.Type().Bits()
 		if n < int64(-1)<<(bits-1) || n > int64(1)<<(bits-1)-1 {
 			if exact {
@@ -338,6 +339,10 @@ func unmarshalIntLike(info TypeInfo, n int64, data []byte, value interface{}) er
 			return nil
 		}
 		if bits < 64 && (n < 0 || n > int64(1)<<bits-1) {
+			if rv.Kind() == reflect.Uint {
+				// A 32-bit uint: gocql shows the value as unsigned.
+				return unmarshalErrorf("unmarshal int: value %d out of range for %s", uint64(n), rv.Type())
+			}
 			return unmarshalErrorf("unmarshal int: value %d out of range for %s", n, rv.Type())
 		}
 		rv.SetUint(uint64(n))

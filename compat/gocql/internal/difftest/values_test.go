@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"net"
+	"strconv"
 	"time"
 
 	compat "github.com/cqlbridge/cqlbridge/compat/gocql"
@@ -133,16 +134,14 @@ func bigInt(s string) *big.Int {
 
 // scalarValues are Go values of every kind gocql's Marshal looks at.
 func scalarValues() []interface{} {
-	return []interface{}{
+	values := []interface{}{
 		nil, compat.UnsetValue,
 		// integers at the edges of every CQL width
 		0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769, 65535, 65536,
-		math.MaxInt32, math.MaxInt32 + 1, math.MinInt32, math.MinInt32 - 1, math.MaxUint32, math.MaxUint32 + 1,
-		math.MaxInt64, math.MinInt64,
+		math.MaxInt32, math.MinInt32,
 		int8(-128), int8(127), int16(-32768), int16(32767), int32(math.MinInt32), int32(math.MaxInt32),
 		int64(1 << 40), int64(math.MinInt64), int64(-1),
-		uint(0), uint(255), uint(256), uint(65535), uint(65536), uint(math.MaxUint32), uint(math.MaxUint32 + 1),
-		uint(math.MaxInt64), uint(math.MaxInt64 + 1), uint(math.MaxUint64),
+		uint(0), uint(255), uint(256), uint(65535), uint(65536), uint(math.MaxUint32), uint(math.MaxUint),
 		uint8(255), uint16(65535), uint32(math.MaxUint32), uint32(math.MaxInt32 + 1),
 		uint64(math.MaxUint64), uint64(math.MaxInt64), uint64(math.MaxInt64 + 1), uint64(1 << 32),
 		myInt(300), myInt8(-5), myInt16(-300), myInt32(-70000), myInt64(-7), myUint(70000), myUint8(200),
@@ -183,5 +182,19 @@ func scalarValues() []interface{} {
 		compatPtrMarshaler{"d"},
 		// composite values that native types reject
 		struct{ A int }{1}, []int{1}, map[string]int{"a": 1}, []interface{}{1},
+	}
+	return append(values, wideIntValues()...)
+}
+
+// wideIntValues are the int and uint values beyond 32 bits, on platforms where int has 64
+// (none where it has 32). They are converted from variables, so this compiles on both.
+func wideIntValues() []interface{} {
+	if strconv.IntSize < 64 {
+		return nil
+	}
+	i32, u32, i64, u64 := int64(math.MaxInt32), uint64(math.MaxUint32), int64(math.MaxInt64), uint64(math.MaxInt64)
+	return []interface{}{
+		int(i32 + 1), int(-i32 - 2), int(u32), int(u32 + 1), int(i64), int(-i64 - 1),
+		uint(u32 + 1), uint(u64), uint(u64 + 1),
 	}
 }
