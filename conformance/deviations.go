@@ -14,6 +14,8 @@ func Deviations() []Deviation {
 		{"tuple/into_mismatched_slice_elements", "gocql v1.7.0 panics (reflect.Set) when a tuple is unmarshalled into a slice whose element type does not fit the tuple's elements; the shim returns an UnmarshalError (docs/deviations.md G18)."},
 		{"tuple/bind_marker", "gocql v1.7.0 counts one value per tuple element for a tuple bind marker: it refuses the tuple value, fails to marshal one value per element, and given the tuple value and one more reads past the bind markers and panics (index out of range); the shim takes one value per bind marker (docs/deviations.md G23)."},
 		{"types/tuple", "gocql v1.7.0 refuses a tuple value for a tuple bind marker (it counts one value per tuple element: expected 3 values send got 2); the shim binds it, so the row is written and read back (docs/deviations.md G23)."},
+		{"session/idempotent_nil_speculative_policy", "gocql v1.7.0 panics (nil pointer) executing an idempotent query whose speculative execution policy was set to nil; the shim runs it without speculative execution (docs/deviations.md G27)."},
+		{"batch/routing_key_without_session", "gocql v1.7.0 panics (nil session) in GetRoutingKey on a batch made by the package-level NewBatch once it has an entry; the shim returns nil, nil (docs/deviations.md G28)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

@@ -1,6 +1,7 @@
 package cqlsim
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
@@ -39,6 +40,11 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 	}
 	req, err := wire.DecodeRequest(h, body)
 	if err != nil {
+		var uc *wire.UnknownConsistencyError
+		if errors.As(err, &uc) {
+			c.protocolError(h, uc.Error()) // Cassandra's message, without the decoding context
+			return nil
+		}
 		c.protocolError(h, err.Error())
 		return nil
 	}

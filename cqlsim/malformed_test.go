@@ -27,7 +27,7 @@ func TestMalformedBodiesGetProtocolErrors(t *testing.T) {
 		{"query string longer than body", 0x07, []byte{0x7f, 0xff, 0xff, 0xff, 'S'}, "query string"},
 		{"negative query length", 0x07, []byte{0xff, 0xff, 0xff, 0xf0}, "negative length"},
 		{"missing query parameters", 0x07, longString("SELECT 1"), "consistency"},
-		{"unknown consistency", 0x07, append(longString("SELECT 1"), 0x00, 0x42, 0x00), "consistency code 0x0042"},
+		{"unknown consistency", 0x07, append(longString("SELECT 1"), 0x00, 0x42, 0x00), "Unknown code 66 for a consistency level"}, // Cassandra's words
 		{"value count beyond body", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0xff, 0xff), "values claimed"},
 		{"value longer than body", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00), "value needs"},
 		{"invalid value length", 0x07, append(longString("SELECT 1"), 0x00, 0x01, 0x01, 0x00, 0x01, 0xff, 0xff, 0xff, 0xf0), "invalid length"},

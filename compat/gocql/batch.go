@@ -68,10 +68,12 @@ func (b *Batch) Observer(observer BatchObserver) *Batch {
 	return b
 }
 
-// Keyspace returns the session's keyspace at batch creation.
+// Keyspace returns the session's keyspace at batch creation (ClusterConfig.Keyspace; empty for
+// a batch made by the package-level NewBatch), whatever keyspace its statements name.
 func (b *Batch) Keyspace() string { return b.keyspace }
 
-// Table returns the table found by the routing key lookup, if any.
+// Table returns the batch's table: always empty, as in gocql v1.7.0, where neither
+// GetRoutingKey nor an execution records it for a batch.
 func (b *Batch) Table() string {
 	if b.routingInfo == nil {
 		return ""
@@ -158,7 +160,10 @@ func (*Batch) Cancel() {}
 // Size returns the number of entries.
 func (b *Batch) Size() int { return len(b.Entries) }
 
-// SerialConsistency sets the serial consistency of conditional entries and returns b.
+// SerialConsistency sets the serial consistency of conditional entries and returns b. As in
+// gocql, a value that is not SERIAL or LOCAL_SERIAL is accepted here and treated as the server
+// treats it: ignored without a conditional entry, refused with one, a protocol error when it
+// is no consistency level (docs/deviations.md G29).
 func (b *Batch) SerialConsistency(cons SerialConsistency) *Batch {
 	b.serialCons = cons
 	return b
@@ -193,10 +198,7 @@ func (b *Batch) GetRoutingKey() ([]byte, error) {
 	if err != nil || info == nil {
 		return nil, err
 	}
-	if b.routingInfo != nil {
-		b.routingInfo.mu.Lock()
-		b.routingInfo.keyspace, b.routingInfo.table = info.keyspace, info.table
-		b.routingInfo.mu.Unlock()
-	}
+	// Unlike Query.GetRoutingKey, gocql v1.7.0 does not record the table: Batch.Table stays
+	// empty.
 	return createRoutingKey(info, e.Args)
 }

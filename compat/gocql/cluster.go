@@ -17,23 +17,30 @@ type ClusterConfig struct {
 	ProtoVersion int
 
 	// Timeout bounds one attempt of a request (default 11s); it does not bound the whole
-	// query when retries or paging are involved.
+	// query when retries or paging are involved. As in gocql, it also bounds the session's
+	// first query (system.local) in CreateSession, so a Timeout shorter than a round trip
+	// fails CreateSession; with no WriteTimeout, one under a microsecond fails it as gocql's
+	// handshake write does. 0 or less disables it.
 	Timeout time.Duration
 
 	// ConnectTimeout bounds opening a connection, handshake included (default 11s).
 	ConnectTimeout time.Duration
 
 	// WriteTimeout bounds writing a request; the native core uses Timeout for the whole
-	// attempt, so it has no separate effect.
+	// attempt, so it has no separate effect, except that, as in gocql, a write timeout
+	// (WriteTimeout, else Timeout) under a microsecond fails CreateSession.
 	WriteTimeout time.Duration
 
-	// Port is the CQL port used for hosts given without one (default 9042).
+	// Port is the CQL port used for hosts given without one (default 9042). As in gocql, a
+	// host whose port is 0 or out of range cannot be dialled.
 	Port int
 
 	// Keyspace is the initial keyspace of every connection.
 	Keyspace string
 
-	// NumConns is the number of connections per host (default 2).
+	// NumConns is the number of connections per host (default 2). As in gocql, 0 opens none:
+	// CreateSession returns ErrNoConnectionsStarted. A negative value, on which gocql panics,
+	// fails CreateSession.
 	NumConns int
 
 	// Consistency is the default consistency of queries and batches (default Quorum).
@@ -75,7 +82,10 @@ type ClusterConfig struct {
 	// PageSize is the default page size (default 5000; <= 0 disables paging).
 	PageSize int
 
-	// SerialConsistency is the default serial consistency of conditional updates.
+	// SerialConsistency is the default serial consistency of conditional updates (0: the
+	// server's default, SERIAL). As in gocql, another consistency level is accepted but
+	// refused by the server for a conditional update, and a value that is no consistency
+	// level fails CreateSession (docs/deviations.md G29).
 	SerialConsistency SerialConsistency
 
 	// SslOpts enables TLS.

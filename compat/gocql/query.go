@@ -337,7 +337,10 @@ func (q *Query) Bind(v ...interface{}) *Query {
 	return q
 }
 
-// SerialConsistency sets the serial consistency of a conditional update and returns q.
+// SerialConsistency sets the serial consistency of a conditional update and returns q. As in
+// gocql, a value that is not SERIAL or LOCAL_SERIAL is accepted here and treated as the server
+// treats it: ignored without an IF clause, refused on a conditional update, a protocol error
+// when it is no consistency level (docs/deviations.md G29).
 func (q *Query) SerialConsistency(cons SerialConsistency) *Query {
 	q.serialCons = cons
 	return q
@@ -603,4 +606,106 @@ func (q *Query) refused() error {
 		return errReleased
 	}
 	return nil
+}
+
+// unknownConsistencyCode reports whether c is no consistency level of the protocol (ANY to
+// LOCAL_ONE): gocql v1.7.0 sends such a code as it is, and the server refuses the request.
+func unknownConsistencyCode(c Consistency) bool { return c > LocalOne }
+
+// unknownConsistencyError is the protocol error Apache Cassandra answers to a request whose
+// consistency or serial consistency is no consistency code. The native core refuses to send
+// such a code, so the shim answers it in the server's place, as gocql v1.7.0 would see it.
+func unknownConsistencyError(c Consistency) error {
+	return newErrorFrame(ErrCodeProtocol, fmt.Sprintf("Unknown code %d for a consistency level", uint16(c)))
+}
+
+// errSerialNotSerial is the server's answer to a conditional update whose serial consistency
+// is not SERIAL or LOCAL_SERIAL.
+var errSerialNotSerial = newErrorFrame(ErrCodeInvalid, "Invalid consistency for conditional update. Must be one of SERIAL or LOCAL_SERIAL")
+
+// checkConsistencies decides what a request with consistency cons and serial consistency
+// serial sends, as the server would see gocql v1.7.0's request: sendSerial reports whether
+// serial is sent, and err is the error the server would answer. gocql sends any serial
+// consistency but 0; the native core only sends SERIAL and LOCAL_SERIAL. Another consistency
+// level is accepted and ignored by the server unless the request is conditional (conditional
+// is called only then), where it is refused; a code that is no consistency level is a
+// protocol error.
+func checkConsistencies(cons Consistency, serial SerialConsistency, conditional func() bool) (sendSerial bool, err error) {
+	if unknownConsistencyCode(cons) {
+		return false, unknownConsistencyError(cons)
+	}
+	switch {
+	case serial == 0:
+		return false, nil
+	case serial == Serial || serial == LocalSerial:
+		return true, nil
+	case unknownConsistencyCode(Consistency(serial)):
+		return false, unknownConsistencyError(Consistency(serial))
+	case conditional():
+		return false, errSerialNotSerial
+	}
+	return false, nil
+}
+
+// isConditional reports whether stmt is a conditional update (lightweight transaction): an
+// INSERT, UPDATE or DELETE, or a BEGIN ... APPLY BATCH, with an IF clause. It looks for the
+// keyword IF outside string literals, quoted names and comments.
+func isConditional(stmt string) bool {
+	first := true
+	for i := 0; i < len(stmt); {
+		c := stmt[i]
+		switch {
+		case c == '\'' || c == '"':
+			// A literal or quoted name; a doubled quote is an escaped quote.
+			j := i + 1
+			for j < len(stmt) {
+				if stmt[j] == c {
+					if j+1 < len(stmt) && stmt[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j + 1
+		case c == '$' && strings.HasPrefix(stmt[i:], "$$"):
+			end := strings.Index(stmt[i+2:], "$$")
+			if end < 0 {
+				return false
+			}
+			i += end + 4
+		case strings.HasPrefix(stmt[i:], "--") || strings.HasPrefix(stmt[i:], "//"):
+			end := strings.IndexByte(stmt[i:], '\n')
+			if end < 0 {
+				return false
+			}
+			i += end + 1
+		case strings.HasPrefix(stmt[i:], "/*"):
+			end := strings.Index(stmt[i+2:], "*/")
+			if end < 0 {
+				return false
+			}
+			i += end + 4
+		case c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			j := i
+			for j < len(stmt) && (stmt[j] == '_' || 'a' <= stmt[j] && stmt[j] <= 'z' ||
+				'A' <= stmt[j] && stmt[j] <= 'Z' || '0' <= stmt[j] && stmt[j] <= '9') {
+				j++
+			}
+			word := stmt[i:j]
+			if first {
+				if !lowerIs(word, "insert") && !lowerIs(word, "update") && !lowerIs(word, "delete") && !lowerIs(word, "begin") {
+					return false
+				}
+				first = false
+			} else if lowerIs(word, "if") {
+				return true
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return false
 }

@@ -88,9 +88,18 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	if cfg.Authenticator != nil && cfg.AuthProvider != nil {
 		return nil, errors.New("Can't use both Authenticator and AuthProvider in cluster config.")
 	}
+	if cfg.NumConns < 0 {
+		// gocql v1.7.0 panics in a pool goroutine (makeslice), killing the program
+		// (docs/deviations.md G26).
+		return nil, fmt.Errorf("gocql: unable to create session: NumConns is %d, it must not be negative", cfg.NumConns)
+	}
 	ncfg, err := nativeConfig(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("gocql: unable to create session: %w", err)
+	}
+	if ncfg.Hosts, err = contactPoints(&cfg); err != nil {
+		// gocql formats these with %v: the message is all there is.
+		return nil, errors.New("gocql: unable to create session: " + err.Error())
 	}
 	ns, err := connectNative(&cfg, ncfg)
 	if err != nil {
@@ -101,7 +110,14 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 			cfg.logger().Printf("gocql: unable to create session: %v", err)
 			return nil, ErrNoConnectionsStarted
 		}
+		if cause := dialFailure(err, ncfg.Hosts, cfg.ConnectTimeout); cause != "" {
+			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + cause)
+		}
 		return nil, fmt.Errorf("gocql: unable to create session: %w", convertError(err))
+	}
+	if err := checkLikeGocqlInit(&cfg, ns); err != nil {
+		_ = ns.Close()
+		return nil, err
 	}
 	s := &Session{
 		cfg:           cfg,
@@ -140,6 +156,159 @@ func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, err
 	return native.Connect(ctx, ncfg)
 }
 
+// contactPoints resolves cfg.Hosts as gocql v1.7.0 does before it dials them, and returns
+// the host:port addresses the native core dials. Like gocql: a host that does not resolve (a
+// DNS error, an empty host) is logged and skipped, and none left is the error "failed to
+// resolve any of the provided hostnames"; a port that does not parse is an error at once; a
+// contact point whose port is 0 or out of range cannot be dialled, and when no contact point
+// can be, CreateSession fails with the last one's dial error, under the prefix of the step
+// gocql was at (discovering the protocol version when ProtoVersion is 0, else connecting the
+// control connection).
+func contactPoints(cfg *ClusterConfig) ([]string, error) {
+	var addrs []string
+	var dialErr error
+	resolved := 0
+	for _, h := range cfg.Hosts {
+		host, portText, err := net.SplitHostPort(h)
+		port := cfg.Port
+		if err != nil {
+			host = h
+		} else if port, err = strconv.Atoi(portText); err != nil {
+			return nil, err
+		}
+		ip := net.ParseIP(host)
+		if ip == nil {
+			ips, err := net.LookupIP(host)
+			var dnsErr *net.DNSError
+			switch {
+			case errors.As(err, &dnsErr):
+				cfg.logger().Printf("gocql: dns error: %v\n", err)
+				continue
+			case err != nil:
+				return nil, err
+			case len(ips) == 0:
+				return nil, fmt.Errorf("no IP's returned from DNS lookup for %q", h)
+			}
+			ip = ips[0]
+		}
+		resolved++
+		if err := checkDialPort(ip, port); err != nil {
+			dialErr = err
+			continue
+		}
+		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	if resolved == 0 {
+		return nil, errors.New("failed to resolve any of the provided hostnames")
+	}
+	if len(addrs) == 0 {
+		return nil, errors.New(initStep(cfg, true) + dialErr.Error())
+	}
+	return addrs, nil
+}
+
+// checkDialPort returns the error gocql's dialer meets before any network traffic for a port
+// that cannot be dialled: 0 ("host missing port"), or one out of range (the net package's
+// own error, produced by the same call, which fails before dialling).
+func checkDialPort(ip net.IP, port int) error {
+	if port == 0 {
+		return fmt.Errorf("host missing port: %v", port)
+	}
+	if port < 0 || port > 65535 {
+		var d net.Dialer
+		conn, err := d.DialContext(context.Background(), "tcp", net.JoinHostPort(ip.String(), strconv.Itoa(port)))
+		if err == nil {
+			_ = conn.Close()
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// dialFailure returns gocql v1.7.0's description of a failure of the first connection: the
+// dialer's own error (refused, unreachable, timed out), or, for a connection cut short by
+// ConnectTimeout, gocql's dialer timing out on the last contact point when ConnectTimeout is
+// too short for any dial (dialTimeoutFloor), else its handshake timing out. It returns "" for
+// any other failure.
+func dialFailure(err error, hosts []string, connectTimeout time.Duration) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return op.Error()
+	}
+	if errors.Is(err, context.DeadlineExceeded) && len(hosts) > 0 {
+		if connectTimeout > 0 && connectTimeout < dialTimeoutFloor {
+			return "dial tcp " + hosts[len(hosts)-1] + ": i/o timeout"
+		}
+		return "gocql: no response to connection startup within timeout"
+	}
+	return ""
+}
+
+// dialTimeoutFloor is a ConnectTimeout under which no TCP connection, even on the loopback
+// interface, is established in time.
+const dialTimeoutFloor = time.Millisecond
+
+// initStep is the prefix gocql v1.7.0 puts before an error of its session initialisation:
+// with ProtoVersion 0 the first connection discovers the protocol version, so an error of
+// that first connection (dialStep) is reported under that step; every other error comes from
+// connecting the control connection.
+func initStep(cfg *ClusterConfig, dialStep bool) string {
+	if dialStep && cfg.ProtoVersion == 0 {
+		return "unable to discover protocol version: "
+	}
+	return "unable to connect to initial hosts: "
+}
+
+// writeDeadlineFloor is the shortest write timeout with which gocql v1.7.0 can write a frame:
+// with a shorter one the socket's write deadline has passed before the write, so the first
+// connection's STARTUP never leaves and CreateSession fails.
+const writeDeadlineFloor = time.Microsecond
+
+// checkLikeGocqlInit fails a session the native core opened where gocql v1.7.0's
+// initialisation fails, in gocql's order, with gocql's errors:
+//   - a write timeout (WriteTimeout, else Timeout) under writeDeadlineFloor: the handshake
+//     cannot be written;
+//   - a Timeout shorter than a request's round trip: the control connection's first query
+//     (system.local) times out; the same query is sent here, bounded by Timeout;
+//   - a SerialConsistency that is no consistency code: that query carries it, and the server
+//     refuses it as a protocol error;
+//   - NumConns 0: no pool connection is opened (ErrNoConnectionsStarted);
+//   - a Consistency that is no consistency code, with a Keyspace: every pool connection's
+//     USE carries it and is refused (ErrNoConnectionsStarted).
+func checkLikeGocqlInit(cfg *ClusterConfig, ns *native.Session) error {
+	fail := func(dialStep bool, cause string) error {
+		return errors.New("gocql: unable to create session: " + initStep(cfg, dialStep) + cause)
+	}
+	writeTimeout := cfg.WriteTimeout
+	if writeTimeout <= 0 {
+		writeTimeout = cfg.Timeout
+	}
+	if writeTimeout > 0 && writeTimeout < writeDeadlineFloor {
+		return fail(true, "gocql: no response to connection startup within timeout")
+	}
+	if cfg.Timeout > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout+cfg.ConnectTimeout+time.Second)
+		_, err := ns.Execute(ctx, native.Query("SELECT key FROM system.local").
+			WithConsistency(native.One).WithTimeout(cfg.Timeout))
+		cancel()
+		if errors.Is(err, native.ErrTimeout) {
+			return fail(false, ErrTimeoutNoResponse.Error())
+		}
+	}
+	if unknownConsistencyCode(Consistency(cfg.SerialConsistency)) {
+		return fail(false, unknownConsistencyError(Consistency(cfg.SerialConsistency)).Error())
+	}
+	if cfg.NumConns == 0 {
+		return ErrNoConnectionsStarted
+	}
+	if unknownConsistencyCode(cfg.Consistency) && cfg.Keyspace != "" {
+		cfg.logger().Printf("gocql: unable to create session: USE %s: %v", cfg.Keyspace, unknownConsistencyError(cfg.Consistency))
+		return ErrNoConnectionsStarted
+	}
+	return nil
+}
+
 // nativeConfig translates a ClusterConfig into the native core's configuration.
 func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	port := cfg.Port
@@ -147,9 +316,11 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		port = 9042
 	}
 	n := native.Config{
-		Keyspace:             cfg.Keyspace,
-		Consistency:          native.Consistency(cfg.Consistency),
-		SerialConsistency:    native.Consistency(cfg.SerialConsistency),
+		Keyspace:    cfg.Keyspace,
+		Consistency: native.Consistency(cfg.Consistency),
+		// SerialConsistency is set on every statement (Query.serialCons), and gocql sends any
+		// value, even one that is not SERIAL or LOCAL_SERIAL, which the native core's session
+		// default refuses: it is left unset here.
 		PageSize:             cfg.PageSize,
 		Timeout:              -1, // per-attempt timeouts are set on every statement
 		ConnectTimeout:       cfg.ConnectTimeout,
@@ -164,11 +335,13 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	if n.PageSize <= 0 {
 		n.PageSize = -1
 	}
-	if cfg.Consistency == Any {
-		n.Consistency = native.One // ANY is set per statement; the session default must be valid for reads
+	if cfg.Consistency == Any || cfg.Consistency > LocalOne {
+		// ANY is set per statement; the session default must be valid for reads. A code no
+		// server knows fails CreateSession later, as in gocql (see checkLikeGocqlInit).
+		n.Consistency = native.One
 	}
 	for _, h := range cfg.Hosts {
-		n.Hosts = append(n.Hosts, JoinHostPort(h, port))
+		n.Hosts = append(n.Hosts, JoinHostPort(h, port)) // NewSession replaces them (contactPoints)
 	}
 	if cfg.Compressor != nil {
 		switch name := cfg.Compressor.Name(); name {
@@ -1010,11 +1183,15 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now t
 	} else {
 		st = native.Query(q.stmt)
 	}
+	sendSerial, err := checkConsistencies(q.cons, q.serialCons, func() bool { return isConditional(q.stmt) })
+	if err != nil {
+		return st, nil, err
+	}
 	st = st.WithConsistency(native.Consistency(q.cons)).WithTimeout(s.attemptTimeout())
 	if q.idempotent {
 		st = st.WithIdempotent(true) // false unless set
 	}
-	if q.serialCons != 0 {
+	if sendSerial {
 		st = st.WithSerialConsistency(native.Consistency(q.serialCons))
 	}
 	st = st.WithPageSize(q.pageSize)
@@ -1192,11 +1369,22 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 		}
 		stmts = append(stmts, info.stmt.Bind(enc...))
 	}
+	sendSerial, err := checkConsistencies(b.Cons, b.serialCons, func() bool {
+		for _, e := range b.Entries {
+			if isConditional(e.Stmt) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return &Iter{err: err, host: host}
+	}
 	nb := native.NewBatch(native.BatchType(b.Type), stmts...).
 		WithConsistency(native.Consistency(b.Cons)).
 		WithIdempotent(b.IsIdempotent()).
 		WithTimeout(s.attemptTimeout())
-	if b.serialCons != 0 {
+	if sendSerial {
 		nb = nb.WithSerialConsistency(native.Consistency(b.serialCons))
 	}
 	if b.defaultTimestamp {

@@ -58,7 +58,7 @@ func All() []Scenario {
 		valueScenarios(), udtScenarios(), tupleScenarios(), counterScenarios(), staticScenarios(),
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
-		retryScenarios(), bindScenarios()} {
+		retryScenarios(), bindScenarios(), configScenarios()} {
 		all = append(all, group...)
 	}
 	return all

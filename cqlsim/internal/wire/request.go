@@ -142,9 +142,19 @@ func DecodeRequest(h Header, body []byte) (*Request, error) {
 func readConsistency(r *reader, what string) uint16 {
 	c := r.short(what)
 	if r.err == nil && c > maxConsistency {
-		r.fail("unknown %s code 0x%04X", what, c)
+		r.err = &UnknownConsistencyError{Code: c}
 	}
 	return c
+}
+
+// UnknownConsistencyError is the decoding error of a consistency or serial consistency code
+// that is no consistency level. Its message is Cassandra's, which servers answer verbatim.
+type UnknownConsistencyError struct {
+	Code uint16
+}
+
+func (e *UnknownConsistencyError) Error() string {
+	return fmt.Sprintf("Unknown code %d for a consistency level", e.Code)
 }
 
 // readValue reads one [value]: length -1 is NULL, -2 is unset, other negative lengths are errors.

@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"errors"
+
+	"github.com/gocql/gocql"
+)
+
+// configScenarios cover session and statement settings at their edges: zero connections,
+// a nil speculative policy, a batch without a session, and consistency values the server
+// judges (docs/deviations.md G26 to G29).
+func configScenarios() []Scenario {
+	return []Scenario{
+		{"session/num_conns_zero", func(e *Env) {
+			c := e.Cluster()
+			c.NumConns = 0
+			s, err := c.CreateSession()
+			if err == nil {
+				s.Close()
+			}
+			e.R.Record("create session", err, errors.Is(err, gocql.ErrNoConnectionsStarted))
+		}},
+		{"session/idempotent_nil_speculative_policy", func(e *Env) {
+			// gocql v1.7.0 calls the nil policy and panics; the shim runs the query without
+			// speculative execution (docs/deviations.md G27).
+			q := e.Session.Query("SELECT key FROM system.local").Idempotent(true).SetSpeculativeExecutionPolicy(nil)
+			var key string
+			e.R.Record("exec", q.Scan(&key), key)
+		}},
+		{"batch/routing_key_without_session", func(e *Env) {
+			// A batch made without a session: gocql v1.7.0 panics (nil session) in
+			// GetRoutingKey once the batch has an entry; the shim returns nil, nil
+			// (docs/deviations.md G28).
+			b := gocql.NewBatch(gocql.LoggedBatch) //nolint:staticcheck // the deprecated constructor is the case
+			rk, err := b.GetRoutingKey()
+			e.R.Record("empty", err, rk)
+			b.Query("INSERT INTO t (k, v) VALUES (?, ?)", 1, 2)
+			rk, err = b.GetRoutingKey()
+			e.R.Record("one entry", err, rk)
+		}},
+		{"session/serial_consistency_not_serial", func(e *Env) {
+			tbl := e.Table("scn")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v int)") != nil {
+				return
+			}
+			quorum := gocql.SerialConsistency(gocql.Quorum)
+			// Not conditional: the server ignores the serial consistency.
+			err := e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (1, 1)").SerialConsistency(quorum).Exec()
+			e.R.Record("plain insert", err)
+			// Conditional: refused, as the serial consistency is not SERIAL or LOCAL_SERIAL.
+			err = e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (2, 2) IF NOT EXISTS").SerialConsistency(quorum).Exec()
+			e.R.Record("conditional insert", err)
+			b := e.Session.NewBatch(gocql.UnloggedBatch)
+			b.SerialConsistency(quorum)
+			b.Query("UPDATE "+tbl+" SET v = 3 WHERE k = 1 IF v = 1")
+			applied, _, err := e.Session.MapExecuteBatchCAS(b, map[string]interface{}{})
+			e.R.Record("conditional batch", err, applied)
+			var v int
+			err = e.Session.Query("SELECT v FROM "+tbl+" WHERE k = ?", 1).Scan(&v)
+			e.R.Record("read back", err, v)
+		}},
+		{"session/consistency_unknown_code", func(e *Env) {
+			// A code that is no consistency level: the server answers a protocol error (the
+			// shim answers it in the server's place; docs/deviations.md G29).
+			err := e.Session.Query("SELECT key FROM system.local").Consistency(gocql.Consistency(300)).Exec()
+			e.R.Record("consistency 300", err)
+			err = e.Session.Query("SELECT key FROM system.local").SerialConsistency(gocql.SerialConsistency(300)).Exec()
+			e.R.Record("serial consistency 300", err)
+		}},
+	}
+}
