@@ -83,6 +83,11 @@ func (ctl *control) onEvent(proto.Event) {
 func (ctl *control) run() {
 	defer ctl.s.wg.Done()
 	backoff := 100 * time.Millisecond
+	// A refresh that failed on a working connection (a timeout, an error reading a system
+	// table) is tried again after retryDelay; otherwise the topology would stay stale until
+	// the next event, which may never come.
+	var retry <-chan time.Time
+	retryDelay := 500 * time.Millisecond
 	for {
 		ctl.mu.Lock()
 		c := ctl.c
@@ -98,6 +103,12 @@ func (ctl *control) run() {
 		select {
 		case <-ctl.s.ctx.Done():
 			return
+		case <-retry:
+			retry = nil
+			select {
+			case ctl.refresh <- struct{}{}:
+			default:
+			}
 		case <-ctl.refresh:
 			// Let a burst of events settle into one refresh.
 			if !sleepCtx(ctl.s.ctx, 200*time.Millisecond) {
@@ -108,8 +119,16 @@ func (ctl *control) run() {
 			default:
 			}
 			ctx, cancel := context.WithTimeout(ctl.s.ctx, ctl.s.cfg.ConnectTimeout)
-			_ = ctl.refreshOn(ctx, c)
+			err := ctl.refreshOn(ctx, c)
 			cancel()
+			switch {
+			case err == nil:
+				retry, retryDelay = nil, 500*time.Millisecond
+			case c != nil && c.Err() == nil && retry == nil:
+				// (A broken connection is refreshed by its replacement.)
+				retry = time.After(retryDelay)
+				retryDelay = min(retryDelay*2, 10*time.Second)
+			}
 		case <-broken:
 			if err := ctl.reconnect(); err != nil {
 				if !sleepCtx(ctl.s.ctx, backoff) {
@@ -119,6 +138,7 @@ func (ctl *control) run() {
 				continue
 			}
 			backoff = 100 * time.Millisecond
+			retry, retryDelay = nil, 500*time.Millisecond // the new connection refreshed
 		}
 	}
 }
@@ -207,6 +227,9 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 		}
 		for _, row := range peers.Rows() {
 			n := nodeFromRow(row)
+			if !validPeer(row, n) {
+				continue // a row half-written (a node joining) or left behind (a replaced node)
+			}
 			var rpc, peer netip.Addr
 			port := portOf(c.Addr())
 			if v2 {
@@ -224,6 +247,7 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 			}
 			n.RPCAddress = addr
 			n.Addr = topology.DialAddr(addr, port, s.cfg.AddressTranslator)
+			n.Peer = peer
 			if n.Partitioner == "" {
 				// system.peers has no partitioner column; a cluster has one partitioner.
 				n.Partitioner = self.Partitioner
@@ -234,7 +258,7 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 	if s.cfg.HostFilter != nil {
 		kept := nodes[:0]
 		for _, n := range nodes {
-			if s.cfg.HostFilter(Host{Addr: n.Addr, RPCAddress: n.RPCAddress, HostID: n.HostID, DataCenter: n.DataCenter, Rack: n.Rack, ReleaseVersion: n.ReleaseVersion, Partitioner: n.Partitioner, Tokens: n.Tokens}) {
+			if s.cfg.HostFilter(hostOf(n, false)) {
 				kept = append(kept, n)
 			}
 		}
@@ -275,7 +299,40 @@ func nodeFromRow(row Row) topology.Node {
 		ReleaseVersion: cellText(row, "release_version"),
 		Partitioner:    cellText(row, "partitioner"),
 		Tokens:         cellTexts(row, "tokens"),
+		// The peer column is read by the caller: system.local has none.
+		BroadcastAddress: cellAddr(row, "broadcast_address"),
+		ListenAddress:    cellAddr(row, "listen_address"),
+		PreferredIP:      cellAddr(row, "preferred_ip"),
+		ClusterName:      cellText(row, "cluster_name"),
+		Workload:         cellText(row, "workload"),
+		Graph:            cellBool(row, "graph"),
+		DSEVersion:       cellText(row, "dse_version"),
 	}
+}
+
+// validPeer reports whether a system.peers(_v2) row read into n describes a node: when the
+// server has the columns, it needs a host_id and at least one token, as gocql's and the Python
+// driver's peer checks do. A row without them is a node still joining or the ghost of a
+// removed or replaced one; taken in, it would be dialled forever and, its tokens missing from
+// the ring, turn token-aware routing off for the whole cluster.
+func validPeer(row Row, n topology.Node) bool {
+	if n.HostID == "" && hasColumn(row, "host_id") {
+		return false
+	}
+	if len(n.Tokens) == 0 && hasColumn(row, "tokens") {
+		return false
+	}
+	return true
+}
+
+// hasColumn reports whether row has a column with that name.
+func hasColumn(row Row, name string) bool {
+	for _, c := range row.Columns() {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // cell decodes the named column into dst; it leaves dst unchanged when the column is
@@ -299,6 +356,12 @@ func cellTexts(row Row, name string) []string {
 	var s []string
 	cell(row, name, &s)
 	return s
+}
+
+func cellBool(row Row, name string) bool {
+	var b bool
+	cell(row, name, &b)
+	return b
 }
 
 func cellInt(row Row, name string) int {

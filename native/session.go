@@ -415,11 +415,7 @@ func (s *Session) Hosts() []Host {
 	}
 	out := make([]Host, len(st.snap.Nodes))
 	for i, n := range st.snap.Nodes {
-		out[i] = Host{
-			Addr: n.Addr, RPCAddress: n.RPCAddress, HostID: n.HostID, DataCenter: n.DataCenter,
-			Rack: n.Rack, ReleaseVersion: n.ReleaseVersion, Partitioner: n.Partitioner,
-			Tokens: n.Tokens, Up: st.pools[i].up(),
-		}
+		out[i] = hostOf(n, st.pools[i].up())
 	}
 	return out
 }

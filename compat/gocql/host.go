@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // nodeState is whether a host is up or down.
@@ -33,7 +36,8 @@ type cassVersion struct {
 	Major, Minor, Patch int
 }
 
-// Set parses a version such as "5.0.9" or "4.1.3-SNAPSHOT" (the qualifier is ignored).
+// Set parses a version such as "5.0.9" or "4.1.3-SNAPSHOT"; an empty string changes nothing.
+// It parses as gocql v1.7.0 does (see parse).
 func (c *cassVersion) Set(v string) error {
 	if v == "" {
 		return nil
@@ -46,23 +50,25 @@ func (c *cassVersion) UnmarshalCQL(_ TypeInfo, data []byte) error {
 	return c.parse(string(data))
 }
 
+// parse reads major.minor[.patch] as gocql v1.7.0 does: one "-SNAPSHOT" suffix and one "v"
+// prefix are dropped, parts after the third are ignored, and the components are assigned
+// in order, so a component that is not a number becomes 0, leaves the later ones unchanged
+// and makes parse return an error ("4.0.11-1234" is 4.0.0; "5.x" is 5.0).
 func (c *cassVersion) parse(v string) error {
-	if i := strings.IndexByte(v, '-'); i >= 0 {
-		v = v[:i]
-	}
-	parts := strings.Split(v, ".")
+	s := strings.TrimPrefix(strings.TrimSuffix(v, "-SNAPSHOT"), "v")
+	parts := strings.Split(s, ".")
 	if len(parts) < 2 {
-		return fmt.Errorf("gocql: invalid version %q: want major.minor[.patch]", v)
+		return fmt.Errorf("invalid version string: %s", v)
 	}
-	var nums [3]int
+	names := [3]string{"major", "minor", "patch"}
+	dst := [3]*int{&c.Major, &c.Minor, &c.Patch}
 	for i := 0; i < len(parts) && i < 3; i++ {
 		n, err := strconv.Atoi(parts[i])
+		*dst[i] = n
 		if err != nil {
-			return fmt.Errorf("gocql: invalid version %q: %w", v, err)
+			return fmt.Errorf("invalid %s version %v: %v", names[i], parts[i], err)
 		}
-		nums[i] = n
 	}
-	c.Major, c.Minor, c.Patch = nums[0], nums[1], nums[2]
 	return nil
 }
 
@@ -132,16 +138,34 @@ func (h *HostInfo) Peer() net.IP {
 
 // ConnectAddress is the address the driver connects to: the explicitly set connect address,
 // else the RPC address, the preferred IP, the broadcast address or the peer address, in
-// that order (the first one that is set and not unspecified).
+// that order (the first one that is set and not unspecified). It returns nil when none is;
+// gocql v1.7.0 panics then.
 func (h *HostInfo) ConnectAddress() net.IP {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	for _, ip := range []net.IP{h.connectAddress, h.rpcAddress, h.preferredIP, h.broadcastAddress, h.peer} {
-		if len(ip) > 0 && !ip.IsUnspecified() {
-			return ip
-		}
+	if ip, source := h.connectAddressLocked(); source != "invalid" {
+		return ip
 	}
 	return nil
+}
+
+// connectAddressLocked returns the connect address (see ConnectAddress) and the name of the
+// field it comes from, as gocql's String reports it, or 0.0.0.0 and "invalid" when no field
+// holds a usable address. h.mu is held.
+func (h *HostInfo) connectAddressLocked() (net.IP, string) {
+	for _, c := range []struct {
+		ip     net.IP
+		source string
+	}{
+		// "rpc_adress" is gocql v1.7.0's spelling, which String shows.
+		{h.connectAddress, "connect_address"}, {h.rpcAddress, "rpc_adress"}, {h.preferredIP, "preferred_ip"},
+		{h.broadcastAddress, "broadcast_address"}, {h.peer, "peer"},
+	} {
+		if c.ip != nil && !c.ip.IsUnspecified() {
+			return c.ip, c.source
+		}
+	}
+	return net.IPv4zero, "invalid"
 }
 
 // SetConnectAddress overrides the address the driver connects to and returns h.
@@ -276,21 +300,26 @@ func (h *HostInfo) Port() int {
 	return h.port
 }
 
-// HostnameAndPort is the configured host name (or, failing that, the connect address) and
-// port, joined as host:port.
+// HostnameAndPort is the host name and port joined as host:port. As in gocql v1.7.0, a host
+// without a host name takes its connect address (0.0.0.0 when it has none) as its host name
+// on the first call, which String shows from then on.
 func (h *HostInfo) HostnameAndPort() string {
-	h.mu.RLock()
-	name, port := h.hostname, h.port
-	h.mu.RUnlock()
-	if name == "" {
-		name = h.ConnectAddress().String()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hostname == "" {
+		ip, _ := h.connectAddressLocked()
+		h.hostname = ip.String()
 	}
-	return net.JoinHostPort(name, strconv.Itoa(port))
+	return net.JoinHostPort(h.hostname, strconv.Itoa(h.port))
 }
 
-// ConnectAddressAndPort is the connect address and port joined as host:port.
+// ConnectAddressAndPort is the connect address (0.0.0.0 when the host has none) and port
+// joined as host:port.
 func (h *HostInfo) ConnectAddressAndPort() string {
-	return net.JoinHostPort(h.ConnectAddress().String(), strconv.Itoa(h.Port()))
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	ip, _ := h.connectAddressLocked()
+	return net.JoinHostPort(ip.String(), strconv.Itoa(h.port))
 }
 
 // dialAddr is the address requests are pinned to: the native core's address of the node, or
@@ -302,17 +331,109 @@ func (h *HostInfo) dialAddr() string {
 	return h.ConnectAddressAndPort()
 }
 
-// String describes the host for logs.
+// String describes the host for logs, in gocql v1.7.0's format.
 func (h *HostInfo) String() string {
 	if h == nil {
 		return "[HostInfo nil]"
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
+	ip, source := h.connectAddressLocked()
 	return fmt.Sprintf("[HostInfo hostname=%q connectAddress=%q peer=%q rpc_address=%q broadcast_address=%q "+
-		"preferred_ip=%q port=%d data_center=%q rack=%q host_id=%q version=%q state=%s num_tokens=%d]",
+		"preferred_ip=%q connect_addr=%q connect_addr_source=%q "+
+		"port=%d data_centre=%q rack=%q host_id=%q version=%q state=%s num_tokens=%d]",
 		h.hostname, h.connectAddress, h.peer, h.rpcAddress, h.broadcastAddress, h.preferredIP,
+		ip, source,
 		h.port, h.dataCenter, h.rack, h.hostID, h.version, h.state, len(h.tokens))
+}
+
+// ipOf converts a native address to the form gocql v1.7.0 gives (net.ParseIP's: 16 bytes,
+// IPv4 addresses mapped), nil for the zero Addr.
+func ipOf(a netip.Addr) net.IP {
+	if !a.IsValid() {
+		return nil
+	}
+	b := a.Unmap().As16()
+	return net.IP(b[:])
+}
+
+// discoveredHostInfo describes a node as gocql v1.7.0 builds a host from a row of
+// system.local or system.peers(_v2) (hostInfoFromMap): up (the zero state), no host name yet,
+// the columns the row has, and the dial address and port after address translation. Rows of
+// system.peers (a valid h.Peer) have no partitioner, nor do gocql's hosts read from them,
+// whereas the native core gives peers the control node's. This is the host HostFilter sees.
+func discoveredHostInfo(h native.Host, defaultPort int) *HostInfo {
+	hi := &HostInfo{
+		nativeAddr:       h.Addr,
+		peer:             ipOf(h.Peer),
+		broadcastAddress: ipOf(h.BroadcastAddress),
+		listenAddress:    ipOf(h.ListenAddress),
+		rpcAddress:       ipOf(h.RPCAddress),
+		preferredIP:      ipOf(h.PreferredIP),
+		port:             defaultPort,
+		dataCenter:       h.DataCenter,
+		rack:             h.Rack,
+		hostID:           h.HostID,
+		workload:         h.Workload,
+		graph:            h.Graph,
+		dseVersion:       h.DSEVersion,
+		partitioner:      h.Partitioner,
+		clusterName:      h.ClusterName,
+		state:            NodeUp,
+		tokens:           h.Tokens,
+	}
+	if h.Peer.IsValid() {
+		hi.partitioner = ""
+	}
+	_ = hi.version.Set(h.ReleaseVersion)
+	if host, p, err := net.SplitHostPort(h.Addr); err == nil {
+		hi.connectAddress = net.ParseIP(host)
+		if n, err := strconv.Atoi(p); err == nil {
+			hi.port = n
+		}
+	}
+	if hi.connectAddress == nil {
+		// A contact point given by name: gocql connects to the address the name resolved
+		// to, which the core does not report; the node's own address stands in for it.
+		hi.connectAddress, _ = hi.connectAddressLocked()
+		if hi.connectAddress.IsUnspecified() {
+			hi.connectAddress = nil
+		}
+	}
+	return hi
+}
+
+// pooledHostInfo describes a node the session keeps a pool for, as gocql v1.7.0's ring host
+// looks once the driver has dialled it: discoveredHostInfo with the host name set (gocql
+// sets it on dialling) and the state of the node's pool.
+func pooledHostInfo(h native.Host, defaultPort int) *HostInfo {
+	hi := discoveredHostInfo(h, defaultPort)
+	if ip, source := hi.connectAddressLocked(); source != "invalid" {
+		hi.hostname = ip.String()
+	} else if host, _, err := net.SplitHostPort(h.Addr); err == nil {
+		hi.hostname = host // a node known only by a name (DisablePeerDiscovery)
+	}
+	if !h.Up {
+		hi.state = NodeDown
+	}
+	return hi
+}
+
+// refreshFrom copies what a topology refresh read (fresh, from pooledHostInfo for the same
+// node) into h, keeping h's host name, connect address and port, which identify it.
+func (h *HostInfo) refreshFrom(fresh *HostInfo) {
+	if h == fresh {
+		return
+	}
+	fresh.mu.RLock()
+	defer fresh.mu.RUnlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.peer, h.broadcastAddress, h.listenAddress = fresh.peer, fresh.broadcastAddress, fresh.listenAddress
+	h.rpcAddress, h.preferredIP = fresh.rpcAddress, fresh.preferredIP
+	h.dataCenter, h.rack, h.hostID, h.tokens = fresh.dataCenter, fresh.rack, fresh.hostID, fresh.tokens
+	h.workload, h.graph, h.dseVersion = fresh.workload, fresh.graph, fresh.dseVersion
+	h.partitioner, h.clusterName, h.version, h.state = fresh.partitioner, fresh.clusterName, fresh.version, fresh.state
 }
 
 // HostFilter decides which discovered hosts the driver connects to.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -363,7 +362,7 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	}
 	if cfg.HostFilter != nil {
 		filter := cfg.HostFilter
-		n.HostFilter = func(h native.Host) bool { return filter.Accept(hostInfoOf(h, port)) }
+		n.HostFilter = func(h native.Host) bool { return filter.Accept(discoveredHostInfo(h, port)) }
 	}
 	if cfg.AddressTranslator != nil {
 		tr := cfg.AddressTranslator
@@ -461,39 +460,6 @@ func (x *authExchange) Challenge(token []byte) ([]byte, error) {
 
 func (x *authExchange) Success(token []byte) error { return x.auth.Success(token) }
 
-// hostInfoOf converts a native host description.
-func hostInfoOf(h native.Host, defaultPort int) *HostInfo {
-	hi := &HostInfo{
-		nativeAddr:  h.Addr,
-		hostID:      h.HostID,
-		dataCenter:  h.DataCenter,
-		rack:        h.Rack,
-		partitioner: h.Partitioner,
-		tokens:      h.Tokens,
-		port:        defaultPort,
-		state:       NodeDown,
-	}
-	if h.Up {
-		hi.state = NodeUp
-	}
-	if host, p, err := net.SplitHostPort(h.Addr); err == nil {
-		hi.hostname = host
-		hi.connectAddress = net.ParseIP(host)
-		if n, err := strconv.Atoi(p); err == nil {
-			hi.port = n
-		}
-	}
-	if h.RPCAddress.IsValid() {
-		hi.rpcAddress = net.IP(h.RPCAddress.AsSlice())
-		hi.peer = hi.rpcAddress
-	}
-	if ap, err := netip.ParseAddr(hi.hostname); err == nil && hi.peer == nil {
-		hi.peer = net.IP(ap.AsSlice())
-	}
-	_ = hi.version.Set(h.ReleaseVersion)
-	return hi
-}
-
 // refreshLoop re-reads the topology every second until Close.
 func (s *Session) refreshLoop() {
 	defer s.refresher.Done()
@@ -519,13 +485,13 @@ func (s *Session) refreshHosts() {
 	s.hostsMu.Lock()
 	defer s.hostsMu.Unlock()
 	for _, nh := range s.native.Hosts() {
-		fresh := hostInfoOf(nh, port)
+		fresh := pooledHostInfo(nh, port)
 		key := nh.Addr
 		seen[key] = true
 		cur, ok := s.hosts[key]
 		if !ok {
 			s.hosts[key] = fresh
-			s.policy.SetPartitioner(fresh.Partitioner())
+			s.policy.SetPartitioner(nh.Partitioner) // peers' HostInfo have none, as in gocql
 			s.policy.AddHost(fresh)
 			if fresh.IsUp() {
 				s.policy.HostUp(fresh)
@@ -533,10 +499,7 @@ func (s *Session) refreshHosts() {
 			continue
 		}
 		was := cur.State()
-		cur.mu.Lock()
-		cur.dataCenter, cur.rack, cur.tokens, cur.hostID = fresh.dataCenter, fresh.rack, fresh.tokens, fresh.hostID
-		cur.partitioner, cur.version, cur.state = fresh.partitioner, fresh.version, fresh.state
-		cur.mu.Unlock()
+		cur.refreshFrom(fresh)
 		switch {
 		case was != NodeUp && fresh.IsUp():
 			s.policy.HostUp(cur)

@@ -21,6 +21,19 @@ type Node struct {
 	ReleaseVersion string
 	Partitioner    string
 	Tokens         []string
+
+	// The columns below describe the node without affecting routing (see native.Host).
+
+	// Peer is system.peers(_v2)'s peer column; the zero Addr for the node read from
+	// system.local.
+	Peer             netip.Addr
+	BroadcastAddress netip.Addr
+	ListenAddress    netip.Addr
+	PreferredIP      netip.Addr
+	ClusterName      string
+	Workload         string
+	Graph            bool
+	DSEVersion       string
 }
 
 // Snapshot is an immutable view of the cluster. Index i of Nodes is the node id used by
