@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -247,6 +248,9 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 			}
 			n.RPCAddress = addr
 			n.Addr = topology.DialAddr(addr, port, s.cfg.AddressTranslator)
+			if slices.ContainsFunc(nodes, func(m topology.Node) bool { return m.Addr == n.Addr }) {
+				continue // a second row for a node already listed (a node listing itself, say)
+			}
 			n.Peer = peer
 			if n.Partitioner == "" {
 				// system.peers has no partitioner column; a cluster has one partitioner.

@@ -182,8 +182,10 @@ func (p *hostPool) startRefill() {
 		return
 	}
 	p.refilling = true
-	p.mu.Unlock()
+	// Added under p.mu: Close marks the pool closed under p.mu before it waits for the
+	// session's goroutines, so this Add happens before that Wait or not at all.
 	p.s.wg.Add(1)
+	p.mu.Unlock()
 	go p.refill()
 }
 

@@ -22,7 +22,11 @@ type fakePeer struct {
 	dc, rack    []byte
 	tokens      []string // nil: NULL
 	emptyTokens bool     // an empty set rather than NULL
+	schema      []byte   // schema_version; nil: NULL
 }
+
+// fakeSchemaVersion is the fake node's own schema_version.
+var fakeSchemaVersion = []byte{0x5C, 0x4E, 0x3A, 0x00, 0x00, 0x00, 0x40, 0x00, 0x80, 0x00, 0, 0, 0, 0, 0, 1}
 
 func inet4(s string) []byte { return net.ParseIP(s).To4() }
 
@@ -47,6 +51,7 @@ type fakeNode struct {
 	peers     []fakePeer
 	failPeers int // how many of the next system.peers reads fail
 	events    []*fakeNodeConn
+	accepted  int // connections accepted
 }
 
 type fakeNodeConn struct {
@@ -111,8 +116,10 @@ func startFakeNode(t *testing.T, peers []fakePeer) *fakeNode {
 				col("local", "host_id", datatype.Uuid), col("local", "data_center", datatype.Varchar),
 				col("local", "rack", datatype.Varchar), col("local", "partitioner", datatype.Varchar),
 				col("local", "release_version", datatype.Varchar), col("local", "tokens", tokens),
+				col("local", "schema_version", datatype.Uuid),
 			}, message.RowSet{{[]byte("local"), inet4("127.0.0.1"), hostID, []byte("dc1"), []byte("rack1"),
-				[]byte("org.apache.cassandra.dht.Murmur3Partitioner"), []byte("3.11.2"), textSet([]string{"0"})}})
+				[]byte("org.apache.cassandra.dht.Murmur3Partitioner"), []byte("3.11.2"), textSet([]string{"0"}),
+				fakeSchemaVersion}})
 		case strings.Contains(text, "system.peers_v2"):
 			return frame.NewFrame(req.Header.Version, req.Header.StreamId, &message.Invalid{ErrorMessage: "unconfigured table peers_v2"})
 		case strings.Contains(text, "from system.peers"):
@@ -131,13 +138,13 @@ func startFakeNode(t *testing.T, peers []fakePeer) *fakeNode {
 				if p.tokens != nil || p.emptyTokens {
 					ts = textSet(p.tokens)
 				}
-				data = append(data, message.Row{p.peer, p.rpc, p.hostID, p.dc, p.rack, []byte("3.11.2"), ts})
+				data = append(data, message.Row{p.peer, p.rpc, p.hostID, p.dc, p.rack, []byte("3.11.2"), ts, p.schema})
 			}
 			return rows(req, []*message.ColumnMetadata{
 				col("peers", "peer", datatype.Inet), col("peers", "rpc_address", datatype.Inet),
 				col("peers", "host_id", datatype.Uuid), col("peers", "data_center", datatype.Varchar),
 				col("peers", "rack", datatype.Varchar), col("peers", "release_version", datatype.Varchar),
-				col("peers", "tokens", tokens),
+				col("peers", "tokens", tokens), col("peers", "schema_version", datatype.Uuid),
 			}, data)
 		case strings.Contains(text, "system_schema.keyspaces"):
 			return rows(req, []*message.ColumnMetadata{
@@ -170,6 +177,7 @@ func startFakeNode(t *testing.T, peers []fakePeer) *fakeNode {
 			fc := &fakeNodeConn{nc: nc}
 			n.mu.Lock()
 			open = append(open, nc)
+			n.accepted++
 			n.mu.Unlock()
 			wg.Add(1)
 			go func() { // one request at a time: read it, answer it
@@ -220,6 +228,7 @@ func TestReviewInvalidPeerRowsAreSkipped(t *testing.T) {
 		"empty tokens":                         {peer: inet4("127.0.0.3"), rpc: inet4("127.0.0.3"), hostID: id(3), dc: []byte("dc1"), rack: []byte("rack1"), emptyTokens: true},
 		"null host_id":                         {peer: inet4("127.0.0.3"), rpc: inet4("127.0.0.3"), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"200"}},
 		"null peer and rpc_address":            {hostID: id(3), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"200"}},
+		"the contact point listing itself":     {peer: inet4("127.0.0.1"), rpc: inet4("127.0.0.1"), hostID: id(3), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"200"}},
 	}
 	for name, bad := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -309,6 +318,59 @@ func TestReviewDownEventForAReachableNode(t *testing.T) {
 		res, err := s.Execute(ctx, Query("SELECT key FROM system.local"))
 		if err != nil || res.Host() != n.addr {
 			t.Fatalf("request %d after a DOWN event for the reachable node: %v", i, err)
+		}
+	}
+}
+
+// A system.peers row that is no node (no host_id or no tokens: a ghost left by a replaced
+// node, or one still joining) does not take part in schema agreement either: its stale
+// schema_version made AwaitSchemaAgreement wait until its context ended.
+func TestSchemaAgreementIgnoresInvalidPeerRows(t *testing.T) {
+	id := func(b byte) []byte { return bytes.Repeat([]byte{b}, 16) }
+	stale := bytes.Repeat([]byte{0x77}, 16)
+	good := fakePeer{peer: inet4("127.0.0.2"), rpc: inet4("127.0.0.2"), hostID: id(2), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"100"}, schema: fakeSchemaVersion}
+	for name, ghost := range map[string]fakePeer{
+		"null host_id": {peer: inet4("127.0.0.3"), rpc: inet4("127.0.0.3"), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"200"}, schema: stale},
+		"null tokens":  {peer: inet4("127.0.0.3"), rpc: inet4("127.0.0.3"), hostID: id(3), dc: []byte("dc1"), rack: []byte("rack1"), schema: stale},
+	} {
+		t.Run(name, func(t *testing.T) {
+			addr := startFakeNode(t, []fakePeer{good, ghost}).addr
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			s, err := Connect(ctx, Config{Hosts: []string{addr}, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			wait, cancelWait := context.WithTimeout(ctx, 5*time.Second)
+			defer cancelWait()
+			if err := s.AwaitSchemaAgreement(wait); err != nil {
+				t.Fatalf("AwaitSchemaAgreement with a %s peer row of another schema version: %v", name, err)
+			}
+		})
+	}
+}
+
+// Connect opens ConnsPerHost connections per node plus the control connection, no more: the
+// first topology snapshot used to start background refills that dialled alongside Connect's
+// own, and the extra connection was closed at once.
+func TestConnectDialsNoExtraConnections(t *testing.T) {
+	for _, per := range []int{1, 2, 4} {
+		n := startFakeNode(t, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		s, err := Connect(ctx, Config{Hosts: []string{n.addr}, ConnsPerHost: per, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A background dial would have started during Connect; give it time to arrive.
+		time.Sleep(500 * time.Millisecond)
+		n.mu.Lock()
+		got := n.accepted
+		n.mu.Unlock()
+		s.Close()
+		if got != per+1 {
+			t.Errorf("ConnsPerHost %d: the node accepted %d connections, want %d (the pool's and the control connection)", per, got, per+1)
 		}
 	}
 }

@@ -16,7 +16,8 @@ const schemaAgreementPoll = 200 * time.Millisecond
 var errNoControl = errors.New("native: no control connection")
 
 // AwaitSchemaAgreement waits until the control connection's node and every peer it lists in
-// system.peers report the same schema version, polling every 200 ms, or until ctx ends. Peers
+// system.peers (rows with a host_id and tokens, as in the topology) report the same schema
+// version, polling every 200 ms, or until ctx ends. Peers
 // the session knows to be down (no open connection after a failed dial or a lost connection)
 // are not waited for; peers it does not track (HostFilter, DisablePeerDiscovery) are, since
 // they may hold replicas. Execute already waits after DDL (Config.SchemaAgreementTimeout);
@@ -109,11 +110,15 @@ func (s *Session) schemaVersions(ctx context.Context, addr string) (map[string]b
 			versions[v] = true
 		}
 	}
-	if res, err = s.runOn(ctx, c, "SELECT host_id, schema_version FROM system.peers"); err != nil {
+	if res, err = s.runOn(ctx, c, "SELECT host_id, schema_version, tokens FROM system.peers"); err != nil {
 		return nil, err
 	}
 	for _, row := range res.Rows() {
-		if down[cellUUID(row, "host_id")] {
+		id := cellUUID(row, "host_id")
+		if id == "" || len(cellTexts(row, "tokens")) == 0 {
+			continue // not a node: a row half-written or left behind (see validPeer)
+		}
+		if down[id] {
 			continue // its schema version stays what it was when it went down
 		}
 		if v := cellUUID(row, "schema_version"); v != "" {

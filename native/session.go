@@ -24,12 +24,15 @@ import (
 // is safe for concurrent use by any number of goroutines; create one per cluster and share
 // it.
 type Session struct {
-	cfg      Config
-	ctx      context.Context // cancelled by Close; bounds background work
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup // background goroutines and asynchronous requests
-	asyncMu  sync.RWMutex   // orders goAsync's wg.Add before Close's wg.Wait
-	closed   atomic.Bool
+	cfg     Config
+	ctx     context.Context // cancelled by Close; bounds background work
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // background goroutines and asynchronous requests
+	asyncMu sync.RWMutex   // orders goAsync's wg.Add before Close's wg.Wait
+	closed  atomic.Bool
+	// opened is set once Connect has filled the first pools itself: until then a topology
+	// snapshot does not start background refills, which would dial alongside it.
+	opened   atomic.Bool
 	keyspace atomic.Pointer[string]
 	// useMu orders keyspace changes against what must see every connection in the session
 	// keyspace: a USE and its propagation to every connection hold it for writing; a PREPARE
@@ -178,6 +181,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close()
 		return nil, &nh
 	}
+	s.opened.Store(true)
 	for _, p := range st.pools {
 		p.startRefill()
 	}
@@ -253,7 +257,7 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 	}
 	s.state.Store(st)
 	for _, p := range st.pools {
-		if len(p.all()) < s.cfg.ConnsPerHost || !p.up() {
+		if s.opened.Load() && (len(p.all()) < s.cfg.ConnsPerHost || !p.up()) {
 			p.kick() // a new node, or one that may be back
 		}
 	}
