@@ -15,8 +15,10 @@ import (
 
 // floorDriver is the physical limit of the machine for a workload: one connection per worker,
 // frames encoded before the run starts (only a paging state is spliced in during read_page),
-// one request in flight per connection, responses read into a reused buffer and checked only for
-// their opcode (and the paging state). The socket is read and written with raw system calls
+// one request in flight per connection, responses read into a reused buffer and checked, without
+// decoding any value, for what the other drivers check too: the header (protocol version, the
+// stream, the opcode; an ERROR is an error), the result's kind, the number of rows a read
+// returns and an LWT's [applied] flag. The socket is read and written with raw system calls
 // (internal/rawio), the cheapest I/O a Go program has. No driver can do less work per operation.
 type floorDriver struct {
 	workload string
@@ -26,16 +28,33 @@ type floorDriver struct {
 }
 
 type floorConn struct {
-	c   net.Conn
-	w   io.Writer // c, or raw writes to it
-	r   *bufio.Reader
-	hdr [9]byte // reused response header (a local would escape through io.Reader)
-	buf []byte  // reused response body buffer
-	req []byte  // reused request buffer for next-page frames
+	c    net.Conn
+	w    io.Writer // c, or raw writes to it
+	r    *bufio.Reader
+	hdr  [9]byte         // reused response header (a local would escape through io.Reader)
+	buf  []byte          // reused response body buffer
+	body []byte          // the response's message: buf after the tracing id, warnings and custom payload
+	req  []byte          // reused request buffer for next-page frames
+	ctx  context.Context // the context whose end closes c (see watch)
+}
+
+// watch makes the end of ctx close the connection, so that an operation waiting for a server
+// that does not answer ends with the run (the window's end, an interruption) as the other
+// drivers' operations do. Operations of a run share its context: only the first one under a
+// context registers it.
+func (fc *floorConn) watch(ctx context.Context) {
+	if fc.ctx == ctx {
+		return
+	}
+	fc.ctx = ctx
+	if ctx.Done() != nil {
+		context.AfterFunc(ctx, func() { fc.c.Close() })
+	}
 }
 
 const (
 	opError    = 0x00
+	protoV4Rsp = 0x84 // the version byte of a v4 response
 	opStartup  = 0x01
 	opReady    = 0x02
 	opPrepare  = 0x09
@@ -64,7 +83,7 @@ func newFloorDriver(ctx context.Context, cfg runConfig) (driver, error) {
 		if err := d.conns[0].roundTrip(frame(opPrepare, body)); err != nil {
 			return nil, fmt.Errorf("floor: preparing %q: %w", stmt, err)
 		}
-		b := d.conns[0].buf
+		b := d.conns[0].body
 		if len(b) < 6 || binary.BigEndian.Uint32(b) != 4 {
 			return nil, fmt.Errorf("floor: preparing %q: not a PREPARED result", stmt)
 		}
@@ -157,7 +176,9 @@ func dialFloor(ctx context.Context, addr string) (*floorConn, error) {
 	return fc, nil
 }
 
-// roundTrip writes one frame and reads the response into fc.buf; an ERROR response is an error.
+// roundTrip writes one frame (on stream 0) and reads the response into fc.buf, its message into
+// fc.body; an ERROR response, or a response that is not of protocol v4 or not to stream 0, is an
+// error.
 func (fc *floorConn) roundTrip(req []byte) error {
 	if _, err := fc.w.Write(req); err != nil {
 		return err
@@ -167,6 +188,9 @@ func (fc *floorConn) roundTrip(req []byte) error {
 		return err
 	}
 	n := int(binary.BigEndian.Uint32(hdr[5:]))
+	if n > 256<<20 {
+		return fmt.Errorf("floor: response of %d bytes", n)
+	}
 	if cap(fc.buf) < n {
 		fc.buf = make([]byte, n)
 	}
@@ -174,20 +198,256 @@ func (fc *floorConn) roundTrip(req []byte) error {
 	if _, err := io.ReadFull(fc.r, fc.buf); err != nil {
 		return err
 	}
+	if hdr[0] != protoV4Rsp {
+		return fmt.Errorf("floor: response version byte 0x%02x, want 0x%02x", hdr[0], protoV4Rsp)
+	}
+	if stream := binary.BigEndian.Uint16(hdr[2:]); stream != 0 {
+		return fmt.Errorf("floor: response to stream %d, want 0", int16(stream))
+	}
+	body, err := frameMessage(hdr[1], fc.buf)
+	if err != nil {
+		return err
+	}
+	fc.body = body
 	switch hdr[4] {
 	case opResult, opReady:
 		return nil
 	case opError:
 		msg := ""
-		if n >= 6 {
-			l := int(binary.BigEndian.Uint16(fc.buf[4:]))
-			if 6+l <= n {
-				msg = string(fc.buf[6 : 6+l])
+		if len(body) >= 6 {
+			l := int(binary.BigEndian.Uint16(body[4:]))
+			if 6+l <= len(body) {
+				msg = string(body[6 : 6+l])
 			}
 		}
-		return fmt.Errorf("server error 0x%04x: %s", binary.BigEndian.Uint32(fc.buf), msg)
+		code := uint32(0)
+		if len(body) >= 4 {
+			code = binary.BigEndian.Uint32(body)
+		}
+		return fmt.Errorf("server error 0x%04x: %s", code, msg)
 	}
 	return fmt.Errorf("unexpected opcode 0x%02x", hdr[4])
+}
+
+// errTruncatedSections is a response whose flags announce sections its body does not hold.
+var errTruncatedSections = errors.New("floor: truncated response header sections")
+
+// frameMessage returns a response body without what its header flags put before the message:
+// a tracing id (0x02), warnings (0x08), a custom payload (0x04), in that order.
+func frameMessage(flags byte, b []byte) ([]byte, error) {
+	bad := errTruncatedSections
+	if flags&0x01 != 0 {
+		return nil, errors.New("floor: compressed response (no compression was negotiated)")
+	}
+	if flags&0x02 != 0 {
+		if len(b) < 16 {
+			return nil, bad
+		}
+		b = b[16:]
+	}
+	if flags&0x08 != 0 {
+		if len(b) < 2 {
+			return nil, bad
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		b = b[2:]
+		for i := 0; i < n; i++ {
+			var ok bool
+			if b, ok = skipString(b); !ok {
+				return nil, bad
+			}
+		}
+	}
+	if flags&0x04 != 0 {
+		if len(b) < 2 {
+			return nil, bad
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		b = b[2:]
+		for i := 0; i < n; i++ {
+			var ok bool
+			if b, ok = skipString(b); !ok {
+				return nil, bad
+			}
+			if b, ok = skipBytes(b); !ok {
+				return nil, bad
+			}
+		}
+	}
+	return b, nil
+}
+
+// skipString skips a [string] (a short length and that many bytes).
+func skipString(b []byte) ([]byte, bool) {
+	if len(b) < 2 {
+		return nil, false
+	}
+	l := int(binary.BigEndian.Uint16(b))
+	if len(b) < 2+l {
+		return nil, false
+	}
+	return b[2+l:], true
+}
+
+// skipBytes skips a [bytes] (an int length, negative for null, and that many bytes).
+func skipBytes(b []byte) ([]byte, bool) {
+	_, rest, ok := readBytes(b)
+	return rest, ok
+}
+
+// readBytes reads a [bytes]; a null value is nil.
+func readBytes(b []byte) (v, rest []byte, ok bool) {
+	if len(b) < 4 {
+		return nil, nil, false
+	}
+	l := int(int32(binary.BigEndian.Uint32(b)))
+	if l < 0 {
+		return nil, b[4:], true
+	}
+	if len(b) < 4+l {
+		return nil, nil, false
+	}
+	return b[4 : 4+l], b[4+l:], true
+}
+
+// skipOption skips a column type [option], recursing into collections, tuples and UDTs.
+func skipOption(b []byte, depth int) ([]byte, bool) {
+	if len(b) < 2 || depth > 16 {
+		return nil, false
+	}
+	id := binary.BigEndian.Uint16(b)
+	b = b[2:]
+	ok := true
+	switch id {
+	case 0x0000: // custom: a class name
+		return skipString(b)
+	case 0x0020, 0x0022: // list, set
+		return skipOption(b, depth+1)
+	case 0x0021: // map
+		if b, ok = skipOption(b, depth+1); !ok {
+			return nil, false
+		}
+		return skipOption(b, depth+1)
+	case 0x0030: // UDT: keyspace, name, fields
+		if b, ok = skipString(b); ok {
+			b, ok = skipString(b)
+		}
+		if !ok || len(b) < 2 {
+			return nil, false
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		b = b[2:]
+		for i := 0; i < n && ok; i++ {
+			if b, ok = skipString(b); ok {
+				b, ok = skipOption(b, depth+1)
+			}
+		}
+		return b, ok
+	case 0x0031: // tuple
+		if len(b) < 2 {
+			return nil, false
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		b = b[2:]
+		for i := 0; i < n && ok; i++ {
+			b, ok = skipOption(b, depth+1)
+		}
+		return b, ok
+	}
+	return b, true
+}
+
+// errBadRows is a ROWS result that does not parse.
+var errBadRows = errors.New("floor: malformed ROWS result")
+
+// rowsInfo is what the floor checks of a ROWS result.
+type rowsInfo struct {
+	rows      int    // rows in this page
+	state     []byte // the paging state (nil: the last page); aliases the response buffer
+	firstCol  []byte // the first column's name, when the result has metadata
+	firstCell []byte // the first row's first value (nil: no row, or null)
+}
+
+// checkKind returns an error unless body is a RESULT of kind want.
+func checkKind(body []byte, want uint32) error {
+	if len(body) < 4 {
+		return errors.New("floor: truncated RESULT")
+	}
+	if k := binary.BigEndian.Uint32(body); k != want {
+		return fmt.Errorf("floor: result kind %d, want %d", k, want)
+	}
+	return nil
+}
+
+// parseRows reads a ROWS result's metadata, row count and first value without decoding
+// anything else.
+func parseRows(body []byte) (rowsInfo, error) {
+	var ri rowsInfo
+	if err := checkKind(body, 2); err != nil {
+		return ri, err
+	}
+	b := body[4:]
+	if len(b) < 8 {
+		return ri, errBadRows
+	}
+	flags, cols := binary.BigEndian.Uint32(b), int(int32(binary.BigEndian.Uint32(b[4:])))
+	b = b[8:]
+	if cols < 0 {
+		return ri, errBadRows
+	}
+	ok := true
+	if flags&0x0002 != 0 {
+		if ri.state, b, ok = readBytes(b); !ok {
+			return ri, errBadRows
+		}
+		if ri.state == nil {
+			ri.state = []byte{} // a null paging state still says more pages follow
+		}
+	}
+	if flags&0x0004 == 0 {
+		global := flags&0x0001 != 0
+		if global {
+			if b, ok = skipString(b); ok {
+				b, ok = skipString(b)
+			}
+		}
+		for i := 0; i < cols && ok; i++ {
+			if !global {
+				if b, ok = skipString(b); ok {
+					b, ok = skipString(b)
+				}
+			}
+			if !ok || len(b) < 2 {
+				return ri, errBadRows
+			}
+			if i == 0 {
+				l := int(binary.BigEndian.Uint16(b))
+				if len(b) < 2+l {
+					return ri, errBadRows
+				}
+				ri.firstCol = b[2 : 2+l]
+			}
+			if b, ok = skipString(b); ok {
+				b, ok = skipOption(b, 0)
+			}
+		}
+		if !ok {
+			return ri, errBadRows
+		}
+	}
+	if len(b) < 4 {
+		return ri, errBadRows
+	}
+	ri.rows = int(int32(binary.BigEndian.Uint32(b)))
+	if ri.rows < 0 {
+		return ri, errBadRows
+	}
+	if ri.rows > 0 && cols > 0 {
+		if ri.firstCell, _, ok = readBytes(b[4:]); !ok {
+			return ri, errBadRows
+		}
+	}
+	return ri, nil
 }
 
 func (d *floorDriver) close() {
@@ -198,10 +458,37 @@ func (d *floorDriver) close() {
 
 func (d *floorDriver) op(ctx context.Context, worker int, n int64) error {
 	fc := d.conns[worker]
-	if d.workload != wlReadPage {
-		return fc.roundTrip(d.frames[int(n)%len(d.frames)])
+	fc.watch(ctx)
+	switch d.workload {
+	case wlWritePrepared, wlBatch:
+		if err := fc.roundTrip(d.frames[int(n)%len(d.frames)]); err != nil {
+			return err
+		}
+		return checkKind(fc.body, 1) // VOID
+	case wlReadPrepared:
+		if err := fc.roundTrip(d.frames[int(n)%len(d.frames)]); err != nil {
+			return err
+		}
+		ri, err := parseRows(fc.body)
+		if err != nil {
+			return err
+		}
+		return checkRows(ri.rows, 1)
+	case wlLWT:
+		if err := fc.roundTrip(d.frames[int(n)%len(d.frames)]); err != nil {
+			return err
+		}
+		ri, err := parseRows(fc.body)
+		if err != nil {
+			return err
+		}
+		if ri.rows < 1 || string(ri.firstCol) != "[applied]" {
+			return errors.New("floor: lwt: no [applied] column in the result")
+		}
+		return checkApplied(len(ri.firstCell) == 1 && ri.firstCell[0] != 0)
 	}
 	var state []byte
+	rows := 0
 	for pages := 0; ; pages++ {
 		fc.req = appendFrameHeader(fc.req[:0], opExecute)
 		fc.req = appendExecute(fc.req, d.pageID, 0x01|0x02|0x04|boolFlag(state != nil, 0x08), [][]byte{int32Bytes(pagePartition)}, pageSize, state)
@@ -209,19 +496,15 @@ func (d *floorDriver) op(ctx context.Context, worker int, n int64) error {
 		if err := fc.roundTrip(fc.req); err != nil {
 			return err
 		}
-		b := fc.buf
-		// RESULT Rows: kind, metadata flags, column count, [paging state when flag 0x0002]
-		if len(b) < 12 || binary.BigEndian.Uint32(b) != 2 {
-			return errors.New("floor: read_page: not a ROWS result")
+		ri, err := parseRows(fc.body)
+		if err != nil {
+			return err
 		}
-		if binary.BigEndian.Uint32(b[4:])&0x0002 == 0 {
-			return nil
+		rows += ri.rows
+		if ri.state == nil {
+			return checkRows(rows, pageRows)
 		}
-		l := int(int32(binary.BigEndian.Uint32(b[12:])))
-		if l < 0 || 16+l > len(b) {
-			return errors.New("floor: read_page: bad paging state")
-		}
-		state = append(state[:0], b[16:16+l]...)
+		state = append(state[:0], ri.state...)
 		if pages > pageRows {
 			return errors.New("floor: read_page: paging does not end")
 		}

@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.concurrency, "concurrency", 1, "concurrent workers (each with one request in flight)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured duration of each run")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured warm-up before each run")
-	fs.Float64Var(&o.rate, "rate", 0, "target operations per second over all workers (0: as fast as possible); enables cycle latency")
+	fs.Float64Var(&o.rate, "rate", 0, "target operations per second over all workers (positive; without it: as fast as possible); enables cycle latency")
 	fs.StringVar(&o.hosts, "hosts", "", "comma-separated server addresses (host, host:port, IPv6 as ::1, [::1] or [::1]:port)")
 	fs.BoolVar(&o.sim, "sim", false, "start cqlsim as a separate process and run against it")
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to this file")
@@ -129,6 +129,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.warmup < 0 {
 		return nil, fmt.Errorf("--warmup must not be negative, got %v", o.warmup)
+	}
+	if set["rate"] && o.rate == 0 {
+		// An explicit 0 (often an unset variable in a script) is not a rate: refused rather than
+		// run unthrottled, without the cycle latency that --rate promises.
+		return nil, fmt.Errorf("--rate %s schedules no operation: leave --rate out to run as fast as possible",
+			fs.Lookup("rate").Value.String())
 	}
 	interval, err := rateInterval(o.rate)
 	if err != nil {
@@ -378,6 +384,12 @@ func startCPUProfile(out *output) (func(), error) {
 	}, nil
 }
 
+// simCommand is the command that runs the cqlsim binary bin on addr (a variable so that tests
+// can make it fail).
+var simCommand = func(bin, addr string) *exec.Cmd {
+	return exec.Command(bin, "--listen", addr, "--nodes", "1")
+}
+
 // startSim builds cmd/cqlsim and runs it as a separate process on a free port, so that the
 // client's CPU is measured alone. It returns the addresses from its ready line.
 func startSim(ctx context.Context, stderr io.Writer) ([]string, func(), error) {
@@ -399,8 +411,9 @@ func startSim(ctx context.Context, stderr io.Writer) ([]string, func(), error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	cmd := exec.Command(bin, "--listen", addr, "--nodes", "1")
+	cmd := simCommand(bin, addr)
 	cmd.Stderr = stderr
+	cmd.SysProcAttr = simSysProcAttr()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		os.RemoveAll(dir)
@@ -410,6 +423,9 @@ func startSim(ctx context.Context, stderr io.Writer) ([]string, func(), error) {
 		os.RemoveAll(dir)
 		return nil, nil, fmt.Errorf("--sim: starting cqlsim: %w", err)
 	}
+	// The running binary is no longer needed on disk (where the system allows removing it):
+	// nothing is left in the temporary directory even if this process is killed.
+	_ = os.RemoveAll(dir)
 	shutdown := func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
@@ -423,19 +439,24 @@ func startSim(ctx context.Context, stderr io.Writer) ([]string, func(), error) {
 		os.RemoveAll(dir)
 	}
 	ready := make(chan []string, 1)
+	noReady := make(chan struct{}) // closed when cqlsim's output ended without a ready line
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if rest, ok := strings.CutPrefix(sc.Text(), "cqlsim ready "); ok {
 				ready <- strings.Split(strings.TrimSpace(rest), ",")
-				break
+				_, _ = io.Copy(io.Discard, out)
+				return
 			}
 		}
-		_, _ = io.Copy(io.Discard, out)
+		close(noReady)
 	}()
 	select {
 	case addrs := <-ready:
 		return addrs, shutdown, nil
+	case <-noReady: // it exited (or closed its output): no ready line will come
+		shutdown()
+		return nil, nil, fmt.Errorf("--sim: cqlsim exited before its ready line (%v)", cmd.ProcessState)
 	case <-time.After(30 * time.Second):
 		shutdown()
 		return nil, nil, errors.New("--sim: cqlsim printed no ready line within 30s")

@@ -29,6 +29,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--sim", "--concurrency", "0"}, "--concurrency"},
 		{[]string{"--sim", "--duration", "0s"}, "--duration"},
 		{[]string{"--sim", "--rate", "-1"}, "--rate"},
+		{[]string{"--sim", "--rate", "0"}, "--rate 0 schedules no operation: leave --rate out to run as fast as possible"},
+		{[]string{"--sim", "--rate", "-0"}, "--rate -0 schedules no operation"},
 		{[]string{"--sim", "--rate", "NaN"}, "--rate: NaN is not a finite number"},
 		{[]string{"--sim", "--rate", "Inf"}, "--rate: +Inf is not a finite number"},
 		{[]string{"--sim", "--rate", "-Inf"}, "--rate: -Inf is not a finite number"},

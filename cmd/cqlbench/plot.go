@@ -62,6 +62,12 @@ func renderPlot(results []*runResult) []byte {
 	fmt.Fprintf(&sb, `<text x="%.0f" y="%.0f" text-anchor="middle">request latency by percentile</text>`+"\n", lx+lw/2, ly-8)
 	for i, r := range results {
 		col := plotColors[i%len(plotColors)]
+		if r.Request.TotalCount() == 0 {
+			// No latency to draw: a curve of the empty histogram's zeros would read as the
+			// fastest driver of all.
+			fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="none" stroke="%s"/><text x="%.0f" y="%.0f">%s (no successful operation)</text>`+"\n", lx+10, ly+10+float64(i)*16, col, lx+24, ly+19+float64(i)*16, r.Driver)
+			continue
+		}
 		var pts []string
 		for k := 0; k <= 200; k++ {
 			q := 1 - math.Pow(10, -4*float64(k)/200)

@@ -83,8 +83,19 @@ func printTable(w io.Writer, results []*runResult) {
 	fmt.Fprintln(tw, hdr)
 	for _, r := range results {
 		rec := r.record()
-		line := fmt.Sprintf("%s\t%s\t%d\t%.0f\t%d\t%d\t%d\t%d\t%d\t", r.Driver, r.Workload, r.Concurrency, rec.OpsPerS,
-			rec.P50us, r.Request.ValueAtQuantile(90), rec.P99us, rec.P999us, r.Request.Max())
+		line := fmt.Sprintf("%s\t%s\t%d\t%.0f\t", r.Driver, r.Workload, r.Concurrency, rec.OpsPerS)
+		if r.Ops == 0 {
+			// No successful operation: no latency and no cost per operation to show (the
+			// empty histograms and the guarded divisions give 0, which reads as the best).
+			n := 8
+			if rated {
+				n += 3
+			}
+			line += strings.Repeat("-\t", n) + errorSummary(r.Errors) + "\t"
+			fmt.Fprintln(tw, line)
+			continue
+		}
+		line += fmt.Sprintf("%d\t%d\t%d\t%d\t%d\t", rec.P50us, r.Request.ValueAtQuantile(90), rec.P99us, rec.P999us, r.Request.Max())
 		if rated {
 			line += fmt.Sprintf("%d\t%d\t%d\t", r.Cycle.ValueAtQuantile(50), r.Cycle.ValueAtQuantile(99), r.Cycle.ValueAtQuantile(99.9))
 		}
@@ -92,6 +103,16 @@ func printTable(w io.Writer, results []*runResult) {
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+	for _, r := range results {
+		if r.Behind > 0 {
+			fmt.Fprintf(w, "%s: fell behind --rate: %d operations due by the end of the window had not started; "+
+				"their cycle latency is in no histogram, so the cycle percentiles understate the queue\n", r.Driver, r.Behind)
+		}
+		if r.Saturated > 0 {
+			fmt.Fprintf(w, "%s: %d latencies above the histograms' range (%d µs) were recorded as %d µs: "+
+				"the percentiles that reach it are lower bounds\n", r.Driver, r.Saturated, r.Request.HighestTrackableValue(), r.Request.HighestTrackableValue())
+		}
+	}
 
 	var base *runResult
 	for _, r := range results {
@@ -108,6 +129,11 @@ func printTable(w io.Writer, results []*runResult) {
 	fmt.Fprintln(tw, "driver\tops/s\tp50\tp99\tCPU/op\tallocs/op\tB/op\t")
 	for _, r := range results {
 		rec := r.record()
+		if r.Ops == 0 || base.Ops == 0 {
+			// Latency and costs per operation are undefined without a successful operation.
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t\n", r.Driver, ratio(rec.OpsPerS, b.OpsPerS))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Driver,
 			ratio(rec.OpsPerS, b.OpsPerS), ratio(float64(rec.P50us), float64(b.P50us)), ratio(float64(rec.P99us), float64(b.P99us)),
 			ratio(rec.CPUusPerOp, b.CPUusPerOp), ratio(rec.AllocsPerOp, b.AllocsPerOp), ratio(rec.BytesPerOp, b.BytesPerOp))

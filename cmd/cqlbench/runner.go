@@ -53,10 +53,16 @@ type runResult struct {
 	Request     *hdrhistogram.Histogram // request latency, µs
 	Cycle       *hdrhistogram.Histogram // latency from the scheduled start, µs (only with a rate)
 	Rated       bool
+	Saturated   int64 // latencies above the histograms' range, recorded at its highest value
+	Behind      int64 // with a rate: operations due by the window's end that no worker had started
 }
 
+// histogramHighest is the highest latency the histograms track, in µs (120 s); a variable only
+// so that tests can lower it.
+var histogramHighest int64 = 120_000_000
+
 func newHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(1, 120_000_000, 3) // 1 µs .. 120 s, 3 significant digits
+	return hdrhistogram.New(1, histogramHighest, 3) // 1 µs .. 120 s, 3 significant digits
 }
 
 // opsPerS is the measured throughput of successful operations.
@@ -82,6 +88,8 @@ func (r *runResult) merge(o *runResult) {
 	r.CPU += o.CPU
 	r.Allocs += o.Allocs
 	r.Bytes += o.Bytes
+	r.Saturated += o.Saturated
+	r.Behind += o.Behind
 	for k, v := range o.Errors {
 		addErrors(r.Errors, k, v)
 	}
@@ -125,10 +133,23 @@ func takeSnapshotAfter() snapshot {
 
 // worker state, owned by one goroutine while the run lasts.
 type workerStats struct {
-	ops     int64
-	request *hdrhistogram.Histogram
-	cycle   *hdrhistogram.Histogram
-	errors  map[string]int64
+	ops       int64
+	request   *hdrhistogram.Histogram
+	cycle     *hdrhistogram.Histogram
+	errors    map[string]int64
+	saturated int64 // latencies recorded at the histograms' highest value
+}
+
+// record adds latency us to h. A latency beyond what h tracks (which RecordValue refuses, and
+// which would otherwise be lost without a trace) is recorded at h's highest trackable value and
+// counted in *saturated, so that every operation is in the histogram and its high percentiles
+// show the saturation.
+func record(h *hdrhistogram.Histogram, us int64, saturated *int64) {
+	if hi := h.HighestTrackableValue(); us > hi {
+		us = hi
+		*saturated++
+	}
+	_ = h.RecordValue(us)
 }
 
 // maxErrorKinds bounds the distinct error kinds kept per worker and per result; further kinds
@@ -359,9 +380,9 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 					continue
 				}
 				st.ops++
-				_ = st.request.RecordValue((end - t0).Microseconds())
+				record(st.request, (end - t0).Microseconds(), &st.saturated)
 				if interval > 0 {
-					_ = st.cycle.RecordValue((end - scheduled).Microseconds())
+					record(st.cycle, (end - scheduled).Microseconds(), &st.saturated)
 				}
 			}
 		}(w)
@@ -421,6 +442,14 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	ok := sleep(cfg.Duration)
 	phase.Store(phaseClosed)
 	elapsed := time.Since(t0)
+	var behind int64
+	if interval > 0 {
+		// Operations 0..due-1 were scheduled by now; seq has handed out 0..seq-1 (every one
+		// either done, in flight or waiting for its time).
+		if due := int64(time.Since(start)/interval) + 1; due > seq.Load() {
+			behind = due - seq.Load()
+		}
+	}
 	after := takeSnapshotAfter()
 	finish()
 	if !ok || ctx.Err() != nil {
@@ -432,9 +461,11 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		Elapsed: elapsed, CPU: after.cpu - before.cpu,
 		Allocs: after.allocs - before.allocs, Bytes: after.bytes - before.bytes,
 		Errors: map[string]int64{}, Request: newHistogram(), Cycle: newHistogram(), Rated: interval > 0,
+		Behind: behind,
 	}
 	for i := range stats {
 		res.Ops += stats[i].ops
+		res.Saturated += stats[i].saturated
 		res.Request.Merge(stats[i].request)
 		res.Cycle.Merge(stats[i].cycle)
 		for _, k := range sortedKeys(stats[i].errors) {

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // stubDriver is a driver whose operations are a function of the test's.
@@ -374,4 +376,79 @@ func (l *lineReader) next() string {
 		return l.sc.Text()
 	}
 	return ""
+}
+
+// TestLatencyAboveHistogramRange: a latency above the histograms' highest trackable value is
+// recorded (at that value, and counted as saturated), not silently dropped: every successful
+// operation has its request latency, and a rated run its cycle latency, in the histograms, and
+// their high percentiles show the saturation instead of hiding the slowest operations. (Before
+// the fix RecordValue's error was ignored and the values were lost: a client falling behind its
+// --rate for longer than 120 s lost exactly its worst cycle latencies.)
+func TestLatencyAboveHistogramRange(t *testing.T) {
+	defer func(h int64) { histogramHighest = h }(histogramHighest)
+	histogramHighest = 1000 // 1 ms
+	d := &stubDriver{do: func(context.Context, int, int64) error { time.Sleep(3 * time.Millisecond); return nil }}
+	res, err := run(context.Background(), d, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 2,
+		Duration: 100 * time.Millisecond, Rate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops == 0 {
+		t.Fatal("no operation measured")
+	}
+	for name, h := range map[string]*hdrhistogram.Histogram{"request": res.Request, "cycle": res.Cycle} {
+		if got := h.TotalCount(); got != res.Ops {
+			t.Errorf("%s latencies: %d recorded for %d successful operations", name, got, res.Ops)
+		}
+		if p := h.ValueAtQuantile(99); p < histogramHighest {
+			t.Errorf("%s p99 %d µs, want the saturated %d µs", name, p, histogramHighest)
+		}
+	}
+	if res.Saturated != 2*res.Ops {
+		t.Errorf("%d saturated latencies, want %d (every request and cycle latency)", res.Saturated, 2*res.Ops)
+	}
+	var out bytes.Buffer
+	printTable(&out, []*runResult{res})
+	if !strings.Contains(out.String(), "above the histograms' range") {
+		t.Errorf("the table does not say that latencies were saturated:\n%s", out.String())
+	}
+}
+
+// TestRateBehindScheduleReported: a client that cannot keep up with --rate leaves operations
+// that were due in the window unstarted at its end; their cycle latency (at least the time they
+// had waited) is in no histogram, so the cycle percentiles understate the queue. The run counts
+// them and the table says so. (Before the fix nothing said that the cycle latency left out a
+// backlog of, here, three quarters of the schedule.) A client that keeps up has none.
+func TestRateBehindScheduleReported(t *testing.T) {
+	slow := &stubDriver{do: func(context.Context, int, int64) error { time.Sleep(2 * time.Millisecond); return nil }}
+	res, err := run(context.Background(), slow, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 1,
+		Duration: 200 * time.Millisecond, Rate: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 400 operations are due in 200 ms; one worker taking 2 ms each starts at most 100.
+	if res.Behind < 200 {
+		t.Errorf("%d operations behind the schedule (%d done), want at least 200", res.Behind, res.Ops)
+	}
+	var out bytes.Buffer
+	printTable(&out, []*runResult{res})
+	if !strings.Contains(out.String(), "fell behind --rate") {
+		t.Errorf("the table does not say that the client fell behind:\n%s", out.String())
+	}
+
+	fast := &stubDriver{do: func(context.Context, int, int64) error { return nil }}
+	res, err = run(context.Background(), fast, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 2,
+		Duration: 100 * time.Millisecond, Rate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0, or a couple if both workers were descheduled just as the window closed (a busy machine).
+	if res.Behind > 2 {
+		t.Errorf("a client keeping up: %d operations behind the schedule, want 0", res.Behind)
+	}
+	out.Reset()
+	printTable(&out, []*runResult{res})
+	if res.Behind == 0 && strings.Contains(out.String(), "fell behind") {
+		t.Errorf("the table says a client keeping up fell behind:\n%s", out.String())
+	}
 }

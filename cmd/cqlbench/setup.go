@@ -26,8 +26,7 @@ func setupData(ctx context.Context, hosts []string) error {
 			return fmt.Errorf("setup: %s: %w", ddl, err)
 		}
 	}
-	var have int
-	if err := s.Query("SELECT COUNT(*) FROM " + benchKeyspace + ".lwt").WithContext(ctx).Scan(&have); err == nil && have >= 1000 {
+	if populated(ctx, s) {
 		return nil // populated by an earlier run against this server
 	}
 	type row struct {
@@ -68,4 +67,24 @@ func setupData(ctx context.Context, hosts []string) error {
 	default:
 		return nil
 	}
+}
+
+// populated reports whether every table holds the whole data set (an earlier set-up may have
+// failed or been interrupted part way: its inserts run concurrently and in any order).
+func populated(ctx context.Context, s *gocql.Session) bool {
+	for _, c := range []struct {
+		query string
+		args  []interface{}
+		want  int
+	}{
+		{"SELECT COUNT(*) FROM " + benchKeyspace + ".kv", nil, readRows},
+		{"SELECT COUNT(*) FROM " + benchKeyspace + ".wide WHERE p = ?", []interface{}{pagePartition}, pageRows},
+		{"SELECT COUNT(*) FROM " + benchKeyspace + ".lwt", nil, 1000},
+	} {
+		var have int
+		if err := s.Query(c.query, c.args...).WithContext(ctx).Scan(&have); err != nil || have < c.want {
+			return false
+		}
+	}
+	return true
 }
