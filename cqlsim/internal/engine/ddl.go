@@ -85,7 +85,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			}
 			return nil, keyspaceExists(st.Name)
 		}
-		repl, err := replicationFrom(st.Options)
+		repl, err := replicationFrom(st.Name, st.Options)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, err
 		}
 		if _, ok := st.Options["replication"]; ok {
-			repl, err := replicationFrom(st.Options)
+			repl, err := replicationFrom(st.Name, st.Options)
 			if err != nil {
 				return nil, err
 			}
@@ -396,7 +396,7 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 	for _, n := range st.Drop {
 		c, ok := t.byName[n]
 		if !ok {
-			return invalid("Column %s was not found in table %s", n, t.name)
+			return invalid("Column %s was not found in table '%s.%s'", n, t.ks, t.name)
 		}
 		if c.kind == kindPartitionKey || c.kind == kindClustering {
 			return invalid("Cannot drop PRIMARY KEY column %s", n)

@@ -192,7 +192,7 @@ func (t *table) column(name string) (*column, error) {
 }
 
 // replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE.
-func replicationFrom(opts map[string]*cql.Term) (map[string]string, error) {
+func replicationFrom(ks string, opts map[string]*cql.Term) (map[string]string, error) {
 	rt, ok := opts["replication"]
 	if !ok {
 		return nil, invalid("Missing mandatory option 'replication'")
@@ -219,7 +219,7 @@ func replicationFrom(opts map[string]*cql.Term) (map[string]string, error) {
 		}
 		for k := range repl {
 			if k != "class" && k != "replication_factor" {
-				return nil, configError("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace", k)
+				return nil, configError("Unrecognized strategy option {%s} passed to SimpleStrategy for keyspace %s", k, ks)
 			}
 		}
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):

@@ -179,7 +179,8 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	}
 	if pkPartial {
 		if !st.AllowFiltering {
-			return nil, invalid("Only EQ and IN relation are supported on the partition key (unless you use the token() function or allow filtering)")
+			// Cassandra 5.0's answer to a partition key slice without ALLOW FILTERING.
+			return nil, invalid("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
 		}
 	}
 	// clustering restrictions must form a prefix (slices only on the last restricted column)
