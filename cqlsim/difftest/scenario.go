@@ -321,6 +321,7 @@ func Scenario() []Step {
 		{Query: "ALTER TABLE {ks}.kv DROP nope", WantErr: true},
 		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1, 'bogus': 1}", WantErr: true},
 		{Query: "SELECT * FROM {ks}.kv WHERE k > 1", WantErr: true},
+		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 'x'}", WantErr: true},
 		{Query: "CREATE TYPE {ks}.addr (a int)", WantErr: true},
 		{Query: "BEGIN BATCH SELECT * FROM {ks}.kv; APPLY BATCH", WantErr: true},
 		{Query: "BEGIN COUNTER BATCH INSERT INTO {ks}.kv (k, v) VALUES (1, 'a'); APPLY BATCH", WantErr: true},

@@ -214,7 +214,9 @@ func replicationFrom(ks string, opts map[string]*cql.Term) (map[string]string, e
 		if !ok {
 			return nil, configError("SimpleStrategy requires a replication_factor strategy option.")
 		}
-		if n, err := strconv.Atoi(rf); err != nil || n < 0 {
+		if n, err := strconv.Atoi(rf); err != nil {
+			return nil, configError("For input string: %q", rf) // Java's NumberFormatException
+		} else if n < 0 {
 			return nil, configError("Replication factor must be non-negative; found %s", rf)
 		}
 		for k := range repl {
