@@ -153,6 +153,7 @@ type UnknownConsistencyError struct {
 	Code uint16
 }
 
+// Error returns Cassandra's message for the code.
 func (e *UnknownConsistencyError) Error() string {
 	return fmt.Sprintf("Unknown code %d for a consistency level", e.Code)
 }
