@@ -26,7 +26,9 @@ func TestHeartbeatAnsweredWithAnErrorKeepsTheConnection(t *testing.T) {
 		}
 		_ = fc.send(h.Stream, proto.OpError, errorBody(proto.ErrCodeOverloaded, "too busy for OPTIONS"))
 	})
-	c := dialFake(t, s, Config{HeartbeatInterval: 10 * time.Millisecond})
+	// A generous timeout: only the error answer may close the connection here, not a slow
+	// machine delaying the answer past a 10 ms timeout.
+	c := dialFake(t, s, Config{HeartbeatInterval: 10 * time.Millisecond, HeartbeatTimeout: 30 * time.Second})
 	select {
 	case <-second: // the first heartbeat's error did not close the connection
 	case <-c.Done():
