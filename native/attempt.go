@@ -13,7 +13,8 @@ type Attempt struct {
 	Statement string
 	// Host is the node (host:port) the attempt ran on.
 	Host string
-	// Number is the attempt's 0-based number within the request.
+	// Number is the attempt's 0-based number within the request. Nodes of the query plan
+	// skipped because no connection to them was open (nothing was sent) are not attempts.
 	Number int
 	// Consistency is the level the attempt ran at.
 	Consistency Consistency

@@ -33,9 +33,10 @@ type Config struct {
 	PageSize int
 
 	// Timeout bounds each request, retries and re-prepares included, in addition to the
-	// caller's context. Zero selects 12s; a negative value disables it. Timeouts under a
-	// second are exact; longer ones share one clock per session and fire up to 10 ms late
-	// (a timer per request costs measurable CPU at high concurrency).
+	// caller's context (no retry is sent once it has passed). Zero selects 12s; a negative
+	// value disables it. Timeouts under a second are exact; longer ones share one clock per
+	// session and fire up to 10 ms late (a timer per request costs measurable CPU at high
+	// concurrency).
 	Timeout time.Duration
 
 	// ConnectTimeout bounds dialling and the handshake of each connection. Zero selects 10s.

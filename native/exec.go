@@ -346,6 +346,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		return s.sendSpeculative(ctx, info, &plan, st, to.C())
 	}
 	var failed []HostError
+	var last HostError // the last attempt's failure, when the request is retried
 	number := 0
 	for {
 		if number >= maxAttempts {
@@ -367,12 +368,19 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		pool := st.pools[node]
 		c, err := pool.pick()
 		if err != nil {
+			// Nothing was sent: not an attempt (Attempt.Number, which retry policies count
+			// their retries with, counts the attempts made), and the plan moves on.
 			failed = append(failed, HostError{Host: pool.addr, Err: err})
-			number++
+			if fixed >= 0 {
+				return nil, &NoHostAvailableError{Errors: failed}
+			}
 			continue
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
 		for {
+			if err := retryTimedOut(to, info, number, last); err != nil {
+				return nil, err
+			}
 			res, err := s.attempt(ctx, c, info, to, number)
 			number++
 			if err == nil {
@@ -382,18 +390,31 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			var retry *retryError
 			switch {
 			case errors.As(err, &nextHost):
-				failed = append(failed, HostError{Host: c.Addr(), Err: nextHost.err})
+				last = HostError{Host: c.Addr(), Err: nextHost.err}
+				failed = append(failed, last)
 			case errors.As(err, &retry):
+				last = HostError{Host: c.Addr(), Err: retry.err}
 				if retry.sameHost && number < maxAttempts {
 					continue
 				}
-				failed = append(failed, HostError{Host: c.Addr(), Err: retry.err})
+				failed = append(failed, last)
 			default:
 				return nil, err
 			}
 			break
 		}
 	}
+}
+
+// retryTimedOut returns the timeout error of a request whose timeout passed before its
+// attempt number (not the first) could be sent: a retry is not sent once the caller is no
+// longer waiting for it. The error wraps last, the failure that caused the retry.
+func retryTimedOut(to *reqTimeout, info *reqInfo, number int, last HostError) error {
+	if number == 0 || last.Err == nil || !to.expired() {
+		return nil
+	}
+	return fmt.Errorf("%w after %s: %q not retried (%d attempts, the last on %s failed: %w): %w",
+		ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, last.Err, context.DeadlineExceeded)
 }
 
 // maxAttempts bounds the attempts of one request, whatever the retry policy says.
@@ -468,6 +489,10 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		}
 		return res, nil
 	}
+	// The timeout spans the retries: a coarse one that no wait has started yet (the attempt
+	// was answered while its caller read the socket) starts now, not at the next attempt's
+	// wait, after the retry policy (which may back off) has run.
+	to.fix()
 	var nh *nextHostError
 	if errors.As(err, &nh) || info.retry == nil || ctx.Err() != nil || errors.Is(err, ErrTimeout) {
 		return nil, err

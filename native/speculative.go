@@ -12,6 +12,10 @@ import (
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
+// errAttemptExited is the error of a speculative attempt whose goroutine a RetryPolicy or
+// Observer ended with runtime.Goexit.
+var errAttemptExited = errors.New("native: a speculative attempt's goroutine exited (runtime.Goexit in a RetryPolicy or Observer)")
+
 // branch returns a copy of info with its own copy of the message, so that concurrent
 // attempts can each re-prepare or change the consistency level without touching the others.
 func (info *reqInfo) branch() *reqInfo {
@@ -37,9 +41,12 @@ func (info *reqInfo) branch() *reqInfo {
 // failed. The first success wins; the other attempts are cancelled and waited for.
 func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *policy.Plan, st *clusterState, timeoutC <-chan time.Time) (*Result, error) {
 	type outcome struct {
-		res  *Result
-		err  error
-		host string
+		res      *Result
+		err      error
+		host     string
+		branch   *reqInfo // the attempt's copy of info (its consistency after the retry policy)
+		panicked bool     // the attempt panicked (in a user-provided policy or observer) with pv
+		pv       any
 	}
 	bctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -69,8 +76,23 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				// A panic (of a RetryPolicy or Observer) goes to the caller's goroutine, where it
+				// would have happened without speculative execution, instead of crashing the
+				// program from this one. results has room for every attempt: the send never blocks.
+				ok := false
+				defer func() {
+					if ok {
+						return
+					}
+					if pv := recover(); pv != nil {
+						results <- outcome{host: c.Addr(), panicked: true, pv: pv}
+					} else { // runtime.Goexit
+						results <- outcome{host: c.Addr(), err: errAttemptExited}
+					}
+				}()
 				res, err := s.attempt(bctx, c, b, nil, number)
-				results <- outcome{res: res, err: err, host: c.Addr()}
+				ok = true
+				results <- outcome{res: res, err: err, host: c.Addr(), branch: b}
 			}()
 			return true
 		}
@@ -87,6 +109,9 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 		select {
 		case o := <-results:
 			running--
+			if o.panicked {
+				panic(o.pv) // the deferred cancel and wait stop the other attempts first
+			}
 			if o.err == nil {
 				// select picks at random among ready cases: when the timeout had passed too,
 				// it wins, as in roundTrip.
@@ -104,6 +129,9 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				failed = append(failed, HostError{Host: o.host, Err: nh.err})
 			case errors.As(o.err, &rt):
 				failed = append(failed, HostError{Host: o.host, Err: rt.err})
+				// The retry runs at the level the policy chose for it (a downgrading policy), as
+				// in sendPlan: the attempts launched from now on copy it.
+				*info.consistency = *o.branch.consistency
 			case errors.Is(o.err, context.Canceled) && ctx.Err() == nil:
 				continue // cancelled by us; cannot happen before we return, but be safe
 			default:

@@ -36,6 +36,13 @@ func (t *reqTimeout) beginWait() {
 	}
 }
 
+// fix fixes the deadline of a timeout now when no wait has fixed it yet (see beginWait).
+func (t *reqTimeout) fix() {
+	if t != nil && t.d > 0 {
+		t.beginWait()
+	}
+}
+
 // C returns a channel that receives when the timeout passes, arming the timer on first use;
 // nil (blocks forever) when there is no timeout.
 func (t *reqTimeout) C() <-chan time.Time {
