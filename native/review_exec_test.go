@@ -3,6 +3,8 @@ package native_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -225,5 +227,36 @@ func TestReviewDownNodeDoesNotUseUpRetries(t *testing.T) {
 		if len(got) != 2 || numbers[0] != 0 || numbers[1] != 1 {
 			t.Errorf("request %d: attempts numbered %v, want [0 1] (one retry, MaxRetries 1): %v", i, numbers, err)
 		}
+	}
+}
+
+// A panic (or runtime.Goexit) in a user's policy during an asynchronous request has no caller
+// to reach: the request completes with an error saying so, instead of the program crashing
+// (a panic) or the Pending never completing and Close hanging (Goexit).
+func TestAsyncPolicyPanicCompletesThePending(t *testing.T) {
+	s := twoNodeSession(t, nil)
+	for name, policy := range map[string]funcRetry{
+		"panic": func(context.Context, *native.Attempt) native.RetryDecision { panic("policy bug") },
+		"goexit": func(context.Context, *native.Attempt) native.RetryDecision {
+			runtime.Goexit()
+			return native.RetryDecision{}
+		},
+	} {
+		p := s.ExecuteAsync(ctxT(t), native.Query("SELECT * FROM no_such_table_here").WithRetryPolicy(policy))
+		select {
+		case <-p.Done():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the Pending did not complete", name)
+		}
+		if _, err := p.Result(); err == nil || !strings.Contains(err.Error(), "asynchronous request") {
+			t.Errorf("%s: Result error %v, want the asynchronous request's failure", name, err)
+		}
+	}
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return")
 	}
 }

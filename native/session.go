@@ -314,9 +314,19 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 		return false
 	}
 	go func() {
-		res, err := f()
-		s.wg.Done()
-		p.complete(res, err)
+		var res *Result
+		// A user's policy or observer may panic or call runtime.Goexit in f. There is no
+		// caller to panic in, so the request completes with an error saying so, and the
+		// session and p are not left waiting.
+		err := errors.New("native: the asynchronous request's goroutine exited without a result (runtime.Goexit in a policy or observer?)")
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
+			}
+			s.wg.Done()
+			p.complete(res, err)
+		}()
+		res, err = f()
 	}()
 	return true
 }
@@ -357,7 +367,9 @@ func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) 
 
 // ExecuteAsync starts running stmt and returns at once; the Pending completes with the
 // result. Binding errors (wrong number or type of values) complete it immediately, before
-// anything is sent. Cancelling ctx abandons the request.
+// anything is sent. Cancelling ctx abandons the request. A panic in a policy or observer
+// while the request runs completes it with an error saying so (Execute lets it reach its
+// caller; here there is none).
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	p := newPending()
 	if err := s.checkStatement(ctx, &stmt); err != nil {
