@@ -129,6 +129,9 @@ type outFrame struct {
 	// segments, when set, switches the connection's output to v5 segments with this codec
 	// after this frame.
 	segments segment.Codec
+	// compress, when set, makes the writer compress the body of this frame and of every
+	// later one (the answer to a STARTUP that negotiated v3/v4 compression).
+	compress compression.Compressor
 }
 
 // shutdown closes the connection at once; pending frames are dropped.
@@ -166,6 +169,7 @@ func (c *conn) writeLoop() {
 	var ends []int             // end offset of each frame in buf (segment boundaries)
 	var segCodec segment.Codec // non-nil once the connection uses v5 segments
 	var segOut bytes.Buffer    // buf wrapped in segments
+	var comp *frameCompressor  // non-nil once STARTUP negotiated frame compression
 	for {
 		var f outFrame
 		select {
@@ -181,8 +185,17 @@ func (c *conn) writeLoop() {
 		}
 		buf, ends = buf[:0], ends[:0]
 		var switchTo segment.Codec
+		var compErr error
 		add := func(f outFrame) {
-			buf = f.appendTo(buf)
+			if f.compress != nil {
+				comp = newFrameCompressor(f.compress)
+			}
+			if comp != nil && compErr == nil {
+				buf, compErr = comp.appendFrame(buf, f.b)
+				f.recycle()
+			} else {
+				buf = f.appendTo(buf)
+			}
 			ends = append(ends, len(buf))
 			switchTo = f.segments
 		}
@@ -201,6 +214,11 @@ func (c *conn) writeLoop() {
 			default:
 				break drain
 			}
+		}
+		if compErr != nil {
+			c.log.Warn("cqlsim: cannot compress a response; closing connection", "err", compErr)
+			c.shutdown()
+			return
 		}
 		if len(buf) > 0 {
 			out := buf
@@ -237,11 +255,16 @@ func (c *conn) writeLoop() {
 // appendTo appends the frame to dst and recycles a pooled frame.
 func (f outFrame) appendTo(dst []byte) []byte {
 	dst = append(dst, f.b...)
+	f.recycle()
+	return dst
+}
+
+// recycle returns a pooled frame to framePool once its bytes have been copied out.
+func (f outFrame) recycle() {
 	if f.pooled != nil && cap(f.b) <= 64<<10 {
 		*f.pooled = f.b[:0]
 		framePool.Put(f.pooled)
 	}
-	return dst
 }
 
 // errFatal marks a protocol error after which the connection is closed (the frame stream can no

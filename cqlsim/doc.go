@@ -25,7 +25,8 @@
 // get it in their own header layout), so that drivers downgrade. OPTIONS answers SUPPORTED with
 // CQL_VERSION, COMPRESSION (lz4, snappy) and PROTOCOL_VERSIONS, before and after STARTUP (drivers
 // use it as a heartbeat). STARTUP selects compression case-insensitively; compressed requests are
-// decompressed and responses are sent uncompressed, which the protocol allows. With
+// decompressed and, in v3 and v4, every later frame (READY or AUTHENTICATE included, events
+// too) is compressed, as Cassandra does. With
 // Options.Username set, STARTUP answers AUTHENTICATE for Cassandra's PasswordAuthenticator and
 // SASL PLAIN credentials are checked. REGISTER subscribes a connection to events, pushed on
 // stream -1: SCHEMA_CHANGE after every DDL statement, STATUS_CHANGE when Cluster.StopNode or

@@ -81,7 +81,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 		c.state = stateAuthenticating
 	}
 	if h.Version < 5 {
-		c.reply(h, answer, nil)
+		// Like Cassandra, compress the answer and everything after it.
+		c.replyCompressing(h, answer, c.compressor)
 		return
 	}
 	// v5: segments compress whole payloads; frame bodies are never compressed.

@@ -7,9 +7,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
+	"github.com/datastax/go-cassandra-native-protocol/compression/snappy"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -21,6 +25,9 @@ type rawConn struct {
 	t  testing.TB
 	nc net.Conn
 	br *bufio.Reader
+	// comp decompresses responses once startup negotiated compression (cqlsim then
+	// compresses every response, as Cassandra does).
+	comp compression.Compressor
 }
 
 func dialRaw(t testing.TB, addr string) *rawConn {
@@ -61,7 +68,11 @@ func (c *rawConn) send(version primitive.ProtocolVersion, stream int16, msg mess
 func (c *rawConn) read() *frame.Frame {
 	c.t.Helper()
 	_ = c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	f, err := frame.NewCodec().DecodeFrame(c.br)
+	codec := frame.NewCodec()
+	if c.comp != nil {
+		codec = frame.NewCodecWithCompression(c.comp)
+	}
+	f, err := codec.DecodeFrame(c.br)
 	if err != nil {
 		c.t.Fatalf("reading response: %v", err)
 	}
@@ -98,6 +109,12 @@ func (c *rawConn) startup(opts map[string]string) {
 		opts = map[string]string{"CQL_VERSION": "3.0.0"}
 	}
 	c.send(primitive.ProtocolVersion4, 1, &message.Startup{Options: opts})
+	switch strings.ToLower(opts["COMPRESSION"]) {
+	case "lz4":
+		c.comp = lz4.Compressor{}
+	case "snappy":
+		c.comp = snappy.Compressor{}
+	}
 	if f := c.read(); f.Header.OpCode != primitive.OpCodeReady {
 		c.t.Fatalf("STARTUP answered with %v, want READY", f.Body.Message)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/datastax/go-cassandra-native-protocol/compression"
 	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -13,8 +14,8 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
 
-// codec encodes response frames. It holds no compressor: replies are sent uncompressed, which the
-// protocol allows even on connections that negotiated compression (spec v4 §5).
+// codec encodes response frames. It holds no compressor: on a connection that negotiated v3/v4
+// compression the writer goroutine compresses each frame's body (see frameCompressor).
 var codec = frame.NewCodec()
 
 // encodeFrame encodes msg as a response to a request with header h (same version and stream).
@@ -64,6 +65,18 @@ func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
 		}
 	}
 	c.send(outFrame{b: b})
+}
+
+// replyCompressing replies msg (the answer to STARTUP) and, when comp is non-nil, has the writer
+// compress that answer and every later frame of the connection with it.
+func (c *conn) replyCompressing(h wire.Header, msg message.Message, comp compression.Compressor) {
+	b, err := encodeFrame(h, msg, nil)
+	if err != nil {
+		c.log.Warn("cqlsim: cannot encode response", "err", err)
+		c.shutdown()
+		return
+	}
+	c.send(outFrame{b: b, compress: comp})
 }
 
 // replyThenSegments replies msg in the legacy framing and switches the connection's output to v5

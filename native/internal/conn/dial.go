@@ -87,13 +87,22 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 
 	opts := map[string]string{proto.StartupCQLVersion: proto.DefaultCQLVersion}
 	if c.cfg.Compression != "" {
-		if algs, ok := c.supported[proto.StartupCompression]; ok && !slices.Contains(algs, c.cfg.Compression) {
-			return "OPTIONS", fmt.Errorf("server does not support compression %q (it supports %v)", c.cfg.Compression, algs)
-		}
 		opts[proto.StartupCompression] = c.cfg.Compression
 	}
 	for k, v := range c.cfg.StartupOptions {
 		opts[k] = v
+	}
+	// The COMPRESSION sent (Config.Compression, or StartupOptions' when given there) is the
+	// one the server compresses its responses with once it has accepted STARTUP, READY
+	// included: both directions use its codec. An empty one in StartupOptions turns
+	// compression off (servers refuse an empty name).
+	if name, ok := opts[proto.StartupCompression]; ok && name == "" {
+		delete(opts, proto.StartupCompression)
+		c.dopts.Compressor = nil
+	} else if ok {
+		if step, err := c.useCompression(name); err != nil {
+			return step, err
+		}
 	}
 	resp, err = c.Do(ctx, &proto.Startup{Options: opts})
 	if err != nil {
@@ -117,6 +126,23 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 			return "USE", err
 		}
 	}
+	return "", nil
+}
+
+// useCompression makes name (STARTUP's COMPRESSION, compared like Cassandra does, ignoring
+// case) the codec of the connection's responses, and of its requests once the handshake is
+// done. It fails, naming the step, when the client has no codec for name or when the server's
+// SUPPORTED lists compressions without it.
+func (c *Conn) useCompression(name string) (string, error) {
+	alg := strings.ToLower(name)
+	comp, err := proto.NewCompressor(alg)
+	if err != nil {
+		return "STARTUP", fmt.Errorf("STARTUP option %s=%q: %w", proto.StartupCompression, name, err)
+	}
+	if algs, ok := c.supported[proto.StartupCompression]; ok && !slices.ContainsFunc(algs, func(a string) bool { return strings.EqualFold(a, alg) }) {
+		return "OPTIONS", fmt.Errorf("server does not support compression %q (it supports %v)", name, algs)
+	}
+	c.dopts.Compressor = comp
 	return "", nil
 }
 
