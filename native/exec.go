@@ -468,7 +468,10 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 			info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
 		}
 		if rerr != nil {
-			err = fmt.Errorf("%w (re-preparing failed: %w)", err, rerr)
+			// The re-prepare's failure comes first (errors.As finds it before the UNPREPARED):
+			// it is the answer that matters, the server's refusal of the statement (its table
+			// was dropped, say), as the legacy drivers report it.
+			err = fmt.Errorf("%w (re-preparing, after the node answered: %v)", rerr, err)
 			break
 		}
 		res, err = s.roundTrip(ctx, c, info, to)

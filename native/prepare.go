@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -26,8 +28,9 @@ type prepEntry struct {
 
 // Prepare prepares cql in the session keyspace, or returns the cached prepared statement
 // when the same text was prepared before in the same keyspace. A failed PREPARE is not
-// cached; successful ones stay cached for the life of the session, so prepare statement
-// texts, not texts with literal values built per request.
+// cached; successful ones stay cached for the life of the session (unless the server later
+// refuses to prepare them again, see Prepared.Evicted), so prepare statement texts, not texts
+// with literal values built per request.
 func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
 	p, _, err := s.prepare(ctx, cql, false)
 	return p, err
@@ -113,6 +116,13 @@ func (s *Session) prepareEntry(ctx context.Context, e *prepEntry, key prepKey, t
 	}
 	return e.p, traceID, e.err
 }
+
+// ErrBindTypesChanged is wrapped by the error of a request whose prepared statement the server
+// had forgotten and, prepared again, takes other types of values than it was bound with (its
+// table was dropped and created again with other column types). The request is not sent with
+// the values encoded for the old types; the statement's metadata now describes the new ones,
+// so binding the same values again and executing the new Statement encodes them for those.
+var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared statement changed types on the server")
 
 // errPrepareTimeout is the cause of a Prepare's context when Config.Timeout passed.
 var errPrepareTimeout = errors.New("prepare timeout")
@@ -268,6 +278,14 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	defer s.useMu.RUnlock()
 	fresh, _, err := s.prepareOn(ctx, c, target.cql, target.keyspace, false)
 	if err != nil {
+		var re *RequestError
+		if errors.As(err, &re) {
+			// The server refuses the statement now (its table was dropped): like gocql, which
+			// drops a statement from its cache when preparing it fails, forget it, so that the
+			// next Prepare of the text asks the server again rather than returning metadata
+			// that may no longer describe the table.
+			s.evictPrepared(target)
+		}
 		return err
 	}
 	m := fresh.m()
@@ -275,6 +293,18 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		// A USE moved the session to another keyspace since Prepare: prepared again here,
 		// the statement's unqualified tables would be the other keyspace's.
 		return fmt.Errorf("native: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables (its metadata names no keyspace to compare when it has neither bind markers nor result columns): prepare it again", abbreviate(target.cql), target.keyspace, c.Addr(), ks)
+	}
+	bound := target.m()
+	if info.prepared != nil && info.meta != nil {
+		bound = info.meta // the metadata this request's values were encoded with
+	}
+	if !sameBindTypes(bound.params, m.params) {
+		// The table was dropped and created again with other column types: the values were
+		// encoded for the old types and would be read with the new ones (silently wrong
+		// values when the lengths happen to fit). The fresh metadata is kept, so that binding
+		// again encodes for the new types, but this request is not sent again.
+		target.meta.Store(m)
+		return fmt.Errorf("%w: %q now takes %s, was %s: the values were encoded for the old types and are not sent; bind and execute again", ErrBindTypesChanged, abbreviate(target.cql), describeParams(m.params), describeParams(bound.params))
 	}
 	target.meta.Store(m)
 	switch {
@@ -294,6 +324,85 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		}
 	}
 	return nil
+}
+
+// evictPrepared removes p from the session's cache of prepared statements, if it is still there,
+// and marks it evicted.
+func (s *Session) evictPrepared(p *Prepared) {
+	key := prepKey{keyspace: p.keyspace, cql: p.cql}
+	s.prepMu.Lock()
+	if e := s.prepared[key]; e != nil {
+		select {
+		case <-e.done:
+			if e.p == p {
+				delete(s.prepared, key)
+			}
+		default: // another Prepare of the text is in flight: it makes the new entry
+		}
+	}
+	s.prepMu.Unlock()
+	p.evicted.Store(true)
+}
+
+// sameBindTypes reports whether values encoded for bind markers old are valid, with the same
+// meaning, for bind markers fresh: as many markers, of the same types, except that user-defined
+// types (also inside collections, tuples and other user-defined types) may have gained fields
+// (a value of the old type leaves them null).
+func sameBindTypes(old, fresh []Column) bool {
+	if len(old) != len(fresh) {
+		return false
+	}
+	for i := range old {
+		if !encodesAs(old[i].Type, fresh[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// encodesAs reports whether a value encoded for type a reads as the same value of type b: the
+// types are equal, or b is a with fields added at the end of user-defined types.
+func encodesAs(a, b *cqltype.Type) bool {
+	if a.Equal(b) {
+		return true
+	}
+	if a == nil || b == nil || a.Kind != b.Kind || a.Custom != b.Custom || a.Dim != b.Dim ||
+		a.Keyspace != b.Keyspace || a.Name != b.Name || len(a.Elems) != len(b.Elems) {
+		return false
+	}
+	if (a.Elem != nil || b.Elem != nil) && !encodesAs(a.Elem, b.Elem) ||
+		(a.Key != nil || b.Key != nil) && !encodesAs(a.Key, b.Key) ||
+		(a.Value != nil || b.Value != nil) && !encodesAs(a.Value, b.Value) {
+		return false
+	}
+	for i, e := range a.Elems {
+		if !encodesAs(e, b.Elems[i]) {
+			return false
+		}
+	}
+	if len(a.Fields) > len(b.Fields) || a.Kind != cqltype.KindUDT && len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i, f := range a.Fields {
+		if f.Name != b.Fields[i].Name || !encodesAs(f.Type, b.Fields[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// describeParams lists the types of bind markers, for error messages.
+func describeParams(params []Column) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, c := range params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", c.Name, c.Type)
+	}
+	b.WriteByte(')')
+	return b.String()
 }
 
 // sameKeyspaces reports whether two preparations of a statement resolved its tables in the

@@ -12,6 +12,7 @@ type Prepared struct {
 	cql      string
 	keyspace string
 	meta     atomic.Pointer[preparedMeta]
+	evicted  atomic.Bool
 }
 
 // preparedMeta is what one PREPARE returned; it is replaced as a whole, never modified.
@@ -28,6 +29,12 @@ func (p *Prepared) m() *preparedMeta { return p.meta.Load() }
 
 // ID returns the server's id of the statement. Do not modify the slice.
 func (p *Prepared) ID() []byte { return p.m().id }
+
+// Evicted reports whether the session dropped p from its cache of prepared statements because
+// the server refused to prepare it again (after UNPREPARED, typically when its table was
+// dropped). p can still be executed (it is prepared again on demand), but a later Prepare of
+// the same text returns a new Prepared, whose metadata describes the table as it is then.
+func (p *Prepared) Evicted() bool { return p.evicted.Load() }
 
 // CQL returns the statement's text.
 func (p *Prepared) CQL() string { return p.cql }

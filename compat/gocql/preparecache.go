@@ -20,6 +20,14 @@ func (s *Session) preparedByText(stmt string) *preparedInfo {
 	if e.keyspace != s.native.Keyspace() {
 		return nil
 	}
+	if e.info.stmt.Evicted() {
+		// The server refused to prepare the statement again (its table was dropped): as
+		// gocql, which then drops it from its cache, prepare it anew rather than binding
+		// values with metadata that may describe the old table.
+		s.preparedText.CompareAndDelete(stmt, v)
+		s.prepared.Delete(e.info.stmt)
+		return nil
+	}
 	if !e.info.current() {
 		// The native core prepared the statement again (its table changed): convert the
 		// new metadata.

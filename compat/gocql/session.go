@@ -1213,6 +1213,15 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 		return &Iter{err: err, host: host}
 	}
 	res, err := s.native.Execute(ctx, st)
+	if errors.Is(err, native.ErrBindTypesChanged) {
+		// The server had forgotten the statement and, prepared again, it takes other types
+		// (its table was created again): gocql encodes the values again for the new types,
+		// and so does this, once.
+		if st, info, err = s.statement(ctx, q, host, start); err != nil {
+			return &Iter{err: err, host: host}
+		}
+		res, err = s.native.Execute(ctx, st)
+	}
 	if err != nil {
 		traceFailure(q.trace, err)
 		return &Iter{err: convertAttemptError(ctx, err), host: host}
@@ -1304,8 +1313,20 @@ func (b *Batch) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 }
 
 func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *Iter {
+	iter, again := s.attemptBatchOnce(ctx, b, host)
+	if again {
+		// A statement of the batch takes other types since it was prepared again (see
+		// attemptQuery): bind the values again, once.
+		iter, _ = s.attemptBatchOnce(ctx, b, host)
+	}
+	return iter
+}
+
+// attemptBatchOnce is one execution of b for attemptBatch; bindTypesChanged reports the failure
+// that binding the values again mends (native.ErrBindTypesChanged).
+func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo) (iter *Iter, bindTypesChanged bool) {
 	if err := ctx.Err(); err != nil {
-		return &Iter{err: err, host: host}
+		return &Iter{err: err, host: host}, false
 	}
 	stmts := make([]native.Statement, 0, len(b.Entries))
 	for i, e := range b.Entries {
@@ -1315,20 +1336,20 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 		}
 		info, err := s.prepareTraced(ctx, e.Stmt, b.trace)
 		if err != nil {
-			return &Iter{err: err, host: host}
+			return &Iter{err: err, host: host}, false
 		}
 		values := e.Args
 		if e.binding != nil {
 			if values, err = e.binding(&QueryInfo{Id: info.stmt.ID(), Args: info.args, Rval: info.rval, PKeyColumns: info.pkIdx}); err != nil {
-				return &Iter{err: err, host: host}
+				return &Iter{err: err, host: host}, false
 			}
 		}
 		if len(values) != len(info.args) { // one per bind marker, as in statement
-			return &Iter{err: fmt.Errorf("gocql: batch statement %d expected %d values send got %d", i, len(info.args), len(values)), host: host}
+			return &Iter{err: fmt.Errorf("gocql: batch statement %d expected %d values send got %d", i, len(info.args), len(values)), host: host}, false
 		}
 		enc, err := marshalValues(info.args, values)
 		if err != nil {
-			return &Iter{err: err, host: host}
+			return &Iter{err: err, host: host}, false
 		}
 		stmts = append(stmts, info.stmt.Bind(enc...))
 	}
@@ -1341,7 +1362,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 		return false
 	})
 	if err != nil {
-		return &Iter{err: err, host: host}
+		return &Iter{err: err, host: host}, false
 	}
 	nb := native.NewBatch(native.BatchType(b.Type), stmts...).
 		WithConsistency(native.Consistency(b.Cons)).
@@ -1369,7 +1390,7 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 	res, err := s.native.ExecuteBatch(ctx, nb)
 	if err != nil {
 		traceFailure(b.trace, err)
-		return &Iter{err: convertAttemptError(ctx, err), host: host}
+		return &Iter{err: convertAttemptError(ctx, err), host: host}, errors.Is(err, native.ErrBindTypesChanged)
 	}
 	if host == nil {
 		host = s.hostByAddr(res.Host())
@@ -1377,9 +1398,9 @@ func (s *Session) attemptBatch(ctx context.Context, b *Batch, host *HostInfo) *I
 	if id, ok := res.TraceID(); ok && b.trace != nil {
 		b.trace.Trace(id[:])
 	}
-	iter := &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
+	iter = &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
 	if res.Kind() == native.ResultRows {
 		iter.fillRows(res, nil)
 	}
-	return iter
+	return iter, false
 }
