@@ -48,6 +48,9 @@ type Config struct {
 
 	// Compression is the frame compression: "" (none), "lz4" or "snappy".
 	Compression string
+	// CompressionFallback connects uncompressed to a node whose SUPPORTED options do not
+	// list Compression (or list none), instead of failing to connect to it.
+	CompressionFallback bool
 
 	// Authenticator answers the server's authentication challenges; nil sends no
 	// credentials. PasswordAuthenticator covers Cassandra's PasswordAuthenticator.

@@ -211,13 +211,14 @@ func dialError(addr string, err error) error {
 
 func (s *Session) connConfig(onEvent func(proto.Event)) conn.Config {
 	cc := conn.Config{
-		Compression:       s.cfg.Compression,
-		Authenticator:     s.cfg.Authenticator,
-		TLS:               s.cfg.TLS,
-		Keyspace:          *s.keyspace.Load(),
-		HeartbeatInterval: s.cfg.HeartbeatInterval,
-		DialTimeout:       s.cfg.ConnectTimeout,
-		StartupOptions:    map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
+		Compression:         s.cfg.Compression,
+		CompressionFallback: s.cfg.CompressionFallback,
+		Authenticator:       s.cfg.Authenticator,
+		TLS:                 s.cfg.TLS,
+		Keyspace:            *s.keyspace.Load(),
+		HeartbeatInterval:   s.cfg.HeartbeatInterval,
+		DialTimeout:         s.cfg.ConnectTimeout,
+		StartupOptions:      map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
 	}
 	if onEvent != nil {
 		cc.OnEvent = onEvent

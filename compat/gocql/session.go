@@ -345,7 +345,9 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	if cfg.Compressor != nil {
 		switch name := cfg.Compressor.Name(); name {
 		case "snappy", "lz4":
-			n.Compression = name
+			// As gocql, a node that does not offer the compression gets an uncompressed
+			// connection rather than none.
+			n.Compression, n.CompressionFallback = name, true
 		default:
 			return n, fmt.Errorf("gocql: compressor %q is not supported by the native core (snappy and lz4 are)", name)
 		}

@@ -56,6 +56,10 @@ type Config struct {
 	// StartupOptions are extra STARTUP options (e.g. DRIVER_NAME); CQL_VERSION and
 	// COMPRESSION are set by Dial unless given here.
 	StartupOptions map[string]string
+	// CompressionFallback connects uncompressed, instead of failing the dial, when the
+	// server's SUPPORTED does not list the requested compression (or lists none), as gocql
+	// does.
+	CompressionFallback bool
 	// OnEvent receives the events the connection was registered for (see Register). It is
 	// called from a goroutine of its own, one event at a time; events that arrive while 256
 	// are waiting are dropped. nil ignores events.

@@ -100,7 +100,10 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 		delete(opts, proto.StartupCompression)
 		c.dopts.Compressor = nil
 	} else if ok {
-		if step, err := c.useCompression(name); err != nil {
+		if c.cfg.CompressionFallback && !c.serverCompresses(name) {
+			delete(opts, proto.StartupCompression) // Config.CompressionFallback
+			c.dopts.Compressor = nil
+		} else if step, err := c.useCompression(name); err != nil {
 			return step, err
 		}
 	}
@@ -127,6 +130,11 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// serverCompresses reports whether the server's SUPPORTED lists compression name.
+func (c *Conn) serverCompresses(name string) bool {
+	return slices.ContainsFunc(c.supported[proto.StartupCompression], func(a string) bool { return strings.EqualFold(a, name) })
 }
 
 // useCompression makes name (STARTUP's COMPRESSION, compared like Cassandra does, ignoring

@@ -22,6 +22,9 @@ type fakeServer struct {
 	user, password string
 	// tls, when set, makes the server speak TLS.
 	tls *tls.Config
+	// compressions, when set, replaces the COMPRESSION list of SUPPORTED; an empty list
+	// leaves COMPRESSION out.
+	compressions []string
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -117,11 +120,17 @@ func (s *fakeServer) serve(fc *fakeConn) {
 		}
 		switch {
 		case h.Opcode == proto.OpOptions && !started:
-			b := proto.AppendShort(nil, 2)
+			algs := []string{"lz4", "snappy"}
+			if s.compressions != nil {
+				algs = s.compressions
+			}
+			b := proto.AppendShort(nil, uint16(1+min(len(algs), 1)))
 			b, _ = proto.AppendString(b, "CQL_VERSION")
 			b, _ = proto.AppendStringList(b, []string{"3.4.7"})
-			b, _ = proto.AppendString(b, "COMPRESSION")
-			b, _ = proto.AppendStringList(b, []string{"lz4", "snappy"})
+			if len(algs) > 0 {
+				b, _ = proto.AppendString(b, "COMPRESSION")
+				b, _ = proto.AppendStringList(b, algs)
+			}
 			_ = fc.send(h.Stream, proto.OpSupported, b)
 		case h.Opcode == proto.OpStartup:
 			started = true

@@ -314,3 +314,32 @@ func TestReviewCompressStartupOptionDecidesTheCodec(t *testing.T) {
 		t.Fatalf("COMPRESSION=zstd: got %v, want a STARTUP DialError naming zstd", err)
 	}
 }
+
+// TestCompressionFallback: with Config.CompressionFallback, a server whose SUPPORTED does not
+// list the requested compression (or lists none) gets an uncompressed connection, as gocql
+// connects; without it the dial fails when the server lists other compressions.
+func TestCompressionFallback(t *testing.T) {
+	for name, algs := range map[string][]string{"other compressions": {"snappy"}, "no compression": {}} {
+		t.Run(name, func(t *testing.T) {
+			s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+				if h.Flags&proto.FlagCompression != 0 {
+					_ = fc.send(h.Stream, proto.OpError, errorBody(proto.ErrCodeProtocol, "compressed frame on an uncompressed connection"))
+					return
+				}
+				_ = fc.send(h.Stream, proto.OpResult, voidBody())
+			}, func(s *fakeServer) { s.compressions = algs })
+			c := dialFake(t, s, Config{Compression: "lz4", CompressionFallback: true})
+			if c.comp != nil {
+				t.Fatalf("the connection compresses with %v, want no compression", c.comp)
+			}
+			if _, err := c.Do(context.Background(), query("SELECT 1")); err != nil {
+				t.Fatalf("query on the uncompressed connection: %v", err)
+			}
+			if len(algs) > 0 {
+				if _, err := Dial(context.Background(), s.addr(), Config{Compression: "lz4", HeartbeatInterval: -1}); err == nil {
+					t.Fatal("without CompressionFallback, the dial succeeded against a server without lz4")
+				}
+			}
+		})
+	}
+}
