@@ -45,14 +45,14 @@ func configScenarios() []Scenario {
 			}
 			quorum := gocql.SerialConsistency(gocql.Quorum)
 			// Not conditional: the server ignores the serial consistency.
-			err := e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (1, 1)").SerialConsistency(quorum).Exec()
+			err := e.Session.Query("INSERT INTO " + tbl + " (k, v) VALUES (1, 1)").SerialConsistency(quorum).Exec()
 			e.R.Record("plain insert", err)
 			// Conditional: refused, as the serial consistency is not SERIAL or LOCAL_SERIAL.
-			err = e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (2, 2) IF NOT EXISTS").SerialConsistency(quorum).Exec()
+			err = e.Session.Query("INSERT INTO " + tbl + " (k, v) VALUES (2, 2) IF NOT EXISTS").SerialConsistency(quorum).Exec()
 			e.R.Record("conditional insert", err)
 			b := e.Session.NewBatch(gocql.UnloggedBatch)
 			b.SerialConsistency(quorum)
-			b.Query("UPDATE "+tbl+" SET v = 3 WHERE k = 1 IF v = 1")
+			b.Query("UPDATE " + tbl + " SET v = 3 WHERE k = 1 IF v = 1")
 			applied, _, err := e.Session.MapExecuteBatchCAS(b, map[string]interface{}{})
 			e.R.Record("conditional batch", err, applied)
 			var v int
