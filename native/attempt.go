@@ -58,7 +58,9 @@ type RetryDecision struct {
 // RetryPolicy decides whether a failed attempt is retried. a describes the failed attempt
 // (a.Err is its error; a.Number counts the attempts made so far). Implementations must be
 // safe for concurrent use and should retry non-idempotent requests only for errors that
-// prove the request was not applied (for example UnavailableError).
+// prove the request was not applied (for example UnavailableError). ctx is the request's
+// context, also cancelled when the session closes (context.Cause is then ErrSessionClosed): a
+// policy that waits before retrying should stop waiting when it ends.
 type RetryPolicy interface {
 	Retry(ctx context.Context, a *Attempt) RetryDecision
 }

@@ -509,7 +509,10 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		}
 	}
 	a := &Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency), Idempotent: info.idempotent, Err: err}
-	d := info.retry.Retry(ctx, a)
+	d := s.askRetryPolicy(ctx, info.retry, a)
+	if s.ctx.Err() != nil {
+		return nil, err // the session closed meanwhile: no retry
+	}
 	if d.SetConsistency {
 		*info.consistency = proto.Consistency(d.Consistency)
 	}
@@ -522,6 +525,19 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		return &Result{kind: ResultVoid, host: c.Addr(), sess: s}, nil
 	}
 	return nil, err
+}
+
+// askRetryPolicy calls policy with a context that also ends when the session closes (cause
+// ErrSessionClosed), so that a policy backing off does not hold Close up. The context costs
+// two allocations, on the retry path only.
+func (s *Session) askRetryPolicy(ctx context.Context, policy RetryPolicy, a *Attempt) RetryDecision {
+	pctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.ctx, func() { cancel(ErrSessionClosed) })
+	defer func() {
+		stop()
+		cancel(nil)
+	}()
+	return policy.Retry(pctx, a)
 }
 
 // roundTrip sends info.msg on c and converts the response.

@@ -260,3 +260,52 @@ func TestAsyncPolicyPanicCompletesThePending(t *testing.T) {
 		t.Fatal("Close did not return")
 	}
 }
+
+// A retry policy that backs off waits on its context, which Close ends: Close is not held up
+// by the backoff, and no retry is sent after it; the request ends with the failure the server
+// answered.
+func TestCloseEndsARetryPolicysBackoff(t *testing.T) {
+	var attempts sync.Map
+	s := twoNodeSession(t, func(cfg *native.Config) {
+		cfg.Observer = func(_ context.Context, a native.Attempt) {
+			if !a.Reprepare {
+				attempts.Store(a.Number, a.Host)
+			}
+		}
+	})
+	asked := make(chan struct{}, 1)
+	policy := funcRetry(func(ctx context.Context, _ *native.Attempt) native.RetryDecision {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Minute): // a long backoff
+		}
+		return native.RetryDecision{Action: native.RetryNextHost}
+	})
+	p := s.ExecuteAsync(context.Background(), native.Query("SELECT * FROM no_such_table_here").WithRetryPolicy(policy))
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the retry policy was not asked")
+	}
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close waited for the retry policy's backoff")
+	}
+	<-p.Done()
+	var inv *native.InvalidError
+	if _, err := p.Result(); !errors.As(err, &inv) {
+		t.Fatalf("request error %v, want the server's InvalidError", err)
+	}
+	n := 0
+	attempts.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Fatalf("%d attempts, want 1: no retry after Close", n)
+	}
+}
