@@ -154,6 +154,16 @@ func (cw countingWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// newProxies starts n proxies to target: n nodes, as far as the session can tell.
+func newProxies(t *testing.T, target string, n int) (pxs []*proxy, addrs []string) {
+	for range n {
+		px := newProxy(t, target)
+		pxs = append(pxs, px)
+		addrs = append(addrs, px.addr())
+	}
+	return pxs, addrs
+}
+
 func newProxy(t *testing.T, target string) *proxy {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -436,13 +446,7 @@ func TestSpeculativeExecution(t *testing.T) {
 // ErrTimeout, as for any other request.
 func TestPrepareTimeoutSpansEveryNode(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
-	var pxs []*proxy
-	var addrs []string
-	for range 3 {
-		px := newProxy(t, hosts[0])
-		pxs = append(pxs, px)
-		addrs = append(addrs, px.addr())
-	}
+	pxs, addrs := newProxies(t, hosts[0], 3)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: addrs, Keyspace: ks, ConnsPerHost: 1,
 		DisablePeerDiscovery: true, Timeout: time.Second, PrepareOnOneNode: true})
 	if err != nil {

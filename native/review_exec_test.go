@@ -44,8 +44,8 @@ func (l *attemptLog) get() []native.Attempt {
 func twoNodeSession(t *testing.T, mod func(*native.Config)) *native.Session {
 	t.Helper()
 	ks, hosts := testKeyspace(t, 1)
-	a, b := newProxy(t, hosts[0]), newProxy(t, hosts[0])
-	cfg := native.Config{Hosts: []string{a.addr(), b.addr()}, Keyspace: ks, ConnsPerHost: 1,
+	_, addrs := newProxies(t, hosts[0], 2)
+	cfg := native.Config{Hosts: addrs, Keyspace: ks, ConnsPerHost: 1,
 		DisablePeerDiscovery: true, Routing: native.RoundRobin, Timeout: 30 * time.Second}
 	if mod != nil {
 		mod(&cfg)
@@ -173,13 +173,7 @@ func TestReviewSpeculativePolicyPanicReachesCaller(t *testing.T) {
 // request gets its one retry, whichever node of its plan is down.
 func TestReviewDownNodeDoesNotUseUpRetries(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
-	var pxs []*proxy
-	var addrs []string
-	for range 3 {
-		px := newProxy(t, hosts[0])
-		pxs = append(pxs, px)
-		addrs = append(addrs, px.addr())
-	}
+	pxs, addrs := newProxies(t, hosts[0], 3)
 	var log attemptLog
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: addrs, Keyspace: ks, ConnsPerHost: 1,
 		DisablePeerDiscovery: true, Routing: native.RoundRobin, Timeout: 30 * time.Second, Observer: log.observe})

@@ -215,6 +215,20 @@ func startFakeNode(t *testing.T, peers []fakePeer) *fakeNode {
 	return n
 }
 
+// connectFakeNode connects a session to a fake node (see startFakeNode), closed when the test
+// ends; connsPerHost 0 keeps the default.
+func connectFakeNode(t *testing.T, addr string, connsPerHost int) *Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Connect(ctx, Config{Hosts: []string{addr}, ConnsPerHost: connsPerHost, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // A system.peers row left half-written (a "ghost" peer after a node replacement, or a node
 // still bootstrapping: no host_id, no tokens) is not a node of the cluster: gocql and the
 // Python driver skip such rows. Taking it in made the session dial it forever and, the ring
@@ -233,13 +247,7 @@ func TestReviewInvalidPeerRowsAreSkipped(t *testing.T) {
 	for name, bad := range cases {
 		t.Run(name, func(t *testing.T) {
 			addr := startFakeNode(t, []fakePeer{good, bad}).addr
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			s, err := Connect(ctx, Config{Hosts: []string{addr}, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			s := connectFakeNode(t, addr, 0)
 			hosts := s.Hosts()
 			var addrs []string
 			for _, h := range hosts {
@@ -264,13 +272,7 @@ func TestReviewFailedRefreshIsRetried(t *testing.T) {
 		return fakePeer{peer: inet4(ip), rpc: inet4(ip), hostID: id(b), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{token}}
 	}
 	n := startFakeNode(t, []fakePeer{peer("127.0.0.2", 2, "100")})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Connect(ctx, Config{Hosts: []string{n.addr}, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := connectFakeNode(t, n.addr, 0)
 	if h := s.Hosts(); len(h) != 2 {
 		t.Fatalf("%d hosts at first, want 2", len(h))
 	}
@@ -291,13 +293,7 @@ func TestReviewFailedRefreshIsRetried(t *testing.T) {
 func TestReviewDownEventForAReachableNode(t *testing.T) {
 	id := func(b byte) []byte { return bytes.Repeat([]byte{b}, 16) }
 	n := startFakeNode(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Connect(ctx, Config{Hosts: []string{n.addr}, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := connectFakeNode(t, n.addr, 0)
 	n.pushStatusChange(t, primitive.StatusChangeTypeDown, "127.0.0.1", portOf(n.addr))
 	// A later event's refresh shows the DOWN event was handled before.
 	n.setPeers([]fakePeer{{peer: inet4("127.0.0.2"), rpc: inet4("127.0.0.2"), hostID: id(2), dc: []byte("dc1"), rack: []byte("rack1"), tokens: []string{"100"}}}, 0)
@@ -315,7 +311,7 @@ func TestReviewDownEventForAReachableNode(t *testing.T) {
 		}
 	}
 	for i := range 10 {
-		res, err := s.Execute(ctx, Query("SELECT key FROM system.local"))
+		res, err := s.Execute(context.Background(), Query("SELECT key FROM system.local"))
 		if err != nil || res.Host() != n.addr {
 			t.Fatalf("request %d after a DOWN event for the reachable node: %v", i, err)
 		}
@@ -335,14 +331,8 @@ func TestSchemaAgreementIgnoresInvalidPeerRows(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			addr := startFakeNode(t, []fakePeer{good, ghost}).addr
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			s, err := Connect(ctx, Config{Hosts: []string{addr}, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			wait, cancelWait := context.WithTimeout(ctx, 5*time.Second)
+			s := connectFakeNode(t, addr, 0)
+			wait, cancelWait := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancelWait()
 			if err := s.AwaitSchemaAgreement(wait); err != nil {
 				t.Fatalf("AwaitSchemaAgreement with a %s peer row of another schema version: %v", name, err)
@@ -357,12 +347,7 @@ func TestSchemaAgreementIgnoresInvalidPeerRows(t *testing.T) {
 func TestConnectDialsNoExtraConnections(t *testing.T) {
 	for _, per := range []int{1, 2, 4} {
 		n := startFakeNode(t, nil)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		s, err := Connect(ctx, Config{Hosts: []string{n.addr}, ConnsPerHost: per, Timeout: 5 * time.Second, ConnectTimeout: time.Second})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := connectFakeNode(t, n.addr, per)
 		// A background dial would have started during Connect; give it time to arrive.
 		time.Sleep(500 * time.Millisecond)
 		n.mu.Lock()

@@ -305,6 +305,10 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// errAsyncExited is the error of an asynchronous request whose goroutine a policy or observer
+// ended with runtime.Goexit.
+var errAsyncExited = errors.New("native: the asynchronous request's goroutine exited without a result (runtime.Goexit in a policy or observer?)")
+
 // goAsync runs f in a goroutine that Close waits for and completes p with its outcome; p
 // fails with ErrSessionClosed at once, and started is false, when the session is closed. The
 // goroutine leaves the WaitGroup before completing p, so that an OnDone hook may call Close
@@ -319,7 +323,7 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 		// A user's policy or observer may panic or call runtime.Goexit in f. There is no
 		// caller to panic in, so the request completes with an error saying so, and the
 		// session and p are not left waiting.
-		err := errors.New("native: the asynchronous request's goroutine exited without a result (runtime.Goexit in a policy or observer?)")
+		err := errAsyncExited
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
