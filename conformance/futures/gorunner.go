@@ -19,8 +19,17 @@ import (
 type callbackRaised struct{ id string }
 
 // Run executes sc on package future through sess, with {ks} replaced by keyspace, and returns
-// its trace.
+// its trace. A scenario with RerunIf runs again (up to MaxRuns in all) while its trace shows
+// that the timing it needs did not hold.
 func Run(ctx context.Context, sess *native.Session, sc Scenario, keyspace string) Trace {
+	t := runOnce(ctx, sess, sc, keyspace)
+	for n := 1; n < MaxRuns && sc.Raced(t) && ctx.Err() == nil; n++ {
+		t = runOnce(ctx, sess, sc, keyspace)
+	}
+	return t
+}
+
+func runOnce(ctx context.Context, sess *native.Session, sc Scenario, keyspace string) Trace {
 	r := &goRun{ctx: ctx, sess: sess, sc: sc, ks: keyspace}
 	for _, st := range sc.Steps {
 		r.step(st)

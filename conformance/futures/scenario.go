@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Scenario is one conformance scenario, as stored in scenarios.json.
@@ -22,6 +24,27 @@ type Scenario struct {
 	Go GoOptions `json:"go,omitempty"`
 	// Deviation, when set, is the documented difference this scenario pins.
 	Deviation *Deviation `json:"deviation,omitempty"`
+	// RerunIf lists callback events that show the scenario's timing precondition did not hold
+	// (say, a page arrived before the call that was meant to find it in flight). A runner whose
+	// trace holds one runs the scenario again, up to MaxRuns times in all, and keeps the last
+	// trace; a behaviour that always produces such an event still fails the comparison.
+	RerunIf []Event `json:"rerun_if,omitempty"`
+}
+
+// MaxRuns bounds the runs of a scenario with RerunIf.
+const MaxRuns = 5
+
+// Raced reports whether t holds one of the scenario's RerunIf events: the run did not test
+// what the scenario is about and is to be repeated.
+func (sc Scenario) Raced(t Trace) bool {
+	for _, e := range t.normalize().Callbacks {
+		for _, r := range (Trace{Callbacks: sc.RerunIf}).normalize().Callbacks {
+			if cmp.Equal(e, r, valueJSON) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Step is one operation of a scenario. Op selects it:

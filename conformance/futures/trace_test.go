@@ -42,3 +42,27 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("a deviation that did not happen was accepted: %v", err)
 	}
 }
+
+func TestRaced(t *testing.T) {
+	sc := futures.Scenario{RerunIf: []futures.Event{{Kind: "callback", ID: "cb1", Page: 2, Rows: rows("4")}}}
+	lost := futures.Trace{Callbacks: []futures.Event{{Kind: "callback", ID: "cb1", Page: 1, Rows: rows("1")}, {Kind: "callback", ID: "cb1", Page: 2, Rows: rows("4")}}}
+	held := futures.Trace{Callbacks: []futures.Event{{Kind: "callback", ID: "cb1", Page: 1, Rows: rows("1")}, {Kind: "callback", ID: "cb1", Page: 3, Rows: rows("4")}}}
+	if !sc.Raced(lost) {
+		t.Error("a trace holding a rerun_if event is not reported as raced")
+	}
+	if sc.Raced(held) {
+		t.Error("a trace without rerun_if events is reported as raced")
+	}
+	if (futures.Scenario{}).Raced(lost) {
+		t.Error("a scenario without rerun_if reported a race")
+	}
+	scs, err := futures.Load("scenarios.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scs {
+		if s.Name == "double_start_fetching_next_page" && len(s.RerunIf) == 0 {
+			t.Error("double_start_fetching_next_page lost its rerun_if: the page may arrive between the two calls")
+		}
+	}
+}
