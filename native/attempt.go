@@ -60,7 +60,9 @@ type RetryDecision struct {
 // safe for concurrent use and should retry non-idempotent requests only for errors that
 // prove the request was not applied (for example UnavailableError). ctx is the request's
 // context, also cancelled when the session closes (context.Cause is then ErrSessionClosed): a
-// policy that waits before retrying should stop waiting when it ends.
+// policy that waits before retrying should stop waiting when it ends. Like Config.Observer, a
+// policy must not Close the session itself while deciding on an asynchronous request (Close
+// waits for the goroutine that calls the policy); it may start Close in another goroutine.
 type RetryPolicy interface {
 	Retry(ctx context.Context, a *Attempt) RetryDecision
 }

@@ -17,3 +17,11 @@ type AuthExchange = proto.AuthExchange
 // &PasswordAuthenticator{Username: ..., Password: ...}; AllowedAuthenticators, when not
 // empty, lists the server authenticator classes the credentials may be sent to.
 type PasswordAuthenticator = proto.PasswordAuthenticator
+
+// HostAuthenticator is an Authenticator that is told which node it authenticates to: when
+// Config.Authenticator implements it, each connection calls StartHost, with the address it
+// dialled (host:port), instead of Start.
+type HostAuthenticator interface {
+	Authenticator
+	StartHost(addr, authenticatorClass string) (AuthExchange, []byte, error)
+}

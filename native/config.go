@@ -81,7 +81,10 @@ type Config struct {
 	// Observer, when set, is called after every attempt of every request (including
 	// re-prepares and retries), in the goroutine that ran the attempt. It must not block, and
 	// must not Prepare a statement or Close the session when it observes a USE statement
-	// (which holds the session's keyspace lock until it has reached every connection).
+	// (which holds the session's keyspace lock until it has reached every connection). Nor may
+	// it Close the session while observing an asynchronous request (ExecuteAsync,
+	// NextPageAsync): Close waits for that request's goroutine, which is the one calling it;
+	// hand Close to another goroutine instead.
 	Observer func(ctx context.Context, a Attempt)
 
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many
@@ -95,7 +98,9 @@ type Config struct {
 	// listed in system.peers.
 	DisablePeerDiscovery bool
 
-	// HostFilter, when set, excludes every node for which it returns false.
+	// HostFilter, when set, excludes every node for which it returns false, the control
+	// connection's included: as in gocql, a contact point it excludes is not used, and Connect
+	// fails (ErrHostFiltered) when it excludes every contact point that answers.
 	HostFilter func(Host) bool
 
 	// AddressTranslator, when set, maps the address a node advertises (host:port) to the

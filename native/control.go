@@ -206,6 +206,12 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 	}
 	self := nodeFromRow(row)
 	self.Addr = c.Addr()
+	if s.cfg.HostFilter != nil && !s.cfg.HostFilter(hostOf(self, false)) {
+		// The control connection stays off excluded nodes: closed, it is replaced by one to
+		// another node (a session whose control node the filter came to exclude moves).
+		c.Close()
+		return fmt.Errorf("%w: %s", ErrHostFiltered, c.Addr())
+	}
 	nodes := []topology.Node{self}
 
 	if s.cfg.DisablePeerDiscovery {

@@ -363,6 +363,9 @@ var (
 	ErrUnsupported = errors.New("native: not supported by the protocol version in use")
 	// ErrConnClosed is wrapped when a connection closed while a request was in flight on it.
 	ErrConnClosed = errors.New("native: connection closed")
+	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
+	// excludes: it is not used (Connect fails when the filter excludes every contact point).
+	ErrHostFiltered = errors.New("native: the node is excluded by Config.HostFilter")
 )
 
 // NoHostAvailableError reports that a request could not be completed on any host. Errors

@@ -156,6 +156,17 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	}
 	next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
 	p.conns.Store(&next)
+	// When c closes (the server dropped it, a heartbeat found it dead), the pool refills at
+	// once, as gocql's does: otherwise a node whose connections closed without a topology
+	// event would stay without connection until a request picked it, and a caller that routes
+	// around nodes without connection (compat/gocql) never would. Added under p.mu, as in
+	// startRefill, so the session's Close waits for it.
+	p.s.wg.Add(1)
+	go func() {
+		defer p.s.wg.Done()
+		<-c.Done()
+		p.startRefill()
+	}()
 	return nil
 }
 

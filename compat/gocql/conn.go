@@ -133,24 +133,26 @@ type DialedHost struct {
 	DisableCoalesce bool
 }
 
-// WrapTLS runs a TLS client handshake over conn when tlsConfig is non-nil (ServerName set from
-// addr when empty) and returns the resulting DialedHost.
+// WrapTLS runs a TLS client handshake over conn when tlsConfig is non-nil and returns the
+// resulting DialedHost. As in gocql, ServerName is set from addr when it is empty and the
+// server is verified (InsecureSkipVerify false), and a handshake error is crypto/tls's own.
 func WrapTLS(ctx context.Context, conn net.Conn, addr string, tlsConfig *tls.Config) (*DialedHost, error) {
 	if tlsConfig == nil {
 		return &DialedHost{Conn: conn}, nil
 	}
-	cfg := tlsConfig.Clone()
-	if cfg.ServerName == "" {
+	cfg := tlsConfig
+	if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
 			host = addr
 		}
+		cfg = cfg.Clone()
 		cfg.ServerName = host
 	}
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("gocql: TLS handshake with %s: %w", addr, err)
+		return nil, err
 	}
 	return &DialedHost{Conn: tc, DisableCoalesce: true}, nil
 }

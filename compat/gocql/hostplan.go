@@ -27,6 +27,11 @@ type hostPlan struct {
 	moreRep []*HostInfo
 	r       int
 
+	// fallback, when set, is the policy whose plan follows the replicas of a token-aware
+	// plan, for q: made only once the replicas are used up, as gocql does.
+	fallback HostSelectionPolicy
+	q        ExecutableQuery
+
 	// placeholder makes the first step yield a host-less entry when the plan is empty (the
 	// session knows no host yet), letting the native core route the request itself.
 	placeholder bool
@@ -45,9 +50,14 @@ const maxTieredPlanHosts = 16
 func fillPlan(policy HostSelectionPolicy, q ExecutableQuery, p *hostPlan) {
 	policy = unwrapReady(policy)
 	if ta, ok := policy.(*tokenAwareHostPolicy); ok {
-		// As in its Pick: the fallback's plan first, then the replicas to try before it.
-		fillRotation(unwrapReady(ta.fallback), q, p)
+		// As in its Pick: the replicas to try first, then, once they are used up, the
+		// fallback's plan (at once when there is no replica).
 		p.nrep, p.moreRep = ta.planReplicas(q, &p.rep)
+		if p.nrep == 0 {
+			fillRotation(unwrapReady(ta.fallback), q, p)
+		} else {
+			p.fallback, p.q = unwrapReady(ta.fallback), q
+		}
 		return
 	}
 	fillRotation(policy, q, p)
@@ -106,6 +116,11 @@ func (p *hostPlan) step() SelectedHost {
 			return (*selectedHost)(p.rep[p.r-1])
 		}
 		return (*selectedHost)(p.moreRep[p.r-1-p.nrep])
+	}
+	if p.fallback != nil {
+		fb, q := p.fallback, p.q
+		p.fallback, p.q = nil, nil
+		fillRotation(fb, q, p)
 	}
 	for {
 		var h SelectedHost

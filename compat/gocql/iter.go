@@ -52,6 +52,9 @@ type Iter struct {
 	customPayload  map[string][]byte
 	res            *native.Result // the page as the native core returned it (for futures)
 	closed         atomic.Bool
+	// notSent marks the failure of an attempt on a host that had no open connection: nothing
+	// was sent, so, as gocql skips a host whose pool has no connection, it is no attempt.
+	notSent bool
 }
 
 // nextIter fetches the page after the current one, synchronously or ahead of time.

@@ -365,7 +365,12 @@ func (r *roundRobinHostPolicy) Init(*Session)                       {}
 func (r *roundRobinHostPolicy) AddHost(h *HostInfo)                 { r.hosts.add(h) }
 func (r *roundRobinHostPolicy) RemoveHost(h *HostInfo)              { r.hosts.remove(h) }
 func (r *roundRobinHostPolicy) HostUp(h *HostInfo)                  { r.hosts.add(h) }
-func (r *roundRobinHostPolicy) HostDown(*HostInfo)                  {}
+
+// HostDown drops the host from the rotation until HostUp, as gocql does: the hosts left up
+// share the plans' first places evenly (skipping a down host in place would give its share to
+// the host after it).
+func (r *roundRobinHostPolicy) HostDown(h *HostInfo) { r.hosts.remove(h) }
+
 func (r *roundRobinHostPolicy) Pick(ExecutableQuery) NextHost {
 	return rotation(r.hosts.get(), r.next.Add(1)-1)
 }
@@ -410,7 +415,10 @@ func (d *tieredPolicy) IsLocal(h *HostInfo) bool            { return d.tier(h) =
 func (d *tieredPolicy) AddHost(h *HostInfo)                 { d.hosts.add(h) }
 func (d *tieredPolicy) RemoveHost(h *HostInfo)              { d.hosts.remove(h) }
 func (d *tieredPolicy) HostUp(h *HostInfo)                  { d.hosts.add(h) }
-func (d *tieredPolicy) HostDown(*HostInfo)                  {}
+
+// HostDown drops the host from its tier until HostUp, as gocql does (see
+// roundRobinHostPolicy.HostDown).
+func (d *tieredPolicy) HostDown(h *HostInfo) { d.hosts.remove(h) }
 
 // HostTier returns the host's tier (0 is closest).
 func (d *tieredPolicy) HostTier(h *HostInfo) uint { return d.tier(h) }
@@ -535,18 +543,24 @@ func (t *tokenAwareHostPolicy) HostUp(h *HostInfo) {
 func (t *tokenAwareHostPolicy) HostDown(h *HostInfo) { t.fallback.HostDown(h) }
 
 func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
-	fb := t.fallback.Pick(q)
 	var buf [maxPlanReplicas]*HostInfo
 	n, more := t.planReplicas(q, &buf)
 	if n == 0 {
-		return fb
+		return t.fallback.Pick(q)
 	}
 	ordered := append(buf[:n:n], more...)
 	i := 0
+	var fb NextHost
 	return func() SelectedHost {
 		if i < len(ordered) {
 			i++
 			return (*selectedHost)(ordered[i-1])
+		}
+		if fb == nil {
+			// As gocql, the fallback's plan is made (advancing its round-robin position)
+			// only once the replicas are used up, so that queries served by a replica do
+			// not skew the rotation of the others.
+			fb = t.fallback.Pick(q)
 		}
 		for {
 			h := fb()

@@ -102,6 +102,13 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	}
 	ns, err := connectNative(&cfg, ncfg)
 	if err != nil {
+		if addr := filteredContactPoint(err); addr != "" {
+			// gocql's control connection refuses a contact point HostFilter excludes.
+			return nil, errors.New("gocql: unable to create session: unable to connect to initial hosts: host was filtered: " + addr)
+		}
+		if cause := handshakeFailure(err); cause != nil {
+			return nil, fmt.Errorf("gocql: unable to create session: %s%w", initStep(&cfg, true), cause)
+		}
 		var re *native.RequestError
 		if errors.As(err, &re) {
 			// The node answered but refused the session (a missing keyspace, say): gocql
@@ -139,6 +146,23 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	s.refresher.Add(1)
 	go s.refreshLoop()
 	return s, nil
+}
+
+// filteredContactPoint returns the address (without the port) of the last contact point tried
+// when it was refused for being excluded by HostFilter, as gocql reports it; "" otherwise.
+func filteredContactPoint(err error) string {
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) || len(nh.Errors) == 0 {
+		return ""
+	}
+	last := nh.Errors[len(nh.Errors)-1]
+	if !errors.Is(last.Err, native.ErrHostFiltered) {
+		return ""
+	}
+	if host, _, err := net.SplitHostPort(last.Host); err == nil {
+		return host
+	}
+	return last.Host
 }
 
 // connectNative opens the native session, once: like gocql v1.7.0, CreateSession does not retry
@@ -352,9 +376,8 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 			return n, fmt.Errorf("gocql: compressor %q is not supported by the native core (snappy and lz4 are)", name)
 		}
 	}
-	if cfg.AuthProvider != nil || cfg.Authenticator != nil {
-		n.Authenticator = authAdapter{cfg: cfg}
-	}
+	// Always set: without an authenticator, a server asking for one gets gocql's error.
+	n.Authenticator = authAdapter{cfg: cfg}
 	if cfg.SslOpts != nil {
 		tc, err := tlsConfigOf(cfg.SslOpts)
 		if err != nil {
@@ -401,66 +424,24 @@ func tlsConfigOf(o *SslOptions) (*tls.Config, error) {
 	if o.CaPath != "" {
 		pem, err := os.ReadFile(o.CaPath)
 		if err != nil {
-			return nil, fmt.Errorf("gocql: unable to open CA certs: %w", err)
+			return nil, fmt.Errorf("connectionpool: unable to open CA certs: %w", err)
 		}
 		if tc.RootCAs == nil {
 			tc.RootCAs = x509.NewCertPool()
 		}
 		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("gocql: unable to parse CA certificates in %s", o.CaPath)
+			return nil, errors.New("connectionpool: failed parsing or CA certs")
 		}
 	}
 	if o.CertPath != "" || o.KeyPath != "" {
 		cert, err := tls.LoadX509KeyPair(o.CertPath, o.KeyPath)
 		if err != nil {
-			return nil, fmt.Errorf("gocql: unable to load X509 key pair: %w", err)
+			return nil, fmt.Errorf("connectionpool: unable to load X509 key pair: %w", err)
 		}
 		tc.Certificates = append(tc.Certificates, cert)
 	}
 	return tc, nil
 }
-
-// authAdapter drives a gocql Authenticator through the native core's conversation API.
-type authAdapter struct{ cfg *ClusterConfig }
-
-// Start begins one connection's exchange: the gocql authenticator's first Challenge receives
-// the server's authenticator class, as in gocql.
-func (a authAdapter) Start(class string) (native.AuthExchange, []byte, error) {
-	auth := a.cfg.Authenticator
-	if a.cfg.AuthProvider != nil {
-		var err error
-		if auth, err = a.cfg.AuthProvider(nil); err != nil {
-			return nil, nil, err
-		}
-	}
-	if auth == nil {
-		return nil, nil, fmt.Errorf("gocql: server requires authentication (%s) but no Authenticator is configured", class)
-	}
-	x := &authExchange{auth: auth}
-	resp, err := x.Challenge([]byte(class))
-	if err != nil {
-		return nil, nil, err
-	}
-	return x, resp, nil
-}
-
-// authExchange follows the authenticator gocql's Challenge hands back for the next round.
-type authExchange struct {
-	auth Authenticator
-}
-
-func (x *authExchange) Challenge(token []byte) ([]byte, error) {
-	resp, next, err := x.auth.Challenge(token)
-	if err != nil {
-		return nil, err
-	}
-	if next != nil {
-		x.auth = next
-	}
-	return resp, nil
-}
-
-func (x *authExchange) Success(token []byte) error { return x.auth.Success(token) }
 
 // refreshLoop re-reads the topology every second until Close.
 func (s *Session) refreshLoop() {
@@ -497,6 +478,10 @@ func (s *Session) refreshHosts() {
 			s.policy.AddHost(fresh)
 			if fresh.IsUp() {
 				s.policy.HostUp(fresh)
+			} else {
+				// As gocql, whose pool for a node it cannot connect to calls HostDown (the
+				// round-robin policies then leave it out until HostUp).
+				s.policy.HostDown(fresh)
 			}
 			continue
 		}
@@ -504,6 +489,10 @@ func (s *Session) refreshHosts() {
 		cur.refreshFrom(fresh)
 		switch {
 		case was != NodeUp && fresh.IsUp():
+			// As gocql, which adds a node that comes back to its pools and to the policy
+			// (AddHost) and calls HostUp once connected: a policy may forget a host on
+			// HostDown and count on AddHost to learn it again.
+			s.policy.AddHost(cur)
 			s.policy.HostUp(cur)
 		case was == NodeUp && !fresh.IsUp():
 			s.policy.HostDown(cur)
@@ -786,8 +775,14 @@ func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan *hostPlan) 
 			continue
 		}
 		for {
-			attempted = true
 			iter := qry.execute(ctx, s, host)
+			if iter.notSent {
+				// The host has no open connection (it went down since the session last read
+				// the topology): like gocql, whose pool then picks no connection, move on to
+				// the next host without an attempt.
+				break
+			}
+			attempted = true
 			switch {
 			case iter.err == nil, errors.Is(iter.err, context.Canceled),
 				errors.Is(iter.err, context.DeadlineExceeded), iter.err == ErrNotFound:
@@ -815,6 +810,15 @@ func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan *hostPlan) 
 		return &Iter{err: lastErr}, attempted
 	}
 	return &Iter{err: ErrNoConnections}, attempted
+}
+
+// notSent reports whether err, the failure of a request pinned to host, means that nothing
+// was sent: the native core returns a NoHostAvailableError for a pinned request only when the
+// node had no open connection (or had left the cluster), since the session leaves retries to
+// the shim. A request cut off by Close is not such a failure.
+func notSent(host *HostInfo, err error) bool {
+	var nh *native.NoHostAvailableError
+	return host != nil && errors.As(err, &nh) && !errors.Is(err, native.ErrSessionClosed)
 }
 
 // attemptTimeout is the per-attempt timeout (ClusterConfig.Timeout; 0 disables it).
@@ -1186,6 +1190,9 @@ func (s *Session) statement(ctx context.Context, q *Query, host *HostInfo, now t
 func (q *Query) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 	start := time.Now()
 	iter := s.attemptQuery(ctx, q, host, start)
+	if iter.notSent {
+		return iter // no attempt: neither counted nor observed
+	}
 	end := time.Now()
 	attempt := q.metrics.attempt(end.Sub(start), iter.host)
 	if q.observer != nil {
@@ -1225,6 +1232,9 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 		res, err = s.native.Execute(ctx, st)
 	}
 	if err != nil {
+		if notSent(host, err) {
+			return &Iter{err: convertAttemptError(ctx, err), host: host, notSent: true}
+		}
 		traceFailure(q.trace, err)
 		return &Iter{err: convertAttemptError(ctx, err), host: host}
 	}
@@ -1298,6 +1308,9 @@ func sameColumns(cols []native.Column, info *preparedInfo) bool {
 func (b *Batch) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 	start := time.Now()
 	iter := s.attemptBatch(ctx, b, host)
+	if iter.notSent {
+		return iter // no attempt: neither counted nor observed
+	}
 	end := time.Now()
 	attempt := b.metrics.attempt(end.Sub(start), iter.host)
 	if b.observer != nil {
@@ -1391,6 +1404,9 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 	}
 	res, err := s.native.ExecuteBatch(ctx, nb)
 	if err != nil {
+		if notSent(host, err) {
+			return &Iter{err: convertAttemptError(ctx, err), host: host, notSent: true}, false
+		}
 		traceFailure(b.trace, err)
 		return &Iter{err: convertAttemptError(ctx, err), host: host}, errors.Is(err, native.ErrBindTypesChanged)
 	}

@@ -1,14 +1,16 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
+	"time"
 
 	"github.com/gocql/gocql"
 )
 
 // configScenarios cover session and statement settings at their edges: zero connections,
 // a nil speculative policy, a batch without a session, and consistency values the server
-// judges (docs/deviations.md G26 to G29).
+// judges, and a closed session's schema agreement (docs/deviations.md G26 to G29, G32).
 func configScenarios() []Scenario {
 	return []Scenario{
 		{"session/num_conns_zero", func(e *Env) {
@@ -26,6 +28,23 @@ func configScenarios() []Scenario {
 			q := e.Session.Query("SELECT key FROM system.local").Idempotent(true).SetSpeculativeExecutionPolicy(nil)
 			var key string
 			e.R.Record("exec", q.Scan(&key), key)
+		}},
+		{"session/await_schema_agreement_after_close", func(e *Env) {
+			// gocql v1.7.0 keeps polling a closed session until MaxWaitSchemaAgreement ends
+			// (60 s by default; 2 s here); the shim returns ErrSessionClosed at once
+			// (docs/deviations.md G32).
+			c := e.Cluster()
+			c.MaxWaitSchemaAgreement = 2 * time.Second
+			s, err := c.CreateSession()
+			if err != nil {
+				e.R.Record("create session", err)
+				return
+			}
+			s.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err = s.AwaitSchemaAgreement(ctx)
+			e.R.Record("await after close", err, errors.Is(err, gocql.ErrSessionClosed))
 		}},
 		{"batch/routing_key_without_session", func(e *Env) {
 			// A batch made without a session: gocql v1.7.0 panics (nil session) in

@@ -158,9 +158,23 @@ func (c *Conn) authenticate(ctx context.Context, class string) error {
 	if c.cfg.Authenticator == nil {
 		return fmt.Errorf("server requires authentication with %s but no Authenticator is configured", class)
 	}
-	ex, token, err := c.cfg.Authenticator.Start(class)
+	var (
+		ex    proto.AuthExchange
+		token []byte
+		err   error
+	)
+	if ha, ok := c.cfg.Authenticator.(interface {
+		StartHost(addr, class string) (proto.AuthExchange, []byte, error)
+	}); ok {
+		ex, token, err = ha.StartHost(c.addr, class) // native.HostAuthenticator
+	} else {
+		ex, token, err = c.cfg.Authenticator.Start(class)
+	}
 	if err != nil {
 		return err
+	}
+	if ex == nil {
+		return fmt.Errorf("the Authenticator (%T) returned no AuthExchange for %s", c.cfg.Authenticator, class)
 	}
 	for {
 		resp, err := c.Do(ctx, &proto.AuthResponse{Token: token})

@@ -1,0 +1,713 @@
+package native_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// rvFrame is one frame read by a review fake server.
+type rvFrame struct {
+	h    proto.Header
+	body []byte
+}
+
+// rvConn is the server side of one connection of a review fake server.
+type rvConn struct {
+	nc net.Conn
+}
+
+func (c *rvConn) read() (rvFrame, error) {
+	var hb [proto.HeaderSize]byte
+	if _, err := io.ReadFull(c.nc, hb[:]); err != nil {
+		return rvFrame{}, err
+	}
+	h, err := proto.ParseHeader(hb[:], 0)
+	if err != nil {
+		return rvFrame{}, err
+	}
+	body := make([]byte, h.Length)
+	if _, err := io.ReadFull(c.nc, body); err != nil {
+		return rvFrame{}, err
+	}
+	return rvFrame{h: h, body: body}, nil
+}
+
+func (c *rvConn) send(stream int16, op proto.Opcode, body []byte) error {
+	b := proto.AppendHeader(nil, proto.Header{Version: proto.Version4, Response: true, Stream: stream, Opcode: op, Length: len(body)})
+	_, err := c.nc.Write(append(b, body...))
+	return err
+}
+
+// rvServer accepts connections and runs serve on each; Cleanup closes everything.
+func rvServer(t *testing.T, ln net.Listener, serve func(c *rvConn)) string {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, nc)
+			mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer nc.Close()
+				serve(&rvConn{nc: nc})
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+func rvListen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+func rvSupported() []byte {
+	b := proto.AppendShort(nil, 1)
+	b, _ = proto.AppendString(b, "CQL_VERSION")
+	b, _ = proto.AppendStringList(b, []string{"3.4.7"})
+	return b
+}
+
+// rvAuthFront is a server that runs the handshake itself, asking for authentication with
+// class, lets auth run the SASL exchange (returning true when the client is authenticated),
+// then opens an unauthenticated connection to target and relays the rest of the traffic to it.
+func rvAuthFront(t *testing.T, target, class string, auth func(c *rvConn) bool) string {
+	return rvServer(t, rvListen(t), func(c *rvConn) {
+		for {
+			f, err := c.read()
+			if err != nil {
+				return
+			}
+			switch f.h.Opcode {
+			case proto.OpOptions:
+				_ = c.send(f.h.Stream, proto.OpSupported, rvSupported())
+				continue
+			case proto.OpStartup:
+			default:
+				return
+			}
+			b, _ := proto.AppendString(nil, class)
+			if c.send(f.h.Stream, proto.OpAuthenticate, b) != nil || !auth(c) {
+				return
+			}
+			break
+		}
+		up, err := net.Dial("tcp", target)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		uc := &rvConn{nc: up}
+		for _, req := range []proto.Request{&proto.Options{}, &proto.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}} {
+			fr, err := proto.AppendFrame(nil, proto.Version4, 0, req, nil)
+			if err != nil {
+				return
+			}
+			if _, err := up.Write(fr); err != nil {
+				return
+			}
+			if _, err := uc.read(); err != nil {
+				return
+			}
+		}
+		go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
+		_, _ = io.Copy(c.nc, up)
+	})
+}
+
+// rvExchange is a custom SASL mechanism: the initial token is "hello", each challenge "cN"
+// is answered "rN", and the success token is recorded.
+type rvAuth struct {
+	mu         sync.Mutex
+	classes    []string
+	challenges []string
+	success    []string
+}
+
+func (a *rvAuth) Start(class string) (native.AuthExchange, []byte, error) {
+	a.mu.Lock()
+	a.classes = append(a.classes, class)
+	a.mu.Unlock()
+	return &rvExchange{a: a}, []byte("hello"), nil
+}
+
+type rvExchange struct{ a *rvAuth }
+
+func (x *rvExchange) Challenge(tok []byte) ([]byte, error) {
+	x.a.mu.Lock()
+	defer x.a.mu.Unlock()
+	x.a.challenges = append(x.a.challenges, string(tok))
+	return []byte("r" + strings.TrimPrefix(string(tok), "c")), nil
+}
+
+func (x *rvExchange) Success(tok []byte) error {
+	x.a.mu.Lock()
+	defer x.a.mu.Unlock()
+	x.a.success = append(x.a.success, string(tok))
+	if string(tok) == "bad-token" {
+		return errors.New("rvAuth: server token rejected")
+	}
+	return nil
+}
+
+// rvTwoRounds runs hello -> c1 -> r1 -> c2 -> r2 -> AUTH_SUCCESS(final), refusing anything else.
+func rvTwoRounds(final string) func(c *rvConn) bool {
+	return func(c *rvConn) bool {
+		want := []string{"hello", "r1", "r2"}
+		for i, w := range want {
+			f, err := c.read()
+			if err != nil || f.h.Opcode != proto.OpAuthResponse {
+				return false
+			}
+			tok := f.body[4:]
+			if string(tok) != w {
+				b := proto.AppendInt(nil, int32(proto.ErrCodeAuthentication))
+				b, _ = proto.AppendString(b, fmt.Sprintf("bad token %q", tok))
+				_ = c.send(f.h.Stream, proto.OpError, b)
+				return false
+			}
+			if i == len(want)-1 {
+				return c.send(f.h.Stream, proto.OpAuthSuccess, proto.AppendBytes(nil, []byte(final))) == nil
+			}
+			if c.send(f.h.Stream, proto.OpAuthChallenge, proto.AppendBytes(nil, []byte(fmt.Sprintf("c%d", i+1)))) != nil {
+				return false
+			}
+		}
+		return false
+	}
+}
+
+func rvConfig(addr string) native.Config {
+	return native.Config{Hosts: []string{addr}, DisablePeerDiscovery: true, ConnsPerHost: 1, HeartbeatInterval: -1,
+		ConnectTimeout: 5 * time.Second, Timeout: 30 * time.Second}
+}
+
+func TestReviewCustomAuthenticatorRounds(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	addr := rvAuthFront(t, sim.Addrs()[0], "com.example.CustomAuthenticator", rvTwoRounds("welcome"))
+	a := &rvAuth{}
+	cfg := rvConfig(addr)
+	cfg.Authenticator = a
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Connect with a two-round authenticator: %v", err)
+	}
+	mustExec(t, s, "SELECT release_version FROM system.local")
+	s.Close()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.classes) == 0 || a.classes[0] != "com.example.CustomAuthenticator" {
+		t.Errorf("Start got classes %v", a.classes)
+	}
+	if len(a.challenges) < 2 || a.challenges[0] != "c1" || a.challenges[1] != "c2" {
+		t.Errorf("challenges %v, want c1, c2 per connection", a.challenges)
+	}
+	if len(a.success) == 0 || a.success[0] != "welcome" {
+		t.Errorf("success tokens %v, want welcome", a.success)
+	}
+
+	// An exchange refusing the server's final token fails the connection with its error.
+	addr = rvAuthFront(t, sim.Addrs()[0], "com.example.CustomAuthenticator", rvTwoRounds("bad-token"))
+	cfg = rvConfig(addr)
+	cfg.Authenticator = &rvAuth{}
+	if s, err := native.Connect(ctxT(t), cfg); err == nil || !strings.Contains(err.Error(), "server token rejected") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Success error: %v", err)
+	}
+
+	// PLAIN (PasswordAuthenticator) answers no challenge.
+	cfg = rvConfig(rvAuthFront(t, sim.Addrs()[0], "org.apache.cassandra.auth.PasswordAuthenticator", rvTwoRounds("x")))
+	cfg.Authenticator = &native.PasswordAuthenticator{Username: "u", Password: "p"}
+	if s, err := native.Connect(ctxT(t), cfg); err == nil {
+		s.Close()
+		t.Fatal("PLAIN with a wrong initial token connected")
+	} else {
+		var ae *native.AuthenticationError
+		if !errors.As(err, &ae) {
+			t.Errorf("refused credentials: %v, want a *native.AuthenticationError", err)
+		}
+	}
+}
+
+// rvStartErr fails Start.
+type rvStartErr struct{}
+
+func (rvStartErr) Start(string) (native.AuthExchange, []byte, error) {
+	return nil, nil, errors.New("rvStartErr: no credentials for this class")
+}
+
+func TestReviewAuthenticationErrors(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Username: "alice", Password: "s3cret"})
+	cfg := rvConfig(sim.Addrs()[0])
+
+	// No Authenticator for a server that needs one: a clear error naming the class.
+	s, err := native.Connect(ctxT(t), cfg)
+	if err == nil {
+		s.Close()
+		t.Fatal("connected without credentials")
+	}
+	if !strings.Contains(err.Error(), "org.apache.cassandra.auth.PasswordAuthenticator") || !strings.Contains(err.Error(), "Authenticator") {
+		t.Errorf("no authenticator: %v", err)
+	}
+
+	// Wrong password: a typed *AuthenticationError with the server's message.
+	cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "nope"}
+	s, err = native.Connect(ctxT(t), cfg)
+	var ae *native.AuthenticationError
+	if err == nil {
+		s.Close()
+		t.Fatal("connected with a wrong password")
+	}
+	if !errors.As(err, &ae) || !strings.Contains(ae.Message, "incorrect") {
+		t.Errorf("wrong password: %v", err)
+	}
+
+	// Class not allowed: the credentials are not sent.
+	cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "s3cret", AllowedAuthenticators: []string{"com.example.Other"}}
+	if s, err = native.Connect(ctxT(t), cfg); err == nil || !strings.Contains(err.Error(), "allowed") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("disallowed class: %v", err)
+	}
+
+	// Start's own error.
+	cfg.Authenticator = rvStartErr{}
+	if s, err = native.Connect(ctxT(t), cfg); err == nil || !strings.Contains(err.Error(), "no credentials for this class") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("Start error: %v", err)
+	}
+
+	// An Authenticator for a server without authentication is simply not used.
+	plain := cqlsim.StartT(t, cqlsim.Options{})
+	cfg = rvConfig(plain.Addrs()[0])
+	a := &rvAuth{}
+	cfg.Authenticator = a
+	s, err = native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("authenticator for a server without authentication: %v", err)
+	}
+	s.Close()
+	if len(a.classes) != 0 {
+		t.Errorf("Start called for a server without authentication: %v", a.classes)
+	}
+}
+
+// TestReviewHandshakeHangIsBounded: servers that stop answering at each handshake step (or
+// close the connection there) make Connect fail within ConnectTimeout, never hang.
+func TestReviewHandshakeHangIsBounded(t *testing.T) {
+	type step struct {
+		name string
+		// serve runs after the server answered OPTIONS and saw STARTUP.
+		close bool
+		at    proto.Opcode // the request the server stops at
+	}
+	steps := []step{
+		{"hang at OPTIONS", false, proto.OpOptions},
+		{"hang at STARTUP", false, proto.OpStartup},
+		{"hang at AUTH_RESPONSE", false, proto.OpAuthResponse},
+		{"close at OPTIONS", true, proto.OpOptions},
+		{"close at STARTUP", true, proto.OpStartup},
+		{"close at AUTH_RESPONSE", true, proto.OpAuthResponse},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			addr := rvServer(t, rvListen(t), func(c *rvConn) {
+				for {
+					f, err := c.read()
+					if err != nil {
+						return
+					}
+					if f.h.Opcode == st.at {
+						if !st.close {
+							// Read and drop everything else until cleanup closes the connection.
+							_, _ = io.Copy(io.Discard, c.nc)
+						}
+						return
+					}
+					switch f.h.Opcode {
+					case proto.OpOptions:
+						_ = c.send(f.h.Stream, proto.OpSupported, rvSupported())
+					case proto.OpStartup:
+						b, _ := proto.AppendString(nil, "org.apache.cassandra.auth.PasswordAuthenticator")
+						_ = c.send(f.h.Stream, proto.OpAuthenticate, b)
+					}
+				}
+			})
+			cfg := rvConfig(addr)
+			cfg.ConnectTimeout = time.Second
+			cfg.Authenticator = &native.PasswordAuthenticator{Username: "u", Password: "p"}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				s, err := native.Connect(ctx, cfg)
+				if s != nil {
+					s.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("Connect succeeded")
+				}
+				t.Logf("%s: %v", st.name, err)
+			case <-time.After(cfg.ConnectTimeout + 10*time.Second):
+				t.Fatal("Connect hung past ConnectTimeout+10s")
+			}
+		})
+	}
+}
+
+// TestReviewHandshakeHangEndsWithContext: the caller's context bounds the handshake too.
+func TestReviewHandshakeHangEndsWithContext(t *testing.T) {
+	addr := rvServer(t, rvListen(t), func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
+	cfg := rvConfig(addr)
+	cfg.ConnectTimeout = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		s, err := native.Connect(ctx, cfg)
+		if s != nil {
+			s.Close()
+		}
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Connect after cancel: %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Connect ignored its context")
+	}
+}
+
+// rvTLSListener returns a TLS listener with a certificate for 127.0.0.1 and a pool trusting it.
+func rvTLSListener(t *testing.T, clientCAs *x509.CertPool) (net.Listener, *x509.CertPool) {
+	t.Helper()
+	ca := rvNewCA(t)
+	cert := ca.issue(t, "127.0.0.1", false)
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if clientCAs != nil {
+		cfg.ClientCAs = clientCAs
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, ca.pool
+}
+
+func TestReviewTLSMismatches(t *testing.T) {
+	// TLS to a plaintext server: fails, bounded, with a TLS handshake error.
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	cfg := rvConfig(sim.Addrs()[0])
+	cfg.ConnectTimeout = 2 * time.Second
+	cfg.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // test
+	rvBounded(t, cfg, func(err error) {
+		if !strings.Contains(err.Error(), "tls") {
+			t.Errorf("TLS to a plaintext server: %v", err)
+		}
+	})
+
+	// Plaintext to a TLS server: fails, bounded.
+	ln, _ := rvTLSListener(t, nil)
+	addr := rvServer(t, ln, func(c *rvConn) {
+		for {
+			if _, err := c.read(); err != nil {
+				return
+			}
+		}
+	})
+	cfg = rvConfig(addr)
+	cfg.ConnectTimeout = 2 * time.Second
+	rvBounded(t, cfg, func(err error) {})
+
+	// A server requiring a client certificate refuses a client without one.
+	ca := rvNewCA(t)
+	ln, roots := rvTLSListener(t, ca.pool)
+	addr = rvServer(t, ln, func(c *rvConn) {
+		for {
+			if _, err := c.read(); err != nil {
+				return
+			}
+		}
+	})
+	cfg = rvConfig(addr)
+	cfg.ConnectTimeout = 2 * time.Second
+	cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	rvBounded(t, cfg, func(err error) {})
+
+	// Wrong host name: a certificate for 127.0.0.1 used under the name "localhost".
+	ln, roots = rvTLSListener(t, nil)
+	addr = rvServer(t, ln, func(c *rvConn) {
+		for {
+			if _, err := c.read(); err != nil {
+				return
+			}
+		}
+	})
+	_, port, _ := net.SplitHostPort(addr)
+	cfg = rvConfig(net.JoinHostPort("localhost", port))
+	cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	rvBounded(t, cfg, func(err error) {
+		var he x509.HostnameError
+		if !errors.As(err, &he) {
+			t.Errorf("host name mismatch: %v, want an x509.HostnameError", err)
+		}
+	})
+}
+
+func rvBounded(t *testing.T, cfg native.Config, check func(error)) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		s, err := native.Connect(context.Background(), cfg)
+		if s != nil {
+			s.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Connect succeeded")
+		}
+		t.Logf("%v", err)
+		check(err)
+	case <-time.After(cfg.ConnectTimeout + 10*time.Second):
+		t.Fatal("Connect hung past ConnectTimeout+10s")
+	}
+}
+
+type rvCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pool *x509.CertPool
+}
+
+func rvNewCA(t *testing.T) *rvCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "review CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &rvCA{cert: cert, key: key, pool: pool}
+}
+
+// issue returns a certificate for ip (a server one, or a client one).
+func (ca *rvCA) issue(t *testing.T, ip string, client bool) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: "review " + ip},
+		IPAddresses:  []net.IP{net.ParseIP(ip)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if client {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// rvHostAuth is a HostAuthenticator recording the addresses it is started for.
+type rvHostAuth struct {
+	native.PasswordAuthenticator
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (a *rvHostAuth) StartHost(addr, class string) (native.AuthExchange, []byte, error) {
+	a.mu.Lock()
+	a.addrs = append(a.addrs, addr)
+	a.mu.Unlock()
+	return a.Start(class)
+}
+
+// TestReviewHostAuthenticator: an Authenticator implementing HostAuthenticator learns the
+// node of each connection (compat/gocql's AuthProvider needs it).
+func TestReviewHostAuthenticator(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Username: "alice", Password: "s3cret"})
+	a := &rvHostAuth{PasswordAuthenticator: native.PasswordAuthenticator{Username: "alice", Password: "s3cret"}}
+	var _ native.HostAuthenticator = a
+	cfg := rvConfig(sim.Addrs()[0])
+	cfg.Authenticator = a
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	s.Close()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.addrs) == 0 {
+		t.Fatal("StartHost was not called")
+	}
+	for _, addr := range a.addrs {
+		if addr != sim.Addrs()[0] {
+			t.Errorf("StartHost got %q, want %q", addr, sim.Addrs()[0])
+		}
+	}
+
+	// Discovered nodes: each connection names its own node.
+	multi := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, Username: "alice", Password: "s3cret"})
+	b := &rvHostAuth{PasswordAuthenticator: native.PasswordAuthenticator{Username: "alice", Password: "s3cret"}}
+	cfg = rvConfig(multi.Addrs()[0])
+	cfg.DisablePeerDiscovery = false
+	cfg.Authenticator = b
+	s, err = native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("Connect to two nodes: %v", err)
+	}
+	s.Close()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, want := range multi.Addrs() {
+		if !slices.Contains(b.addrs, want) {
+			t.Errorf("StartHost got %v, want every node of %v", b.addrs, multi.Addrs())
+		}
+	}
+}
+
+// TestReviewAuthWithCompression: authentication after a STARTUP asking for compression (the
+// server compresses AUTHENTICATE, AUTH_CHALLENGE and AUTH_SUCCESS), and over TLS.
+func TestReviewAuthWithCompression(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Username: "alice", Password: "s3cret"})
+	for _, comp := range []string{"lz4", "snappy"} {
+		for _, useTLS := range []bool{false, true} {
+			addr := sim.Addrs()[0]
+			cfg := rvConfig(addr)
+			if useTLS {
+				ln, roots := rvTLSListener(t, nil)
+				cfg.Hosts = []string{rvServer(t, ln, func(c *rvConn) {
+					up, err := net.Dial("tcp", addr)
+					if err != nil {
+						return
+					}
+					defer up.Close()
+					go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
+					_, _ = io.Copy(c.nc, up)
+				})}
+				cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+			}
+			cfg.Compression = comp
+			cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "s3cret"}
+			s, err := native.Connect(ctxT(t), cfg)
+			if err != nil {
+				t.Fatalf("%s, TLS %v: %v", comp, useTLS, err)
+			}
+			mustExec(t, s, "SELECT release_version FROM system.local")
+			s.Close()
+			cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "bad"}
+			_, err = native.Connect(ctxT(t), cfg)
+			var ae *native.AuthenticationError
+			if !errors.As(err, &ae) {
+				t.Errorf("%s, TLS %v, wrong password: %v", comp, useTLS, err)
+			}
+		}
+	}
+}
+
+// rvNilExchange returns a token but no exchange.
+type rvNilExchange struct{}
+
+func (rvNilExchange) Start(string) (native.AuthExchange, []byte, error) {
+	return nil, []byte("\x00alice\x00s3cret"), nil
+}
+
+// TestReviewAuthenticatorWithoutExchange: an Authenticator whose Start returns no exchange
+// fails the connection with an error instead of panicking when the server answers.
+func TestReviewAuthenticatorWithoutExchange(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Username: "alice", Password: "s3cret"})
+	cfg := rvConfig(sim.Addrs()[0])
+	cfg.Authenticator = rvNilExchange{}
+	s, err := native.Connect(ctxT(t), cfg)
+	if err == nil {
+		s.Close()
+		t.Fatal("connected with an Authenticator that returned no exchange")
+	}
+	if !strings.Contains(err.Error(), "no AuthExchange") {
+		t.Errorf("error %v", err)
+	}
+}
