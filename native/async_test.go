@@ -3,16 +3,14 @@ package native_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -131,126 +129,27 @@ func TestCancelledRequests(t *testing.T) {
 	s.Close()
 }
 
-// proxy forwards TCP connections to a server and can cut them all.
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-	wg     sync.WaitGroup
-	hold   bool         // when true, stop forwarding server responses (requests hang)
-	sent   atomic.Int64 // bytes forwarded to the server
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n *atomic.Int64
-}
-
-func (cw countingWriter) Write(b []byte) (int, error) {
-	n, err := cw.w.Write(b)
-	cw.n.Add(int64(n))
-	return n, err
-}
-
 // newProxies starts n proxies to target: n nodes, as far as the session can tell.
-func newProxies(t *testing.T, target string, n int) (pxs []*proxy, addrs []string) {
+func newProxies(t *testing.T, target string, n int) (pxs []*cqltest.Proxy, addrs []string) {
 	for range n {
-		px := newProxy(t, target)
+		px := cqltest.NewProxy(t, target)
 		pxs = append(pxs, px)
-		addrs = append(addrs, px.addr())
+		addrs = append(addrs, px.Addr())
 	}
 	return pxs, addrs
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target}
-	p.wg.Add(1)
-	go p.accept()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		p.wg.Add(2)
-		go func() { defer p.wg.Done(); _, _ = io.Copy(countingWriter{up, &p.sent}, c); up.Close() }()
-		go func() { defer p.wg.Done(); p.copyDown(c, up); c.Close() }()
-	}
-}
-
-// copyDown forwards server bytes to the client, pausing while hold is set.
-func (p *proxy) copyDown(c, up net.Conn) {
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := up.Read(buf)
-		if err != nil {
-			return
-		}
-		for {
-			p.mu.Lock()
-			hold := p.hold
-			p.mu.Unlock()
-			if !hold {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		if _, err := c.Write(buf[:n]); err != nil {
-			return
-		}
-	}
-}
-
-func (p *proxy) setHold(h bool) { p.mu.Lock(); p.hold = h; p.mu.Unlock() }
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	conns := p.conns
-	p.conns = nil
-	p.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-	}
-}
-
-func (p *proxy) close() {
-	p.ln.Close()
-	p.cut()
-	p.wg.Wait()
 }
 
 func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
-	px := newProxy(t, hosts[0])
+	px := cqltest.NewProxy(t, hosts[0])
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.Addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	px.setHold(true)
+	px.SetHold(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	pending := make([]*native.Pending, 100)
 	for i := range pending {
@@ -309,7 +208,7 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 		t.Errorf("held response, context cancelled: %v", err)
 	}
 	// The late responses arrive after the callers gave up; the connection stays usable.
-	px.setHold(false)
+	px.SetHold(false)
 	for i := range 200 {
 		if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM kv WHERE k = ?", int32(i))); err != nil {
 			t.Fatalf("after late responses: %v", err)
@@ -321,9 +220,9 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 func TestServerDropsConnectionMidRequest(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
-	px := newProxy(t, hosts[0])
+	px := cqltest.NewProxy(t, hosts[0])
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.Addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,13 +230,13 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 	mustExec(t, s, "SELECT * FROM kv")
 
 	// Requests in flight when the connection drops fail with ErrConnClosed, none hangs.
-	px.setHold(true)
+	px.SetHold(true)
 	pending := make([]*native.Pending, 50)
 	for i := range pending {
 		pending[i] = s.ExecuteAsync(ctxT(t), native.Query("INSERT INTO kv (k) VALUES (?)", int32(i)))
 	}
 	time.Sleep(100 * time.Millisecond) // let them be written
-	px.cut()
+	px.Cut()
 	for i, p := range pending {
 		select {
 		case <-p.Done():
@@ -353,7 +252,7 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 			}
 		}
 	}
-	px.setHold(false)
+	px.SetHold(false)
 	// The pool reconnects.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -372,7 +271,7 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 	if err := s.AwaitSchemaAgreement(actx); err != nil {
 		t.Errorf("control connection after the drop: %v", err)
 	}
-	if h := s.Hosts(); len(h) != 1 || h[0].Addr != px.addr() || !h[0].Up {
+	if h := s.Hosts(); len(h) != 1 || h[0].Addr != px.Addr() || !h[0].Up {
 		t.Errorf("hosts after the drop: %+v", h)
 	}
 	s.Close()
@@ -399,12 +298,12 @@ func TestCloseFromOnDone(t *testing.T) {
 func TestSpeculativeExecution(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
-	slow := newProxy(t, hosts[0])
-	fast := newProxy(t, hosts[0])
+	slow := cqltest.NewProxy(t, hosts[0])
+	fast := cqltest.NewProxy(t, hosts[0])
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	// Two contact points that are the same server through two proxies: the session sees two
 	// nodes and routes round-robin over them.
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{slow.addr(), fast.addr()}, Keyspace: ks,
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{slow.Addr(), fast.Addr()}, Keyspace: ks,
 		ConnsPerHost: 1, DisablePeerDiscovery: true, Routing: native.RoundRobin})
 	if err != nil {
 		t.Fatal(err)
@@ -413,15 +312,15 @@ func TestSpeculativeExecution(t *testing.T) {
 	if len(s.Hosts()) != 2 {
 		t.Fatalf("hosts: %+v", s.Hosts())
 	}
-	slow.setHold(true)
-	defer slow.setHold(false)
+	slow.SetHold(true)
+	defer slow.SetHold(false)
 	for i := range 6 {
 		stmt := native.Query("SELECT * FROM kv WHERE k = ?", int32(i)).WithIdempotent(true).WithSpeculativeExecution(20*time.Millisecond, 1)
 		res, err := s.Execute(ctxT(t), stmt)
 		if err != nil {
 			t.Fatalf("speculative request %d: %v", i, err)
 		}
-		if res.Host() != fast.addr() {
+		if res.Host() != fast.Addr() {
 			t.Errorf("request %d answered by %s", i, res.Host())
 		}
 	}
@@ -438,7 +337,7 @@ func TestSpeculativeExecution(t *testing.T) {
 	if timeouts != 2 {
 		t.Errorf("%d of 4 non-idempotent requests timed out, want the 2 routed to the held node", timeouts)
 	}
-	slow.setHold(false)
+	slow.SetHold(false)
 	s.Close()
 }
 
@@ -454,8 +353,8 @@ func TestPrepareTimeoutSpansEveryNode(t *testing.T) {
 	}
 	defer s.Close()
 	for _, px := range pxs {
-		px.setHold(true)
-		defer px.setHold(false)
+		px.SetHold(true)
+		defer px.SetHold(false)
 	}
 	start := time.Now()
 	_, err = s.Prepare(context.Background(), "SELECT release_version FROM system.local")
@@ -473,18 +372,18 @@ func TestPrepareTimeoutSpansEveryNode(t *testing.T) {
 // statements, asynchronous ones and a Prepare.
 func TestRequestsInFlightAtCloseFailWithErrSessionClosed(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
-	px := newProxy(t, hosts[0])
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.addr()}, Keyspace: ks, ConnsPerHost: 1,
+	px := cqltest.NewProxy(t, hosts[0])
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.Addr()}, Keyspace: ks, ConnsPerHost: 1,
 		DisablePeerDiscovery: true, Timeout: -1, PrepareOnOneNode: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	px.setHold(true)
-	defer px.setHold(false)
+	px.SetHold(true)
+	defer px.SetHold(false)
 	pad := strings.Repeat(" ", 100) // every frame is longer than the text, and the text than 100 bytes
 	texts := []string{"SELECT release_version FROM system.local" + pad, "SELECT cluster_name FROM system.local" + pad,
 		"SELECT partitioner FROM system.local" + pad}
-	base := px.sent.Load()
+	base := px.Sent()
 	errs := make(chan error, 3)
 	pend := s.ExecuteAsync(context.Background(), native.Query(texts[0]))
 	go func() {
@@ -500,9 +399,9 @@ func TestRequestsInFlightAtCloseFailWithErrSessionClosed(t *testing.T) {
 	for _, q := range texts {
 		want += int64(len(q)) + 9
 	}
-	for deadline := time.Now().Add(10 * time.Second); px.sent.Load()-base < want; {
+	for deadline := time.Now().Add(10 * time.Second); px.Sent()-base < want; {
 		if time.Now().After(deadline) {
-			t.Fatalf("the requests did not reach the server: %d bytes sent, want %d", px.sent.Load()-base, want)
+			t.Fatalf("the requests did not reach the server: %d bytes sent, want %d", px.Sent()-base, want)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -145,11 +146,11 @@ func TestUseWithAFrozenNode(t *testing.T) {
 	ks1, hosts := testKeyspace(t, 1)
 	ks2, _ := testKeyspace(t, 1)
 	var addrs []string
-	pxs := map[string]*proxy{}
+	pxs := map[string]*cqltest.Proxy{}
 	for range 3 {
-		px := newProxy(t, hosts[0])
-		addrs = append(addrs, px.addr())
-		pxs[px.addr()] = px
+		px := cqltest.NewProxy(t, hosts[0])
+		addrs = append(addrs, px.Addr())
+		pxs[px.Addr()] = px
 	}
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: addrs, Keyspace: ks1, ConnsPerHost: 2,
 		DisablePeerDiscovery: true, Timeout: 2 * time.Second})
@@ -164,16 +165,16 @@ func TestUseWithAFrozenNode(t *testing.T) {
 	mustPrepare(t, s, "SELECT release_version FROM system.local")
 	mustExec(t, s, "USE "+ks1)
 	a, frozen, c := addrs[0], pxs[addrs[1]], addrs[2]
-	frozen.setHold(true)
-	defer frozen.setHold(false)
-	base := frozen.sent.Load()
+	frozen.SetHold(true)
+	defer frozen.SetHold(false)
+	base := frozen.Sent()
 	used := make(chan error, 1)
 	go func() {
 		_, err := s.Execute(ctxT(t), native.Query("USE "+ks2).WithHost(a))
 		used <- err
 	}()
 	// Once the USE reached the frozen node, the switch is waiting for its answer.
-	for deadline := time.Now().Add(10 * time.Second); frozen.sent.Load() == base; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); frozen.Sent() == base; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the USE never reached the frozen node")
 		}
@@ -187,8 +188,8 @@ func TestUseWithAFrozenNode(t *testing.T) {
 	default:
 	}
 	err = <-used
-	if err == nil || !strings.Contains(err.Error(), frozen.addr()) || strings.Contains(err.Error(), c) {
-		t.Fatalf("USE with node %s frozen: %v; want an error naming that node only", frozen.addr(), err)
+	if err == nil || !strings.Contains(err.Error(), frozen.Addr()) || strings.Contains(err.Error(), c) {
+		t.Fatalf("USE with node %s frozen: %v; want an error naming that node only", frozen.Addr(), err)
 	}
 	// The healthy nodes' connections switched and stayed open.
 	for _, h := range []string{a, c} {

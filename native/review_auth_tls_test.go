@@ -2,16 +2,11 @@ package native_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"slices"
 	"strings"
@@ -20,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
@@ -36,125 +32,26 @@ type rvConn struct {
 }
 
 func (c *rvConn) read() (rvFrame, error) {
-	var hb [proto.HeaderSize]byte
-	if _, err := io.ReadFull(c.nc, hb[:]); err != nil {
-		return rvFrame{}, err
-	}
-	h, err := proto.ParseHeader(hb[:], 0)
+	f, err := cqltest.ReadFrame(c.nc)
 	if err != nil {
 		return rvFrame{}, err
 	}
-	body := make([]byte, h.Length)
-	if _, err := io.ReadFull(c.nc, body); err != nil {
-		return rvFrame{}, err
-	}
-	return rvFrame{h: h, body: body}, nil
+	return rvFrame{h: proto.Header{Stream: f.Stream, Opcode: proto.Opcode(f.Opcode), Length: len(f.Body)}, body: f.Body}, nil
 }
 
 func (c *rvConn) send(stream int16, op proto.Opcode, body []byte) error {
-	b := proto.AppendHeader(nil, proto.Header{Version: proto.Version4, Response: true, Stream: stream, Opcode: op, Length: len(body)})
-	_, err := c.nc.Write(append(b, body...))
-	return err
+	return cqltest.WriteFrame(c.nc, stream, byte(op), body)
 }
 
 // rvServer accepts connections and runs serve on each; Cleanup closes everything.
 func rvServer(t *testing.T, ln net.Listener, serve func(c *rvConn)) string {
 	t.Helper()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, nc)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer nc.Close()
-				serve(&rvConn{nc: nc})
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
+	return cqltest.Serve(t, ln, func(nc net.Conn) { serve(&rvConn{nc: nc}) })
 }
 
-func rvListen(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
-}
-
-func rvSupported() []byte {
-	b := proto.AppendShort(nil, 1)
-	b, _ = proto.AppendString(b, "CQL_VERSION")
-	b, _ = proto.AppendStringList(b, []string{"3.4.7"})
-	return b
-}
-
-// rvAuthFront is a server that runs the handshake itself, asking for authentication with
-// class, lets auth run the SASL exchange (returning true when the client is authenticated),
-// then opens an unauthenticated connection to target and relays the rest of the traffic to it.
+// rvAuthFront is cqltest.AuthFront with auth running on an rvConn.
 func rvAuthFront(t *testing.T, target, class string, auth func(c *rvConn) bool) string {
-	return rvServer(t, rvListen(t), func(c *rvConn) {
-		for {
-			f, err := c.read()
-			if err != nil {
-				return
-			}
-			switch f.h.Opcode {
-			case proto.OpOptions:
-				_ = c.send(f.h.Stream, proto.OpSupported, rvSupported())
-				continue
-			case proto.OpStartup:
-			default:
-				return
-			}
-			b, _ := proto.AppendString(nil, class)
-			if c.send(f.h.Stream, proto.OpAuthenticate, b) != nil || !auth(c) {
-				return
-			}
-			break
-		}
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			return
-		}
-		defer up.Close()
-		uc := &rvConn{nc: up}
-		for _, req := range []proto.Request{&proto.Options{}, &proto.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}} {
-			fr, err := proto.AppendFrame(nil, proto.Version4, 0, req, nil)
-			if err != nil {
-				return
-			}
-			if _, err := up.Write(fr); err != nil {
-				return
-			}
-			if _, err := uc.read(); err != nil {
-				return
-			}
-		}
-		go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
-		_, _ = io.Copy(c.nc, up)
-	})
+	return cqltest.AuthFront(t, target, class, func(nc net.Conn) bool { return auth(&rvConn{nc: nc}) })
 }
 
 // rvExchange is a custom SASL mechanism: the initial token is "hello", each challenge "cN"
@@ -224,16 +121,23 @@ func rvConfig(addr string) native.Config {
 		ConnectTimeout: 5 * time.Second, Timeout: 30 * time.Second}
 }
 
+// rvMustConnect connects with cfg, failing the test with what and the error if it cannot.
+func rvMustConnect(t *testing.T, cfg native.Config, what string) *native.Session {
+	t.Helper()
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return s
+}
+
 func TestReviewCustomAuthenticatorRounds(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{})
 	addr := rvAuthFront(t, sim.Addrs()[0], "com.example.CustomAuthenticator", rvTwoRounds("welcome"))
 	a := &rvAuth{}
 	cfg := rvConfig(addr)
 	cfg.Authenticator = a
-	s, err := native.Connect(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Connect with a two-round authenticator: %v", err)
-	}
+	s := rvMustConnect(t, cfg, "Connect with a two-round authenticator")
 	mustExec(t, s, "SELECT release_version FROM system.local")
 	s.Close()
 	a.mu.Lock()
@@ -329,11 +233,7 @@ func TestReviewAuthenticationErrors(t *testing.T) {
 	cfg = rvConfig(plain.Addrs()[0])
 	a := &rvAuth{}
 	cfg.Authenticator = a
-	s, err = native.Connect(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("authenticator for a server without authentication: %v", err)
-	}
-	s.Close()
+	rvMustConnect(t, cfg, "authenticator for a server without authentication").Close()
 	if len(a.classes) != 0 {
 		t.Errorf("Start called for a server without authentication: %v", a.classes)
 	}
@@ -359,7 +259,7 @@ func TestReviewHandshakeHangIsBounded(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			addr := rvServer(t, rvListen(t), func(c *rvConn) {
+			addr := rvServer(t, cqltest.Listen(t), func(c *rvConn) {
 				for {
 					f, err := c.read()
 					if err != nil {
@@ -374,7 +274,7 @@ func TestReviewHandshakeHangIsBounded(t *testing.T) {
 					}
 					switch f.h.Opcode {
 					case proto.OpOptions:
-						_ = c.send(f.h.Stream, proto.OpSupported, rvSupported())
+						_ = c.send(f.h.Stream, proto.OpSupported, cqltest.SupportedBody())
 					case proto.OpStartup:
 						b, _ := proto.AppendString(nil, "org.apache.cassandra.auth.PasswordAuthenticator")
 						_ = c.send(f.h.Stream, proto.OpAuthenticate, b)
@@ -386,41 +286,18 @@ func TestReviewHandshakeHangIsBounded(t *testing.T) {
 			cfg.Authenticator = &native.PasswordAuthenticator{Username: "u", Password: "p"}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				s, err := native.Connect(ctx, cfg)
-				if s != nil {
-					s.Close()
-				}
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if err == nil {
-					t.Fatal("Connect succeeded")
-				}
-				t.Logf("%s: %v", st.name, err)
-			case <-time.After(cfg.ConnectTimeout + 10*time.Second):
-				t.Fatal("Connect hung past ConnectTimeout+10s")
-			}
+			rvBounded(t, ctx, cfg, func(error) {})
 		})
 	}
 }
 
 // TestReviewHandshakeHangEndsWithContext: the caller's context bounds the handshake too.
 func TestReviewHandshakeHangEndsWithContext(t *testing.T) {
-	addr := rvServer(t, rvListen(t), func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
+	addr := rvServer(t, cqltest.Listen(t), func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
 	cfg := rvConfig(addr)
 	cfg.ConnectTimeout = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		s, err := native.Connect(ctx, cfg)
-		if s != nil {
-			s.Close()
-		}
-		done <- err
-	}()
+	done := rvConnectAsync(ctx, cfg)
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	select {
@@ -436,8 +313,7 @@ func TestReviewHandshakeHangEndsWithContext(t *testing.T) {
 // rvTLSListener returns a TLS listener with a certificate for 127.0.0.1 and a pool trusting it.
 func rvTLSListener(t *testing.T, clientCAs *x509.CertPool) (net.Listener, *x509.CertPool) {
 	t.Helper()
-	ca := rvNewCA(t)
-	cert := ca.issue(t, "127.0.0.1", false)
+	cert, roots := cqltest.ServerCert(t)
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if clientCAs != nil {
 		cfg.ClientCAs = clientCAs
@@ -447,7 +323,16 @@ func rvTLSListener(t *testing.T, clientCAs *x509.CertPool) (net.Listener, *x509.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ln, ca.pool
+	return ln, roots
+}
+
+// rvReadAll reads frames until the connection fails, answering none.
+func rvReadAll(c *rvConn) {
+	for {
+		if _, err := c.read(); err != nil {
+			return
+		}
+	}
 }
 
 func TestReviewTLSMismatches(t *testing.T) {
@@ -456,7 +341,7 @@ func TestReviewTLSMismatches(t *testing.T) {
 	cfg := rvConfig(sim.Addrs()[0])
 	cfg.ConnectTimeout = 2 * time.Second
 	cfg.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // test
-	rvBounded(t, cfg, func(err error) {
+	rvBounded(t, context.Background(), cfg, func(err error) {
 		if !strings.Contains(err.Error(), "tls") {
 			t.Errorf("TLS to a plaintext server: %v", err)
 		}
@@ -464,45 +349,26 @@ func TestReviewTLSMismatches(t *testing.T) {
 
 	// Plaintext to a TLS server: fails, bounded.
 	ln, _ := rvTLSListener(t, nil)
-	addr := rvServer(t, ln, func(c *rvConn) {
-		for {
-			if _, err := c.read(); err != nil {
-				return
-			}
-		}
-	})
+	addr := rvServer(t, ln, rvReadAll)
 	cfg = rvConfig(addr)
 	cfg.ConnectTimeout = 2 * time.Second
-	rvBounded(t, cfg, func(err error) {})
+	rvBounded(t, context.Background(), cfg, func(err error) {})
 
 	// A server requiring a client certificate refuses a client without one.
-	ca := rvNewCA(t)
-	ln, roots := rvTLSListener(t, ca.pool)
-	addr = rvServer(t, ln, func(c *rvConn) {
-		for {
-			if _, err := c.read(); err != nil {
-				return
-			}
-		}
-	})
+	ln, roots := rvTLSListener(t, cqltest.NewCA(t, "review CA").Pool)
+	addr = rvServer(t, ln, rvReadAll)
 	cfg = rvConfig(addr)
 	cfg.ConnectTimeout = 2 * time.Second
 	cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-	rvBounded(t, cfg, func(err error) {})
+	rvBounded(t, context.Background(), cfg, func(err error) {})
 
 	// Wrong host name: a certificate for 127.0.0.1 used under the name "localhost".
 	ln, roots = rvTLSListener(t, nil)
-	addr = rvServer(t, ln, func(c *rvConn) {
-		for {
-			if _, err := c.read(); err != nil {
-				return
-			}
-		}
-	})
+	addr = rvServer(t, ln, rvReadAll)
 	_, port, _ := net.SplitHostPort(addr)
 	cfg = rvConfig(net.JoinHostPort("localhost", port))
 	cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-	rvBounded(t, cfg, func(err error) {
+	rvBounded(t, context.Background(), cfg, func(err error) {
 		var he x509.HostnameError
 		if !errors.As(err, &he) {
 			t.Errorf("host name mismatch: %v, want an x509.HostnameError", err)
@@ -510,18 +376,26 @@ func TestReviewTLSMismatches(t *testing.T) {
 	})
 }
 
-func rvBounded(t *testing.T, cfg native.Config, check func(error)) {
-	t.Helper()
+// rvConnectAsync runs Connect in a goroutine, closes the session if there is one, and sends
+// Connect's error on the channel it returns.
+func rvConnectAsync(ctx context.Context, cfg native.Config) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		s, err := native.Connect(context.Background(), cfg)
+		s, err := native.Connect(ctx, cfg)
 		if s != nil {
 			s.Close()
 		}
 		done <- err
 	}()
+	return done
+}
+
+// rvBounded checks that Connect fails within cfg.ConnectTimeout plus 10 s, and runs check on
+// its error.
+func rvBounded(t *testing.T, ctx context.Context, cfg native.Config, check func(error)) {
+	t.Helper()
 	select {
-	case err := <-done:
+	case err := <-rvConnectAsync(ctx, cfg):
 		if err == nil {
 			t.Fatal("Connect succeeded")
 		}
@@ -530,66 +404,6 @@ func rvBounded(t *testing.T, cfg native.Config, check func(error)) {
 	case <-time.After(cfg.ConnectTimeout + 10*time.Second):
 		t.Fatal("Connect hung past ConnectTimeout+10s")
 	}
-}
-
-type rvCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-}
-
-func rvNewCA(t *testing.T) *rvCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "review CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &rvCA{cert: cert, key: key, pool: pool}
-}
-
-// issue returns a certificate for ip (a server one, or a client one).
-func (ca *rvCA) issue(t *testing.T, ip string, client bool) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "review " + ip},
-		IPAddresses:  []net.IP{net.ParseIP(ip)},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if client {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // rvHostAuth is a HostAuthenticator recording the addresses it is started for.
@@ -614,11 +428,7 @@ func TestReviewHostAuthenticator(t *testing.T) {
 	var _ native.HostAuthenticator = a
 	cfg := rvConfig(sim.Addrs()[0])
 	cfg.Authenticator = a
-	s, err := native.Connect(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	s.Close()
+	rvMustConnect(t, cfg, "Connect").Close()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.addrs) == 0 {
@@ -636,11 +446,7 @@ func TestReviewHostAuthenticator(t *testing.T) {
 	cfg = rvConfig(multi.Addrs()[0])
 	cfg.DisablePeerDiscovery = false
 	cfg.Authenticator = b
-	s, err = native.Connect(ctxT(t), cfg)
-	if err != nil {
-		t.Fatalf("Connect to two nodes: %v", err)
-	}
-	s.Close()
+	rvMustConnect(t, cfg, "Connect to two nodes").Close()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, want := range multi.Addrs() {
@@ -660,27 +466,16 @@ func TestReviewAuthWithCompression(t *testing.T) {
 			cfg := rvConfig(addr)
 			if useTLS {
 				ln, roots := rvTLSListener(t, nil)
-				cfg.Hosts = []string{rvServer(t, ln, func(c *rvConn) {
-					up, err := net.Dial("tcp", addr)
-					if err != nil {
-						return
-					}
-					defer up.Close()
-					go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
-					_, _ = io.Copy(c.nc, up)
-				})}
+				cfg.Hosts = []string{cqltest.Serve(t, ln, func(c net.Conn) { cqltest.Relay(c, addr) })}
 				cfg.TLS = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
 			}
 			cfg.Compression = comp
 			cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "s3cret"}
-			s, err := native.Connect(ctxT(t), cfg)
-			if err != nil {
-				t.Fatalf("%s, TLS %v: %v", comp, useTLS, err)
-			}
+			s := rvMustConnect(t, cfg, fmt.Sprintf("%s, TLS %v", comp, useTLS))
 			mustExec(t, s, "SELECT release_version FROM system.local")
 			s.Close()
 			cfg.Authenticator = &native.PasswordAuthenticator{Username: "alice", Password: "bad"}
-			_, err = native.Connect(ctxT(t), cfg)
+			_, err := native.Connect(ctxT(t), cfg)
 			var ae *native.AuthenticationError
 			if !errors.As(err, &ae) {
 				t.Errorf("%s, TLS %v, wrong password: %v", comp, useTLS, err)

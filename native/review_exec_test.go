@@ -182,7 +182,7 @@ func TestReviewDownNodeDoesNotUseUpRetries(t *testing.T) {
 	}
 	defer s.Close()
 	// The last node goes away (the control connection is on the first).
-	pxs[2].close()
+	pxs[2].Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, _ = s.Execute(ctxT(t), native.Query("SELECT release_version FROM system.local").WithHost(addrs[2]))

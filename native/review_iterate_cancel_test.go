@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"go.uber.org/goleak"
 )
 
@@ -64,6 +64,36 @@ func ricConnect(t *testing.T, addr string, mod ...func(*Config)) *Session {
 	return s
 }
 
+// ricProxied starts the review node (ricSetup) behind a proxy and connects a session (mod
+// changes its Config) through the proxy. The caller defers the returned leak check (ricNoLeak,
+// which ignores the goroutines started before the session).
+func ricProxied(t *testing.T, mod ...func(*Config)) (*cqltest.Proxy, *Session, func()) {
+	t.Helper()
+	px := cqltest.NewProxy(t, ricSetup(t))
+	noLeak := ricNoLeak(t)
+	return px, ricConnect(t, px.Addr(), mod...), noLeak
+}
+
+// ricSession starts the review node (ricSetup) and connects a session to it. The caller
+// defers the returned leak check (ricNoLeak, which ignores the goroutines started before the
+// session).
+func ricSession(t *testing.T) (*Session, func()) {
+	t.Helper()
+	addr := ricSetup(t)
+	noLeak := ricNoLeak(t)
+	return ricConnect(t, addr), noLeak
+}
+
+// ricFirst runs ricSelect on s and returns its first page, failing the test on an error.
+func ricFirst(t *testing.T, ctx context.Context, s *Session) *Result {
+	t.Helper()
+	res, err := s.Execute(ctx, ricSelect())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func ricSelect() Statement { return Query("SELECT k, v FROM ric.kv").WithPageSize(ricPage) }
 
 // ricKeys collects column k of the rows of seq, failing on an error.
@@ -107,15 +137,36 @@ func ricWaitIdle(t *testing.T, s *Session) {
 	}
 }
 
-func TestReviewIterateIterateTwiceAndBreak(t *testing.T) {
-	addr := ricSetup(t)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, addr)
-	ctx := ricCtx(t)
-	res, err := s.Execute(ctx, ricSelect())
-	if err != nil {
-		t.Fatal(err)
+// ricWaitInFlight waits (bounded) until at least n stream ids are in use.
+func ricWaitInFlight(t *testing.T, s *Session, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for s.ricInFlight() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d in flight", s.ricInFlight())
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// ricStillWorks checks that, once every stream id is free again, s still has its connection
+// c and seq still yields every row.
+func ricStillWorks(t *testing.T, s *Session, c any, seq func(func(Row, error) bool)) {
+	t.Helper()
+	ricWaitIdle(t, s)
+	if s.ricConn(t) != c {
+		t.Fatalf("the connection was replaced")
+	}
+	if got := ricKeys(t, seq); len(got) != ricRows {
+		t.Fatalf("%d rows", len(got))
+	}
+}
+
+func TestReviewIterateIterateTwiceAndBreak(t *testing.T) {
+	s, noLeak := ricSession(t)
+	defer noLeak()
+	ctx := ricCtx(t)
+	res := ricFirst(t, ctx, s)
 	if res.Len() != ricPage || !res.HasMorePages() {
 		t.Fatalf("first page: %d rows, more %v", res.Len(), res.HasMorePages())
 	}
@@ -172,14 +223,10 @@ func TestReviewIterateIterateTwiceAndBreak(t *testing.T) {
 }
 
 func TestReviewIteratePanicInLoopBody(t *testing.T) {
-	addr := ricSetup(t)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, addr)
+	s, noLeak := ricSession(t)
+	defer noLeak()
 	ctx := ricCtx(t)
-	res, err := s.Execute(ctx, ricSelect())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := ricFirst(t, ctx, s)
 	for _, seq := range []func(func(Row, error) bool){res.All(ctx), s.Iter(ctx, ricSelect())} {
 		func() {
 			defer func() {
@@ -204,9 +251,8 @@ func TestReviewIteratePanicInLoopBody(t *testing.T) {
 }
 
 func TestReviewIterateCancelMidIteration(t *testing.T) {
-	addr := ricSetup(t)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, addr)
+	s, noLeak := ricSession(t)
+	defer noLeak()
 	for _, useIter := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		var seq func(func(Row, error) bool)
@@ -378,82 +424,6 @@ func TestReviewIterateScanWrongTypes(t *testing.T) {
 	}()
 }
 
-// ricProxy forwards one TCP connection at a time to a server; while held, it stops
-// forwarding the server's answers.
-type ricProxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	hold   bool
-	conns  []net.Conn
-	wg     sync.WaitGroup
-}
-
-func newRICProxy(t *testing.T, target string) *ricProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &ricProxy{ln: ln, target: target}
-	p.wg.Add(1)
-	go p.accept()
-	t.Cleanup(p.close)
-	return p
-}
-
-func (p *ricProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *ricProxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		p.wg.Add(2)
-		go func() { defer p.wg.Done(); _, _ = io.Copy(up, c); up.Close() }()
-		go func() {
-			defer p.wg.Done()
-			defer c.Close()
-			buf := make([]byte, 64<<10)
-			for {
-				n, err := up.Read(buf)
-				if err != nil {
-					return
-				}
-				for p.held() {
-					time.Sleep(2 * time.Millisecond)
-				}
-				if _, err := c.Write(buf[:n]); err != nil {
-					return
-				}
-			}
-		}()
-	}
-}
-
-func (p *ricProxy) held() bool     { p.mu.Lock(); defer p.mu.Unlock(); return p.hold }
-func (p *ricProxy) setHold(h bool) { p.mu.Lock(); p.hold = h; p.mu.Unlock() }
-
-func (p *ricProxy) close() {
-	p.ln.Close()
-	p.mu.Lock()
-	p.hold = false
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // ricNoLeak returns a function that fails t if goroutines other than those running now,
 // and those of the cqlsim server, are left.
 func ricNoLeak(t *testing.T) func() {
@@ -479,26 +449,16 @@ func (s *Session) ricConn(t *testing.T) any {
 
 // Dropped Pendings: nothing blocks, stream ids come back, nothing leaks.
 func TestReviewIterateDroppedPendings(t *testing.T) {
-	addr := ricSetup(t)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, addr)
+	s, noLeak := ricSession(t)
+	defer noLeak()
 	c := s.ricConn(t)
 	ctx := ricCtx(t)
-	first, err := s.Execute(ctx, ricSelect())
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := ricFirst(t, ctx, s)
 	for i := range 300 {
 		s.ExecuteAsync(ctx, Query("SELECT k, v FROM ric.kv WHERE k = ?", int32(i%ricRows)))
 		first.NextPageAsync(ctx)
 	}
-	ricWaitIdle(t, s)
-	if got := ricKeys(t, s.Iter(ctx, ricSelect())); len(got) != ricRows {
-		t.Fatalf("%d rows", len(got))
-	}
-	if s.ricConn(t) != c {
-		t.Fatalf("the connection was replaced")
-	}
+	ricStillWorks(t, s, c, s.Iter(ctx, ricSelect()))
 	s.Close()
 }
 
@@ -506,12 +466,10 @@ func TestReviewIterateDroppedPendings(t *testing.T) {
 // context's error, the stream ids come back once the late responses arrive, and the same
 // connection keeps working.
 func TestReviewIterateConcurrentCancelWhileHeld(t *testing.T) {
-	addr := ricSetup(t)
-	px := newRICProxy(t, addr)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, px.addr())
+	px, s, noLeak := ricProxied(t)
+	defer noLeak()
 	c := s.ricConn(t)
-	px.setHold(true)
+	px.SetHold(true)
 	const n = 400
 	pend := make([]*Pending, n)
 	cancels := make([]context.CancelFunc, n)
@@ -538,13 +496,7 @@ func TestReviewIterateConcurrentCancelWhileHeld(t *testing.T) {
 		}()
 	}
 	// Wait until every request is on the wire.
-	deadline := time.Now().Add(20 * time.Second)
-	for s.ricInFlight() < n+len(syncErrs) {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d in flight", s.ricInFlight())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	ricWaitInFlight(t, s, n+len(syncErrs))
 	for i := range n {
 		if i%2 == 0 {
 			cancels[i]()
@@ -566,7 +518,7 @@ func TestReviewIterateConcurrentCancelWhileHeld(t *testing.T) {
 			}
 		}
 	}
-	px.setHold(false)
+	px.SetHold(false)
 	for i := range n {
 		res, err := pend[i].Result()
 		switch {
@@ -578,28 +530,17 @@ func TestReviewIterateConcurrentCancelWhileHeld(t *testing.T) {
 		}
 		cancels[i]()
 	}
-	ricWaitIdle(t, s)
-	if s.ricConn(t) != c {
-		t.Fatalf("the connection was replaced")
-	}
-	if got := ricKeys(t, s.Iter(ricCtx(t), ricSelect())); len(got) != ricRows {
-		t.Fatalf("%d rows", len(got))
-	}
+	ricStillWorks(t, s, c, s.Iter(ricCtx(t), ricSelect()))
 	s.Close()
 }
 
 // Deadlines shorter than the request.
 func TestReviewIterateShortDeadlines(t *testing.T) {
-	addr := ricSetup(t)
-	px := newRICProxy(t, addr)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, px.addr())
+	px, s, noLeak := ricProxied(t)
+	defer noLeak()
 	c := s.ricConn(t)
-	first, err := s.Execute(ricCtx(t), ricSelect())
-	if err != nil {
-		t.Fatal(err)
-	}
-	px.setHold(true)
+	first := ricFirst(t, ricCtx(t), s)
+	px.SetHold(true)
 	for _, d := range []time.Duration{time.Millisecond, 30 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		_, err := s.Execute(ctx, ricSelect())
@@ -633,7 +574,7 @@ func TestReviewIterateShortDeadlines(t *testing.T) {
 	}
 	// A coarse timeout (1 s or more) with a shorter context deadline: the context wins.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	_, err = s.Execute(ctx, ricSelect().WithTimeout(2*time.Second))
+	_, err := s.Execute(ctx, ricSelect().WithTimeout(2*time.Second))
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
 		t.Errorf("coarse timeout, short ctx: %v", err)
@@ -642,30 +583,19 @@ func TestReviewIterateShortDeadlines(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) {
 		t.Errorf("coarse statement timeout: %v", err)
 	}
-	px.setHold(false)
-	ricWaitIdle(t, s)
-	if s.ricConn(t) != c {
-		t.Fatalf("the connection was replaced")
-	}
-	if got := ricKeys(t, first.All(ricCtx(t))); len(got) != ricRows {
-		t.Fatalf("%d rows", len(got))
-	}
+	px.SetHold(false)
+	ricStillWorks(t, s, c, first.All(ricCtx(t)))
 	s.Close()
 }
 
 // Close while iterations, synchronous and asynchronous requests are in progress: they end
 // with ErrSessionClosed, Close returns, nothing leaks.
 func TestReviewIterateCloseDuringIterationAndAsync(t *testing.T) {
-	addr := ricSetup(t)
-	px := newRICProxy(t, addr)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, px.addr(), func(c *Config) { c.ConnsPerHost = 2 })
+	px, s, noLeak := ricProxied(t, func(c *Config) { c.ConnsPerHost = 2 })
+	defer noLeak()
 	ctx := ricCtx(t)
-	first, err := s.Execute(ctx, ricSelect())
-	if err != nil {
-		t.Fatal(err)
-	}
-	px.setHold(true)
+	first := ricFirst(t, ctx, s)
+	px.SetHold(true)
 	var wg sync.WaitGroup
 	iterErrs := make([]error, 6)
 	for i := range iterErrs {
@@ -694,13 +624,7 @@ func TestReviewIterateCloseDuringIterationAndAsync(t *testing.T) {
 			pend[i] = s.ExecuteAsync(context.Background(), ricSelect().WithTimeout(-1))
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for s.ricInFlight() < len(pend)+len(iterErrs) {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d in flight", s.ricInFlight())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	ricWaitInFlight(t, s, len(pend)+len(iterErrs))
 	closed := make(chan struct{})
 	go func() { s.Close(); close(closed) }()
 	select {
@@ -734,7 +658,7 @@ func TestReviewIterateCloseDuringIterationAndAsync(t *testing.T) {
 			t.Errorf("All after Close: %v", err)
 		}
 	}
-	px.setHold(false)
+	px.SetHold(false)
 }
 
 // A paging state resumes the query in another session, and a Result's next page is fetched by
@@ -808,10 +732,8 @@ func TestReviewIteratePagingStateAcrossSessions(t *testing.T) {
 // one connection: each ends with its own row or its context's error, never another request's
 // row, and afterwards every stream id is free and the connection still answers.
 func TestReviewIterateCancellationStorm(t *testing.T) {
-	addr := ricSetup(t)
-	px := newRICProxy(t, addr)
-	defer ricNoLeak(t)()
-	s := ricConnect(t, px.addr())
+	px, s, noLeak := ricProxied(t)
+	defer noLeak()
 	c := s.ricConn(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -823,10 +745,10 @@ func TestReviewIterateCancellationStorm(t *testing.T) {
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
-				px.setHold(false)
+				px.SetHold(false)
 				return
 			case <-time.After(time.Duration(i%3) * time.Millisecond):
-				px.setHold(i%2 == 0)
+				px.SetHold(i%2 == 0)
 			}
 		}
 	}()
@@ -894,12 +816,6 @@ func TestReviewIterateCancellationStorm(t *testing.T) {
 	close(stop)
 	<-toggled
 	t.Logf("%v", counts)
-	ricWaitIdle(t, s)
-	if s.ricConn(t) != c {
-		t.Fatalf("the connection was replaced")
-	}
-	if got := ricKeys(t, s.Iter(ricCtx(t), ricSelect())); len(got) != ricRows {
-		t.Fatalf("%d rows", len(got))
-	}
+	ricStillWorks(t, s, c, s.Iter(ricCtx(t), ricSelect()))
 	s.Close()
 }

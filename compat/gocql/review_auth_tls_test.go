@@ -3,16 +3,12 @@ package gocql
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -24,6 +20,7 @@ import (
 	gocqlv1 "github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
@@ -153,111 +150,22 @@ func TestReviewAuthProviderGetsTheHost(t *testing.T) {
 type rvConn struct{ nc net.Conn }
 
 func (c *rvConn) read() (proto.Header, []byte, error) {
-	var hb [proto.HeaderSize]byte
-	if _, err := io.ReadFull(c.nc, hb[:]); err != nil {
-		return proto.Header{}, nil, err
-	}
-	h, err := proto.ParseHeader(hb[:], 0)
-	if err != nil {
-		return proto.Header{}, nil, err
-	}
-	body := make([]byte, h.Length)
-	_, err = io.ReadFull(c.nc, body)
-	return h, body, err
+	f, err := cqltest.ReadFrame(c.nc)
+	return proto.Header{Stream: f.Stream, Opcode: proto.Opcode(f.Opcode), Length: len(f.Body)}, f.Body, err
 }
 
 func (c *rvConn) send(stream int16, op proto.Opcode, body []byte) error {
-	b := proto.AppendHeader(nil, proto.Header{Version: proto.Version4, Response: true, Stream: stream, Opcode: op, Length: len(body)})
-	_, err := c.nc.Write(append(b, body...))
-	return err
+	return cqltest.WriteFrame(c.nc, stream, byte(op), body)
 }
 
 // rvServe accepts connections on ln and runs serve on each until cleanup.
 func rvServe(t *testing.T, ln net.Listener, serve func(c *rvConn)) string {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, nc)
-			mu.Unlock()
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer nc.Close()
-				serve(&rvConn{nc: nc})
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
+	return cqltest.Serve(t, ln, func(nc net.Conn) { serve(&rvConn{nc: nc}) })
 }
 
-// rvAuthFront runs the handshake itself, with authenticator class, lets auth run the SASL
-// exchange (true: authenticated), then relays to an unauthenticated connection to target.
+// rvAuthFront is cqltest.AuthFront with auth running on an rvConn.
 func rvAuthFront(t *testing.T, target, class string, auth func(c *rvConn) bool) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rvServe(t, ln, func(c *rvConn) {
-		for {
-			h, _, err := c.read()
-			if err != nil {
-				return
-			}
-			if h.Opcode == proto.OpOptions {
-				b := proto.AppendShort(nil, 1)
-				b, _ = proto.AppendString(b, "CQL_VERSION")
-				b, _ = proto.AppendStringList(b, []string{"3.4.7"})
-				_ = c.send(h.Stream, proto.OpSupported, b)
-				continue
-			}
-			if h.Opcode != proto.OpStartup {
-				return
-			}
-			b, _ := proto.AppendString(nil, class)
-			if c.send(h.Stream, proto.OpAuthenticate, b) != nil || !auth(c) {
-				return
-			}
-			break
-		}
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			return
-		}
-		defer up.Close()
-		uc := &rvConn{nc: up}
-		for _, req := range []proto.Request{&proto.Options{}, &proto.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}}} {
-			fr, err := proto.AppendFrame(nil, proto.Version4, 0, req, nil)
-			if err != nil {
-				return
-			}
-			if _, err := up.Write(fr); err != nil {
-				return
-			}
-			if _, _, err := uc.read(); err != nil {
-				return
-			}
-		}
-		go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
-		_, _ = io.Copy(c.nc, up)
-	})
+	return cqltest.AuthFront(t, target, class, func(nc net.Conn) bool { return auth(&rvConn{nc: nc}) })
 }
 
 // rvRounds answers each AUTH_RESPONSE in turn with challenges "c1".."cN" then AUTH_SUCCESS
@@ -285,27 +193,33 @@ func rvRounds(n int, final string, got *[]string, mu *sync.Mutex) func(c *rvConn
 // rvStep is a gocql Authenticator of a multi-round mechanism: it answers "r<name>" and hands
 // over to next (nil: none), recording every call in log.
 type rvStep struct {
+	rvStepLog
+	next Authenticator
+}
+
+// rvStepLog is the name of a step of rvStep or rvStepV1 and the log its calls go to.
+type rvStepLog struct {
 	name string
-	next *rvStep
 	log  *[]string
 	mu   *sync.Mutex
 }
 
-func (a *rvStep) Challenge(req []byte) ([]byte, Authenticator, error) {
-	a.mu.Lock()
-	*a.log = append(*a.log, a.name+".Challenge("+string(req)+")")
-	a.mu.Unlock()
-	if a.next == nil {
-		return []byte("r" + a.name), nil, nil
-	}
-	return []byte("r" + a.name), a.next, nil
+// record logs the call name.method(arg), and returns the step's answer to a challenge.
+func (l *rvStepLog) record(method string, arg []byte) []byte {
+	l.mu.Lock()
+	*l.log = append(*l.log, l.name+"."+method+"("+string(arg)+")")
+	l.mu.Unlock()
+	return []byte("r" + l.name)
 }
 
-func (a *rvStep) Success(data []byte) error {
-	a.mu.Lock()
-	*a.log = append(*a.log, a.name+".Success("+string(data)+")")
-	a.mu.Unlock()
+// Success is the Success of rvStep and rvStepV1.
+func (l *rvStepLog) Success(data []byte) error {
+	l.record("Success", data)
 	return nil
+}
+
+func (a *rvStep) Challenge(req []byte) ([]byte, Authenticator, error) {
+	return a.record("Challenge", req), a.next, nil
 }
 
 // TestReviewAuthenticatorChain: gocql answers each round with the authenticator the previous
@@ -318,9 +232,9 @@ func TestReviewAuthenticatorChain(t *testing.T) {
 	// Two challenges: a -> b -> c; AUTH_SUCCESS goes to c's successor... c returns none: no Success.
 	var log, got []string
 	chain := func() *rvStep {
-		c := &rvStep{name: "c", log: &log, mu: &mu}
-		b := &rvStep{name: "b", next: c, log: &log, mu: &mu}
-		return &rvStep{name: "a", next: b, log: &log, mu: &mu}
+		c := &rvStep{rvStepLog: rvStepLog{name: "c", log: &log, mu: &mu}}
+		b := &rvStep{rvStepLog: rvStepLog{name: "b", log: &log, mu: &mu}, next: c}
+		return &rvStep{rvStepLog: rvStepLog{name: "a", log: &log, mu: &mu}, next: b}
 	}
 	cfg := rvCluster(rvAuthFront(t, sim.Addrs()[0], "com.example.Custom", rvRounds(2, "done", &got, &mu)))
 	cfg.NumConns = 1
@@ -390,14 +304,10 @@ func (a *rvOK) Success(data []byte) error {
 // TestReviewHandshakeHang: a server that never answers the handshake fails CreateSession with
 // gocql's startup timeout error, within ConnectTimeout.
 func TestReviewHandshakeHang(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := rvServe(t, ln, func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
+	addr := rvServe(t, cqltest.Listen(t), func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
 	cfg := rvCluster(addr)
 	cfg.ConnectTimeout = time.Second
-	_, err = rvCreate(t, cfg)
+	_, err := rvCreate(t, cfg)
 	if want := "gocql: unable to create session: unable to discover protocol version: gocql: no response to connection startup within timeout"; err == nil || err.Error() != want {
 		t.Fatalf("hanging handshake: %v\nwant %s", err, want)
 	}
@@ -428,43 +338,11 @@ type rvPKI struct {
 
 func rvNewPKI(t *testing.T) *rvPKI {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "review CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	issue := func(serial int64, usage x509.ExtKeyUsage) ([]byte, *ecdsa.PrivateKey) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "review"},
-			IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-			NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return der, key
-	}
-	p := &rvPKI{dir: t.TempDir(), pool: x509.NewCertPool()}
-	p.pool.AddCert(ca)
-	sDER, sKey := issue(2, x509.ExtKeyUsageServerAuth)
-	p.serverCert = tls.Certificate{Certificate: [][]byte{sDER}, PrivateKey: sKey}
-	cDER, cKey := issue(3, x509.ExtKeyUsageClientAuth)
-	keyDER, err := x509.MarshalECPrivateKey(cKey)
+	ca := cqltest.NewCA(t, "review CA")
+	p := &rvPKI{dir: t.TempDir(), pool: ca.Pool}
+	p.serverCert = ca.Issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	client := ca.Issue(t, "127.0.0.1", x509.ExtKeyUsageClientAuth)
+	keyDER, err := x509.MarshalECPrivateKey(client.PrivateKey.(*ecdsa.PrivateKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,8 +353,8 @@ func rvNewPKI(t *testing.T) *rvPKI {
 		}
 		return f
 	}
-	p.caFile = write("ca.pem", "CERTIFICATE", caDER)
-	p.certFile = write("client.pem", "CERTIFICATE", cDER)
+	p.caFile = write("ca.pem", "CERTIFICATE", ca.Cert.Raw)
+	p.certFile = write("client.pem", "CERTIFICATE", client.Certificate[0])
 	p.keyFile = write("client.key", "EC PRIVATE KEY", keyDER)
 	return p
 }
@@ -493,15 +371,7 @@ func rvTLSProxy(t *testing.T, p *rvPKI, target string, clientAuth bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rvServe(t, ln, func(c *rvConn) {
-		up, err := net.Dial("tcp", target)
-		if err != nil {
-			return
-		}
-		defer up.Close()
-		go func() { _, _ = io.Copy(up, c.nc); up.Close() }()
-		_, _ = io.Copy(c.nc, up)
-	})
+	return cqltest.Serve(t, ln, func(c net.Conn) { cqltest.Relay(c, target) })
 }
 
 func TestReviewSslOptions(t *testing.T) {
@@ -673,27 +543,12 @@ func (rvNoLog) Println(...interface{})        {}
 
 // rvStepV1 is rvStep for gocql v1.7.0.
 type rvStepV1 struct {
-	name string
-	next *rvStepV1
-	log  *[]string
-	mu   *sync.Mutex
+	rvStepLog
+	next gocqlv1.Authenticator
 }
 
 func (a *rvStepV1) Challenge(req []byte) ([]byte, gocqlv1.Authenticator, error) {
-	a.mu.Lock()
-	*a.log = append(*a.log, a.name+".Challenge("+string(req)+")")
-	a.mu.Unlock()
-	if a.next == nil {
-		return []byte("r" + a.name), nil, nil
-	}
-	return []byte("r" + a.name), a.next, nil
-}
-
-func (a *rvStepV1) Success(data []byte) error {
-	a.mu.Lock()
-	*a.log = append(*a.log, a.name+".Success("+string(data)+")")
-	a.mu.Unlock()
-	return nil
+	return a.record("Challenge", req), a.next, nil
 }
 
 // TestReviewAuthenticatorChainLikeGocql: the same chained authenticators on gocql v1.7.0 and
@@ -707,13 +562,13 @@ func TestReviewAuthenticatorChainLikeGocql(t *testing.T) {
 			front := rvAuthFront(t, sim.Addrs()[0], "com.example.Custom", rvRounds(rounds, "tok", &got, &mu))
 			// a -> b -> c, c returning nil or itself.
 			var llog, clog []string
-			lc := &rvStepV1{name: "c", log: &llog, mu: &mu}
-			cc := &rvStep{name: "c", log: &clog, mu: &mu}
+			lc := &rvStepV1{rvStepLog: rvStepLog{name: "c", log: &llog, mu: &mu}}
+			cc := &rvStep{rvStepLog: rvStepLog{name: "c", log: &clog, mu: &mu}}
 			if last == "self" {
 				lc.next, cc.next = lc, cc
 			}
-			legacyAuth := &rvStepV1{name: "a", log: &llog, mu: &mu, next: &rvStepV1{name: "b", log: &llog, mu: &mu, next: lc}}
-			compatAuth := &rvStep{name: "a", log: &clog, mu: &mu, next: &rvStep{name: "b", log: &clog, mu: &mu, next: cc}}
+			legacyAuth := &rvStepV1{rvStepLog: rvStepLog{name: "a", log: &llog, mu: &mu}, next: &rvStepV1{rvStepLog: rvStepLog{name: "b", log: &llog, mu: &mu}, next: lc}}
+			compatAuth := &rvStep{rvStepLog: rvStepLog{name: "a", log: &clog, mu: &mu}, next: &rvStep{rvStepLog: rvStepLog{name: "b", log: &clog, mu: &mu}, next: cc}}
 
 			lcfg := gocqlv1.NewCluster(front)
 			lcfg.NumConns, lcfg.ProtoVersion, lcfg.DisableInitialHostLookup = 1, 4, true
@@ -850,11 +705,7 @@ func TestReviewHandshakeFailuresLikeGocql(t *testing.T) {
 		}
 	}), false})
 	for _, at := range []proto.Opcode{proto.OpOptions, proto.OpStartup, proto.OpAuthResponse} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets = append(targets, target{"server closes at " + at.String(), rvServe(t, ln, func(c *rvConn) {
+		targets = append(targets, target{"server closes at " + at.String(), rvServe(t, cqltest.Listen(t), func(c *rvConn) {
 			for {
 				h, _, err := c.read()
 				if err != nil || h.Opcode == at {
@@ -862,10 +713,7 @@ func TestReviewHandshakeFailuresLikeGocql(t *testing.T) {
 				}
 				switch h.Opcode {
 				case proto.OpOptions:
-					b := proto.AppendShort(nil, 1)
-					b, _ = proto.AppendString(b, "CQL_VERSION")
-					b, _ = proto.AppendStringList(b, []string{"3.4.7"})
-					_ = c.send(h.Stream, proto.OpSupported, b)
+					_ = c.send(h.Stream, proto.OpSupported, cqltest.SupportedBody())
 				case proto.OpStartup:
 					b, _ := proto.AppendString(nil, rvPasswordClass)
 					_ = c.send(h.Stream, proto.OpAuthenticate, b)
@@ -901,11 +749,7 @@ func TestReviewHandshakeFailuresLikeGocql(t *testing.T) {
 // with a context that has no deadline, so TLS to a server that accepts and never answers
 // hangs CreateSession for ever; the shim's handshake is bounded by ConnectTimeout and fails.
 func TestReviewTLSHandshakeHangIsBounded(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := rvServe(t, ln, func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
+	addr := rvServe(t, cqltest.Listen(t), func(c *rvConn) { _, _ = io.Copy(io.Discard, c.nc) })
 	cfg := rvCluster(addr)
 	cfg.ConnectTimeout = time.Second
 	cfg.SslOpts = &SslOptions{Config: &tls.Config{InsecureSkipVerify: true}}

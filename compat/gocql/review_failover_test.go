@@ -239,103 +239,107 @@ func TestReviewFailoverQueriesDuringOutage(t *testing.T) {
 	locked = false
 }
 
+// reviewHostList is the state of listPolicy and legacyListPolicy: hosts in the order AddHost gave
+// them, one per connect address, and where the next plan starts.
+type reviewHostList[H interface{ ConnectAddress() net.IP }] struct {
+	mu    sync.Mutex
+	hosts []H
+	next  int
+}
+
+func (l *reviewHostList[H]) add(h H) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, x := range l.hosts {
+		if x.ConnectAddress().Equal(h.ConnectAddress()) {
+			return
+		}
+	}
+	l.hosts = append(l.hosts, h)
+}
+
+func (l *reviewHostList[H]) remove(h H) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, x := range l.hosts {
+		if x.ConnectAddress().Equal(h.ConnectAddress()) {
+			l.hosts = append(l.hosts[:i:i], l.hosts[i+1:]...)
+			return
+		}
+	}
+}
+
+// has reports whether a host with the connect address ip is in the list.
+func (l *reviewHostList[H]) has(ip string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	found := false
+	for _, h := range l.hosts {
+		found = found || h.ConnectAddress().String() == ip
+	}
+	return found
+}
+
+// plan returns the hosts of a round-robin plan over the list as it is now, one a call, then
+// false.
+func (l *reviewHostList[H]) plan() func() (H, bool) {
+	l.mu.Lock()
+	hosts := append([]H(nil), l.hosts...)
+	start := l.next
+	l.next++
+	l.mu.Unlock()
+	i := 0
+	return func() (H, bool) {
+		if i >= len(hosts) {
+			var none H
+			return none, false
+		}
+		i++
+		return hosts[(start+i-1)%len(hosts)], true
+	}
+}
+
 // listPolicy is a host selection policy written for gocql v1.7.0: it keeps the hosts given to
 // AddHost, forgets those given to RemoveHost or HostDown, and ignores HostUp, which gocql
 // calls only after AddHost. Its plans round-robin over its hosts.
 type listPolicy struct {
 	HostSelectionPolicy // for the methods not overridden
-	mu                  sync.Mutex
-	hosts               []*HostInfo
-	next                int
+	list                reviewHostList[*HostInfo]
 }
 
-func (p *listPolicy) AddHost(h *HostInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, x := range p.hosts {
-		if x.ConnectAddress().Equal(h.ConnectAddress()) {
-			return
-		}
-	}
-	p.hosts = append(p.hosts, h)
-}
-
-func (p *listPolicy) RemoveHost(h *HostInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, x := range p.hosts {
-		if x.ConnectAddress().Equal(h.ConnectAddress()) {
-			p.hosts = append(p.hosts[:i:i], p.hosts[i+1:]...)
-			return
-		}
-	}
-}
-
-func (p *listPolicy) HostDown(h *HostInfo) { p.RemoveHost(h) }
-func (p *listPolicy) HostUp(*HostInfo)     {}
+func (p *listPolicy) AddHost(h *HostInfo)    { p.list.add(h) }
+func (p *listPolicy) RemoveHost(h *HostInfo) { p.list.remove(h) }
+func (p *listPolicy) HostDown(h *HostInfo)   { p.RemoveHost(h) }
+func (p *listPolicy) HostUp(*HostInfo)       {}
 
 func (p *listPolicy) Pick(ExecutableQuery) NextHost {
-	p.mu.Lock()
-	hosts := append([]*HostInfo(nil), p.hosts...)
-	start := p.next
-	p.next++
-	p.mu.Unlock()
-	i := 0
+	next := p.list.plan()
 	return func() SelectedHost {
-		if i >= len(hosts) {
-			return nil
+		if h, ok := next(); ok {
+			return (*selectedHost)(h)
 		}
-		i++
-		return (*selectedHost)(hosts[(start+i-1)%len(hosts)])
+		return nil
 	}
 }
 
 // legacyListPolicy is listPolicy for gocql v1.7.0.
 type legacyListPolicy struct {
 	gocqlv1.HostSelectionPolicy
-	mu    sync.Mutex
-	hosts []*gocqlv1.HostInfo
-	next  int
+	list reviewHostList[*gocqlv1.HostInfo]
 }
 
-func (p *legacyListPolicy) AddHost(h *gocqlv1.HostInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, x := range p.hosts {
-		if x.ConnectAddress().Equal(h.ConnectAddress()) {
-			return
-		}
-	}
-	p.hosts = append(p.hosts, h)
-}
-
-func (p *legacyListPolicy) RemoveHost(h *gocqlv1.HostInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, x := range p.hosts {
-		if x.ConnectAddress().Equal(h.ConnectAddress()) {
-			p.hosts = append(p.hosts[:i:i], p.hosts[i+1:]...)
-			return
-		}
-	}
-}
-
-func (p *legacyListPolicy) HostDown(h *gocqlv1.HostInfo) { p.RemoveHost(h) }
-func (p *legacyListPolicy) HostUp(*gocqlv1.HostInfo)     {}
+func (p *legacyListPolicy) AddHost(h *gocqlv1.HostInfo)    { p.list.add(h) }
+func (p *legacyListPolicy) RemoveHost(h *gocqlv1.HostInfo) { p.list.remove(h) }
+func (p *legacyListPolicy) HostDown(h *gocqlv1.HostInfo)   { p.RemoveHost(h) }
+func (p *legacyListPolicy) HostUp(*gocqlv1.HostInfo)       {}
 
 func (p *legacyListPolicy) Pick(gocqlv1.ExecutableQuery) gocqlv1.NextHost {
-	p.mu.Lock()
-	hosts := append([]*gocqlv1.HostInfo(nil), p.hosts...)
-	start := p.next
-	p.next++
-	p.mu.Unlock()
-	i := 0
+	next := p.list.plan()
 	return func() gocqlv1.SelectedHost {
-		if i >= len(hosts) {
-			return nil
+		if h, ok := next(); ok {
+			return legacySelected{h}
 		}
-		i++
-		return legacySelected{hosts[(start+i-1)%len(hosts)]}
+		return nil
 	}
 }
 
@@ -351,19 +355,7 @@ func TestReviewFailoverRestartedNodeAddedToPolicy(t *testing.T) {
 		l.PoolConfig.HostSelectionPolicy = lp
 	})
 	node := ipOfAddr(t, sim.Addrs()[2])
-	has := func() (compat, legacy bool) {
-		cp.mu.Lock()
-		for _, h := range cp.hosts {
-			compat = compat || h.ConnectAddress().String() == node
-		}
-		cp.mu.Unlock()
-		lp.mu.Lock()
-		for _, h := range lp.hosts {
-			legacy = legacy || h.ConnectAddress().String() == node
-		}
-		lp.mu.Unlock()
-		return compat, legacy
-	}
+	has := func() (compat, legacy bool) { return cp.list.has(node), lp.list.has(node) }
 	eventually(t, "the policies do not know the third node", func() bool { c, l := has(); return c && l })
 	if err := sim.StopNode(2); err != nil {
 		t.Fatal(err)

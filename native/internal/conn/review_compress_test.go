@@ -205,7 +205,7 @@ func TestReviewCompressStartupRefused(t *testing.T) {
 // Compressed responses over TLS: large ones (arriving over many TLS records and reads) and
 // small ones, interleaved on one connection, each decompressed intact.
 func TestReviewCompressOverTLS(t *testing.T) {
-	cert, pool := selfSigned(t)
+	cert, pool := cqltest.ServerCert(t)
 	for _, alg := range []string{"lz4", "snappy"} {
 		t.Run(alg, func(t *testing.T) {
 			comp, _ := proto.NewCompressor(alg)
