@@ -79,6 +79,13 @@ func (ctl *control) onEvent(proto.Event) {
 	}
 }
 
+// controlRetryMax bounds the wait between attempts to reopen the control connection (100 ms,
+// doubling). While it is broken no node is reachable, so when the cluster comes back the
+// session learns it only from the next attempt, which then reconnects the pools: gocql retries
+// its control connection every second, and a longer wait would keep a session down for that
+// long after a cluster restart. One dial a second to each known node costs nothing.
+const controlRetryMax = time.Second
+
 // run refreshes the topology on events and reconnects the control connection when it
 // breaks, until the session closes.
 func (ctl *control) run() {
@@ -135,7 +142,7 @@ func (ctl *control) run() {
 				if !sleepCtx(ctl.s.ctx, backoff) {
 					return
 				}
-				backoff = min(backoff*2, 10*time.Second)
+				backoff = min(backoff*2, controlRetryMax)
 				continue
 			}
 			backoff = 100 * time.Millisecond

@@ -276,18 +276,7 @@ func TestRequestsAfterANodeStopsAreNotLost(t *testing.T) {
 // With every node stopped while the session was idle, a request's error says the
 // connections were closed, not that the pools are still making their first connection.
 func TestAllNodesStoppedWhileIdleError(t *testing.T) {
-	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	waitHostsUp(t, s, 2)
-	for i := range 2 {
-		if err := cl.StopNode(i); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, s := stopWholeCluster(t, 2, native.Config{Timeout: 30 * time.Second})
 	// Wait until the session saw both nodes go.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		up := 0
@@ -303,7 +292,7 @@ func TestAllNodesStoppedWhileIdleError(t *testing.T) {
 			t.Fatalf("%d nodes still up 10s after stopping them all", up)
 		}
 	}
-	_, err = s.Execute(ctxT(t), native.Query("SELECT * FROM system.local"))
+	_, err := s.Execute(ctxT(t), native.Query("SELECT * FROM system.local"))
 	var nh *native.NoHostAvailableError
 	if !errors.As(err, &nh) || strings.Contains(err.Error(), "no open connection yet") || !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("every node stopped: %v; want a NoHostAvailableError saying the connections closed", err)

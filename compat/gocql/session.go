@@ -52,6 +52,9 @@ type Session struct {
 	closed    atomic.Bool
 	stop      chan struct{}
 	refresher sync.WaitGroup
+	// refreshNow asks refreshLoop for a refresh before its next tick (buffered 1): a query
+	// found no host up (see run).
+	refreshNow chan struct{}
 }
 
 // preparedInfo is a prepared statement's metadata in gocql's terms. It describes one version
@@ -136,6 +139,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		batchObserver: cfg.BatchObserver,
 		hosts:         make(map[string]*HostInfo),
 		stop:          make(chan struct{}),
+		refreshNow:    make(chan struct{}, 1),
 	}
 	s.policy = cfg.PoolConfig.HostSelectionPolicy
 	if s.policy == nil {
@@ -443,18 +447,44 @@ func tlsConfigOf(o *SslOptions) (*tls.Config, error) {
 	return tc, nil
 }
 
-// refreshLoop re-reads the topology every second until Close.
+// demandRefreshGap is the shortest time between two refreshes asked for by queries that found
+// no host up (see refreshLoop).
+const demandRefreshGap = 100 * time.Millisecond
+
+// refreshLoop re-reads the topology every second until Close, and sooner when a query found no
+// host up (refreshNow), at most once per demandRefreshGap: gocql's pool retries a node on
+// every query that finds it without a connection, so a session sees a node back from the
+// first query after its reconnection. Without this a compat session would wait up to a second
+// more, failing every query meanwhile.
 func (s *Session) refreshLoop() {
 	defer s.refresher.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
-			s.refreshHosts()
+		case <-s.refreshNow:
+			if wait := demandRefreshGap - time.Since(last); wait > 0 {
+				select {
+				case <-s.stop:
+					return
+				case <-time.After(wait):
+				}
+			}
 		}
+		s.refreshHosts()
+		last = time.Now()
+	}
+}
+
+// askRefresh makes refreshLoop refresh the hosts soon; it never blocks.
+func (s *Session) askRefresh() {
+	select {
+	case s.refreshNow <- struct{}{}:
+	default:
 	}
 }
 
@@ -808,6 +838,11 @@ func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan *hostPlan) 
 	}
 	if lastErr != nil {
 		return &Iter{err: lastErr}, attempted
+	}
+	if !attempted {
+		// No host was up, or those up had no connection: the nodes may be back already, which
+		// the session learns from the native core (see refreshLoop).
+		s.askRefresh()
 	}
 	return &Iter{err: ErrNoConnections}, attempted
 }
