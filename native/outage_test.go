@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -43,6 +44,24 @@ func TestSessionRecoversSoonAfterWholeClusterOutage(t *testing.T) {
 			t.Fatalf("no successful query within %v of the cluster's return (after a %v outage); last error: %v", recoveryBound, wholeClusterOutage, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A PREPARE that finds every node's connection closed (right after the whole cluster stopped,
+// before the session saw it) fails with a NoHostAvailableError whose every cause matches
+// ErrConnClosed, as a request's does; the closed-connection error of the PREPARE itself used
+// to come through without ErrConnClosed.
+func TestPrepareWithEveryConnectionClosedMatchesErrConnClosed(t *testing.T) {
+	_, s := stopWholeCluster(t, 2, native.Config{Timeout: 5 * time.Second})
+	_, err := s.Prepare(ctxT(t), "SELECT release_version FROM system.local")
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) || len(nh.Errors) == 0 {
+		t.Fatalf("Prepare with every node stopped: %v; want a NoHostAvailableError with the nodes' errors", err)
+	}
+	for _, he := range nh.Errors {
+		if !errors.Is(he.Err, native.ErrConnClosed) {
+			t.Errorf("%s: %v; want an error matching ErrConnClosed", he.Host, he.Err)
+		}
 	}
 }
 

@@ -214,6 +214,10 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 			}
 			return nil, traceID, serverError(er, c.Addr(), c)
 		}
+		if errors.Is(err, conn.ErrConnClosed) {
+			// As for any request (roundTrip): callers match ErrConnClosed.
+			return nil, nil, fmt.Errorf("native: preparing %q on %s: %w: %w", abbreviate(cql), c.Addr(), ErrConnClosed, err)
+		}
 		return nil, nil, fmt.Errorf("native: preparing %q on %s: %w", abbreviate(cql), c.Addr(), err)
 	}
 	defer resp.Release()

@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,4 +54,54 @@ func TestRecoveryAfterWholeClusterOutageLikeGocql(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("first successful query after the cluster's return: compat %v, gocql v1.7.0 %v", compatAfter.Round(time.Millisecond), gocqlAfter.Round(time.Millisecond))
+}
+
+// Right after every node stopped, before the session has seen them go, a query fails with
+// ErrNoConnections, as in gocql v1.7.0, whose pools have no connection left to pick: for a
+// statement prepared before, for one that was never prepared (its PREPARE finds no node that
+// can take it) and for a batch that needs a PREPARE. It used to fail with the native core's
+// error text, then with ErrConnectionClosed, until the once-a-second host refresh.
+func TestQueriesRightAfterEveryNodeStoppedFailWithErrNoConnections(t *testing.T) {
+	sim, s, ls := failoverSessions(t, 2, nil)
+	const known = "SELECT key FROM system.local WHERE key = ?"
+	for _, q := range []interface{ Exec() error }{s.Query(known, "local"), ls.Query(known, "local")} {
+		if err := q.Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, create := range []string{
+		"CREATE KEYSPACE IF NOT EXISTS outage WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS outage.t (id int PRIMARY KEY, v int)",
+	} {
+		if err := s.Query(create).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 2 {
+		if err := sim.StopNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 5 {
+		errs := map[string]error{
+			"prepared before":  s.Query(known, "local").Exec(),
+			"never prepared":   s.Query(fmt.Sprintf("SELECT release_version FROM system.local WHERE key = '%d'", round)).Exec(),
+			"batch to prepare": batchInsert(s, round),
+		}
+		for what, err := range errs {
+			if err != ErrNoConnections {
+				t.Errorf("round %d, %s: %v (%T); want ErrNoConnections, as gocql v1.7.0", round, what, err, err)
+			}
+		}
+		t.Logf("round %d: gocql v1.7.0: %v", round, ls.Query(known, "local").Exec())
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// batchInsert runs a batch of one insert with a bind marker that no batch of another round
+// shares, so its statement must be prepared.
+func batchInsert(s *Session, round int) error {
+	b := s.NewBatch(UnloggedBatch)
+	b.Query(fmt.Sprintf("INSERT INTO outage.t (id, v) VALUES (?, %d)", round), 1)
+	return s.ExecuteBatch(b)
 }

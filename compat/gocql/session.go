@@ -871,11 +871,44 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	}
 	p, err := s.native.Prepare(ctx, stmt)
 	if err != nil {
-		return nil, convertError(err)
+		return nil, convertPrepareError(err)
 	}
 	info := s.preparedInfo(p)
 	s.rememberPrepared(stmt, p.Keyspace(), info)
 	return info, nil
+}
+
+// prepareNotSentError is the error of a PREPARE that no node could take: every node's
+// connections were closed (the nodes went down, and the session has not seen it yet). gocql
+// prepares on the connection it picked for the attempt's host, so there it finds no connection
+// and moves on to the next host without an attempt; an attempt whose statement fails so
+// does the same (see attemptQuery). err is the converted error, for every other caller.
+type prepareNotSentError struct{ err error }
+
+func (e *prepareNotSentError) Error() string { return e.err.Error() }
+
+// convertPrepareError converts the error of a native Prepare: a *prepareNotSentError when no
+// node could take the PREPARE, else convertError's.
+func convertPrepareError(err error) error {
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) {
+		return convertError(err)
+	}
+	for _, he := range nh.Errors {
+		if !errors.Is(he.Err, native.ErrConnClosed) {
+			return convertError(err)
+		}
+	}
+	return &prepareNotSentError{err: convertError(err)}
+}
+
+// prepareFailure returns the error a caller reports for err, a failed prepare, and whether it
+// is one of a PREPARE no node could take (prepareNotSentError).
+func prepareFailure(err error) (error, bool) {
+	if pn, ok := err.(*prepareNotSentError); ok {
+		return pn.err, true
+	}
+	return err, false
 }
 
 // preparedInfo returns the converted metadata of p, computed once per version of p's native
@@ -906,6 +939,7 @@ func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
 func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyInfo, error) {
 	info, err := s.prepare(ctx, stmt)
 	if err != nil {
+		err, _ = prepareFailure(err)
 		return nil, err
 	}
 	if len(info.pkIdx) == 0 || len(info.args) == 0 {
@@ -1254,7 +1288,8 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 	}
 	st, info, err := s.statement(ctx, q, host, start)
 	if err != nil {
-		return &Iter{err: err, host: host}
+		err, notSent := prepareFailure(err)
+		return &Iter{err: err, host: host, notSent: notSent && host != nil}
 	}
 	res, err := s.native.Execute(ctx, st)
 	if errors.Is(err, native.ErrBindTypesChanged) {
@@ -1262,7 +1297,8 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 		// (its table was created again): gocql encodes the values again for the new types,
 		// and so does this, once.
 		if st, info, err = s.statement(ctx, q, host, start); err != nil {
-			return &Iter{err: err, host: host}
+			err, notSent := prepareFailure(err)
+			return &Iter{err: err, host: host, notSent: notSent && host != nil}
 		}
 		res, err = s.native.Execute(ctx, st)
 	}
@@ -1386,7 +1422,8 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 		}
 		info, err := s.prepareTraced(ctx, e.Stmt, b.trace)
 		if err != nil {
-			return &Iter{err: err, host: host}, false
+			err, notSent := prepareFailure(err)
+			return &Iter{err: err, host: host, notSent: notSent && host != nil}, false
 		}
 		values := e.Args
 		if e.binding != nil {

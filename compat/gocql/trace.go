@@ -79,7 +79,7 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 		tracer.Trace(traceID)
 	}
 	if err != nil {
-		return nil, convertError(err)
+		return nil, convertPrepareError(err)
 	}
 	info := s.preparedInfo(p)
 	s.rememberPrepared(stmt, p.Keyspace(), info)
