@@ -105,3 +105,57 @@ func batchInsert(s *Session, round int) error {
 	b.Query(fmt.Sprintf("INSERT INTO outage.t (id, v) VALUES (?, %d)", round), 1)
 	return s.ExecuteBatch(b)
 }
+
+// GetRoutingKey of a statement not prepared yet, with no connection open, fails with gocql's
+// text on both drivers: while every node is down and after Close. Once the nodes are back,
+// compat computes the key; gocql v1.7.0 keeps returning the error it cached for the statement
+// (docs/deviations.md G33).
+func TestRoutingKeyWithoutConnectionLikeGocql(t *testing.T) {
+	sim, s, ls := failoverSessions(t, 2, nil)
+	for _, create := range []string{
+		"CREATE KEYSPACE IF NOT EXISTS rk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE IF NOT EXISTS rk.t (id int PRIMARY KEY, v int)",
+	} {
+		if err := s.Query(create).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const stmt = "SELECT v FROM rk.t WHERE id = ?"
+	for i := range 2 {
+		if err := sim.StopNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// gocql's pools notice the closed connections only when they read them.
+	eventually(t, "gocql v1.7.0 does not report ErrNoConnections with every node stopped", func() bool {
+		return ls.Query("SELECT key FROM system.local").Exec() == gocqlv1.ErrNoConnections
+	})
+	_, err := s.Query(stmt, 1).GetRoutingKey()
+	_, lerr := ls.Query(stmt, 1).GetRoutingKey()
+	if lerr == nil || err == nil || err.Error() != lerr.Error() {
+		t.Fatalf("GetRoutingKey with every node stopped: compat %v, gocql v1.7.0 %v; want the same error", err, lerr)
+	}
+	for i := range 2 {
+		if err := sim.StartNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the sessions do not serve queries again", func() bool {
+		return s.Query("SELECT key FROM system.local").Exec() == nil && ls.Query("SELECT key FROM system.local").Exec() == nil
+	})
+	key, err := s.Query(stmt, 1).GetRoutingKey()
+	if err != nil || len(key) != 4 {
+		t.Errorf("compat GetRoutingKey once the nodes are back: %x, %v; want the 4-byte key", key, err)
+	}
+	if _, lerr := ls.Query(stmt, 1).GetRoutingKey(); lerr == nil {
+		t.Errorf("gocql v1.7.0's GetRoutingKey no longer keeps the error once the nodes are back: deviation G33 is stale")
+	}
+	// After Close, for another statement never prepared.
+	s.Close()
+	ls.Close()
+	_, err = s.Query("INSERT INTO rk.t (id, v) VALUES (?, ?)", 1, 2).GetRoutingKey()
+	_, lerr = ls.Query("INSERT INTO rk.t (id, v) VALUES (?, ?)", 1, 2).GetRoutingKey()
+	if lerr == nil || err == nil || err.Error() != lerr.Error() {
+		t.Fatalf("GetRoutingKey after Close: compat %v, gocql v1.7.0 %v; want the same error", err, lerr)
+	}
+}

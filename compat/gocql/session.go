@@ -939,7 +939,12 @@ func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
 func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyInfo, error) {
 	info, err := s.prepare(ctx, stmt)
 	if err != nil {
-		err, _ = prepareFailure(err)
+		err, notSent := prepareFailure(err)
+		if notSent || err == ErrSessionClosed {
+			// gocql prepares on any open connection and finds none. It also keeps that error
+			// for the statement until its cache drops it; this does not (docs/deviations.md G33).
+			return nil, errNoConnForPreparedInfo
+		}
 		return nil, err
 	}
 	if len(info.pkIdx) == 0 || len(info.args) == 0 {
@@ -954,6 +959,11 @@ func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyI
 	}
 	return rk, nil
 }
+
+// errNoConnForPreparedInfo is gocql v1.7.0's error for a routing key that needs a statement's
+// metadata when no connection is open to prepare it on (every node down, or the session
+// closed).
+var errNoConnForPreparedInfo = errors.New("gocql: unable to fetch prepared info: no connection available")
 
 // rfEntry caches a keyspace's replication factor for token-aware routing.
 type rfEntry struct {
