@@ -163,10 +163,18 @@ func filteredContactPoint(err error) string {
 	if !errors.Is(last.Err, native.ErrHostFiltered) {
 		return ""
 	}
-	if host, _, err := net.SplitHostPort(last.Host); err == nil {
-		return host
+	host, _, err := net.SplitHostPort(last.Host)
+	if err != nil {
+		host = last.Host
 	}
-	return last.Host
+	if net.ParseIP(host) == nil {
+		// A contact point given by name: gocql dialled, and names, the address it resolved
+		// the name to (as contactPoints does, the first one).
+		if ips, err := net.LookupIP(host); err == nil && len(ips) > 0 {
+			return ips[0].String()
+		}
+	}
+	return host
 }
 
 // connectNative opens the native session, once: like gocql v1.7.0, CreateSession does not retry
