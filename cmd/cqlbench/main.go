@@ -118,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if err := checkWorkload(o.workload); err != nil {
 		return nil, err
 	}
-	if (o.hosts == "") == !o.sim {
+	if set["hosts"] == o.sim || (set["hosts"] && strings.TrimSpace(o.hosts) == "") {
 		return nil, errors.New("give exactly one of --hosts HOSTS or --sim")
 	}
 	if o.concurrency < 1 || o.concurrency > 4096 {

@@ -22,6 +22,8 @@ func TestFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--sim", "--hosts", "x"}, "exactly one of"},
+		{[]string{"--sim", "--hosts", ""}, "exactly one of"},
+		{[]string{"--hosts", " "}, "exactly one of"},
 		{[]string{}, "exactly one of"},
 		{[]string{"--sim", "--workload", "nope"}, "unknown workload"},
 		{[]string{"--sim", "--driver", "nope"}, "unknown or unavailable driver"},
