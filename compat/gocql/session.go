@@ -919,6 +919,14 @@ func prepareFailure(err error) (error, bool) {
 	return err, false
 }
 
+// failedStatementIter is the outcome of an attempt on host whose statement could not be made
+// (err, from statement or a prepare): one without attempt (notSent) when no node could take
+// its PREPARE and the attempt is pinned to a host, else a failed attempt.
+func failedStatementIter(err error, host *HostInfo) *Iter {
+	err, notSent := prepareFailure(err)
+	return &Iter{err: err, host: host, notSent: notSent && host != nil}
+}
+
 // preparedInfo returns the converted metadata of p, computed once per version of p's native
 // metadata: when the native core has prepared p again since, it is converted again.
 func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
@@ -1306,8 +1314,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 	}
 	st, info, err := s.statement(ctx, q, host, start)
 	if err != nil {
-		err, notSent := prepareFailure(err)
-		return &Iter{err: err, host: host, notSent: notSent && host != nil}
+		return failedStatementIter(err, host)
 	}
 	res, err := s.native.Execute(ctx, st)
 	if errors.Is(err, native.ErrBindTypesChanged) {
@@ -1315,8 +1322,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 		// (its table was created again): gocql encodes the values again for the new types,
 		// and so does this, once.
 		if st, info, err = s.statement(ctx, q, host, start); err != nil {
-			err, notSent := prepareFailure(err)
-			return &Iter{err: err, host: host, notSent: notSent && host != nil}
+			return failedStatementIter(err, host)
 		}
 		res, err = s.native.Execute(ctx, st)
 	}
@@ -1440,8 +1446,7 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 		}
 		info, err := s.prepareTraced(ctx, e.Stmt, b.trace)
 		if err != nil {
-			err, notSent := prepareFailure(err)
-			return &Iter{err: err, host: host, notSent: notSent && host != nil}, false
+			return failedStatementIter(err, host), false
 		}
 		values := e.Args
 		if e.binding != nil {
