@@ -23,6 +23,7 @@ type hostPool struct {
 	refilling bool
 	closed    bool
 	lastErr   error
+	lostErr   error         // why the last pruned connection closed, until a connection opens
 	wasUp     bool          // a connection was open at some point
 	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
 }
@@ -57,7 +58,7 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 	}
 	if best == nil {
 		p.mu.Lock()
-		err := p.lastErr
+		err, lost := p.lastErr, p.lostErr
 		closed := p.closed
 		p.mu.Unlock()
 		if closed {
@@ -70,6 +71,8 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 		case err != nil: // the last dial failed
 		case dead != nil:
 			err = dead // the connections broke, and no dial has failed since
+		case lost != nil:
+			err = lost // the same, with the broken connections already dropped
 		default:
 			err = errors.New("no open connection yet")
 		}
@@ -149,7 +152,7 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 		c.Close()
 		return ErrSessionClosed
 	}
-	p.lastErr, p.wasUp = nil, true
+	p.lastErr, p.lostErr, p.wasUp = nil, nil, true
 	if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
 		c.Close() // a concurrent fill got there first
 		return nil
@@ -170,14 +173,17 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	return nil
 }
 
-// pruneLocked drops closed connections and returns how many are open.
+// pruneLocked drops closed connections and returns how many are open. It keeps why the
+// dropped connections closed, for pick to report while no connection is open.
 func (p *hostPool) pruneLocked() int {
 	conns := *p.conns.Load()
 	live := make([]*conn.Conn, 0, len(conns))
 	for _, c := range conns {
-		if c.Err() == nil {
-			live = append(live, c)
+		if err := c.Err(); err != nil {
+			p.lostErr = err
+			continue
 		}
+		live = append(live, c)
 	}
 	if len(live) != len(conns) {
 		p.conns.Store(&live)
