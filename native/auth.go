@@ -19,9 +19,46 @@ type AuthExchange = proto.AuthExchange
 type PasswordAuthenticator = proto.PasswordAuthenticator
 
 // HostAuthenticator is an Authenticator that is told which node it authenticates to: when
-// Config.Authenticator implements it, each connection calls StartHost, with the address it
-// dialled (host:port), instead of Start.
+// Config.Authenticator implements it, each connection calls StartHost instead of Start, with
+// the node it dialled. For a node the session knows from the cluster's system tables, host
+// carries what they say (data center, rack, host id, ...), so credentials can be chosen by
+// data center; for a contact point dialled before that (or one that is not in them), only
+// host.Addr (host:port) is set.
 type HostAuthenticator interface {
 	Authenticator
-	StartHost(addr, authenticatorClass string) (AuthExchange, []byte, error)
+	StartHost(host Host, authenticatorClass string) (AuthExchange, []byte, error)
+}
+
+// hostAuth binds a HostAuthenticator to the node of one dial, in the form the connection
+// layer asks for.
+type hostAuth struct {
+	HostAuthenticator
+	host Host
+}
+
+// Start begins the exchange with the bound node.
+func (a hostAuth) Start(class string) (AuthExchange, []byte, error) {
+	return a.HostAuthenticator.StartHost(a.host, class)
+}
+
+// Unwrap returns the user's authenticator, for error messages that name its type.
+func (a hostAuth) Unwrap() Authenticator { return a.HostAuthenticator }
+
+// authenticatorFor returns Config.Authenticator, bound to the node at addr when it is a
+// HostAuthenticator.
+func (s *Session) authenticatorFor(addr string) Authenticator {
+	ha, ok := s.cfg.Authenticator.(HostAuthenticator)
+	if !ok {
+		return s.cfg.Authenticator
+	}
+	host := Host{Addr: addr}
+	if st := s.state.Load(); st != nil {
+		for i, n := range st.snap.Nodes {
+			if n.Addr == addr {
+				host = hostOf(n, st.pools[i].up())
+				break
+			}
+		}
+	}
+	return hostAuth{HostAuthenticator: ha, host: host}
 }

@@ -43,7 +43,7 @@ func (ctl *control) connect(ctx context.Context) error {
 func (ctl *control) connectTo(ctx context.Context, addr string) error {
 	cctx, cancel := context.WithTimeout(ctx, ctl.s.cfg.ConnectTimeout)
 	defer cancel()
-	cfg := ctl.s.connConfig(ctl.onEvent)
+	cfg := ctl.s.connConfig(addr, ctl.onEvent)
 	cfg.Keyspace = "" // the control connection only reads system tables
 	c, err := conn.Dial(cctx, addr, cfg)
 	if err != nil {

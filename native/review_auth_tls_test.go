@@ -409,13 +409,17 @@ func rvBounded(t *testing.T, ctx context.Context, cfg native.Config, check func(
 // rvHostAuth is a HostAuthenticator recording the addresses it is started for.
 type rvHostAuth struct {
 	native.PasswordAuthenticator
-	mu    sync.Mutex
-	addrs []string
+	mu     sync.Mutex
+	addrs  []string
+	withDC []string // the addresses StartHost got with the node's data center
 }
 
-func (a *rvHostAuth) StartHost(addr, class string) (native.AuthExchange, []byte, error) {
+func (a *rvHostAuth) StartHost(host native.Host, class string) (native.AuthExchange, []byte, error) {
 	a.mu.Lock()
-	a.addrs = append(a.addrs, addr)
+	a.addrs = append(a.addrs, host.Addr)
+	if host.DataCenter != "" {
+		a.withDC = append(a.withDC, host.Addr)
+	}
 	a.mu.Unlock()
 	return a.Start(class)
 }
@@ -452,6 +456,11 @@ func TestReviewHostAuthenticator(t *testing.T) {
 	for _, want := range multi.Addrs() {
 		if !slices.Contains(b.addrs, want) {
 			t.Errorf("StartHost got %v, want every node of %v", b.addrs, multi.Addrs())
+		}
+		// The pools dial nodes the session read from the system tables: StartHost gets
+		// what those say, the data center included.
+		if !slices.Contains(b.withDC, want) {
+			t.Errorf("StartHost got a data center for %v only, want it for every node of %v", b.withDC, multi.Addrs())
 		}
 	}
 }

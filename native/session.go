@@ -192,7 +192,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 
 // dial opens one connection to addr with the session's settings.
 func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
-	c, err := conn.Dial(ctx, addr, s.connConfig(nil))
+	c, err := conn.Dial(ctx, addr, s.connConfig(addr, nil))
 	return c, dialError(addr, err)
 }
 
@@ -209,11 +209,12 @@ func dialError(addr string, err error) error {
 	return err
 }
 
-func (s *Session) connConfig(onEvent func(proto.Event)) conn.Config {
+// connConfig is the connection configuration for dialling addr.
+func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config {
 	cc := conn.Config{
 		Compression:         s.cfg.Compression,
 		CompressionFallback: s.cfg.CompressionFallback,
-		Authenticator:       s.cfg.Authenticator,
+		Authenticator:       s.authenticatorFor(addr),
 		TLS:                 s.cfg.TLS,
 		Keyspace:            *s.keyspace.Load(),
 		HeartbeatInterval:   s.cfg.HeartbeatInterval,

@@ -20,12 +20,17 @@ func (a authAdapter) Start(class string) (native.AuthExchange, []byte, error) {
 	return a.start(nil, class)
 }
 
-// StartHost begins one connection's exchange with the node at addr (host:port).
-func (a authAdapter) StartHost(addr, class string) (native.AuthExchange, []byte, error) {
+// StartHost begins one connection's exchange with host. As gocql v1.7.0, AuthProvider gets
+// the ring's host for a node the session discovered (data center, rack and host id included)
+// and, for a contact point dialled before discovery, a host with only its address and port.
+func (a authAdapter) StartHost(host native.Host, class string) (native.AuthExchange, []byte, error) {
+	if host.HostID != "" || host.DataCenter != "" {
+		return a.start(pooledHostInfo(host, a.cfg.Port), class)
+	}
 	h := &HostInfo{}
-	if host, p, err := net.SplitHostPort(addr); err == nil {
-		h.hostname = host
-		h.connectAddress = net.ParseIP(host)
+	if ip, p, err := net.SplitHostPort(host.Addr); err == nil {
+		h.hostname = ip
+		h.connectAddress = net.ParseIP(ip)
 		h.port, _ = strconv.Atoi(p)
 	}
 	return a.start(h, class)

@@ -163,18 +163,16 @@ func (c *Conn) authenticate(ctx context.Context, class string) error {
 		token []byte
 		err   error
 	)
-	if ha, ok := c.cfg.Authenticator.(interface {
-		StartHost(addr, class string) (proto.AuthExchange, []byte, error)
-	}); ok {
-		ex, token, err = ha.StartHost(c.addr, class) // native.HostAuthenticator
-	} else {
-		ex, token, err = c.cfg.Authenticator.Start(class)
-	}
+	ex, token, err = c.cfg.Authenticator.Start(class)
 	if err != nil {
 		return err
 	}
 	if ex == nil {
-		return fmt.Errorf("the Authenticator (%T) returned no AuthExchange for %s", c.cfg.Authenticator, class)
+		var named any = c.cfg.Authenticator
+		if u, ok := named.(interface{ Unwrap() proto.Authenticator }); ok {
+			named = u.Unwrap() // the user's authenticator, not the session's binding of it to a node
+		}
+		return fmt.Errorf("the Authenticator (%T) returned no AuthExchange for %s", named, class)
 	}
 	for {
 		resp, err := c.Do(ctx, &proto.AuthResponse{Token: token})
