@@ -63,8 +63,18 @@ func (p *Pending) OnDone(f func()) {
 
 // complete records the outcome, wakes the waiters and runs the hooks.
 func (p *Pending) complete(res *Result, err error) {
+	p.settle(res, err)
+	p.fire()
+}
+
+// settle records the outcome and wakes the waiters; fire must follow.
+func (p *Pending) settle(res *Result, err error) {
 	p.res, p.err = res, err
 	close(p.done)
+}
+
+// fire runs the hooks registered so far, and marks p so that later ones run at once.
+func (p *Pending) fire() {
 	for {
 		p.mu.Lock()
 		hook, hooks := p.hook, p.hooks

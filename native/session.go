@@ -280,7 +280,8 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 // Close closes every connection. Requests in flight fail with an error matching
 // ErrSessionClosed (unless the server's answer came first); later calls fail with
 // ErrSessionClosed. Close waits for the session's goroutines, asynchronous requests
-// included, to exit, and is idempotent.
+// included, to exit: when it returns, every Pending started before it is complete (its OnDone
+// hooks may still be running, so that a hook may call Close). Close is idempotent.
 func (s *Session) Close() error {
 	s.asyncMu.Lock()
 	already := s.closed.Swap(true)
@@ -312,8 +313,8 @@ var errAsyncExited = errors.New("native: the asynchronous request's goroutine ex
 
 // goAsync runs f in a goroutine that Close waits for and completes p with its outcome; p
 // fails with ErrSessionClosed at once, and started is false, when the session is closed. The
-// goroutine leaves the WaitGroup before completing p, so that an OnDone hook may call Close
-// without deadlocking.
+// goroutine leaves the WaitGroup after p is complete but before p's OnDone hooks run, so that
+// a hook may call Close without deadlocking.
 func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) {
 	if !s.enter() {
 		p.complete(nil, ErrSessionClosed)
@@ -329,8 +330,12 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 			if r := recover(); r != nil {
 				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
 			}
+			// Settled before the goroutine leaves the WaitGroup, so that every Pending
+			// is complete when Close returns; the hooks run after, so that one may call
+			// Close without deadlocking.
+			p.settle(res, err)
 			s.wg.Done()
-			p.complete(res, err)
+			p.fire()
 		}()
 		res, err = f()
 	}()
