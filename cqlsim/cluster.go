@@ -35,6 +35,10 @@ func Start(opts Options) (*Cluster, error) {
 	if opts.MaxProtocolVersion < 3 || opts.MaxProtocolVersion > 5 {
 		return nil, fmt.Errorf("cqlsim: MaxProtocolVersion %d is not supported (use 3, 4 or 5)", opts.MaxProtocolVersion)
 	}
+	if len(opts.NodeDataCenters) > opts.Nodes || len(opts.NodeRacks) > opts.Nodes {
+		return nil, fmt.Errorf("cqlsim: NodeDataCenters (%d entries) and NodeRacks (%d) must not list more nodes than Nodes (%d)",
+			len(opts.NodeDataCenters), len(opts.NodeRacks), opts.Nodes)
+	}
 	host, portStr, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("cqlsim: invalid Listen address %q: %w", opts.Listen, err)
@@ -69,8 +73,8 @@ func Start(opts Options) (*Cluster, error) {
 			Addr:       addrs[i].String(),
 			Port:       port,
 			HostID:     newHostID(),
-			DataCenter: opts.DataCenter,
-			Rack:       opts.Rack,
+			DataCenter: nodeSetting(opts.NodeDataCenters, i, opts.DataCenter),
+			Rack:       nodeSetting(opts.NodeRacks, i, opts.Rack),
 			Tokens:     tokens[i],
 		}
 	}
@@ -247,4 +251,12 @@ func (c *Cluster) Close() error {
 	}
 	c.closeErr = errors.Join(errs...)
 	return c.closeErr
+}
+
+// nodeSetting is list[i] when set, else def.
+func nodeSetting(list []string, i int, def string) string {
+	if i < len(list) && list[i] != "" {
+		return list[i]
+	}
+	return def
 }

@@ -1,6 +1,8 @@
 package cqlsim_test
 
 import (
+	"context"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 func TestMultiNodeSharesOnePort(t *testing.T) {
@@ -74,6 +77,8 @@ func TestStartRejectsBadOptions(t *testing.T) {
 		{Listen: "127.0.0.1:99999"},
 		{MaxProtocolVersion: 2},
 		{Listen: "127.255.255.255:0", Nodes: 2},
+		{Nodes: 2, NodeDataCenters: []string{"dc1", "dc2", "dc3"}},
+		{NodeRacks: []string{"r1", "r2"}},
 	} {
 		c, err := cqlsim.Start(opts)
 		if err == nil {
@@ -150,5 +155,48 @@ func TestPreparedStatementsAreKnownPerNode(t *testing.T) {
 	again.startup(nil)
 	if m, ok := execute(again, 7, id).(*message.RowsResult); !ok {
 		t.Fatalf("EXECUTE after node 2 restarted: got %v, want rows", m)
+	}
+}
+
+// TestNodeDataCenters: each node reports its own data center and rack, in system.local and
+// in the others' system.peers, as a multi-data-center cluster does; a node the lists leave out
+// gets DataCenter and Rack.
+func TestNodeDataCenters(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 3, DataCenter: "dc0", Rack: "r0",
+		NodeDataCenters: []string{"dc1", "dc2"}, NodeRacks: []string{"", "r2"}})
+	want := map[string]string{}
+	for i, where := range []string{"dc1/r0", "dc2/r2", "dc0/r0"} {
+		host, _, _ := net.SplitHostPort(c.Addrs()[i])
+		want[host] = where
+	}
+	ctx := context.Background()
+	for _, node := range c.Addrs() {
+		host, _, _ := net.SplitHostPort(node)
+		s, err := native.Connect(ctx, native.Config{Hosts: []string{node}, DisablePeerDiscovery: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		got := map[string]string{}
+		for _, q := range []string{"SELECT broadcast_address, data_center, rack FROM system.local", "SELECT peer, data_center, rack FROM system.peers"} {
+			res, err := s.Execute(ctx, native.Query(q))
+			if err != nil {
+				t.Fatalf("%s on %s: %v", q, node, err)
+			}
+			for row, err := range res.All(ctx) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				var addr net.IP
+				var dc, rack string
+				if err := row.Scan(&addr, &dc, &rack); err != nil {
+					t.Fatal(err)
+				}
+				got[addr.String()] = dc + "/" + rack
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("node %s reports %v, want %v", host, got, want)
+		}
 	}
 }

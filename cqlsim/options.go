@@ -41,6 +41,12 @@ type Options struct {
 	DataCenter     string
 	Rack           string
 	ReleaseVersion string
+	// NodeDataCenters and NodeRacks, when set, give node i (0-based) the data center
+	// NodeDataCenters[i] and the rack NodeRacks[i], for a multi-data-center cluster; an empty
+	// entry, or a node beyond the list, gets DataCenter or Rack. A list longer than Nodes is an
+	// error.
+	NodeDataCenters []string
+	NodeRacks       []string
 	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).
