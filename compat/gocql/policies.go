@@ -578,8 +578,9 @@ func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 const maxPlanReplicas = 8
 
 // planReplicas finds the hosts a plan tries before the fallback policy's: the replicas of
-// q's routing key that are up, in data-centre-local ones first (then the others with
-// NonLocalReplicasFallback), shuffled with ShuffleReplicas. The first n are in buf, the rest
+// q's routing key under its keyspace's placement (SimpleStrategy or NetworkTopologyStrategy)
+// that are up, shuffled with ShuffleReplicas, those of the fallback's closest tier first (and
+// with NonLocalReplicasFallback, then the others, tier by tier). The first n are in buf, the rest
 // (beyond len(buf)) in more. n is 0 when q has no routing key, the partitioner is not
 // Murmur3 or no replica is up.
 func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanReplicas]*HostInfo) (n int, more []*HostInfo) {
@@ -592,7 +593,19 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 		return 0, nil
 	}
 	var scratch [maxPlanReplicas]*HostInfo
-	replicas := t.ringFor(t.hosts.get()).appendReplicas(scratch[:0], murmur3Token(key), t.replicationFactor(q.Keyspace()))
+	ring := t.ringFor(t.hosts.get())
+	token := murmur3Token(key)
+	var replicas []*HostInfo
+	if pl := t.placementOf(q.Keyspace()); pl.dcs != nil {
+		replicas = append(scratch[:0], ring.tableFor(pl).replicasFor(token)...)
+	} else {
+		replicas = ring.appendReplicas(scratch[:0], token, pl.rf)
+	}
+	if len(replicas) == 0 {
+		// No range has replicas (no data centre of the ring has a factor): as gocql, the
+		// token's owner.
+		replicas = ring.appendReplicas(scratch[:0], token, 1)
+	}
 	if t.shuffleReplicas {
 		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
 	}
@@ -604,14 +617,28 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 		}
 		more = append(more, h)
 	}
-	for _, h := range replicas {
-		if h.IsUp() && t.fallback.IsLocal(h) {
-			add(h)
+	// As gocql: the replicas of the closest tier (HostTier 0 when the fallback policy ranks
+	// hosts in tiers, else IsLocal) first; with NonLocalReplicasFallback, then the others,
+	// closest tier first.
+	tierOf := func(h *HostInfo) uint {
+		if tp, ok := t.fallback.(HostTierer); ok {
+			return tp.HostTier(h)
+		}
+		if t.fallback.IsLocal(h) {
+			return 0
+		}
+		return 1
+	}
+	maxTier := uint(0)
+	if t.nonLocalReplicasFallback {
+		maxTier = 1
+		if tp, ok := t.fallback.(HostTierer); ok {
+			maxTier = tp.MaxHostTier()
 		}
 	}
-	if t.nonLocalReplicasFallback {
+	for tier := uint(0); tier <= maxTier; tier++ {
 		for _, h := range replicas {
-			if h.IsUp() && !t.fallback.IsLocal(h) {
+			if h.IsUp() && tierOf(h) == tier {
 				add(h)
 			}
 		}
@@ -629,14 +656,14 @@ func isReplica(replicas []*HostInfo, h *HostInfo) bool {
 	return false
 }
 
-// replicationFactor reads the keyspace's replication factor from the session's schema
-// metadata; 1 when unknown.
-func (t *tokenAwareHostPolicy) replicationFactor(keyspace string) int {
+// placementOf reads the keyspace's replica placement from the session's schema metadata; the
+// token's primary owner alone when unknown.
+func (t *tokenAwareHostPolicy) placementOf(keyspace string) placement {
 	s := t.session.Load()
 	if s == nil || keyspace == "" {
-		return 1
+		return primaryOnly
 	}
-	return s.replicationFactor(keyspace)
+	return s.placementOf(keyspace)
 }
 
 // ErrUnknownRetryType is returned when a retry policy returns a RetryType the executor does

@@ -24,7 +24,20 @@ const failoverDeadline = 30 * time.Second
 // v1.7.0 session on it, configured alike by setup (given each driver's ClusterConfig).
 func failoverSessions(t *testing.T, n int, setup func(c *ClusterConfig, l *gocqlv1.ClusterConfig)) (*cqlsim.Cluster, *Session, *gocqlv1.Session) {
 	t.Helper()
-	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: n})
+	return failoverSessionsOn(t, cqlsim.Options{Nodes: n}, setup)
+}
+
+// failoverSessionsOn is failoverSessions on a cluster started with opts.
+func failoverSessionsOn(t *testing.T, opts cqlsim.Options, setup func(c *ClusterConfig, l *gocqlv1.ClusterConfig)) (*cqlsim.Cluster, *Session, *gocqlv1.Session) {
+	t.Helper()
+	sim := cqlsim.StartT(t, opts)
+	s, ls := sessionsOn(t, sim, setup)
+	return sim, s, ls
+}
+
+// sessionsOn returns a compat and a gocql v1.7.0 session on sim, configured alike by setup.
+func sessionsOn(t *testing.T, sim *cqlsim.Cluster, setup func(c *ClusterConfig, l *gocqlv1.ClusterConfig)) (*Session, *gocqlv1.Session) {
+	t.Helper()
 	c := NewCluster(sim.Addrs()[0])
 	c.Port = sim.Port()
 	c.Consistency = One
@@ -46,7 +59,7 @@ func failoverSessions(t *testing.T, n int, setup func(c *ClusterConfig, l *gocql
 		t.Fatalf("gocql v1.7.0 CreateSession: %v", err)
 	}
 	t.Cleanup(ls.Close)
-	return sim, s, ls
+	return s, ls
 }
 
 // ipOfAddr returns the IP of a host:port address.

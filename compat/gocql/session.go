@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +49,7 @@ type Session struct {
 
 	prepared     sync.Map // *native.Prepared -> *preparedInfo
 	preparedText sync.Map // statement text -> *textPrepared (see preparedByText)
-	rfCache      sync.Map // keyspace -> rfEntry
+	placements   sync.Map // keyspace -> placementEntry
 
 	closed    atomic.Bool
 	stop      chan struct{}
@@ -981,49 +983,96 @@ func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyI
 // closed).
 var errNoConnForPreparedInfo = errors.New("gocql: unable to fetch prepared info: no connection available")
 
-// rfEntry caches a keyspace's replication factor for token-aware routing.
-type rfEntry struct {
+// placement is a keyspace's replica placement as token-aware routing reads it from the
+// keyspace's replication options, as gocql v1.7.0's getStrategy does.
+type placement struct {
+	// dcs holds NetworkTopologyStrategy's factors per data centre; nil for the other
+	// strategies.
+	dcs map[string]int
+	// rf is SimpleStrategy's replication factor, and 1 for a keyspace whose placement is
+	// unknown (gocql then routes to the token's primary owner only).
 	rf int
+	// key identifies dcs (its sorted "dc=rf" pairs), for the per-ring replica tables.
+	key string
+}
+
+// placementEntry caches a keyspace's placement for token-aware routing.
+type placementEntry struct {
+	p  placement
 	at time.Time
 }
 
-// rfCacheTTL is how long a keyspace's replication factor is reused before it is read again.
-const rfCacheTTL = 30 * time.Second
+// placementCacheTTL is how long a keyspace's placement is reused before it is read again.
+const placementCacheTTL = 30 * time.Second
 
-// replicationFactor returns the replication factor of a SimpleStrategy keyspace (or the
-// largest data-centre factor of a NetworkTopologyStrategy one), cached for rfCacheTTL; 1 when
-// unknown and for the system keyspaces. The schema query it runs is itself routed with
-// factor 1, so routing never recurses.
-func (s *Session) replicationFactor(keyspace string) int {
+// primaryOnly is the placement of a keyspace whose replication is unknown: the token's owner.
+var primaryOnly = placement{rf: 1}
+
+// placementOf returns the replica placement of keyspace, cached for placementCacheTTL:
+// SimpleStrategy's factor, NetworkTopologyStrategy's factors per data centre, and for the
+// system keyspaces and any other strategy (or a keyspace that cannot be read) the token's
+// primary owner alone. The schema query it runs is itself routed with the primary owner, so
+// routing never recurses.
+func (s *Session) placementOf(keyspace string) placement {
 	if keyspace == "" || strings.HasPrefix(keyspace, "system") {
-		return 1
+		return primaryOnly
 	}
-	if v, ok := s.rfCache.Load(keyspace); ok {
-		if e := v.(rfEntry); time.Since(e.at) < rfCacheTTL {
-			return e.rf
+	if v, ok := s.placements.Load(keyspace); ok {
+		if e := v.(placementEntry); time.Since(e.at) < placementCacheTTL {
+			return e.p
 		}
 	}
-	// Provisional entry: concurrent and nested lookups use 1 until the read completes.
-	s.rfCache.Store(keyspace, rfEntry{rf: 1, at: time.Now()})
+	// Provisional entry: concurrent and nested lookups use the primary owner until the read
+	// completes.
+	s.placements.Store(keyspace, placementEntry{p: primaryOnly, at: time.Now()})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ks, err := s.keyspaceMeta(ctx, keyspace, false)
 	if err != nil || ks == nil {
-		return 1
+		return primaryOnly
 	}
-	rf := 1
-	for k, v := range ks.StrategyOptions {
-		if k == "class" {
-			continue
+	p := placementFromOptions(ks.StrategyClass, ks.StrategyOptions)
+	s.placements.Store(keyspace, placementEntry{p: p, at: time.Now()})
+	return p
+}
+
+// placementFromOptions reads a keyspace's replication class and options as gocql v1.7.0
+// does: factors that are not whole non-negative numbers are left out (a data centre) or make
+// the placement unknown (SimpleStrategy).
+func placementFromOptions(class string, opts map[string]interface{}) placement {
+	factor := func(v interface{}) (int, bool) {
+		var n int
+		switch v := v.(type) {
+		case int:
+			n = v
+		case string:
+			var err error
+			if n, err = strconv.Atoi(v); err != nil {
+				return 0, false
+			}
+		default:
+			return 0, false
 		}
-		if str, ok := v.(string); ok {
-			if n, err := strconv.Atoi(str); err == nil && n > rf {
-				rf = n
+		return n, n >= 0
+	}
+	switch {
+	case strings.Contains(class, "SimpleStrategy"):
+		if rf, ok := factor(opts["replication_factor"]); ok {
+			return placement{rf: max(rf, 1)}
+		}
+	case strings.Contains(class, "NetworkTopologyStrategy"):
+		p := placement{dcs: map[string]int{}}
+		for dc, v := range opts {
+			if rf, ok := factor(v); ok && dc != "class" {
+				p.dcs[dc] = rf
 			}
 		}
+		for _, dc := range slices.Sorted(maps.Keys(p.dcs)) {
+			p.key += dc + "=" + strconv.Itoa(p.dcs[dc]) + ";"
+		}
+		return p
 	}
-	s.rfCache.Store(keyspace, rfEntry{rf: rf, at: time.Now()})
-	return rf
+	return primaryOnly
 }
 
 // marshalValues encodes values with gocql's rules for the bind markers described by args.

@@ -3,6 +3,7 @@ package gocql
 import (
 	"cmp"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"strconv"
 	"testing"
@@ -105,5 +106,55 @@ func TestTokenRingReuse(t *testing.T) {
 	}
 	if got := joined.appendReplicas(nil, 110, 2); !slices.Equal(got, []*HostInfo{extra, hosts[2]}) {
 		t.Fatalf("token 110 rf 2 owned by %v, want the new host then host 3", got)
+	}
+}
+
+// TestNetworkTopologyPlacement checks NetworkTopologyStrategy placement on small rings built by
+// hand: racks not used yet first, the nodes passed over next, a node with several tokens
+// (vnodes) placed once, and the tokens of a data centre without replicas joining the next
+// range.
+func TestNetworkTopologyPlacement(t *testing.T) {
+	node := func(ip, dc, rack string, tokens ...string) *HostInfo {
+		return &HostInfo{connectAddress: net.ParseIP(ip), port: 9042, state: NodeUp, dataCenter: dc, rack: rack, tokens: tokens}
+	}
+	names := func(hosts []*HostInfo) []string {
+		var out []string
+		for _, h := range hosts {
+			out = append(out, h.ConnectAddress().String())
+		}
+		return out
+	}
+	a := node("10.0.0.1", "dc1", "r1", "10", "20")
+	b := node("10.0.0.2", "dc1", "r1", "30")
+	c := node("10.0.0.3", "dc1", "r2", "40")
+	d := node("10.0.0.4", "dc2", "r1", "25", "50")
+	for _, tc := range []struct {
+		name  string
+		hosts []*HostInfo
+		dcs   map[string]int
+		token int64
+		want  []string
+	}{
+		// From a's token 10: a (r1), a again (skipped: placed), b (r1 used: passed over),
+		// c (r2): every rack has a replica.
+		{"racks first", []*HostInfo{a, b, c}, map[string]int{"dc1": 2}, 5, []string{"10.0.0.1", "10.0.0.3"}},
+		// Three replicas: the passed-over b comes once every rack has one.
+		{"passed over next", []*HostInfo{a, b, c}, map[string]int{"dc1": 3}, 5, []string{"10.0.0.1", "10.0.0.3", "10.0.0.2"}},
+		// One rack: a's second token does not place it twice (gocql v1.7.0 would).
+		{"vnodes once", []*HostInfo{a, b}, map[string]int{"dc1": 2}, 15, []string{"10.0.0.1", "10.0.0.2"}},
+		// d's tokens (dc2, no replicas) start no range: token 22 falls in the range ending
+		// at 30 (b's).
+		{"no replicas in dc2", []*HostInfo{a, b, c, d}, map[string]int{"dc1": 1}, 22, []string{"10.0.0.2"}},
+		// Both data centres, interleaved in ring order; past the last token wraps around.
+		{"two data centres", []*HostInfo{a, b, c, d}, map[string]int{"dc1": 1, "dc2": 1}, 45, []string{"10.0.0.4", "10.0.0.1"}},
+		{"wrap around", []*HostInfo{a, b, c, d}, map[string]int{"dc1": 2, "dc2": 1}, 60, []string{"10.0.0.1", "10.0.0.4", "10.0.0.3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ring := newTokenRing(tc.hosts)
+			got := names(ring.networkTopology(tc.dcs).replicasFor(tc.token))
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("replicas of token %d = %v, want %v", tc.token, got, tc.want)
+			}
+		})
 	}
 }

@@ -153,7 +153,7 @@ func TestHostsAndFilters(t *testing.T) {
 	if err != nil || murmur3Token(key) != token {
 		t.Fatalf("routing key %x has token %d, the server says %d (err %v)", key, murmur3Token(key), token, err)
 	}
-	if rf := ta.replicationFactor(ks); rf != 1 {
-		t.Fatalf("replication factor of %s = %d, want 1", ks, rf)
+	if p := ta.placementOf(ks); p.rf != 1 || p.dcs != nil {
+		t.Fatalf("placement of %s = %+v, want SimpleStrategy with factor 1", ks, p)
 	}
 }
