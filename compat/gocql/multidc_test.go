@@ -55,6 +55,16 @@ func servedBy(t *testing.T, who string, n int, query func() (string, error)) []s
 // it knows the hosts; for other keyspaces only on a schema event, a second after it.
 func keyspaceSessions(t *testing.T, opts cqlsim.Options, ks, replication string, p HostSelectionPolicy, lp gocqlv1.HostSelectionPolicy) (*Session, *gocqlv1.Session) {
 	t.Helper()
+	return sessionsOn(t, keyspaceCluster(t, opts, ks, replication), func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Keyspace, l.Keyspace = ks, ks
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = p, lp
+	})
+}
+
+// keyspaceCluster starts a cqlsim cluster with opts and creates keyspace ks with the given
+// replication and a table t (k int PRIMARY KEY, v int) in it.
+func keyspaceCluster(t *testing.T, opts cqlsim.Options, ks, replication string) *cqlsim.Cluster {
+	t.Helper()
 	sim := cqlsim.StartT(t, opts)
 	setup := NewCluster(sim.Addrs()[0])
 	setup.Port = sim.Port()
@@ -62,6 +72,7 @@ func keyspaceSessions(t *testing.T, opts cqlsim.Options, ks, replication string,
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ss.Close()
 	for _, stmt := range []string{
 		"CREATE KEYSPACE " + ks + " WITH replication = " + replication,
 		"CREATE TABLE " + ks + ".t (k int PRIMARY KEY, v int)",
@@ -70,11 +81,7 @@ func keyspaceSessions(t *testing.T, opts cqlsim.Options, ks, replication string,
 			t.Fatal(err)
 		}
 	}
-	ss.Close()
-	return sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
-		c.Keyspace, l.Keyspace = ks, ks
-		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = p, lp
-	})
+	return sim
 }
 
 // compatServed runs a query with compat and returns the address of the node that served it.
@@ -285,4 +292,49 @@ func TestTokenAwarePlansWithRacksLikeGocql(t *testing.T) {
 			t.Logf("%d distinct replica orders over 60 keys", len(firsts))
 		})
 	}
+}
+
+// TestTokenAwareRoutingForAnotherKeyspace: gocql v1.7.0's TokenAwareHostPolicy knows the
+// replicas of its session keyspace, and of a keyspace it saw a schema event for, but not of any
+// other: for those it takes the token's primary owner alone, and when that node is in another
+// data centre, the fallback's next local node, replica or not. compat reads every keyspace's
+// replication when a statement needs it, so a statement on another keyspace goes to its local
+// replica, as in a gocql session using that keyspace (docs/deviations.md G36).
+func TestTokenAwareRoutingForAnotherKeyspace(t *testing.T) {
+	sim := keyspaceCluster(t, twoDataCenters, "other", "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}")
+	policies := func(ks string) func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		return func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+			c.Keyspace, l.Keyspace = ks, ks
+			c.PoolConfig.HostSelectionPolicy = TokenAwareHostPolicy(DCAwareRoundRobinPolicy("dc1"))
+			l.PoolConfig.HostSelectionPolicy = gocqlv1.TokenAwareHostPolicy(gocqlv1.DCAwareRoundRobinPolicy("dc1"))
+		}
+	}
+	_, reference := sessionsOn(t, sim, policies("other")) // gocql, "other" its session keyspace
+	s, ls := sessionsOn(t, sim, policies(""))
+	const q = "SELECT v FROM other.t WHERE k = ?"
+	legacyOff := 0
+	for k := range 40 {
+		want, err := legacyServed(reference, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := compatServed(s, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("key %d: compat went to %s, the local replica (gocql with the keyspace as its own) is %s", k, got, want)
+		}
+		legacy, err := legacyServed(ls, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if legacy != want {
+			legacyOff++
+		}
+	}
+	if legacyOff == 0 {
+		t.Fatal("gocql v1.7.0 without a session keyspace sent every key to its local replica: docs/deviations.md G36 is stale")
+	}
+	t.Logf("gocql v1.7.0 without a session keyspace missed the local replica for %d of 40 keys", legacyOff)
 }
