@@ -338,3 +338,47 @@ func TestTokenAwareRoutingForAnotherKeyspace(t *testing.T) {
 	}
 	t.Logf("gocql v1.7.0 without a session keyspace missed the local replica for %d of 40 keys", legacyOff)
 }
+
+// TestDataCentreHostFilterLikeGocql: with DataCentreHostFilter("dc2") and every node as a
+// contact point (both drivers refuse to start when the filter rejects every contact point),
+// both drivers serve every query from dc2's nodes; with dc2 stopped, both fail, with the same
+// error, rather than use dc1.
+func TestDataCentreHostFilterLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, twoDataCenters)
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Hosts, l.Hosts = sim.Addrs(), sim.Addrs()
+		c.HostFilter, l.HostFilter = DataCentreHostFilter("dc2"), gocqlv1.DataCentreHostFilter("dc2")
+	})
+	const q = "SELECT key FROM system.local"
+	compat := func() (string, error) { return compatServed(s, q) }
+	legacy := func() (string, error) { return legacyServed(ls, q) }
+	got, want := servedBy(t, "compat", 40, compat), servedBy(t, "gocql", 40, legacy)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("nodes serving the queries (-gocql +compat):\n%s", diff)
+	}
+	if !slices.Equal(got, []string{"127.0.0.3", "127.0.0.4"}) {
+		t.Fatalf("both drivers used %v; this test expects dc2's nodes only", got)
+	}
+	for i := 2; i < 4; i++ {
+		if err := sim.StopNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Once both drivers saw dc2 go, every query fails, with the same error (right after the
+	// stop, gocql's first queries fail with the connection's error); none reaches dc1.
+	var err1, err2 error
+	eventually(t, "both drivers fail alike with dc2 stopped", func() bool {
+		_, err1 = compat()
+		_, err2 = legacy()
+		return err1 != nil && err2 != nil && err1.Error() == err2.Error()
+	})
+	for range 20 {
+		if h, err := compat(); err == nil {
+			t.Fatalf("compat served a query from %s with dc2 stopped", h)
+		}
+		if h, err := legacy(); err == nil {
+			t.Fatalf("gocql served a query from %s with dc2 stopped; the test's premise changed", h)
+		}
+	}
+	t.Logf("with dc2 stopped, both fail with %q", err1)
+}
