@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -104,5 +105,49 @@ func TestAuthProviderSeesTheNodesDataCenterLikeGocql(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("hosts AuthProvider was called with (-gocql +shim):\n%s", diff)
+	}
+}
+
+// TestAuthProviderOnlyWhenTheServerAsks pins deviation G37: gocql v1.7.0 calls AuthProvider
+// for every connection it dials, before it knows whether the server wants authentication, so
+// a provider's error fails CreateSession even against a server without authentication. compat
+// calls AuthProvider when the server asks for authentication (AUTHENTICATE), once per
+// connection as gocql does, and not at all for a server without authentication.
+func TestAuthProviderOnlyWhenTheServerAsks(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	var legacyCalls, shimCalls int
+	var mu sync.Mutex
+	lcfg := gocqlv1.NewCluster(sim.Addrs()...)
+	lcfg.ConnectTimeout = 5 * time.Second
+	lcfg.AuthProvider = func(*gocqlv1.HostInfo) (gocqlv1.Authenticator, error) {
+		mu.Lock()
+		legacyCalls++
+		mu.Unlock()
+		return nil, errors.New("no credentials here")
+	}
+	if ls, err := lcfg.CreateSession(); err == nil {
+		ls.Close()
+		t.Fatal("gocql v1.7.0 created a session although AuthProvider failed: it no longer calls AuthProvider before the server asks; docs/deviations.md G37 is stale")
+	}
+	cfg := NewCluster(sim.Addrs()...)
+	cfg.ConnectTimeout = 5 * time.Second
+	cfg.AuthProvider = func(*HostInfo) (Authenticator, error) {
+		mu.Lock()
+		shimCalls++
+		mu.Unlock()
+		return nil, errors.New("no credentials here")
+	}
+	s, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatalf("compat against a server without authentication: %v", err)
+	}
+	defer s.Close()
+	if err := s.Query("SELECT key FROM system.local").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if legacyCalls == 0 || shimCalls != 0 {
+		t.Fatalf("AuthProvider calls against a server without authentication: gocql %d (want some), compat %d (want none)", legacyCalls, shimCalls)
 	}
 }
