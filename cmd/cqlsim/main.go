@@ -9,6 +9,10 @@
 //
 // and it serves until SIGINT or SIGTERM, then closes all connections and exits 0. Port 0 picks a
 // free port (the same on every node's address); read it from the ready line.
+//
+// A cluster of several data centres gives each node its data centre (and rack) in order:
+//
+//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 4 --datacenters dc1,dc1,dc2,dc2 --racks r1,r2,r1,r2
 package main
 
 import (
@@ -46,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	user := fs.String("username", "", "enable PasswordAuthenticator with this user name")
 	pass := fs.String("password", "", "password for --username")
 	maxVersion := fs.Int("max-protocol-version", 4, "highest native protocol version served (3, 4 or 5)")
+	dcs := fs.String("datacenters", "", "comma-separated data centre of each node, in order (default: all in datacenter1); a shorter list leaves the rest in datacenter1")
+	racks := fs.String("racks", "", "comma-separated rack of each node, in order (default: all in rack1)")
 	verbose := fs.Bool("v", false, "log connections and protocol errors to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -68,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Username:           *user,
 		Password:           *pass,
 		MaxProtocolVersion: *maxVersion,
+		NodeDataCenters:    perNode(*dcs),
+		NodeRacks:          perNode(*racks),
 		Logger:             logger,
 	})
 	if err != nil {
@@ -79,4 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	<-ctx.Done()
 	return c.Close()
+}
+
+// perNode splits a comma-separated per-node list; empty gives nil.
+func perNode(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // readyLine reads the first stdout line and checks its form: "cqlsim ready a,b,...".
@@ -65,11 +67,41 @@ func TestRunPrintsReadyAndStopsOnCancel(t *testing.T) {
 	}
 }
 
+// With --datacenters and --racks, each node reports its own data centre and rack.
+func TestRunDataCentersAndRacks(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--nodes", "3", "--datacenters", "dc1,dc2", "--racks", ",r2,r3")
+	addrs := readyLine(t, pr, 3)
+	for i, want := range []string{"dc1 rack1", "dc2 r2", "datacenter1 r3"} {
+		s, err := native.Connect(ctx, native.Config{Hosts: addrs[i : i+1], DisablePeerDiscovery: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Execute(ctx, native.Query("SELECT data_center, rack FROM system.local"))
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, ok := res.First()
+		var dc, rack string
+		if !ok || row.Scan(&dc, &rack) != nil || dc+" "+rack != want {
+			t.Errorf("node %s: system.local says %q %q, want %s", addrs[i], dc, rack, want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--nodes", "x"},
 		{"--listen", "nohost"},
 		{"--max-protocol-version", "6"},
+		{"--nodes", "2", "--datacenters", "dc1,dc2,dc3"},
+		{"--racks", "r1,r2"},
 		{"extra"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
