@@ -1,6 +1,8 @@
 package native_test
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 )
 
 // TestLocalReplicasWithRacksMatchGocql checks the native core's NetworkTopologyStrategy
@@ -72,4 +75,107 @@ func TestLocalReplicasWithRacksMatchGocql(t *testing.T) {
 			t.Errorf("key %d: served by %v, gocql's local replicas are %v", k, got, want)
 		}
 	}
+}
+
+// With LocalDC set, on a cluster of two data centres (127.0.0.1-2 in dc1, 127.0.0.3-4 in dc2),
+// requests go to dc1's nodes only: a statement with a partition key to that partition's dc1
+// replica (NetworkTopologyStrategy, one replica per data centre), one without to either dc1
+// node. With both dc1 nodes stopped, dc2's nodes serve; once they are back, dc1's again.
+func TestLocalDCRoutingOnTwoDataCenters(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 4, NodeDataCenters: []string{"dc1", "dc1", "dc2", "dc2"}})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], LocalDC: "dc1", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 4)
+	dc := map[string]string{}
+	type owned struct {
+		token int64
+		addr  string
+	}
+	var ringOrder []owned
+	for _, h := range s.Hosts() {
+		dc[h.Addr] = h.DataCenter
+		for _, tok := range h.Tokens {
+			v, err := ring.ParseToken(tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ringOrder = append(ringOrder, owned{v, h.Addr})
+		}
+	}
+	slices.SortFunc(ringOrder, func(a, b owned) int { return cmp.Compare(a.token, b.token) })
+	// localReplica walks the ring from the key's token to the first dc1 node: the dc1 replica
+	// under NetworkTopologyStrategy with one replica in dc1 (one rack).
+	localReplica := func(k int) string {
+		tok := ring.Token(binary.BigEndian.AppendUint32(nil, uint32(k)))
+		start, _ := slices.BinarySearchFunc(ringOrder, tok, func(o owned, t int64) int { return cmp.Compare(o.token, t) })
+		for i := range ringOrder {
+			if o := ringOrder[(start+i)%len(ringOrder)]; dc[o.addr] == "dc1" {
+				return o.addr
+			}
+		}
+		return ""
+	}
+	mustExec(t, s, "CREATE KEYSPACE twodc WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}")
+	mustExec(t, s, "CREATE TABLE twodc.kv (k int PRIMARY KEY, v int)")
+	// The driver refreshes its replica map on the schema change event; wait for it.
+	time.Sleep(500 * time.Millisecond)
+	ins := mustPrepare(t, s, "INSERT INTO twodc.kv (k, v) VALUES (?, ?)")
+	perHost := map[string]int{}
+	for k := range 60 {
+		res, err := s.Execute(ctxT(t), ins.Bind(k, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := localReplica(k); res.Host() != want {
+			t.Errorf("key %d went to %s (%s), its dc1 replica is %s", k, res.Host(), dc[res.Host()], want)
+		}
+		perHost[res.Host()]++
+	}
+	if len(perHost) != 2 {
+		t.Errorf("60 keys reached %v, want both dc1 nodes", perHost)
+	}
+	served := func(n int) map[string]string {
+		out := map[string]string{}
+		for range n {
+			res, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local").WithIdempotent(true))
+			if err != nil {
+				continue // a node stopped a moment ago
+			}
+			out[res.Host()] = dc[res.Host()]
+		}
+		return out
+	}
+	// waitServedBy waits until statements are served by exactly the given nodes.
+	waitServedBy := func(when string, nodes ...int) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			got := served(40)
+			ok := len(got) == len(nodes)
+			for _, i := range nodes {
+				ok = ok && got[cl.Addrs()[i]] != ""
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s, statements without a partition key were served by %v, want nodes %v", when, got, nodes)
+			}
+		}
+	}
+	waitServedBy("with every node up", 0, 1)
+	for i := range 2 {
+		if err := cl.StopNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitServedBy("with dc1 stopped", 2, 3)
+	for i := range 2 {
+		if err := cl.StartNode(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitServedBy("after dc1's return", 0, 1)
 }
