@@ -71,7 +71,8 @@ type Config struct {
 	Routing Routing
 
 	// LocalDC, when set, makes routing prefer nodes of this data center; nodes of other data
-	// centers are only used when no local node is available.
+	// centers are only used when no local node is available. Connect fails (ErrUnknownLocalDC)
+	// when no node of the cluster is in it.
 	LocalDC string
 
 	// RetryPolicy decides whether a failed attempt is retried. Nil retries nothing (the

@@ -366,6 +366,10 @@ var (
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).
 	ErrHostFiltered = errors.New("native: the node is excluded by Config.HostFilter")
+	// ErrUnknownLocalDC is wrapped by Connect's error when Config.LocalDC names a data center
+	// no node of the cluster is in (a misspelt name would otherwise send every request to
+	// "remote" nodes without a word).
+	ErrUnknownLocalDC = errors.New("native: Config.LocalDC names no data center of the cluster")
 )
 
 // NoHostAvailableError reports that a request could not be completed on any host. Errors

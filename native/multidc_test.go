@@ -3,9 +3,11 @@ package native_test
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,4 +180,30 @@ func TestLocalDCRoutingOnTwoDataCenters(t *testing.T) {
 		}
 	}
 	waitServedBy("after dc1's return", 0, 1)
+}
+
+// Connect refuses a LocalDC that no node of the cluster is in (a misspelt name), naming the
+// data centers there are, rather than treating every node as remote.
+func TestConnectRefusesUnknownLocalDC(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3, NodeDataCenters: []string{"dc1", "dc2", "dc2"}})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], LocalDC: "DC1"})
+	if err == nil {
+		s.Close()
+		t.Fatal("Connect with LocalDC DC1 succeeded on a cluster of dc1 and dc2")
+	}
+	if !errors.Is(err, native.ErrUnknownLocalDC) || !strings.Contains(err.Error(), `"DC1" (the cluster's data centers: dc1, dc2)`) {
+		t.Fatalf("Connect with LocalDC DC1: %v; want ErrUnknownLocalDC naming dc1 and dc2", err)
+	}
+	// A data center whose nodes are all down still exists: Connect goes ahead.
+	if err := cl.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	s, err = native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[1:2], LocalDC: "dc1"})
+	if err != nil {
+		t.Fatalf("Connect with LocalDC dc1, whose only node is down: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local")); err != nil {
+		t.Fatalf("request with the local data center down: %v", err)
+	}
 }

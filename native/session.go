@@ -158,6 +158,10 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := s.checkLocalDC(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	// Open every pool, in parallel, before returning, so that the first requests are spread
 	// over the cluster; fail only when no node can be reached.
 	st := s.state.Load()
@@ -188,6 +192,25 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	s.wg.Add(1)
 	go s.control.run()
 	return s, nil
+}
+
+// checkLocalDC fails when Config.LocalDC is set and no node of the cluster, as the control
+// connection read it, is in that data center.
+func (s *Session) checkLocalDC() error {
+	if s.cfg.LocalDC == "" {
+		return nil
+	}
+	var dcs []string
+	for _, n := range s.state.Load().snap.Nodes {
+		if n.DataCenter == s.cfg.LocalDC {
+			return nil
+		}
+		if !slices.Contains(dcs, n.DataCenter) {
+			dcs = append(dcs, n.DataCenter)
+		}
+	}
+	slices.Sort(dcs)
+	return fmt.Errorf("%w: %q (the cluster's data centers: %s)", ErrUnknownLocalDC, s.cfg.LocalDC, strings.Join(dcs, ", "))
 }
 
 // dial opens one connection to addr with the session's settings.
