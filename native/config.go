@@ -88,6 +88,13 @@ type Config struct {
 	// hand Close to another goroutine instead.
 	Observer func(ctx context.Context, a Attempt)
 
+	// OnSchemaChange, when set, is called for each schema change event the control
+	// connection receives (the DDL of every client, this one's included), one at a time, in
+	// the order received, in the goroutine that reads events: it must not block for long,
+	// and must not Close the session. Events received while the control connection is being
+	// reopened are missed.
+	OnSchemaChange func(SchemaChange)
+
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many
 	// extra attempts on the next nodes of their plan, one each time SpeculativeDelay passes
 	// without an answer; the first answer wins. Zero disables speculative execution.

@@ -72,7 +72,11 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 	return nil
 }
 
-func (ctl *control) onEvent(proto.Event) {
+func (ctl *control) onEvent(e proto.Event) {
+	if f := ctl.s.cfg.OnSchemaChange; f != nil && e.Type == proto.EventSchemaChange {
+		sc := e.Schema
+		f(SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes})
+	}
 	select {
 	case ctl.refresh <- struct{}{}:
 	default:

@@ -195,3 +195,52 @@ func TestSchemaAgreementSkipsDownNodes(t *testing.T) {
 		t.Errorf("AwaitSchemaAgreement with a node down: %v", err)
 	}
 }
+
+// OnSchemaChange receives the schema change events of every client's DDL, in order: here a
+// second session creates, alters and drops a keyspace and a table.
+func TestOnSchemaChange(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var mu sync.Mutex
+	var got []string
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], OnSchemaChange: func(sc native.SchemaChange) {
+		mu.Lock()
+		got = append(got, strings.TrimSpace(sc.Change+" "+sc.Target+" "+sc.Keyspace+" "+sc.Name))
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, ddl := range []string{
+		"CREATE KEYSPACE evks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE evks.t (k int PRIMARY KEY)",
+		"ALTER KEYSPACE evks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}",
+		"DROP TABLE evks.t",
+		"DROP KEYSPACE evks",
+	} {
+		if _, err := other.Execute(ctxT(t), native.Query(ddl)); err != nil {
+			t.Fatalf("%s: %v", ddl, err)
+		}
+	}
+	want := []string{"CREATED KEYSPACE evks", "CREATED TABLE evks t", "UPDATED KEYSPACE evks", "DROPPED TABLE evks t", "DROPPED KEYSPACE evks"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		done := len(got) >= len(want)
+		seen := append([]string(nil), got...)
+		mu.Unlock()
+		if done {
+			if strings.Join(seen, "; ") != strings.Join(want, "; ") {
+				t.Fatalf("OnSchemaChange got %q, want %q", seen, want)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("OnSchemaChange got %q within 10 s, want %q", seen, want)
+		}
+	}
+}

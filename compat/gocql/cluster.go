@@ -116,8 +116,10 @@ type ClusterConfig struct {
 	// DisableInitialHostLookup connects only to Hosts, without reading system.peers.
 	DisableInitialHostLookup bool
 
-	// Events disabled kinds of server events in gocql; the native core always follows
-	// topology and status events, so it has no effect.
+	// Events disables kinds of server events. The native core always follows topology and
+	// status events, so DisableNodeStatusEvents and DisableTopologyEvents have no effect;
+	// DisableSchemaEvents stops the calls of the host selection policy's KeyspaceChanged, as
+	// in gocql.
 	Events struct {
 		DisableNodeStatusEvents bool
 		DisableTopologyEvents   bool

@@ -21,6 +21,11 @@ import (
 // route to it again within it; gocql v1.7.0 takes at least 10 s (docs/deviations.md G34).
 const returnWindow = 4 * time.Second
 
+// racks is a cluster of two data centres with two racks each.
+var racks = cqlsim.Options{Nodes: 6,
+	NodeDataCenters: []string{"dc1", "dc1", "dc1", "dc2", "dc2", "dc2"},
+	NodeRacks:       []string{"r1", "r2", "r1", "r1", "r1", "r2"}}
+
 // twoDataCenters is the cluster of this file's tests.
 var twoDataCenters = cqlsim.Options{Nodes: 4, NodeDataCenters: []string{"dc1", "dc1", "dc2", "dc2"}}
 
@@ -227,9 +232,6 @@ func TestTokenAwareRoutingInTheLocalDataCenterLikeGocql(t *testing.T) {
 // same in compat as in gocql v1.7.0, with DCAwareRoundRobinPolicy (two tiers) and
 // RackAwareRoundRobinPolicy (three) as the fallback.
 func TestTokenAwarePlansWithRacksLikeGocql(t *testing.T) {
-	racks := cqlsim.Options{Nodes: 6,
-		NodeDataCenters: []string{"dc1", "dc1", "dc1", "dc2", "dc2", "dc2"},
-		NodeRacks:       []string{"r1", "r2", "r1", "r1", "r1", "r2"}}
 	const both, dc1Only = "{'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 2}", "{'class': 'NetworkTopologyStrategy', 'dc1': 2}"
 	for _, tc := range []struct {
 		name        string
@@ -381,4 +383,50 @@ func TestDataCentreHostFilterLikeGocql(t *testing.T) {
 		}
 	}
 	t.Logf("with dc2 stopped, both fail with %q", err1)
+}
+
+// TestTokenAwarePlansFollowAlterKeyspace: after ALTER KEYSPACE changes the replication, both
+// drivers route by the new placement as soon as the schema change event arrives (compat used
+// to keep the old one for up to 30 s): with one replica per data centre instead of two, the
+// second host of each key's plan is its dc2 replica, the same in compat as in gocql v1.7.0.
+func TestTokenAwarePlansFollowAlterKeyspace(t *testing.T) {
+	p := TokenAwareHostPolicy(DCAwareRoundRobinPolicy("dc1"), NonLocalReplicasFallback())
+	lp := gocqlv1.TokenAwareHostPolicy(gocqlv1.DCAwareRoundRobinPolicy("dc1"), gocqlv1.NonLocalReplicasFallback())
+	s, ls := keyspaceSessions(t, racks, "altered", "{'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 2}", p, lp)
+	const q = "SELECT v FROM altered.t WHERE k = ?"
+	firstTwo := func(next NextHost) []string {
+		var out []string
+		for h := next(); h != nil && len(out) < 2; h = next() {
+			out = append(out, h.Info().ConnectAddress().String())
+		}
+		return out
+	}
+	legacyFirstTwo := func(next gocqlv1.NextHost) []string {
+		var out []string
+		for h := next(); h != nil && len(out) < 2; h = next() {
+			out = append(out, h.Info().ConnectAddress().String())
+		}
+		return out
+	}
+	// Before: two dc1 replicas lead every plan.
+	for k := range 20 {
+		if got := firstTwo(p.Pick(s.Query(q, k))); len(got) != 2 || got[1] >= "127.0.0.4" {
+			t.Fatalf("key %d before ALTER: plan starts %v, want two dc1 replicas", k, got)
+		}
+	}
+	if err := s.Query("ALTER KEYSPACE altered WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for k := 0; k < 20; {
+		got, want := firstTwo(p.Pick(s.Query(q, k))), legacyFirstTwo(lp.Pick(ls.Query(q, k)))
+		if len(got) == 2 && got[1] >= "127.0.0.4" && slices.Equal(got, want) {
+			k++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("key %d, 10 s after ALTER KEYSPACE: compat's plan starts %v, gocql's %v; want the dc1 replica then the dc2 one, alike", k, got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -105,6 +105,15 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		// gocql formats these with %v: the message is all there is.
 		return nil, errors.New("gocql: unable to create session: " + err.Error())
 	}
+	// Schema change events reach the session's schemaLoop through a buffer that the native
+	// core's event goroutine never blocks on; one that overflows is dropped.
+	schemaEvents := make(chan native.SchemaChange, 256)
+	ncfg.OnSchemaChange = func(sc native.SchemaChange) {
+		select {
+		case schemaEvents <- sc:
+		default:
+		}
+	}
 	ns, err := connectNative(&cfg, ncfg)
 	if err != nil {
 		if addr := filteredContactPoint(err); addr != "" {
@@ -149,9 +158,49 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	}
 	s.policy.Init(s)
 	s.refreshHosts()
-	s.refresher.Add(1)
+	s.refresher.Add(2)
 	go s.refreshLoop()
+	go s.schemaLoop(schemaEvents)
 	return s, nil
+}
+
+// schemaLoop handles the cluster's schema change events until the session closes. A keyspace
+// change drops the keyspace's cached replica placement (token-aware routing reads it again)
+// and, as in gocql v1.7.0, once the nodes agree on the schema (waiting at most
+// MaxWaitSchemaAgreement), is passed to the host selection policy's KeyspaceChanged, unless
+// Events.DisableSchemaEvents is set or the session runs without a control connection (gocql
+// then receives no events).
+func (s *Session) schemaLoop(events <-chan native.SchemaChange) {
+	defer s.refresher.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		var sc native.SchemaChange
+		select {
+		case <-s.stop:
+			return
+		case sc = <-events:
+		}
+		if sc.Target != "KEYSPACE" {
+			continue
+		}
+		s.placements.Delete(sc.Keyspace)
+		if s.cfg.Events.DisableSchemaEvents || s.cfg.disableControlConn {
+			continue
+		}
+		_ = s.awaitSchemaAgreement(ctx, "") // as gocql: the outcome does not matter
+		if ctx.Err() != nil {
+			return
+		}
+		s.policy.KeyspaceChanged(KeyspaceUpdateEvent{Keyspace: sc.Keyspace, Change: sc.Change})
+	}
 }
 
 // filteredContactPoint returns the address (without the port) of the last contact point tried
