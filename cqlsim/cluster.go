@@ -39,6 +39,11 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("cqlsim: NodeDataCenters (%d entries) and NodeRacks (%d) must not list more nodes than Nodes (%d)",
 			len(opts.NodeDataCenters), len(opts.NodeRacks), opts.Nodes)
 	}
+	if opts.NodeTokens != nil {
+		if err := checkNodeTokens(opts.NodeTokens, opts.Nodes); err != nil {
+			return nil, err
+		}
+	}
 	host, portStr, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("cqlsim: invalid Listen address %q: %w", opts.Listen, err)
@@ -67,6 +72,9 @@ func Start(opts Options) (*Cluster, error) {
 	port = listeners[0].Addr().(*net.TCPAddr).Port
 
 	tokens := nodeTokens(opts.Nodes)
+	if opts.NodeTokens != nil {
+		tokens = opts.NodeTokens
+	}
 	infos := make([]engine.NodeInfo, opts.Nodes)
 	for i := range infos {
 		infos[i] = engine.NodeInfo{
@@ -259,4 +267,29 @@ func nodeSetting(list []string, i int, def string) string {
 		return list[i]
 	}
 	return def
+}
+
+// checkNodeTokens checks Options.NodeTokens: one non-empty list per node, every token a
+// Murmur3 token (a 64-bit integer), none twice.
+func checkNodeTokens(lists [][]string, nodes int) error {
+	if len(lists) != nodes {
+		return fmt.Errorf("cqlsim: NodeTokens lists %d nodes, want one list per node (%d)", len(lists), nodes)
+	}
+	seen := map[int64]int{}
+	for i, list := range lists {
+		if len(list) == 0 {
+			return fmt.Errorf("cqlsim: NodeTokens[%d] is empty: every node needs a token", i)
+		}
+		for _, tok := range list {
+			v, err := strconv.ParseInt(tok, 10, 64)
+			if err != nil {
+				return fmt.Errorf("cqlsim: NodeTokens[%d]: %q is not a Murmur3 token (a 64-bit integer)", i, tok)
+			}
+			if j, dup := seen[v]; dup {
+				return fmt.Errorf("cqlsim: token %d is given to nodes %d and %d", v, j, i)
+			}
+			seen[v] = i
+		}
+	}
+	return nil
 }

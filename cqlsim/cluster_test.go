@@ -79,6 +79,10 @@ func TestStartRejectsBadOptions(t *testing.T) {
 		{Listen: "127.255.255.255:0", Nodes: 2},
 		{Nodes: 2, NodeDataCenters: []string{"dc1", "dc2", "dc3"}},
 		{NodeRacks: []string{"r1", "r2"}},
+		{Nodes: 2, NodeTokens: [][]string{{"1"}}},
+		{Nodes: 2, NodeTokens: [][]string{{"1"}, {}}},
+		{Nodes: 2, NodeTokens: [][]string{{"1"}, {"x"}}},
+		{Nodes: 2, NodeTokens: [][]string{{"1", "2"}, {"2"}}},
 	} {
 		c, err := cqlsim.Start(opts)
 		if err == nil {
@@ -158,14 +162,15 @@ func TestPreparedStatementsAreKnownPerNode(t *testing.T) {
 	}
 }
 
-// TestNodeDataCenters: each node reports its own data center and rack, in system.local and
-// in the others' system.peers, as a multi-data-center cluster does; a node the lists leave out
-// gets DataCenter and Rack.
+// TestNodeDataCenters: each node reports its own data center, rack and tokens, in system.local
+// and in the others' system.peers, as a multi-data-center cluster does; a node the lists leave
+// out gets DataCenter and Rack.
 func TestNodeDataCenters(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 3, DataCenter: "dc0", Rack: "r0",
-		NodeDataCenters: []string{"dc1", "dc2"}, NodeRacks: []string{"", "r2"}})
+		NodeDataCenters: []string{"dc1", "dc2"}, NodeRacks: []string{"", "r2"},
+		NodeTokens: [][]string{{"-100", "100"}, {"0"}, {"200"}}})
 	want := map[string]string{}
-	for i, where := range []string{"dc1/r0", "dc2/r2", "dc0/r0"} {
+	for i, where := range []string{"dc1/r0/-100,100", "dc2/r2/0", "dc0/r0/200"} {
 		host, _, _ := net.SplitHostPort(c.Addrs()[i])
 		want[host] = where
 	}
@@ -178,7 +183,7 @@ func TestNodeDataCenters(t *testing.T) {
 		}
 		defer s.Close()
 		got := map[string]string{}
-		for _, q := range []string{"SELECT broadcast_address, data_center, rack FROM system.local", "SELECT peer, data_center, rack FROM system.peers"} {
+		for _, q := range []string{"SELECT broadcast_address, data_center, rack, tokens FROM system.local", "SELECT peer, data_center, rack, tokens FROM system.peers"} {
 			res, err := s.Execute(ctx, native.Query(q))
 			if err != nil {
 				t.Fatalf("%s on %s: %v", q, node, err)
@@ -189,10 +194,12 @@ func TestNodeDataCenters(t *testing.T) {
 				}
 				var addr net.IP
 				var dc, rack string
-				if err := row.Scan(&addr, &dc, &rack); err != nil {
+				var tokens []string
+				if err := row.Scan(&addr, &dc, &rack, &tokens); err != nil {
 					t.Fatal(err)
 				}
-				got[addr.String()] = dc + "/" + rack
+				slices.Sort(tokens)
+				got[addr.String()] = dc + "/" + rack + "/" + strings.Join(tokens, ",")
 			}
 		}
 		if !maps.Equal(got, want) {

@@ -47,6 +47,11 @@ type Options struct {
 	// error.
 	NodeDataCenters []string
 	NodeRacks       []string
+	// NodeTokens, when set, gives node i the Murmur3 tokens NodeTokens[i] (decimal strings),
+	// for a ring laid out by hand; it must list every node, each with at least one token, and
+	// no token twice. By default each node owns 4 tokens spread evenly over the ring and dealt
+	// round-robin.
+	NodeTokens [][]string
 	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).
