@@ -74,8 +74,8 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 	case *proto.SetKeyspaceResult:
 		r = &Result{kind: ResultSetKeyspace, keyspace: m.Keyspace}
 	case *proto.SchemaChangeResult:
-		sc := m.SchemaChange
-		r = &Result{kind: ResultSchemaChange, change: &SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes}}
+		sc := schemaChangeOf(m.SchemaChange)
+		r = &Result{kind: ResultSchemaChange, change: &sc}
 	default:
 		return nil, fmt.Errorf("native: %s answered %q with an unexpected %s message", host, abbreviate(info.what), resp.Header.Opcode)
 	}
@@ -92,4 +92,9 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		}
 	}
 	return r, nil
+}
+
+// schemaChangeOf converts the protocol's description of a schema change.
+func schemaChangeOf(sc proto.SchemaChange) SchemaChange {
+	return SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes}
 }

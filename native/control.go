@@ -74,8 +74,7 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 
 func (ctl *control) onEvent(e proto.Event) {
 	if f := ctl.s.cfg.OnSchemaChange; f != nil && e.Type == proto.EventSchemaChange {
-		sc := e.Schema
-		f(SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes})
+		f(schemaChangeOf(e.Schema))
 	}
 	select {
 	case ctl.refresh <- struct{}{}:

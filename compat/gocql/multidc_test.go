@@ -107,6 +107,25 @@ func legacyServed(s *gocqlv1.Session, stmt string, values ...interface{}) (strin
 	return iter.Host().ConnectAddress().String(), nil
 }
 
+// planStart returns the addresses of the first n hosts of a compat plan (fewer when it is
+// shorter).
+func planStart(next NextHost, n int) []string {
+	var out []string
+	for h := next(); h != nil && len(out) < n; h = next() {
+		out = append(out, h.Info().ConnectAddress().String())
+	}
+	return out
+}
+
+// legacyPlanStart is planStart for a gocql v1.7.0 plan.
+func legacyPlanStart(next gocqlv1.NextHost, n int) []string {
+	var out []string
+	for h := next(); h != nil && len(out) < n; h = next() {
+		out = append(out, h.Info().ConnectAddress().String())
+	}
+	return out
+}
+
 // TestDataCenterAwarePoliciesLikeGocql: with DCAwareRoundRobinPolicy (alone, and as the
 // fallback of TokenAwareHostPolicy), queries go to the local data center's nodes only; when
 // both are stopped, to the other data center's, the same nodes in compat as in gocql v1.7.0.
@@ -258,31 +277,8 @@ func TestTokenAwarePlansWithRacksLikeGocql(t *testing.T) {
 			p, lp := tc.policy()
 			s, ls := keyspaceSessions(t, racks, "racks", tc.replication, p, lp)
 			const q = "SELECT v FROM racks.t WHERE k = ?"
-			planOf := func(next func() string) []string {
-				var out []string
-				for h := next(); h != "" && len(out) < tc.replicas; h = next() {
-					out = append(out, h)
-				}
-				return out
-			}
-			compatPlan := func(k int) []string {
-				next := p.Pick(s.Query(q, k))
-				return planOf(func() string {
-					if h := next(); h != nil {
-						return h.Info().ConnectAddress().String()
-					}
-					return ""
-				})
-			}
-			legacyPlan := func(k int) []string {
-				next := lp.Pick(ls.Query(q, k))
-				return planOf(func() string {
-					if h := next(); h != nil {
-						return h.Info().ConnectAddress().String()
-					}
-					return ""
-				})
-			}
+			compatPlan := func(k int) []string { return planStart(p.Pick(s.Query(q, k)), tc.replicas) }
+			legacyPlan := func(k int) []string { return legacyPlanStart(lp.Pick(ls.Query(q, k)), tc.replicas) }
 			firsts := map[string]bool{}
 			for k := range 60 {
 				want := legacyPlan(k)
@@ -394,23 +390,9 @@ func TestTokenAwarePlansFollowAlterKeyspace(t *testing.T) {
 	lp := gocqlv1.TokenAwareHostPolicy(gocqlv1.DCAwareRoundRobinPolicy("dc1"), gocqlv1.NonLocalReplicasFallback())
 	s, ls := keyspaceSessions(t, racks, "altered", "{'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 2}", p, lp)
 	const q = "SELECT v FROM altered.t WHERE k = ?"
-	firstTwo := func(next NextHost) []string {
-		var out []string
-		for h := next(); h != nil && len(out) < 2; h = next() {
-			out = append(out, h.Info().ConnectAddress().String())
-		}
-		return out
-	}
-	legacyFirstTwo := func(next gocqlv1.NextHost) []string {
-		var out []string
-		for h := next(); h != nil && len(out) < 2; h = next() {
-			out = append(out, h.Info().ConnectAddress().String())
-		}
-		return out
-	}
 	// Before: two dc1 replicas lead every plan.
 	for k := range 20 {
-		if got := firstTwo(p.Pick(s.Query(q, k))); len(got) != 2 || got[1] >= "127.0.0.4" {
+		if got := planStart(p.Pick(s.Query(q, k)), 2); len(got) != 2 || got[1] >= "127.0.0.4" {
 			t.Fatalf("key %d before ALTER: plan starts %v, want two dc1 replicas", k, got)
 		}
 	}
@@ -419,7 +401,7 @@ func TestTokenAwarePlansFollowAlterKeyspace(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for k := 0; k < 20; {
-		got, want := firstTwo(p.Pick(s.Query(q, k))), legacyFirstTwo(lp.Pick(ls.Query(q, k)))
+		got, want := planStart(p.Pick(s.Query(q, k)), 2), legacyPlanStart(lp.Pick(ls.Query(q, k)), 2)
 		if len(got) == 2 && got[1] >= "127.0.0.4" && slices.Equal(got, want) {
 			k++
 			continue
@@ -458,13 +440,7 @@ func TestVnodePlacedOnceUnlikeGocql(t *testing.T) {
 	if key < 0 {
 		t.Fatal("no key among 1000 falls in the wrapping range")
 	}
-	var got, legacy []string
-	for next, h := p.Pick(s.Query(q, key)), 0; h < 2; h++ {
-		got = append(got, next().Info().ConnectAddress().String())
-	}
-	for next, h := lp.Pick(ls.Query(q, key)), 0; h < 2; h++ {
-		legacy = append(legacy, next().Info().ConnectAddress().String())
-	}
+	got, legacy := planStart(p.Pick(s.Query(q, key)), 2), legacyPlanStart(lp.Pick(ls.Query(q, key)), 2)
 	if !slices.Equal(got, []string{"127.0.0.1", "127.0.0.2"}) {
 		t.Fatalf("key %d: compat's plan starts %v, want 127.0.0.1 then the next node of the ring, 127.0.0.2", key, got)
 	}

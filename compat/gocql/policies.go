@@ -620,21 +620,23 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 	// As gocql: the replicas of the closest tier (HostTier 0 when the fallback policy ranks
 	// hosts in tiers, else IsLocal) first; with NonLocalReplicasFallback, then the others,
 	// closest tier first.
+	tierer, tiered := t.fallback.(HostTierer)
 	tierOf := func(h *HostInfo) uint {
-		if tp, ok := t.fallback.(HostTierer); ok {
-			return tp.HostTier(h)
-		}
-		if t.fallback.IsLocal(h) {
+		switch {
+		case tiered:
+			return tierer.HostTier(h)
+		case t.fallback.IsLocal(h):
 			return 0
 		}
 		return 1
 	}
 	maxTier := uint(0)
-	if t.nonLocalReplicasFallback {
+	switch {
+	case !t.nonLocalReplicasFallback:
+	case tiered:
+		maxTier = tierer.MaxHostTier()
+	default:
 		maxTier = 1
-		if tp, ok := t.fallback.(HostTierer); ok {
-			maxTier = tp.MaxHostTier()
-		}
 	}
 	for tier := uint(0); tier <= maxTier; tier++ {
 		for _, h := range replicas {
