@@ -245,16 +245,86 @@ func (p *hostPool) kick() {
 	p.startRefill()
 }
 
-// close closes every connection of the pool; it does not wait for a running refill (the
-// session's WaitGroup does).
-func (p *hostPool) close() {
+// retire takes the pool of a node that left the topology (decommissioned, replaced, or
+// rejected by Config.HostFilter) out of service: no request picks it any more, its idle
+// connections close at once, and those with requests in flight close when the last response
+// arrives, so that those requests complete as they would have, within the request timeout
+// (or DefaultTimeout when the timeout is disabled). Closing them at once would fail every
+// request in flight on them, non-idempotent ones included, with ErrConnClosed.
+func (p *hostPool) retire() {
+	busy := closeIdle(p.takeAll())
+	if len(busy) == 0 {
+		return
+	}
+	grace := p.s.cfg.Timeout
+	if grace <= 0 {
+		grace = DefaultTimeout
+	}
+	// Called by the control connection's goroutine (or by Connect), which the session's
+	// WaitGroup counts: Close waits for this one too.
+	p.s.wg.Add(1)
+	go func() {
+		defer p.s.wg.Done()
+		drain(p.s.ctx, busy, grace)
+	}()
+}
+
+// drainPoll is how often drain looks for connections with nothing left in flight.
+const drainPoll = 10 * time.Millisecond
+
+// drain closes each connection once nothing is in flight on it, the rest after grace or when
+// ctx ends.
+func drain(ctx context.Context, conns []*conn.Conn, grace time.Duration) {
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(drainPoll)
+	defer tick.Stop()
+	for len(conns) > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
+		case <-tick.C:
+		}
+		conns = closeIdle(conns)
+	}
+}
+
+// closeIdle closes the connections of conns with nothing in flight (and the broken ones), and
+// returns the others in a new slice (conns may be a pool's, which readers share).
+func closeIdle(conns []*conn.Conn) []*conn.Conn {
+	var busy []*conn.Conn
+	for _, c := range conns {
+		if c.InFlight() > 0 && c.Err() == nil {
+			busy = append(busy, c)
+		} else {
+			c.Close()
+		}
+	}
+	return busy
+}
+
+// takeAll marks the pool closed and takes its connections out of it.
+func (p *hostPool) takeAll() []*conn.Conn {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.closed = true
 	conns := *p.conns.Load()
 	empty := []*conn.Conn{}
 	p.conns.Store(&empty)
-	p.mu.Unlock()
-	for _, c := range conns {
+	return conns
+}
+
+// close closes every connection of the pool; it does not wait for a running refill (the
+// session's WaitGroup does).
+func (p *hostPool) close() {
+	for _, c := range p.takeAll() {
 		c.Close()
 	}
 }

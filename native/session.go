@@ -265,8 +265,8 @@ func (s *Session) poolFor(addr string) *hostPool {
 	return p
 }
 
-// installSnapshot swaps in a new topology, creating pools for new nodes and closing the
-// pools of nodes that left.
+// installSnapshot swaps in a new topology, creating pools for new nodes and retiring the
+// pools of nodes that left (see hostPool.retire).
 func (s *Session) installSnapshot(snap *topology.Snapshot) {
 	st := &clusterState{snap: snap, pools: make([]*hostPool, len(snap.Nodes))}
 	keep := make(map[string]bool, len(snap.Nodes))
@@ -296,7 +296,7 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 	}
 	s.mu.Unlock()
 	for _, p := range gone {
-		p.close()
+		p.retire()
 	}
 }
 
@@ -324,7 +324,7 @@ func (s *Session) Close() error {
 	}
 	s.mu.Unlock()
 	for _, p := range pools {
-		p.close()
+		p.retire()
 	}
 	s.wg.Wait()
 	return nil
