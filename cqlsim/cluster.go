@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -216,6 +217,21 @@ func (c *Cluster) StopNode(i int) error {
 	}
 	c.engine.NodeDown(i)
 	c.publishStatusChange(n, primitive.StatusChangeTypeDown)
+	return nil
+}
+
+// SetNodeDelay makes node i (0-based, in Addrs order) answer every statement (QUERY, PREPARE,
+// EXECUTE, BATCH) d later than it would, as a slow or overloaded node does: each statement
+// waits d before it runs, concurrently with the others. d = 0 removes the delay. The handshake,
+// OPTIONS and REGISTER are answered at once, and the delay survives StopNode and StartNode.
+func (c *Cluster) SetNodeDelay(i int, d time.Duration) error {
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: SetNodeDelay(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	if d < 0 {
+		return fmt.Errorf("cqlsim: SetNodeDelay(%d, %v): the delay is negative", i, d)
+	}
+	c.nodes[i].delay.Store(int64(d))
 	return nil
 }
 

@@ -46,7 +46,8 @@
 // shared port, and owns distinct Murmur3 tokens. All nodes share one engine (schema and data), as
 // a fully replicated cluster would; each serves itself in system.local and the others in
 // system.peers and system.peers_v2. StopNode and StartNode take a node down and bring it back
-// on the same address, for tests of driver failover.
+// on the same address, for tests of driver failover; SetNodeDelay makes a node answer its
+// statements late, for tests of timeouts, speculative execution and slow-node handling.
 //
 // # Engine
 //

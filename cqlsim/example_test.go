@@ -2,10 +2,12 @@ package cqlsim_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
@@ -58,4 +60,31 @@ func ExampleOptions_dataCenters() {
 	// 127.0.0.1 dc1 r1
 	// 127.0.0.2 dc1 r2
 	// 127.0.0.3 dc2 r1
+}
+
+// Make node 2 slow and watch a request with a 50 ms timeout fail on it, while node 1 answers.
+func ExampleCluster_SetNodeDelay() {
+	c, err := cqlsim.Start(cqlsim.Options{Nodes: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.SetNodeDelay(1, time.Second); err != nil {
+		log.Fatal(err)
+	}
+
+	ctx := context.Background()
+	s, err := native.Connect(ctx, native.Config{Hosts: c.Addrs()[:1]}) // the control connection on node 1
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	for i, addr := range c.Addrs() {
+		q := native.Query("SELECT release_version FROM system.local").WithHost(addr).WithTimeout(50 * time.Millisecond)
+		_, err := s.Execute(ctx, q)
+		fmt.Printf("node %d timed out: %v\n", i+1, errors.Is(err, native.ErrTimeout))
+	}
+	// Output:
+	// node 1 timed out: false
+	// node 2 timed out: true
 }

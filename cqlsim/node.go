@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
@@ -32,6 +33,8 @@ type node struct {
 	// restart.
 	pmu      sync.RWMutex
 	prepared map[string]struct{}
+
+	delay atomic.Int64 // time.Duration every statement waits before it runs (SetNodeDelay)
 }
 
 func newNode(c *Cluster, index int, ln net.Listener) *node {

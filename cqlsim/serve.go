@@ -24,6 +24,9 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
+	if !c.waitDelay(h.Opcode) {
+		return // the connection closed during the delay
+	}
 	var started time.Time
 	traced := h.Flags&wire.FlagTracing != 0
 	if traced {
@@ -39,6 +42,28 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 		return
 	}
 	c.reply(h, msg, warnings)
+}
+
+// waitDelay waits out the node's delay (Cluster.SetNodeDelay) before a statement runs. It
+// returns false when the connection shut down meanwhile.
+func (c *conn) waitDelay(op byte) bool {
+	switch op {
+	case wire.OpQuery, wire.OpPrepare, wire.OpExecute, wire.OpBatch:
+	default:
+		return true
+	}
+	d := time.Duration(c.node.delay.Load())
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
+	}
 }
 
 // keyspaceFor returns the keyspace a request runs in: its own (protocol v5) or the connection's.
