@@ -117,8 +117,8 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	// Both sessions use every node before the delay starts.
-	for _, served := range []func() string{
+	// Both sessions use node 2 before the delay starts.
+	waitServedBy(t, addrs[1],
 		func() string {
 			it := legacy.Query(stmt).Iter()
 			defer it.Close()
@@ -128,16 +128,7 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 			it := s.Query(stmt).Iter()
 			defer it.Close()
 			return compatAddr(it.Host())
-		},
-	} {
-		deadline := time.Now().Add(failoverDeadline)
-		for served() != addrs[1] {
-			if time.Now().After(deadline) {
-				t.Fatal("node 2 never served")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+		})
 	if err := sim.SetNodeDelay(1, delay); err != nil {
 		t.Fatal(err)
 	}
@@ -187,4 +178,131 @@ func legacyAddr(h *gocqlv1.HostInfo) string {
 		return ""
 	}
 	return h.ConnectAddressAndPort()
+}
+
+// attemptOutcome is one observed attempt: its number, node and error.
+type attemptOutcome struct {
+	Attempt int
+	Host    string
+	Err     string
+}
+
+// timeoutOutcome is what one query gave: its error and its attempts, in the order observed.
+type timeoutOutcome struct {
+	Query    string
+	Err      string
+	Attempts []attemptOutcome
+}
+
+// TestTimeoutOnASlowNodeLikeGocql: every plan starts with node 2, which answers a second late,
+// then node 3; the session's Timeout is 200 ms. The first attempt times out on node 2; the
+// retry policy moves idempotent and non-idempotent queries alike to node 3; without a retry
+// policy the query fails with ErrTimeoutNoResponse. Both drivers give the same errors and
+// observe the same attempts.
+func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	addrs := sim.Addrs()
+	order := []string{addrs[1], addrs[2], addrs[0]}
+	const stmt = "SELECT release_version FROM system.local"
+	cases := []struct {
+		name       string
+		idempotent bool
+		retry      bool
+	}{
+		{"idempotent, retried", true, true},
+		{"not idempotent, retried", false, true},
+		{"idempotent, no retry policy", true, false},
+	}
+	errText := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+
+	lc := gocqlv1.NewCluster(addrs[0])
+	lc.ProtoVersion = 4
+	lc.Timeout = 200 * time.Millisecond
+	lc.PoolConfig.HostSelectionPolicy = &legacySlowFirst{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), order: order}
+	legacy, err := lc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer legacy.Close()
+	cc := NewCluster(addrs[0])
+	cc.ProtoVersion = 4
+	cc.Timeout = 200 * time.Millisecond
+	cc.PoolConfig.HostSelectionPolicy = &slowFirst{HostSelectionPolicy: RoundRobinHostPolicy(), order: order}
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitServedBy(t, addrs[1],
+		func() string {
+			it := legacy.Query(stmt).Iter()
+			defer it.Close()
+			return legacyAddr(it.Host())
+		},
+		func() string {
+			it := s.Query(stmt).Iter()
+			defer it.Close()
+			return compatAddr(it.Host())
+		})
+	if err := sim.SetNodeDelay(1, time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	var want, got []timeoutOutcome
+	for _, tc := range cases {
+		lobs := &legacyObserver{}
+		lq := legacy.Query(stmt).Idempotent(tc.idempotent).Observer(lobs)
+		if tc.retry {
+			lq = lq.RetryPolicy(&gocqlv1.SimpleRetryPolicy{NumRetries: 2})
+		} else {
+			lq = lq.RetryPolicy(nil)
+		}
+		out := timeoutOutcome{Query: tc.name, Err: errText(lq.Exec())}
+		for _, o := range lobs.all() {
+			out.Attempts = append(out.Attempts, attemptOutcome{o.Attempt, legacyAddr(o.Host), errText(o.Err)})
+		}
+		want = append(want, out)
+
+		obs := &countingObserver{}
+		q := s.Query(stmt).Idempotent(tc.idempotent).Observer(obs)
+		if tc.retry {
+			q = q.RetryPolicy(&SimpleRetryPolicy{NumRetries: 2})
+		} else {
+			q = q.RetryPolicy(nil)
+		}
+		out = timeoutOutcome{Query: tc.name, Err: errText(q.Exec())}
+		for _, o := range obs.all() {
+			out.Attempts = append(out.Attempts, attemptOutcome{o.Attempt, compatAddr(o.Host), errText(o.Err)})
+		}
+		got = append(got, out)
+	}
+	t.Logf("gocql v1.7.0: %+v", want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("gocql v1.7.0 (-) and compat (+) differ:\n%s", d)
+	}
+	// Independently of gocql: the first attempt timed out on node 2.
+	for _, w := range want {
+		if len(w.Attempts) == 0 || w.Attempts[0].Host != addrs[1] || w.Attempts[0].Err != ErrTimeoutNoResponse.Error() {
+			t.Fatalf("gocql v1.7.0 did not behave as this test expects: %+v", w)
+		}
+	}
+}
+
+// waitServedBy calls each of served until it returns addr, failing t after failoverDeadline.
+func waitServedBy(t *testing.T, addr string, served ...func() string) {
+	t.Helper()
+	for _, f := range served {
+		deadline := time.Now().Add(failoverDeadline)
+		for f() != addr {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never served", addr)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
