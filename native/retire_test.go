@@ -81,19 +81,40 @@ func TestRemovedNodeFinishesRequestsInFlight(t *testing.T) {
 		defer mu.Unlock()
 		return served > 100
 	})
+	// Slow the node down, so that requests are in flight on it, each for a second, whenever
+	// the session drops it.
+	if err := cl.SetNodeDelay(2, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
 	exclude.Store(gone)
 	n := 0
 	pollUntil(t, 20*time.Second, "node never left", func() bool {
+		if len(s.Hosts()) == 2 {
+			return true
+		}
+		// A schema change makes the control connection read the topology again; the DDL
+		// goes to node 1, not to the slow node.
 		n++
-		mustExec(t, s, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS retire%d WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", n))
+		ddl := fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS retire%d WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}", n)
+		if _, err := s.Execute(ctxT(t), native.Query(ddl).WithHost(cl.Addrs()[0])); err != nil {
+			t.Fatal(err)
+		}
 		return len(s.Hosts()) == 2
 	})
+	mu.Lock()
+	atDrop := served
+	mu.Unlock()
 	time.Sleep(50 * time.Millisecond)
 	stop.Store(true)
 	wg.Wait()
 	if closedErrs > 0 || otherErrs > 0 {
 		t.Fatalf("of the requests in flight when the node left, %d failed with ErrConnClosed (first: %v) and %d otherwise (first: %v)",
 			closedErrs, firstClosed, otherErrs, firstOther)
+	}
+	// What succeeded since the node left was in flight on it then.
+	if served == atDrop {
+		t.Fatal("no request completed after the node left: the test saw none in flight")
 	}
 	if runtime.GOOS == "linux" {
 		pollUntil(t, 10*time.Second, "the removed node's connections stay open", func() bool {
