@@ -194,11 +194,11 @@ type timeoutOutcome struct {
 	Attempts []attemptOutcome
 }
 
-// TestTimeoutOnASlowNodeLikeGocql: every plan starts with node 2, which answers a second late,
-// then node 3; the session's Timeout is 200 ms. The first attempt times out on node 2; the
-// retry policy moves idempotent and non-idempotent queries alike to node 3; without a retry
-// policy the query fails with ErrTimeoutNoResponse. Both drivers give the same errors and
-// observe the same attempts.
+// TestTimeoutOnASlowNodeLikeGocql: every plan starts with node 2, which answers 3 s late, then
+// node 3; the session's Timeout is 500 ms (wide enough for a loaded machine's fast answers).
+// The first attempt times out on node 2; the retry policy moves idempotent and non-idempotent
+// queries alike to node 3; without a retry policy the query fails with ErrTimeoutNoResponse.
+// Both drivers give the same errors and observe the same attempts.
 func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
 	addrs := sim.Addrs()
@@ -222,7 +222,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 
 	lc := gocqlv1.NewCluster(addrs[0])
 	lc.ProtoVersion = 4
-	lc.Timeout = 200 * time.Millisecond
+	lc.Timeout = 500 * time.Millisecond
 	lc.PoolConfig.HostSelectionPolicy = &legacySlowFirst{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), order: order}
 	legacy, err := lc.CreateSession()
 	if err != nil {
@@ -231,7 +231,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 	defer legacy.Close()
 	cc := NewCluster(addrs[0])
 	cc.ProtoVersion = 4
-	cc.Timeout = 200 * time.Millisecond
+	cc.Timeout = 500 * time.Millisecond
 	cc.PoolConfig.HostSelectionPolicy = &slowFirst{HostSelectionPolicy: RoundRobinHostPolicy(), order: order}
 	s, err := cc.CreateSession()
 	if err != nil {
@@ -249,7 +249,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 			defer it.Close()
 			return compatAddr(it.Host())
 		})
-	if err := sim.SetNodeDelay(1, time.Second); err != nil {
+	if err := sim.SetNodeDelay(1, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
 
