@@ -62,17 +62,7 @@ func TestLocalReplicasWithRacksMatchGocql(t *testing.T) {
 			want = append(want, net.JoinHostPort(h.Info().ConnectAddress().String(), fmt.Sprint(cl.Port())))
 		}
 		slices.Sort(want)
-		var got []string
-		for range 8 {
-			res, err := s.Execute(ctxT(t), sel.Bind(k))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(got, res.Host()) {
-				got = append(got, res.Host())
-			}
-		}
-		slices.Sort(got)
+		got := servingNodes(t, s, sel.Bind(k), 8)
 		if !slices.Equal(got, want) {
 			t.Errorf("key %d: served by %v, gocql's local replicas are %v", k, got, want)
 		}

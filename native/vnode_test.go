@@ -55,17 +55,7 @@ func TestVnodeReplicasAreDistinctNodes(t *testing.T) {
 		}
 		want := replicas(tok)
 		slices.Sort(want)
-		var got []string
-		for range 8 {
-			res, err := s.Execute(ctxT(t), sel.Bind(k))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(got, res.Host()) {
-				got = append(got, res.Host())
-			}
-		}
-		slices.Sort(got)
+		got := servingNodes(t, s, sel.Bind(k), 8)
 		if !slices.Equal(got, want) {
 			t.Errorf("key %d (token %d): served by %v, want its replicas %v", k, tok, got, want)
 		}
@@ -73,4 +63,21 @@ func TestVnodeReplicasAreDistinctNodes(t *testing.T) {
 	if wrapping == 0 {
 		t.Fatal("no key of the test falls in the range that wraps around the ring")
 	}
+}
+
+// servingNodes runs stmt n times and returns the distinct nodes that served it, sorted.
+func servingNodes(t *testing.T, s *native.Session, stmt native.Statement, n int) []string {
+	t.Helper()
+	var got []string
+	for range n {
+		res, err := s.Execute(ctxT(t), stmt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(got, res.Host()) {
+			got = append(got, res.Host())
+		}
+	}
+	slices.Sort(got)
+	return got
 }

@@ -62,6 +62,49 @@ func (p *legacySlowFirst) Pick(q gocqlv1.ExecutableQuery) gocqlv1.NextHost {
 	}
 }
 
+// slowNodeStmt is the query of the slow-node tests.
+const slowNodeStmt = "SELECT release_version FROM system.local"
+
+// slowNodeSessions starts a cluster of three nodes and returns it with a gocql v1.7.0 and a
+// compat session (Timeout timeout) whose plans list node 2, node 3 and node 1, in that order,
+// once node 2 has served both (so that a delay set on it afterwards meets open connections).
+func slowNodeSessions(t *testing.T, timeout time.Duration) (*cqlsim.Cluster, *gocqlv1.Session, *Session) {
+	t.Helper()
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	addrs := sim.Addrs()
+	order := []string{addrs[1], addrs[2], addrs[0]}
+	lc := gocqlv1.NewCluster(addrs[0])
+	lc.ProtoVersion = 4
+	lc.Timeout = timeout
+	lc.PoolConfig.HostSelectionPolicy = &legacySlowFirst{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), order: order}
+	legacy, err := lc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(legacy.Close)
+	cc := NewCluster(addrs[0])
+	cc.ProtoVersion = 4
+	cc.Timeout = timeout
+	cc.PoolConfig.HostSelectionPolicy = &slowFirst{HostSelectionPolicy: RoundRobinHostPolicy(), order: order}
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	waitServedBy(t, addrs[1],
+		func() string {
+			it := legacy.Query(slowNodeStmt).Iter()
+			defer it.Close()
+			return legacyAddr(it.Host())
+		},
+		func() string {
+			it := s.Query(slowNodeStmt).Iter()
+			defer it.Close()
+			return compatAddr(it.Host())
+		})
+	return sim, legacy, s
+}
+
 // specOutcome is which node served a query, and whether the answer came before the slow
 // node's delay.
 type specOutcome struct {
@@ -75,11 +118,7 @@ type specOutcome struct {
 // (one extra execution after 100 ms) is answered by node 3 before node 2's answer comes; a
 // non-idempotent one, and one without the policy, wait for node 2; both drivers alike.
 func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
-	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
-	addrs := sim.Addrs()
-	order := []string{addrs[1], addrs[2], addrs[0]}
 	const delay = time.Second
-	const stmt = "SELECT release_version FROM system.local"
 	cases := []struct {
 		name       string
 		idempotent bool
@@ -99,36 +138,7 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 		return host, time.Since(start) < delay
 	}
 
-	lc := gocqlv1.NewCluster(addrs[0])
-	lc.ProtoVersion = 4
-	lc.Timeout = 10 * time.Second
-	lc.PoolConfig.HostSelectionPolicy = &legacySlowFirst{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), order: order}
-	legacy, err := lc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer legacy.Close()
-	cc := NewCluster(addrs[0])
-	cc.ProtoVersion = 4
-	cc.Timeout = 10 * time.Second
-	cc.PoolConfig.HostSelectionPolicy = &slowFirst{HostSelectionPolicy: RoundRobinHostPolicy(), order: order}
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	// Both sessions use node 2 before the delay starts.
-	waitServedBy(t, addrs[1],
-		func() string {
-			it := legacy.Query(stmt).Iter()
-			defer it.Close()
-			return legacyAddr(it.Host())
-		},
-		func() string {
-			it := s.Query(stmt).Iter()
-			defer it.Close()
-			return compatAddr(it.Host())
-		})
+	sim, legacy, s := slowNodeSessions(t, 10*time.Second)
 	if err := sim.SetNodeDelay(1, delay); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +146,7 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 	var want, got []specOutcome
 	for _, tc := range cases {
 		host, early := timed(func() (string, error) {
-			q := legacy.Query(stmt).Idempotent(tc.idempotent)
+			q := legacy.Query(slowNodeStmt).Idempotent(tc.idempotent)
 			if tc.spec {
 				q = q.SetSpeculativeExecutionPolicy(&gocqlv1.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: 100 * time.Millisecond})
 			}
@@ -145,7 +155,7 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 		})
 		want = append(want, specOutcome{tc.name, host, early})
 		host, early = timed(func() (string, error) {
-			q := s.Query(stmt).Idempotent(tc.idempotent)
+			q := s.Query(slowNodeStmt).Idempotent(tc.idempotent)
 			if tc.spec {
 				q = q.SetSpeculativeExecutionPolicy(&SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: 100 * time.Millisecond})
 			}
@@ -159,7 +169,7 @@ func TestSpeculativeExecutionAroundASlowNodeLikeGocql(t *testing.T) {
 	}
 	// The expectation, independently of gocql: only the speculative idempotent query gets
 	// around the slow node.
-	if !want[0].Early || want[0].Served != addrs[2] || want[1].Early || want[1].Served != addrs[1] || want[2].Early {
+	if !want[0].Early || want[0].Served != sim.Addrs()[2] || want[1].Early || want[1].Served != sim.Addrs()[1] || want[2].Early {
 		t.Fatalf("gocql v1.7.0 did not behave as this test expects: %+v", want)
 	}
 }
@@ -200,10 +210,6 @@ type timeoutOutcome struct {
 // queries alike to node 3; without a retry policy the query fails with ErrTimeoutNoResponse.
 // Both drivers give the same errors and observe the same attempts.
 func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
-	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
-	addrs := sim.Addrs()
-	order := []string{addrs[1], addrs[2], addrs[0]}
-	const stmt = "SELECT release_version FROM system.local"
 	cases := []struct {
 		name       string
 		idempotent bool
@@ -220,35 +226,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 		return err.Error()
 	}
 
-	lc := gocqlv1.NewCluster(addrs[0])
-	lc.ProtoVersion = 4
-	lc.Timeout = 500 * time.Millisecond
-	lc.PoolConfig.HostSelectionPolicy = &legacySlowFirst{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), order: order}
-	legacy, err := lc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer legacy.Close()
-	cc := NewCluster(addrs[0])
-	cc.ProtoVersion = 4
-	cc.Timeout = 500 * time.Millisecond
-	cc.PoolConfig.HostSelectionPolicy = &slowFirst{HostSelectionPolicy: RoundRobinHostPolicy(), order: order}
-	s, err := cc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	waitServedBy(t, addrs[1],
-		func() string {
-			it := legacy.Query(stmt).Iter()
-			defer it.Close()
-			return legacyAddr(it.Host())
-		},
-		func() string {
-			it := s.Query(stmt).Iter()
-			defer it.Close()
-			return compatAddr(it.Host())
-		})
+	sim, legacy, s := slowNodeSessions(t, 500*time.Millisecond)
 	if err := sim.SetNodeDelay(1, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +234,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 	var want, got []timeoutOutcome
 	for _, tc := range cases {
 		lobs := &legacyObserver{}
-		lq := legacy.Query(stmt).Idempotent(tc.idempotent).Observer(lobs)
+		lq := legacy.Query(slowNodeStmt).Idempotent(tc.idempotent).Observer(lobs)
 		if tc.retry {
 			lq = lq.RetryPolicy(&gocqlv1.SimpleRetryPolicy{NumRetries: 2})
 		} else {
@@ -269,7 +247,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 		want = append(want, out)
 
 		obs := &countingObserver{}
-		q := s.Query(stmt).Idempotent(tc.idempotent).Observer(obs)
+		q := s.Query(slowNodeStmt).Idempotent(tc.idempotent).Observer(obs)
 		if tc.retry {
 			q = q.RetryPolicy(&SimpleRetryPolicy{NumRetries: 2})
 		} else {
@@ -287,7 +265,7 @@ func TestTimeoutOnASlowNodeLikeGocql(t *testing.T) {
 	}
 	// Independently of gocql: the first attempt timed out on node 2.
 	for _, w := range want {
-		if len(w.Attempts) == 0 || w.Attempts[0].Host != addrs[1] || w.Attempts[0].Err != ErrTimeoutNoResponse.Error() {
+		if len(w.Attempts) == 0 || w.Attempts[0].Host != sim.Addrs()[1] || w.Attempts[0].Err != ErrTimeoutNoResponse.Error() {
 			t.Fatalf("gocql v1.7.0 did not behave as this test expects: %+v", w)
 		}
 	}
