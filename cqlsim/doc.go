@@ -47,7 +47,10 @@
 // a fully replicated cluster would; each serves itself in system.local and the others in
 // system.peers and system.peers_v2. StopNode and StartNode take a node down and bring it back
 // on the same address, for tests of driver failover; SetNodeDelay makes a node answer its
-// statements late, for tests of timeouts, speculative execution and slow-node handling.
+// statements late, for tests of timeouts, speculative execution and slow-node handling;
+// InjectFault makes a node answer chosen statements with a server error (a read or write
+// timeout, OVERLOADED, ...) instead of running them, for tests of error decoding and retry
+// policies.
 //
 // # Engine
 //

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -87,4 +90,48 @@ func ExampleCluster_SetNodeDelay() {
 	// Output:
 	// node 1 timed out: false
 	// node 2 timed out: true
+}
+
+// Make node 1 answer the next two reads of a table with a read timeout, as a coordinator does
+// when too few replicas answered in time.
+func ExampleCluster_InjectFault() {
+	c, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	s, err := native.Connect(ctx, native.Config{Hosts: c.Addrs()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	for _, ddl := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+	} {
+		if _, err := s.Execute(ctx, native.Query(ddl)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	err = c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Times: 2, Error: &message.ReadTimeout{
+		ErrorMessage: "Operation timed out - received only 1 responses.",
+		Consistency:  primitive.ConsistencyLevelQuorum, Received: 1, BlockFor: 2,
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for range 3 {
+		_, err := s.Execute(ctx, native.Query("SELECT v FROM ks.t WHERE k = 1"))
+		var rt *native.ReadTimeoutError
+		if errors.As(err, &rt) {
+			fmt.Printf("read timeout: %d of %d replicas answered\n", rt.Received, rt.BlockFor)
+		} else {
+			fmt.Println("served:", err == nil)
+		}
+	}
+	// Output:
+	// read timeout: 1 of 2 replicas answered
+	// read timeout: 1 of 2 replicas answered
+	// served: true
 }

@@ -34,7 +34,8 @@ type node struct {
 	pmu      sync.RWMutex
 	prepared map[string]struct{}
 
-	delay atomic.Int64 // time.Duration every statement waits before it runs (SetNodeDelay)
+	delay  atomic.Int64 // time.Duration every statement waits before it runs (SetNodeDelay)
+	faults faultList    // errors answered in place of statements (InjectFault)
 }
 
 func newNode(c *Cluster, index int, ln net.Listener) *node {

@@ -27,6 +27,10 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	if !c.waitDelay(h.Opcode) {
 		return // the connection closed during the delay
 	}
+	if msg := c.fault(req); msg != nil {
+		c.reply(h, msg, nil)
+		return
+	}
 	var started time.Time
 	traced := h.Flags&wire.FlagTracing != 0
 	if traced {

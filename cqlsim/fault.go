@@ -1,0 +1,146 @@
+package cqlsim
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
+)
+
+// Fault makes a node answer some statements with a server error instead of running them, as a
+// node does when replicas time out, when it is overloaded or bootstrapping (see
+// Cluster.InjectFault). Errors that a single node cannot produce on its own (a read or write
+// timeout, a read or write failure, an overloaded coordinator) can be served this way, to test
+// how a driver decodes them and what its retry policies decide.
+type Fault struct {
+	// Match selects the statements that fail: a QUERY whose CQL text contains Match, an
+	// EXECUTE of a statement prepared from such a text, a BATCH with such a statement among
+	// its own. Empty matches every statement, the queries that drivers make of the system
+	// tables included. PREPARE is never failed: the statement can be prepared, and its
+	// executions fail.
+	Match string
+	// Error is the ERROR message sent in place of the result, any of the error messages of
+	// github.com/datastax/go-cassandra-native-protocol/message: *message.ReadTimeout,
+	// *message.WriteTimeout, *message.Unavailable, *message.Overloaded, *message.ReadFailure
+	// and so on (that library has no message for CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN). It
+	// is encoded in each connection's protocol version: a read or write failure carries its
+	// NumFailures up to v4 and its Reasons from v5 on.
+	Error message.Error
+	// Times is how many matching statements fail before the fault is spent. Zero fails every
+	// matching statement until Cluster.ClearFaults.
+	Times int
+}
+
+// faultList holds a node's injected faults, in injection order.
+type faultList struct {
+	on     atomic.Bool // any fault installed: the fast path of serve skips the lock when not
+	mu     sync.Mutex
+	faults []*faultState
+}
+
+type faultState struct {
+	f    Fault
+	left int // statements still to fail, when f.Times > 0
+}
+
+// InjectFault makes node i (0-based, in Addrs order) answer the statements f matches with
+// f.Error, from the next statement on, until f.Times of them have failed or ClearFaults is
+// called. When several faults match a statement, the one injected first answers it. The
+// statement is not run: a failed write writes nothing. Faults survive StopNode and StartNode.
+func (c *Cluster) InjectFault(i int, f Fault) error {
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: InjectFault(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	if f.Error == nil {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): the fault has no Error to send", i, f.Match)
+	}
+	if f.Times < 0 {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Times is negative (%d)", i, f.Match, f.Times)
+	}
+	l := &c.nodes[i].faults
+	l.mu.Lock()
+	l.faults = append(l.faults, &faultState{f: f, left: f.Times})
+	l.on.Store(true)
+	l.mu.Unlock()
+	return nil
+}
+
+// ClearFaults removes every fault injected into node i (0-based, in Addrs order), spent or not.
+func (c *Cluster) ClearFaults(i int) error {
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: ClearFaults(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	l := &c.nodes[i].faults
+	l.mu.Lock()
+	l.faults = nil
+	l.on.Store(false)
+	l.mu.Unlock()
+	return nil
+}
+
+// fault returns the error that answers req in place of its result, or nil when no fault of
+// the node matches it. A matching fault with a count left is charged one statement.
+func (c *conn) fault(req *wire.Request) message.Message {
+	l := &c.node.faults
+	if !l.on.Load() || req.Prepare != nil {
+		return nil
+	}
+	texts := c.statementTexts(req)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, fs := range l.faults {
+		if !matchesAny(texts, fs.f.Match) {
+			continue
+		}
+		if fs.f.Times > 0 {
+			fs.left--
+			if fs.left == 0 {
+				l.faults = append(l.faults[:i:i], l.faults[i+1:]...)
+				l.on.Store(len(l.faults) > 0)
+			}
+		}
+		return fs.f.Error
+	}
+	return nil
+}
+
+// statementTexts returns the CQL texts of the statements req runs; an EXECUTE of a statement
+// the node does not know has none (it is answered UNPREPARED as usual).
+func (c *conn) statementTexts(req *wire.Request) []string {
+	switch {
+	case req.Query != nil:
+		return []string{req.Query.Query}
+	case req.Execute != nil:
+		if p, ok := c.node.lookup(req.Execute.ID); ok {
+			return []string{p.Query}
+		}
+	case req.Batch != nil:
+		texts := make([]string, 0, len(req.Batch.Statements))
+		for _, s := range req.Batch.Statements {
+			if s.ID == nil {
+				texts = append(texts, s.Query)
+			} else if p, ok := c.node.lookup(s.ID); ok {
+				texts = append(texts, p.Query)
+			}
+		}
+		return texts
+	}
+	return nil
+}
+
+// matchesAny reports whether one of texts contains match; an empty match matches any request.
+func matchesAny(texts []string, match string) bool {
+	if match == "" {
+		return true
+	}
+	for _, t := range texts {
+		if strings.Contains(t, match) {
+			return true
+		}
+	}
+	return false
+}

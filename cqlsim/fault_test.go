@@ -1,0 +1,157 @@
+package cqlsim_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// faultSession starts a one-node cluster with the table ks.t and a native session on it.
+func faultSession(t *testing.T) (*cqlsim.Cluster, *native.Session) {
+	t.Helper()
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	ctx := context.Background()
+	s, err := native.Connect(ctx, native.Config{Hosts: c.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, ddl := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
+	} {
+		if _, err := s.Execute(ctx, native.Query(ddl)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, s
+}
+
+// A fault answers the statements it matches with its error, with every field as given, for as
+// many statements as Times says; the others run.
+func TestInjectFaultAnswersMatchingStatements(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Times: 2, Error: &message.ReadTimeout{
+		ErrorMessage: "Operation timed out - received only 1 responses.",
+		Consistency:  primitive.ConsistencyLevelQuorum, Received: 1, BlockFor: 2, DataPresent: true,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
+	for i := range 2 {
+		_, err := s.Execute(ctx, sel)
+		var rt *native.ReadTimeoutError
+		if !errors.As(err, &rt) {
+			t.Fatalf("select %d: got %v (%T), want a read timeout", i, err, err)
+		}
+		if rt.Consistency != native.Quorum || rt.Received != 1 || rt.BlockFor != 2 || !rt.DataPresent ||
+			rt.Message != "Operation timed out - received only 1 responses." {
+			t.Errorf("select %d: the read timeout is %+v, not the injected one", i, rt)
+		}
+	}
+	if _, err := s.Execute(ctx, sel); err != nil {
+		t.Errorf("the third select failed after the fault was spent: %v", err)
+	}
+	// Statements the fault does not match were never failed.
+	if _, err := s.Execute(ctx, native.Query("INSERT INTO ks.t (k, v) VALUES (1, 1)")); err != nil {
+		t.Errorf("an insert failed: %v", err)
+	}
+}
+
+// A prepared statement is prepared normally and its executions fail; a failed write writes
+// nothing; a batch fails when one of its statements matches; ClearFaults ends every fault.
+func TestInjectFaultOnExecuteAndBatch(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	err := c.InjectFault(0, cqlsim.Fault{Match: "INSERT INTO ks.t", Error: &message.WriteTimeout{
+		ErrorMessage: "write timed out", Consistency: primitive.ConsistencyLevelLocalQuorum,
+		Received: 0, BlockFor: 2, WriteType: primitive.WriteTypeBatchLog,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := s.Prepare(ctx, "INSERT INTO ks.t (k, v) VALUES (?, ?)")
+	if err != nil {
+		t.Fatalf("preparing a statement a fault matches: %v", err)
+	}
+	for name, run := range map[string]func() error{
+		"execute": func() error { _, err := s.Execute(ctx, ins.Bind(1, 1)); return err },
+		"batch": func() error {
+			_, err := s.ExecuteBatch(ctx, native.NewBatch(native.LoggedBatch,
+				native.Query("UPDATE ks.t SET v = 2 WHERE k = 2"), ins.Bind(3, 3)))
+			return err
+		},
+	} {
+		err := run()
+		var wt *native.WriteTimeoutError
+		if !errors.As(err, &wt) {
+			t.Fatalf("%s: got %v (%T), want a write timeout", name, err, err)
+		}
+		if wt.WriteType != "BATCH_LOG" || wt.Consistency != native.LocalQuorum || wt.BlockFor != 2 {
+			t.Errorf("%s: the write timeout is %+v, not the injected one", name, wt)
+		}
+	}
+	res, err := s.Execute(ctx, native.Query("SELECT k FROM ks.t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Len(); n != 0 {
+		t.Errorf("the failed writes wrote %d rows", n)
+	}
+	if err := c.ClearFaults(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Execute(ctx, ins.Bind(1, 1)); err != nil {
+		t.Errorf("after ClearFaults: %v", err)
+	}
+}
+
+// The first fault injected answers a statement several faults match; a spent fault leaves the
+// next one in charge.
+func TestInjectFaultOrder(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	for _, f := range []cqlsim.Fault{
+		{Match: "ks.t", Times: 1, Error: &message.Overloaded{ErrorMessage: "overloaded"}},
+		{Match: "FROM ks.t", Error: &message.IsBootstrapping{ErrorMessage: "bootstrapping"}},
+	} {
+		if err := c.InjectFault(0, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
+	var over *native.OverloadedError
+	if _, err := s.Execute(ctx, sel); !errors.As(err, &over) {
+		t.Errorf("first select: got %v (%T), want overloaded", err, err)
+	}
+	var boot *native.IsBootstrappingError
+	for i := range 2 {
+		if _, err := s.Execute(ctx, sel); !errors.As(err, &boot) {
+			t.Errorf("select %d after the first: got %v (%T), want bootstrapping", i, err, err)
+		}
+	}
+}
+
+func TestInjectFaultRefusesBadInput(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	over := &message.Overloaded{ErrorMessage: "x"}
+	for name, err := range map[string]error{
+		"node -1":        c.InjectFault(-1, cqlsim.Fault{Error: over}),
+		"node 2":         c.InjectFault(2, cqlsim.Fault{Error: over}),
+		"no error":       c.InjectFault(0, cqlsim.Fault{Match: "x"}),
+		"negative times": c.InjectFault(1, cqlsim.Fault{Error: over, Times: -1}),
+		"clear node 2":   c.ClearFaults(2),
+	} {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
