@@ -32,6 +32,13 @@
 // Every page's request is bounded by Options.Timeout (10 s by default), retries and speculative
 // executions included, and fails with a [*TimeoutError].
 //
+// Failed attempts are retried as the Python driver's default RetryPolicy does
+// ([PythonRetryPolicy]: a read timeout with enough replicas but no data, and a BATCH_LOG write
+// timeout, once on the same node; an unavailable error once on the next node; an overloaded or
+// bootstrapping coordinator, a server or truncate error and a broken connection on every next
+// node, then *native.NoHostAvailableError, Python's NoHostAvailable), unless Options.RetryPolicy
+// or the statement's own policy says otherwise; [FallthroughRetryPolicy] retries nothing.
+//
 // A [*ResultSet] is one cursor over the pages: CurrentRows is the current page, Next (or Seq, or
 // All) walks the rows and fetches the following pages in place, skipping empty pages.
 //

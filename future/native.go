@@ -11,8 +11,13 @@ import (
 
 // ExecuteAsync starts stmt on sess and returns its future: the Python driver's
 // session.execute_async(stmt). The first request is sent before ExecuteAsync returns; ctx bounds
-// every page together with Options.Timeout.
+// every page together with Options.Timeout. Failed attempts are retried as Options.RetryPolicy
+// decides (by default as the Python driver's default RetryPolicy does, see PythonRetryPolicy),
+// unless stmt has a retry policy of its own.
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
+	if stmt.RetryPolicy() == nil {
+		stmt = stmt.WithRetryPolicy(opts.retryPolicy())
+	}
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
 	if sess == nil {
@@ -22,7 +27,8 @@ func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Stateme
 	return f
 }
 
-// NewRequester returns the [Requester] that runs stmt on sess, page after page.
+// NewRequester returns the [Requester] that runs stmt on sess, page after page, retried by
+// stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync only).
 func NewRequester(sess *native.Session, stmt native.Statement) Requester {
 	return &nativeRequester{sess: sess, stmt: stmt}
 }

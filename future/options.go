@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/callbacks"
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // DefaultTimeout is the per-page client timeout used when Options.Timeout is zero, the Python
@@ -20,10 +21,24 @@ type Options struct {
 	// every page gets its own timer, not only the first (see docs/deviations.md).
 	Timeout time.Duration
 
+	// RetryPolicy decides the retries of every page's request made by ExecuteAsync, unless the
+	// statement has a policy of its own (native.Statement.WithRetryPolicy), as a Python
+	// statement's retry_policy overrides its execution profile's. Nil selects
+	// PythonRetryPolicy, the Python driver's default; FallthroughRetryPolicy retries nothing;
+	// to keep the session's native.Config.RetryPolicy, pass it here.
+	RetryPolicy native.RetryPolicy
+
 	// Callbacks configures dispatch: an executor for callbacks, and what a panicking callback
 	// does (callbacks.RecoverAndReport by default; callbacks.PythonReroute for the Python
 	// driver's behaviour).
 	Callbacks callbacks.Options
+}
+
+func (o *Options) retryPolicy() native.RetryPolicy {
+	if o.RetryPolicy == nil {
+		return PythonRetryPolicy{}
+	}
+	return o.RetryPolicy
 }
 
 func (o *Options) timeout() time.Duration {

@@ -226,6 +226,9 @@ func (s Statement) WithRetryPolicy(p RetryPolicy) Statement {
 	return s
 }
 
+// RetryPolicy returns the policy set by WithRetryPolicy, nil when s uses Config.RetryPolicy.
+func (s Statement) RetryPolicy() RetryPolicy { return s.opts.retry }
+
 // WithObserver returns a copy of s whose attempts are reported to observe instead of
 // Config.Observer.
 func (s Statement) WithObserver(observe func(context.Context, Attempt)) Statement {

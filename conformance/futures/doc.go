@@ -15,6 +15,12 @@
 // python3 (install the driver with `python3 -m pip install cassandra-driver==3.29.2`). Set
 // FUTURES_TRACE_DIR to a directory to keep both sides' traces (python.json, go.json).
 //
+// The scenarios of faults.json carry a server error (a read or write timeout, unavailable,
+// overloaded, ...) that a real node cannot be made to return: faults_test.go runs them on two
+// cqlsim clusters with the same injected faults (cqlsim.Cluster.InjectFault), one for the Python
+// driver and one for package future, to compare error handling and the default retry policy
+// (legacy semantics A21-A23). They too need the Python driver, not CQL_HOSTS.
+//
 // To add a scenario, append it to scenarios.json; when the two traces differ on purpose, document
 // the difference in docs/deviations.md (section future/callbacks, with an anchor) and list the
 // events each side alone produces under "deviation".

@@ -65,6 +65,8 @@ func errorClass(err error) string {
 	var te *future.TimeoutError
 	var un *native.UnavailableError
 	var rt *native.ReadTimeoutError
+	var wt *native.WriteTimeoutError
+	var rf *native.ReadFailureError
 	var nh *native.NoHostAvailableError
 	switch {
 	case errors.As(err, &pe):
@@ -72,6 +74,10 @@ func errorClass(err error) string {
 			return "CallbackRaised"
 		}
 		return fmt.Sprintf("Other:panic(%v)", pe.Value)
+	case errors.As(err, &nh):
+		// Before the server errors: a NoHostAvailableError unwraps to each node's error, and
+		// Python's NoHostAvailable is none of them.
+		return "NoHostAvailable"
 	case errors.As(err, &syn):
 		return "SyntaxException"
 	case errors.As(err, &inv):
@@ -86,8 +92,10 @@ func errorClass(err error) string {
 		return "Unavailable"
 	case errors.As(err, &rt):
 		return "ReadTimeout"
-	case errors.As(err, &nh):
-		return "NoHostAvailable"
+	case errors.As(err, &wt):
+		return "WriteTimeout"
+	case errors.As(err, &rf):
+		return "ReadFailure"
 	case errors.Is(err, future.ErrNotDone):
 		return "DriverException"
 	case errors.Is(err, future.ErrNoLWT):

@@ -13,7 +13,7 @@ import threading
 import time
 
 from cassandra import (AlreadyExists, DriverException, InvalidRequest, OperationTimedOut,
-                       ReadTimeout, Unavailable)
+                       ReadFailure, ReadTimeout, Unavailable, WriteTimeout)
 from cassandra.cluster import Cluster, NoHostAvailable
 from cassandra.protocol import SyntaxException
 from cassandra.query import SimpleStatement
@@ -34,7 +34,8 @@ class CallbackRaised(Exception):
 def error_class(exc):
     # Report the class the application would catch, by the driver's public names.
     for cls in (CallbackRaised, SyntaxException, InvalidRequest, AlreadyExists, QueryExhausted,
-                OperationTimedOut, Unavailable, ReadTimeout, NoHostAvailable):
+                OperationTimedOut, Unavailable, ReadTimeout, WriteTimeout, ReadFailure,
+                NoHostAvailable):
         if isinstance(exc, cls):
             return cls.__name__
     if isinstance(exc, StopIteration):
@@ -312,6 +313,17 @@ def main():
     session.default_timeout = DEFAULT_TIMEOUT
     out = {}
     only = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[4] else None
+    # Scenarios on several nodes (faults.json) need every node in the query plans: wait until
+    # the session has a pool for each, as the Go side waits until each node has served.
+    nodes = max([sc.get("nodes", 1) for sc in scenarios if not only or sc["name"] in only] or [1])
+    deadline = time.time() + 60
+    while True:
+        up = [h for h, state in session.get_pool_state().items() if h.is_up and state.get("open_count", 0) > 0]
+        if len(up) >= nodes:
+            break
+        if time.time() > deadline:
+            raise SystemExit("runner.py: only %d of %d nodes have an open pool after 60 s" % (len(up), nodes))
+        time.sleep(0.05)
     for sc in scenarios:
         if only and sc["name"] not in only:
             continue

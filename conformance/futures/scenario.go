@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -29,6 +31,67 @@ type Scenario struct {
 	// trace holds one runs the scenario again, up to MaxRuns times in all, and keeps the last
 	// trace; a behaviour that always produces such an event still fails the comparison.
 	RerunIf []Event `json:"rerun_if,omitempty"`
+	// Fault, when set, is a server error that every node answers the scenario's statement with
+	// (see cqlsim.Cluster.InjectFault): such scenarios (faults.json) run on cqlsim clusters of
+	// Nodes nodes (1 when zero), one per driver, because a real node cannot be made to return
+	// these errors.
+	Fault *Fault `json:"fault,omitempty"`
+	Nodes int    `json:"nodes,omitempty"`
+}
+
+// Fault describes an injected server error. Error is one of read_timeout, write_timeout,
+// unavailable, overloaded, bootstrapping, server_error, truncate_error, read_failure; the other
+// fields fill the error's fields where it has them. Times is how many statements each node
+// fails (0: all).
+type Fault struct {
+	Error       string `json:"error"`
+	Consistency string `json:"consistency,omitempty"`
+	Received    int32  `json:"received,omitempty"`
+	BlockFor    int32  `json:"block_for,omitempty"`
+	Alive       int32  `json:"alive,omitempty"`
+	DataPresent bool   `json:"data_present,omitempty"`
+	WriteType   string `json:"write_type,omitempty"`
+	Times       int    `json:"times,omitempty"`
+}
+
+// Message returns the ERROR message the fault sends.
+func (f *Fault) Message() (message.Error, error) {
+	cl := primitive.ConsistencyLevelOne
+	if f.Consistency != "" {
+		var ok bool
+		if cl, ok = consistencyNames[f.Consistency]; !ok {
+			return nil, fmt.Errorf("futures: fault consistency %q is not one of ONE, QUORUM, ALL, LOCAL_QUORUM", f.Consistency)
+		}
+	}
+	msg := "injected " + f.Error
+	switch f.Error {
+	case "read_timeout":
+		return &message.ReadTimeout{ErrorMessage: msg, Consistency: cl, Received: f.Received, BlockFor: f.BlockFor, DataPresent: f.DataPresent}, nil
+	case "write_timeout":
+		wt := primitive.WriteType(f.WriteType)
+		if wt == "" {
+			wt = primitive.WriteTypeSimple
+		}
+		return &message.WriteTimeout{ErrorMessage: msg, Consistency: cl, Received: f.Received, BlockFor: f.BlockFor, WriteType: wt}, nil
+	case "unavailable":
+		return &message.Unavailable{ErrorMessage: msg, Consistency: cl, Required: f.BlockFor, Alive: f.Alive}, nil
+	case "overloaded":
+		return &message.Overloaded{ErrorMessage: msg}, nil
+	case "bootstrapping":
+		return &message.IsBootstrapping{ErrorMessage: msg}, nil
+	case "server_error":
+		return &message.ServerError{ErrorMessage: msg}, nil
+	case "truncate_error":
+		return &message.TruncateError{ErrorMessage: msg}, nil
+	case "read_failure":
+		return &message.ReadFailure{ErrorMessage: msg, Consistency: cl, Received: f.Received, BlockFor: f.BlockFor, NumFailures: 1, DataPresent: f.DataPresent}, nil
+	}
+	return nil, fmt.Errorf("futures: unknown fault error %q", f.Error)
+}
+
+var consistencyNames = map[string]primitive.ConsistencyLevel{
+	"ONE": primitive.ConsistencyLevelOne, "QUORUM": primitive.ConsistencyLevelQuorum,
+	"ALL": primitive.ConsistencyLevelAll, "LOCAL_QUORUM": primitive.ConsistencyLevelLocalQuorum,
 }
 
 // MaxRuns bounds the runs of a scenario with RerunIf.
@@ -132,6 +195,11 @@ func Load(path string) ([]Scenario, error) {
 		for i, st := range sc.Steps {
 			if !knownOps[st.Op] {
 				return nil, fmt.Errorf("futures: scenario %s step %d: unknown op %q", sc.Name, i, st.Op)
+			}
+		}
+		if sc.Fault != nil {
+			if _, err := sc.Fault.Message(); err != nil {
+				return nil, fmt.Errorf("futures: scenario %s: %w", sc.Name, err)
 			}
 		}
 	}
