@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 
@@ -23,15 +24,23 @@ type Fault struct {
 	// tables included. PREPARE is never failed: the statement can be prepared, and its
 	// executions fail.
 	Match string
-	// Error is the ERROR message sent in place of the result, any of the error messages of
+	// Error, when set, is the ERROR message sent in place of the result, any of the error messages of
 	// github.com/datastax/go-cassandra-native-protocol/message: *message.ReadTimeout,
 	// *message.WriteTimeout, *message.Unavailable, *message.Overloaded, *message.ReadFailure
 	// and so on (that library has no message for CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN). It
 	// is encoded in each connection's protocol version: a read or write failure carries its
 	// NumFailures up to v4 and its Reasons from v5 on.
 	Error message.Error
-	// Times is how many matching statements fail before the fault is spent. Zero fails every
-	// matching statement until Cluster.ClearFaults.
+	// Delay, when positive, holds the answer back this long: the error's when Error is set,
+	// else the statement's result (the statement then runs after the delay), as a node slow
+	// on some statements only does. A fault needs an Error, a Delay or both.
+	Delay time.Duration
+	// Skip is how many matching statements the fault lets through unaffected before it
+	// applies, say to serve the first page of a query and not the next ones. They do not count
+	// towards Times.
+	Skip int
+	// Times is how many matching statements fail (or are delayed) before the fault is spent.
+	// Zero affects every matching statement until Cluster.ClearFaults.
 	Times int
 }
 
@@ -44,26 +53,28 @@ type faultList struct {
 
 type faultState struct {
 	f    Fault
+	skip int // matching statements still to let through
 	left int // statements still to fail, when f.Times > 0
 }
 
 // InjectFault makes node i (0-based, in Addrs order) answer the statements f matches with
-// f.Error, from the next statement on, until f.Times of them have failed or ClearFaults is
-// called. When several faults match a statement, the one injected first answers it. The
-// statement is not run: a failed write writes nothing. Faults survive StopNode and StartNode.
+// f.Error (after f.Delay), or run them f.Delay late, from the next statement on, until f.Times
+// of them have been affected or ClearFaults is called. When several faults match a statement,
+// the first injected that is not skipping statements applies. A failed statement is not run:
+// a failed write writes nothing. Faults survive StopNode and StartNode.
 func (c *Cluster) InjectFault(i int, f Fault) error {
 	if i < 0 || i >= len(c.nodes) {
 		return fmt.Errorf("cqlsim: InjectFault(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
 	}
-	if f.Error == nil {
-		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): the fault has no Error to send", i, f.Match)
+	if f.Error == nil && f.Delay <= 0 {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): the fault has neither an Error to send nor a Delay", i, f.Match)
 	}
-	if f.Times < 0 {
-		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Times is negative (%d)", i, f.Match, f.Times)
+	if f.Times < 0 || f.Skip < 0 || f.Delay < 0 {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Times (%d), Skip (%d) or Delay (%v) is negative", i, f.Match, f.Times, f.Skip, f.Delay)
 	}
 	l := &c.nodes[i].faults
 	l.mu.Lock()
-	l.faults = append(l.faults, &faultState{f: f, left: f.Times})
+	l.faults = append(l.faults, &faultState{f: f, skip: f.Skip, left: f.Times})
 	l.on.Store(true)
 	l.mu.Unlock()
 	return nil
@@ -82,9 +93,10 @@ func (c *Cluster) ClearFaults(i int) error {
 	return nil
 }
 
-// fault returns the error that answers req in place of its result, or nil when no fault of
-// the node matches it. A matching fault with a count left is charged one statement.
-func (c *conn) fault(req *wire.Request) message.Message {
+// fault returns the fault of the node that applies to req (the first injected that matches
+// it and has no statements left to skip), or nil. The fault is charged one statement: a
+// skipped one, or one of its Times.
+func (c *conn) fault(req *wire.Request) *Fault {
 	l := &c.node.faults
 	if !l.on.Load() || req.Prepare != nil {
 		return nil
@@ -96,6 +108,10 @@ func (c *conn) fault(req *wire.Request) message.Message {
 		if !matchesAny(texts, fs.f.Match) {
 			continue
 		}
+		if fs.skip > 0 {
+			fs.skip--
+			continue
+		}
 		if fs.f.Times > 0 {
 			fs.left--
 			if fs.left == 0 {
@@ -103,7 +119,7 @@ func (c *conn) fault(req *wire.Request) message.Message {
 				l.on.Store(len(l.faults) > 0)
 			}
 		}
-		return fs.f.Error
+		return &fs.f
 	}
 	return nil
 }

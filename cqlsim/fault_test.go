@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -148,10 +149,48 @@ func TestInjectFaultRefusesBadInput(t *testing.T) {
 		"node 2":         c.InjectFault(2, cqlsim.Fault{Error: over}),
 		"no error":       c.InjectFault(0, cqlsim.Fault{Match: "x"}),
 		"negative times": c.InjectFault(1, cqlsim.Fault{Error: over, Times: -1}),
+		"negative skip":  c.InjectFault(1, cqlsim.Fault{Error: over, Skip: -1}),
+		"negative delay": c.InjectFault(1, cqlsim.Fault{Error: over, Delay: -time.Second}),
 		"clear node 2":   c.ClearFaults(2),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// A fault with a Delay and no Error answers late but normally; Skip lets the first matching
+// statements through untouched; an Error with a Delay comes late.
+func TestInjectFaultDelayAndSkip(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	const delay = time.Second
+	if err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Delay: delay, Skip: 1, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sel := native.Query("SELECT v FROM ks.t WHERE k = 1").WithTimeout(30 * time.Second)
+	var took []time.Duration
+	for i := range 3 {
+		start := time.Now()
+		if _, err := s.Execute(ctx, sel); err != nil {
+			t.Fatalf("select %d: %v", i, err)
+		}
+		took = append(took, time.Since(start))
+	}
+	if took[1] < delay {
+		t.Errorf("the second select took %v, less than the delay of %v", took[1], delay)
+	}
+	if took[0] >= delay || took[2] >= delay {
+		t.Errorf("the first and third selects took %v and %v: the skipped and the spent fault delayed them", took[0], took[2])
+	}
+
+	if err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Delay: delay, Times: 1, Error: &message.Overloaded{ErrorMessage: "late"}}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := s.Execute(ctx, sel)
+	var over *native.OverloadedError
+	if !errors.As(err, &over) || time.Since(start) < delay {
+		t.Errorf("got %v after %v, want overloaded after %v", err, time.Since(start), delay)
 	}
 }

@@ -27,9 +27,14 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	if !c.waitDelay(h.Opcode) {
 		return // the connection closed during the delay
 	}
-	if msg := c.fault(req); msg != nil {
-		c.reply(h, msg, nil)
-		return
+	if f := c.fault(req); f != nil {
+		if !c.sleep(f.Delay) {
+			return
+		}
+		if f.Error != nil {
+			c.reply(h, f.Error, nil)
+			return
+		}
 	}
 	var started time.Time
 	traced := h.Flags&wire.FlagTracing != 0
@@ -56,7 +61,11 @@ func (c *conn) waitDelay(op byte) bool {
 	default:
 		return true
 	}
-	d := time.Duration(c.node.delay.Load())
+	return c.sleep(time.Duration(c.node.delay.Load()))
+}
+
+// sleep waits d; it returns false when the connection shut down meanwhile.
+func (c *conn) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}

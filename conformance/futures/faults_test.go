@@ -102,11 +102,10 @@ func faultedCluster(t *testing.T, ctx context.Context, n int, scenarios []future
 		}
 	}
 	for _, sc := range scenarios {
-		msg, err := sc.Fault.Message()
+		f, err := sc.Fault.Sim(strings.ReplaceAll(sc.Statement, "{ks}", ks))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := cqlsim.Fault{Match: strings.ReplaceAll(sc.Statement, "{ks}", ks), Error: msg, Times: sc.Fault.Times}
 		for i := range n {
 			if err := sim.InjectFault(i, f); err != nil {
 				t.Fatal(err)

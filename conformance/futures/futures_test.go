@@ -224,7 +224,11 @@ func TestCoverageAndDocumentation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sc := range scenarios {
+	faults, err := futures.Load("faults.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range append(scenarios, faults...) {
 		if sc.Deviation == nil {
 			continue
 		}

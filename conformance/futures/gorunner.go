@@ -235,6 +235,9 @@ func (r *goRun) step(st Step) {
 		if st.Trace {
 			q = q.WithTracing(true)
 		}
+		if sp := st.Speculative; sp != nil {
+			q = q.WithIdempotent(true).WithSpeculativeExecution(time.Duration(sp.Delay*float64(time.Second)), sp.Attempts)
+		}
 		opts := future.Options{}
 		switch {
 		case st.NoTimeout:

@@ -2,7 +2,9 @@
 """Runs the future conformance scenarios (scenarios.json) on the legacy DataStax Python driver
 (cassandra-driver 3.29.2) and prints one JSON trace per scenario.
 
-Usage: runner.py SCENARIOS_JSON KEYSPACE HOST[,HOST...]   (hosts as host or host:port)
+Usage: runner.py SCENARIOS_JSON KEYSPACE HOST[,HOST...] [NAME,...]
+(hosts as host or host:port; the names, when given, select the scenarios to run). The scenarios of
+faults.json are run by faults_test.go on cqlsim clusters with injected faults.
 
 The trace format, the step operations and the callback actions are described in scenario.go;
 the Go runner (gorunner_test.go) produces the same format from package future.
@@ -14,7 +16,8 @@ import time
 
 from cassandra import (AlreadyExists, DriverException, InvalidRequest, OperationTimedOut,
                        ReadFailure, ReadTimeout, Unavailable, WriteTimeout)
-from cassandra.cluster import Cluster, NoHostAvailable
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, NoHostAvailable
+from cassandra.policies import ConstantSpeculativeExecutionPolicy
 from cassandra.protocol import SyntaxException
 from cassandra.query import SimpleStatement
 
@@ -133,6 +136,16 @@ class Run:
             kw["timeout"] = step["timeout"]
         if step.get("trace"):
             kw["trace"] = True
+        spec = step.get("speculative")
+        if spec:
+            stmt.is_idempotent = True
+            name = "speculative-%s-%s" % (spec["delay"], spec["attempts"])
+            cluster = self.session.cluster
+            if name not in cluster.profile_manager.profiles:
+                cluster.add_execution_profile(name, ExecutionProfile(
+                    request_timeout=DEFAULT_TIMEOUT,
+                    speculative_execution_policy=ConstantSpeculativeExecutionPolicy(spec["delay"], spec["attempts"])))
+            kw["execution_profile"] = name
         self.page = 1
         self.future = self.session.execute_async(stmt, **kw)
 
@@ -305,12 +318,13 @@ def main():
         contact.append(host or h)
         if p:
             port = int(p)
-    cluster = Cluster(contact, port=port, protocol_version=4)
-    session = cluster.connect()
     # Scenarios that test timeouts set their own; the others must not time out on a busy
     # machine (DDL on a loaded node can take seconds), so the default is raised from 10 s, as
-    # the Go runner does.
-    session.default_timeout = DEFAULT_TIMEOUT
+    # the Go runner does. Execution profiles (not the legacy session.default_timeout) so that
+    # scenarios can add their own (speculative execution).
+    cluster = Cluster(contact, port=port, protocol_version=4,
+                      execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(request_timeout=DEFAULT_TIMEOUT)})
+    session = cluster.connect()
     out = {}
     only = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[4] else None
     # Scenarios on several nodes (faults.json) need every node in the query plans: wait until

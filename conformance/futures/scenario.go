@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 )
 
 // Scenario is one conformance scenario, as stored in scenarios.json.
@@ -39,22 +42,38 @@ type Scenario struct {
 	Nodes int    `json:"nodes,omitempty"`
 }
 
-// Fault describes an injected server error. Error is one of read_timeout, write_timeout,
-// unavailable, overloaded, bootstrapping, server_error, truncate_error, read_failure; the other
-// fields fill the error's fields where it has them. Times is how many statements each node
-// fails (0: all).
+// Fault describes an injected server error or delay. Error is one of read_timeout,
+// write_timeout, unavailable, overloaded, bootstrapping, server_error, truncate_error,
+// read_failure, or empty for a delay alone; the fields after it fill the error's fields where it
+// has them. Delay (seconds) holds the answer back; Skip lets that many statements through
+// first; Times is how many statements each node fails or delays (0: all).
 type Fault struct {
-	Error       string `json:"error"`
-	Consistency string `json:"consistency,omitempty"`
-	Received    int32  `json:"received,omitempty"`
-	BlockFor    int32  `json:"block_for,omitempty"`
-	Alive       int32  `json:"alive,omitempty"`
-	DataPresent bool   `json:"data_present,omitempty"`
-	WriteType   string `json:"write_type,omitempty"`
-	Times       int    `json:"times,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	Delay       float64 `json:"delay,omitempty"`
+	Skip        int     `json:"skip,omitempty"`
+	Consistency string  `json:"consistency,omitempty"`
+	Received    int32   `json:"received,omitempty"`
+	BlockFor    int32   `json:"block_for,omitempty"`
+	Alive       int32   `json:"alive,omitempty"`
+	DataPresent bool    `json:"data_present,omitempty"`
+	WriteType   string  `json:"write_type,omitempty"`
+	Times       int     `json:"times,omitempty"`
 }
 
-// Message returns the ERROR message the fault sends.
+// Sim returns the fault for cqlsim.Cluster.InjectFault, matching the statement text match.
+func (f *Fault) Sim(match string) (cqlsim.Fault, error) {
+	msg, err := f.Message()
+	if err != nil {
+		return cqlsim.Fault{}, err
+	}
+	if f.Delay < 0 || (msg == nil && f.Delay == 0) {
+		return cqlsim.Fault{}, fmt.Errorf("futures: a fault needs an error or a positive delay (delay %v)", f.Delay)
+	}
+	return cqlsim.Fault{Match: match, Error: msg, Delay: time.Duration(f.Delay * float64(time.Second)),
+		Skip: f.Skip, Times: f.Times}, nil
+}
+
+// Message returns the ERROR message the fault sends, nil for a delay alone.
 func (f *Fault) Message() (message.Error, error) {
 	cl := primitive.ConsistencyLevelOne
 	if f.Consistency != "" {
@@ -65,6 +84,8 @@ func (f *Fault) Message() (message.Error, error) {
 	}
 	msg := "injected " + f.Error
 	switch f.Error {
+	case "":
+		return nil, nil
 	case "read_timeout":
 		return &message.ReadTimeout{ErrorMessage: msg, Consistency: cl, Received: f.Received, BlockFor: f.BlockFor, DataPresent: f.DataPresent}, nil
 	case "write_timeout":
@@ -142,6 +163,17 @@ type Step struct {
 	Timeout      *float64 `json:"timeout,omitempty"`
 	NoTimeout    bool     `json:"-"` // set when "timeout": null
 	Trace        bool     `json:"trace,omitempty"`
+	// Speculative, on an execute step, marks the statement idempotent and runs it with a
+	// speculative execution policy (Python: ConstantSpeculativeExecutionPolicy in an
+	// execution profile; Go: native.Statement.WithSpeculativeExecution).
+	Speculative *Speculative `json:"speculative,omitempty"`
+}
+
+// Speculative is a constant speculative execution policy: up to Attempts extra executions, one
+// every Delay seconds.
+type Speculative struct {
+	Delay    float64 `json:"delay"`
+	Attempts int     `json:"attempts"`
 }
 
 // UnmarshalJSON tells "timeout": null (no timer) from an absent timeout (the default).
@@ -198,7 +230,7 @@ func Load(path string) ([]Scenario, error) {
 			}
 		}
 		if sc.Fault != nil {
-			if _, err := sc.Fault.Message(); err != nil {
+			if _, err := sc.Fault.Sim(sc.Statement); err != nil {
 				return nil, fmt.Errorf("futures: scenario %s: %w", sc.Name, err)
 			}
 		}
