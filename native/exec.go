@@ -558,12 +558,18 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
 	// Alone on the connection, read the response in this goroutine (for a millisecond or
-	// two at most, then watch ctx and the timeout below as usual).
+	// two at most, then watch ctx and the timeout below as usual). Without a context that
+	// can end, only the timeout bounds the read: a coarse one starts now (it would otherwise
+	// start at the first wait, after the read), and the read may last longer.
+	watch := ctx.Done() != nil
+	if !watch {
+		to.fix()
+	}
 	until, ok := ctx.Deadline()
 	if d := to.deadline(); !d.IsZero() && (!ok || d.Before(until)) {
 		until = d
 	}
-	call.Pump(until)
+	call.Pump(until, watch)
 	if call.Completed() {
 		// The deadline passed first from the caller's view: the timeout wins, as in the
 		// legacy drivers, whose timer drops a late response.

@@ -44,6 +44,11 @@ const (
 	// watch its context while it reads, so a cancellation is seen at most this late. Pump
 	// reads for at least half of it.
 	PumpSlice = 2 * time.Millisecond
+	// PumpLongSlice is PumpSlice for a caller with no context to watch, whose read only its
+	// own deadline (Pump's until) has to bound: the read deadline, a runtime timer whose every
+	// move wakes an idle processor, then moves about every PumpLongSlice/2 instead of every
+	// PumpSlice/2.
+	PumpLongSlice = 100 * time.Millisecond
 )
 
 // frameReader reads frames from the connection's buffered reader. A read that fails with a
@@ -262,11 +267,12 @@ func (c *Conn) readWhileNeeded(idle bool) bool {
 // Pump reads the socket in the caller's goroutine until the call completes or until passes,
 // when the call is the only request in flight, no other goroutine is reading and no burst is
 // under way (see the top of this file); otherwise it
-// returns at once. The read stops at until (or within PumpSlice, whichever is first) even if
-// the response has not arrived, so the caller can then watch its context: wait on Done
-// afterwards in every case. Pump is an optimisation for the caller that would otherwise block
-// on Done right away.
-func (call *Call) Pump(until time.Time) {
+// returns at once. The read stops at until (or within PumpSlice, whichever is first; within
+// PumpLongSlice when watch is false: the caller has no context that can end) even if the
+// response has not arrived, so the caller can then watch its context: wait on Done afterwards
+// in every case. Pump is an optimisation for the caller that would otherwise block on Done
+// right away.
+func (call *Call) Pump(until time.Time, watch bool) {
 	c := call.c
 	if c.alwaysRead || call.state.Load() != statePending || c.InFlight() != 1 || c.burst.Load() {
 		return
@@ -274,12 +280,17 @@ func (call *Call) Pump(until time.Time) {
 	if !c.rmu.TryLock() {
 		return
 	}
-	// The read deadline is moved only when less than half a slice is left, so most pumps
-	// reuse it: each move is a runtime timer change, which wakes an idle processor.
+	slice := c.pumpSlice
+	if !watch {
+		slice = max(slice, PumpLongSlice)
+	}
+	// The read deadline is moved only when less than half a slice is left (or more than a
+	// slice, left by a caller that had no context to watch), so most pumps reuse it: each
+	// move is a runtime timer change, which wakes an idle processor.
 	now := time.Now()
 	dl := c.pumpDeadline
-	if !c.deadlineSet || dl.Sub(now) < c.pumpSlice/2 {
-		dl = now.Add(c.pumpSlice)
+	if left := dl.Sub(now); !c.deadlineSet || left < slice/2 || left > slice {
+		dl = now.Add(slice)
 	}
 	if !until.IsZero() && until.Before(dl) {
 		dl = until

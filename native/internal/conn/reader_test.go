@@ -29,7 +29,7 @@ func TestPumpReadsTheResponseInTheCallersGoroutine(t *testing.T) {
 		// Pump returns with the call complete, the caller read its own response. (A wake-up
 		// left over from the handshake may still let the reader goroutine take the first
 		// request or two, and then Pump returns at once.)
-		call.Pump(time.Time{})
+		call.Pump(time.Time{}, true)
 		if delivered(call) {
 			pumped++
 		}
@@ -64,7 +64,7 @@ func TestPumpStopsMidFrameAndTheReaderFinishesIt(t *testing.T) {
 	}
 	// The deadline is in the past once the pump starts reading; the partial header is kept.
 	for i := 0; i < 3; i++ {
-		call.Pump(time.Now().Add(time.Millisecond))
+		call.Pump(time.Now().Add(time.Millisecond), true)
 	}
 	if delivered(call) {
 		t.Fatal("the call completed before the server sent the whole frame")
@@ -97,7 +97,7 @@ func TestPumpDoesNothingWhenOtherRequestsAreInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two requests in flight: Pump leaves reading to the reader goroutine, which Done wakes.
-	fast.Pump(time.Now().Add(time.Hour))
+	fast.Pump(time.Now().Add(time.Hour), true)
 	<-fast.Done()
 	fast.Received()
 	if _, err := fast.Response(); err != nil {
@@ -142,7 +142,7 @@ func TestPumpSeesTheConnectionClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call.Pump(time.Now().Add(time.Hour))
+	call.Pump(time.Now().Add(time.Hour), true)
 	if _, err := call.Response(); err == nil {
 		t.Fatal("Response succeeded on a connection the server closed")
 	}
@@ -206,7 +206,7 @@ func TestPumpLeavesReadingToTheReaderAfterABurst(t *testing.T) {
 	}
 	pumped := make(chan struct{})
 	go func() {
-		held.Pump(time.Time{}) // would read until the held response came, an hour at most
+		held.Pump(time.Time{}, true) // would read until the held response came, an hour at most
 		close(pumped)
 	}()
 	select {
@@ -232,7 +232,7 @@ func TestPumpLeavesReadingToTheReaderAfterABurst(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		call.Pump(time.Time{})
+		call.Pump(time.Time{}, true)
 		if delivered(call) {
 			pumpedLone++
 		}
@@ -243,5 +243,39 @@ func TestPumpLeavesReadingToTheReaderAfterABurst(t *testing.T) {
 	}
 	if pumpedLone < 5 {
 		t.Fatalf("after the burst ended, only %d of 10 lone requests were read by their caller", pumpedLone)
+	}
+}
+
+// A caller with no context to watch (watch false) reads for up to PumpLongSlice: a response
+// that comes 20 ms late is read by the caller itself. A caller that watches a context stops
+// reading after PumpSlice (2 ms) and would wait on Done.
+func TestPumpReadsLongerWithoutAContextToWatch(t *testing.T) {
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		time.Sleep(20 * time.Millisecond)
+		_ = fc.send(h.Stream, proto.OpResult, voidBody())
+	})
+	c := dialFake(t, s, Config{})
+	pumped := map[bool]int{}
+	for _, watch := range []bool{false, true} {
+		for range 6 {
+			call, err := c.Start(context.Background(), query("q"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			call.Pump(time.Time{}, watch)
+			if delivered(call) {
+				pumped[watch]++
+			}
+			if _, err := call.Response(); err != nil {
+				t.Fatal(err)
+			}
+			call.Release()
+		}
+	}
+	if pumped[false] < 4 {
+		t.Errorf("without a context to watch, the caller read %d of 6 responses itself, want most", pumped[false])
+	}
+	if pumped[true] != 0 {
+		t.Errorf("with a context to watch, the caller read %d of 6 responses 20 ms late itself, want none", pumped[true])
 	}
 }
