@@ -79,9 +79,15 @@ func interrupted(ctx context.Context) error {
 	return fmt.Errorf("%w (%v): no results printed or written", errInterrupted, context.Cause(ctx))
 }
 
+// The values of --op-context.
+const (
+	opContextCancellable = "cancellable"
+	opContextBackground  = "background"
+)
+
 type options struct {
 	driver, workload, hosts, jsonPath, compare, plotPath string
-	cpuProfile                                           string
+	cpuProfile, opContext                                string
 	concurrency, reps                                    int
 	duration, warmup                                     time.Duration
 	rate                                                 float64
@@ -107,11 +113,15 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.reps, "reps", 3, "with --compare: interleaved repetitions per driver")
 	fs.StringVar(&o.plotPath, "plot", "", "write an SVG of latency distributions and throughput to this file")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the client process (runs and warm-ups, not the data set-up) to this file")
+	fs.StringVar(&o.opContext, "op-context", opContextCancellable, "the context of each operation: cancellable (the run's, ended with the window; as a request's context in a server) or background (context.Background(), which cannot end)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.opContext != opContextCancellable && o.opContext != opContextBackground {
+		return nil, fmt.Errorf("--op-context %q: want %s or %s", o.opContext, opContextCancellable, opContextBackground)
+	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
@@ -319,7 +329,8 @@ func mainCtx(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for rep := 0; rep < reps; rep++ {
 		for _, name := range names { // interleaved: every driver once per repetition
 			cfg := runConfig{Driver: name, Workload: o.workload, Concurrency: o.concurrency, Duration: o.duration,
-				Warmup: o.warmup, Rate: o.rate, Hosts: hosts, Progress: progress}
+				Warmup: o.warmup, Rate: o.rate, Hosts: hosts, Progress: progress,
+				BackgroundOps: o.opContext == opContextBackground}
 			d, err := drivers[name](ctx, cfg)
 			if err != nil {
 				if ctx.Err() != nil {

@@ -51,6 +51,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--hosts", "[::1"}, "--hosts: bad address"},
 		{[]string{"--hosts", "h:99999"}, "is not 1..65535"},
 		{[]string{"--hosts", " , "}, "--hosts: no address"},
+		{[]string{"--sim", "--op-context", "nope"}, `--op-context "nope": want cancellable or background`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -71,6 +72,8 @@ func TestFlagsAccepted(t *testing.T) {
 		{[]string{"--sim", "--compare", "floor"}, []string{"floor"}},
 		{[]string{"--sim", "--rate", "1", "--duration", "1s", "--warmup", "0s"}, []string{"native"}},
 		{[]string{"--sim", "--rate", "1e9"}, []string{"native"}},
+		{[]string{"--sim", "--op-context", "background"}, []string{"native"}},
+		{[]string{"--sim", "--op-context", "cancellable"}, []string{"native"}},
 	} {
 		o, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err != nil {

@@ -37,6 +37,10 @@ type runConfig struct {
 	Hosts       []string
 	Progress    io.Writer     // nil: no live progress line
 	ProgressDt  time.Duration // interval of the progress line; 0: a second
+	// BackgroundOps runs each operation with context.Background() instead of the run's
+	// cancellable context: drivers can skip watching a context that cannot end, and an
+	// operation in flight when the window closes finishes instead of being cancelled.
+	BackgroundOps bool
 }
 
 // runResult is what one run (or several merged repetitions) measured.
@@ -343,6 +347,10 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	opCtx := runCtx
+	if cfg.BackgroundOps {
+		opCtx = context.Background()
+	}
 	start := time.Now()
 	// With a rate, op n is scheduled at n*interval from start; beyond lastN that no longer fits
 	// a time.Duration (the window is long over by then).
@@ -391,7 +399,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 					}
 				}
 				t0 := time.Since(start)
-				err := d.op(runCtx, w, n)
+				err := d.op(opCtx, w, n)
 				end := time.Since(start)
 				if runCtx.Err() != nil {
 					return // the window closed under this operation: do not count it

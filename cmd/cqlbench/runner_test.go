@@ -452,3 +452,31 @@ func TestRateBehindScheduleReported(t *testing.T) {
 		t.Errorf("the table says a client keeping up fell behind:\n%s", out.String())
 	}
 }
+
+// TestOpContext: operations get the run's context, which ends with the window, or with
+// BackgroundOps a context that cannot end.
+func TestOpContext(t *testing.T) {
+	for _, background := range []bool{false, true} {
+		var cancellable, total atomic.Int64
+		d := &stubDriver{do: func(ctx context.Context, _ int, _ int64) error {
+			total.Add(1)
+			if ctx.Done() != nil {
+				cancellable.Add(1)
+			}
+			time.Sleep(time.Millisecond)
+			return nil
+		}}
+		_, err := run(context.Background(), d, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 2,
+			Duration: 30 * time.Millisecond, BackgroundOps: background})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := total.Load()
+		if background {
+			want = 0
+		}
+		if total.Load() == 0 || cancellable.Load() != want {
+			t.Errorf("BackgroundOps %v: %d of %d operations had a cancellable context, want %d", background, cancellable.Load(), total.Load(), want)
+		}
+	}
+}
