@@ -13,8 +13,8 @@ import (
 )
 
 // Fault makes a node answer some statements with a server error instead of running them, as a
-// node does when replicas time out, when it is overloaded or bootstrapping (see
-// Cluster.InjectFault). Errors that a single node cannot produce on its own (a read or write
+// node does when replicas time out, when it is overloaded or bootstrapping, or answer them late
+// (see Cluster.InjectFault). Errors that a single node cannot produce on its own (a read or write
 // timeout, a read or write failure, an overloaded coordinator) can be served this way, to test
 // how a driver decodes them and what its retry policies decide.
 type Fault struct {
@@ -35,9 +35,10 @@ type Fault struct {
 	// else the statement's result (the statement then runs after the delay), as a node slow
 	// on some statements only does. A fault needs an Error, a Delay or both.
 	Delay time.Duration
-	// Skip is how many matching statements the fault lets through unaffected before it
-	// applies, say to serve the first page of a query and not the next ones. They do not count
-	// towards Times.
+	// Skip is how many matching statements the fault lets pass before it applies, say to
+	// serve the first page of a query and not the next ones: it counts every statement the
+	// fault matches, whether another fault applies to it or not. They do not count towards
+	// Times.
 	Skip int
 	// Times is how many matching statements fail (or are delayed) before the fault is spent.
 	// Zero affects every matching statement until Cluster.ClearFaults.
@@ -94,38 +95,51 @@ func (c *Cluster) ClearFaults(i int) error {
 }
 
 // fault returns the fault of the node that applies to req (the first injected that matches
-// it and has no statements left to skip), or nil. The fault is charged one statement: a
-// skipped one, or one of its Times.
+// it and has no statements left to skip), or nil. Every matching fault still skipping is
+// charged one skipped statement; the fault that applies is charged one of its Times.
 func (c *conn) fault(req *wire.Request) *Fault {
 	l := &c.node.faults
 	if !l.on.Load() || req.Prepare != nil {
 		return nil
 	}
 	texts := c.statementTexts(req)
+	if len(texts) == 0 {
+		return nil // an EXECUTE (or a batch) of statements the node does not know: UNPREPARED
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i, fs := range l.faults {
+	var applied *faultState
+	for _, fs := range l.faults {
 		if !matchesAny(texts, fs.f.Match) {
 			continue
 		}
-		if fs.skip > 0 {
+		switch {
+		case fs.skip > 0:
 			fs.skip--
-			continue
+		case applied == nil:
+			applied = fs
 		}
-		if fs.f.Times > 0 {
-			fs.left--
-			if fs.left == 0 {
-				l.faults = append(l.faults[:i:i], l.faults[i+1:]...)
-				l.on.Store(len(l.faults) > 0)
-			}
-		}
-		return &fs.f
 	}
-	return nil
+	if applied == nil {
+		return nil
+	}
+	if applied.f.Times > 0 {
+		if applied.left--; applied.left == 0 {
+			kept := make([]*faultState, 0, len(l.faults)-1)
+			for _, fs := range l.faults {
+				if fs != applied {
+					kept = append(kept, fs)
+				}
+			}
+			l.faults = kept
+			l.on.Store(len(kept) > 0)
+		}
+	}
+	return &applied.f
 }
 
-// statementTexts returns the CQL texts of the statements req runs; an EXECUTE of a statement
-// the node does not know has none (it is answered UNPREPARED as usual).
+// statementTexts returns the CQL texts of the statements req runs that the node knows: an
+// EXECUTE of a statement it does not know has none (it is answered UNPREPARED as usual).
 func (c *conn) statementTexts(req *wire.Request) []string {
 	switch {
 	case req.Query != nil:

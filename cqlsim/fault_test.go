@@ -194,3 +194,31 @@ func TestInjectFaultDelayAndSkip(t *testing.T) {
 		t.Errorf("got %v after %v, want overloaded after %v", err, time.Since(start), delay)
 	}
 }
+
+// Skip counts every statement a fault matches, those another fault answers included: with a
+// fault for the first statement and one skipping one statement, the first statement gets the
+// first fault's error, the second the other's, the third runs.
+func TestInjectFaultSkipCountsEveryMatch(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	for _, f := range []cqlsim.Fault{
+		{Match: "FROM ks.t", Times: 1, Error: &message.Overloaded{ErrorMessage: "first"}},
+		{Match: "FROM ks.t", Skip: 1, Times: 1, Error: &message.IsBootstrapping{ErrorMessage: "second"}},
+	} {
+		if err := c.InjectFault(0, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
+	var over *native.OverloadedError
+	if _, err := s.Execute(ctx, sel); !errors.As(err, &over) {
+		t.Errorf("first select: got %v (%T), want overloaded", err, err)
+	}
+	var boot *native.IsBootstrappingError
+	if _, err := s.Execute(ctx, sel); !errors.As(err, &boot) {
+		t.Errorf("second select: got %v (%T), want bootstrapping", err, err)
+	}
+	if _, err := s.Execute(ctx, sel); err != nil {
+		t.Errorf("third select: %v", err)
+	}
+}

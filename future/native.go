@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native"
@@ -15,11 +16,12 @@ import (
 // decides (by default as the Python driver's default RetryPolicy does, see PythonRetryPolicy),
 // unless stmt has a retry policy of its own.
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
-	if stmt.RetryPolicy() == nil {
-		stmt = stmt.WithRetryPolicy(opts.retryPolicy())
-	}
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
+	if stmt.RetryPolicy() == nil {
+		f.nat.retry.policy = opts.retryPolicy()
+		f.nat.stmt = stmt.WithRetryPolicy(&f.nat.retry)
+	}
 	if sess == nil {
 		f.req = failRequester{errors.New("future: ExecuteAsync called with a nil *native.Session")}
 	}
@@ -34,8 +36,29 @@ func NewRequester(sess *native.Session, stmt native.Statement) Requester {
 }
 
 type nativeRequester struct {
-	sess *native.Session
-	stmt native.Statement
+	sess  *native.Session
+	stmt  native.Statement
+	retry retryCounter // the future's Options.RetryPolicy, when stmt has none of its own
+}
+
+// retryCounter passes Options.RetryPolicy Python's retry_num as Attempt.Number: the retries
+// decided so far for the future, over all its pages and speculative executions (the Python
+// driver's _query_retries, which is never reset), where the native core numbers the attempts
+// of one page's request.
+type retryCounter struct {
+	policy  native.RetryPolicy
+	retries atomic.Int32
+}
+
+// Retry implements native.RetryPolicy.
+func (r *retryCounter) Retry(ctx context.Context, a *native.Attempt) native.RetryDecision {
+	b := *a
+	b.Number = int(r.retries.Load())
+	d := r.policy.Retry(ctx, &b)
+	if d.Action == native.RetrySameHost || d.Action == native.RetryNextHost {
+		r.retries.Add(1)
+	}
+	return d
 }
 
 func (r *nativeRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) Pending {

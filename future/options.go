@@ -25,7 +25,9 @@ type Options struct {
 	// statement has a policy of its own (native.Statement.WithRetryPolicy), as a Python
 	// statement's retry_policy overrides its execution profile's. Nil selects
 	// PythonRetryPolicy, the Python driver's default; FallthroughRetryPolicy retries nothing;
-	// to keep the session's native.Config.RetryPolicy, pass it here.
+	// to keep the session's native.Config.RetryPolicy, pass it here. The policy sees Python's
+	// retry_num as native.Attempt.Number: the retries decided so far for the future, over all
+	// its pages (a statement's own policy sees the native numbering, the attempts of the page).
 	RetryPolicy native.RetryPolicy
 
 	// Callbacks configures dispatch: an executor for callbacks, and what a panicking callback

@@ -9,8 +9,9 @@ import (
 
 // PythonRetryPolicy is the Python driver's default RetryPolicy (cassandra.policies.RetryPolicy),
 // the policy [ExecuteAsync] uses unless told otherwise (Options.RetryPolicy, or the statement's
-// own native.Statement.WithRetryPolicy). Its decisions depend on the error and on the number of
-// the failed attempt (Python's retry_num; the first attempt is 0):
+// own native.Statement.WithRetryPolicy). Its decisions depend on the error and on
+// native.Attempt.Number, which ExecuteAsync sets to Python's retry_num: the retries already
+// decided for the future, over all its pages (0 before the first):
 //
 //   - a read timeout is retried once, on the same node at the same consistency, when enough
 //     replicas answered but not the one asked for the data (Received >= BlockFor and not
@@ -24,7 +25,8 @@ import (
 //     error (Python's NoHostAvailable);
 //   - every other error (syntax, invalid, read and write failures, ...) is returned at once.
 //
-// Like Python's policy it retries whether or not the statement is idempotent.
+// Like Python's policy it retries whether or not the statement is idempotent. With speculative
+// execution, the native core sends a retry "on the same node" to the next node of the plan.
 type PythonRetryPolicy struct{}
 
 // Retry implements native.RetryPolicy.

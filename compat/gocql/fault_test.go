@@ -12,7 +12,7 @@ import (
 )
 
 // Errors that one real node cannot be made to return (replica timeouts and failures, an
-// overloaded or bootstrapping coordinator, CAS_WRITE_UNKNOWN), served by cqlsim's faults, so
+// overloaded or bootstrapping coordinator), served by cqlsim's faults, so
 // that compat's decoding of every server error, and the retry decisions taken on it, can be
 // compared with gocql v1.7.0's.
 

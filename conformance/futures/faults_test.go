@@ -16,7 +16,7 @@ import (
 
 // TestFaultScenariosMatchPythonDriver runs the scenarios of faults.json, whose statements every
 // node answers with an injected server error (a read or write timeout, unavailable,
-// overloaded, ...), on the Python driver and on package future, each against a cqlsim cluster
+// overloaded, ...) or late, on the Python driver and on package future, each against a cqlsim cluster
 // of its own with the same faults: the error handling and the default retry policy (legacy
 // semantics A21-A23) must give the same traces. A real node cannot be made to return these
 // errors, so this part of the suite runs on cqlsim.
@@ -28,7 +28,7 @@ func TestFaultScenariosMatchPythonDriver(t *testing.T) {
 	py := requirePython(t)
 	groups := map[int][]futures.Scenario{}
 	for _, sc := range scenarios {
-		if sc.Fault == nil {
+		if len(sc.AllFaults()) == 0 {
 			t.Fatalf("scenario %s of faults.json has no fault", sc.Name)
 		}
 		groups[max(sc.Nodes, 1)] = append(groups[max(sc.Nodes, 1)], sc)
@@ -102,13 +102,15 @@ func faultedCluster(t *testing.T, ctx context.Context, n int, scenarios []future
 		}
 	}
 	for _, sc := range scenarios {
-		f, err := sc.Fault.Sim(strings.ReplaceAll(sc.Statement, "{ks}", ks))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			if err := sim.InjectFault(i, f); err != nil {
+		for _, sf := range sc.AllFaults() {
+			f, err := sf.Sim(strings.ReplaceAll(sc.Statement, "{ks}", ks))
+			if err != nil {
 				t.Fatal(err)
+			}
+			for i := range n {
+				if err := sim.InjectFault(i, f); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}

@@ -34,12 +34,26 @@ type Scenario struct {
 	// trace holds one runs the scenario again, up to MaxRuns times in all, and keeps the last
 	// trace; a behaviour that always produces such an event still fails the comparison.
 	RerunIf []Event `json:"rerun_if,omitempty"`
-	// Fault, when set, is a server error that every node answers the scenario's statement with
-	// (see cqlsim.Cluster.InjectFault): such scenarios (faults.json) run on cqlsim clusters of
-	// Nodes nodes (1 when zero), one per driver, because a real node cannot be made to return
-	// these errors.
+	// Fault, when set, is a server error that every node answers the scenario's statement with,
+	// or a delay (see cqlsim.Cluster.InjectFault): such scenarios (faults.json) run on cqlsim
+	// clusters of Nodes nodes (1 when zero), one per driver, because a real node cannot be made
+	// to return these errors or to be slow on demand.
 	Fault *Fault `json:"fault,omitempty"`
-	Nodes int    `json:"nodes,omitempty"`
+	// Faults are more faults on the same statement, injected after Fault in their order.
+	Faults []Fault `json:"faults,omitempty"`
+	Nodes  int     `json:"nodes,omitempty"`
+}
+
+// AllFaults returns Fault and Faults, in injection order.
+func (sc Scenario) AllFaults() []*Fault {
+	var all []*Fault
+	if sc.Fault != nil {
+		all = append(all, sc.Fault)
+	}
+	for i := range sc.Faults {
+		all = append(all, &sc.Faults[i])
+	}
+	return all
 }
 
 // Fault describes an injected server error or delay. Error is one of read_timeout,
@@ -229,8 +243,8 @@ func Load(path string) ([]Scenario, error) {
 				return nil, fmt.Errorf("futures: scenario %s step %d: unknown op %q", sc.Name, i, st.Op)
 			}
 		}
-		if sc.Fault != nil {
-			if _, err := sc.Fault.Sim(sc.Statement); err != nil {
+		for _, f := range sc.AllFaults() {
+			if _, err := f.Sim(sc.Statement); err != nil {
 				return nil, fmt.Errorf("futures: scenario %s: %w", sc.Name, err)
 			}
 		}

@@ -247,11 +247,11 @@ func TestPumpLeavesReadingToTheReaderAfterABurst(t *testing.T) {
 }
 
 // A caller with no context to watch (watch false) reads for up to PumpLongSlice: a response
-// that comes 20 ms late is read by the caller itself. A caller that watches a context stops
+// that comes 40 ms late is read by the caller itself. A caller that watches a context stops
 // reading after PumpSlice (2 ms) and would wait on Done.
 func TestPumpReadsLongerWithoutAContextToWatch(t *testing.T) {
 	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(40 * time.Millisecond)
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
 	})
 	c := dialFake(t, s, Config{})
@@ -276,6 +276,6 @@ func TestPumpReadsLongerWithoutAContextToWatch(t *testing.T) {
 		t.Errorf("without a context to watch, the caller read %d of 6 responses itself, want most", pumped[false])
 	}
 	if pumped[true] != 0 {
-		t.Errorf("with a context to watch, the caller read %d of 6 responses 20 ms late itself, want none", pumped[true])
+		t.Errorf("with a context to watch, the caller read %d of 6 responses 40 ms late itself, want none", pumped[true])
 	}
 }
