@@ -3,6 +3,7 @@ package cqlsim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -115,32 +116,6 @@ func TestInjectFaultOnExecuteAndBatch(t *testing.T) {
 	}
 }
 
-// The first fault injected answers a statement several faults match; a spent fault leaves the
-// next one in charge.
-func TestInjectFaultOrder(t *testing.T) {
-	c, s := faultSession(t)
-	ctx := context.Background()
-	for _, f := range []cqlsim.Fault{
-		{Match: "ks.t", Times: 1, Error: &message.Overloaded{ErrorMessage: "overloaded"}},
-		{Match: "FROM ks.t", Error: &message.IsBootstrapping{ErrorMessage: "bootstrapping"}},
-	} {
-		if err := c.InjectFault(0, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
-	var over *native.OverloadedError
-	if _, err := s.Execute(ctx, sel); !errors.As(err, &over) {
-		t.Errorf("first select: got %v (%T), want overloaded", err, err)
-	}
-	var boot *native.IsBootstrappingError
-	for i := range 2 {
-		if _, err := s.Execute(ctx, sel); !errors.As(err, &boot) {
-			t.Errorf("select %d after the first: got %v (%T), want bootstrapping", i, err, err)
-		}
-	}
-}
-
 func TestInjectFaultRefusesBadInput(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
 	over := &message.Overloaded{ErrorMessage: "x"}
@@ -195,30 +170,50 @@ func TestInjectFaultDelayAndSkip(t *testing.T) {
 	}
 }
 
-// Skip counts every statement a fault matches, those another fault answers included: with a
-// fault for the first statement and one skipping one statement, the first statement gets the
-// first fault's error, the second the other's, the third runs.
-func TestInjectFaultSkipCountsEveryMatch(t *testing.T) {
-	c, s := faultSession(t)
-	ctx := context.Background()
-	for _, f := range []cqlsim.Fault{
-		{Match: "FROM ks.t", Times: 1, Error: &message.Overloaded{ErrorMessage: "first"}},
-		{Match: "FROM ks.t", Skip: 1, Times: 1, Error: &message.IsBootstrapping{ErrorMessage: "second"}},
+// Which fault answers a statement several faults match: the first injected that is not
+// skipping statements; a spent fault leaves the next one in charge; Skip counts every statement
+// a fault matches, those another fault answers included.
+func TestInjectFaultPrecedence(t *testing.T) {
+	over := func(msg string) message.Error { return &message.Overloaded{ErrorMessage: msg} }
+	boot := func(msg string) message.Error { return &message.IsBootstrapping{ErrorMessage: msg} }
+	for _, tc := range []struct {
+		name   string
+		faults []cqlsim.Fault
+		want   []string // per select: "overloaded", "bootstrapping" or "ok"
+	}{
+		{"first injected, then the next", []cqlsim.Fault{
+			{Match: "ks.t", Times: 1, Error: over("overloaded")},
+			{Match: "FROM ks.t", Error: boot("bootstrapping")},
+		}, []string{"overloaded", "bootstrapping", "bootstrapping"}},
+		{"skip counts statements another fault answered", []cqlsim.Fault{
+			{Match: "FROM ks.t", Times: 1, Error: over("first")},
+			{Match: "FROM ks.t", Skip: 1, Times: 1, Error: boot("second")},
+		}, []string{"overloaded", "bootstrapping", "ok"}},
 	} {
-		if err := c.InjectFault(0, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
-	var over *native.OverloadedError
-	if _, err := s.Execute(ctx, sel); !errors.As(err, &over) {
-		t.Errorf("first select: got %v (%T), want overloaded", err, err)
-	}
-	var boot *native.IsBootstrappingError
-	if _, err := s.Execute(ctx, sel); !errors.As(err, &boot) {
-		t.Errorf("second select: got %v (%T), want bootstrapping", err, err)
-	}
-	if _, err := s.Execute(ctx, sel); err != nil {
-		t.Errorf("third select: %v", err)
+		t.Run(tc.name, func(t *testing.T) {
+			c, s := faultSession(t)
+			for _, f := range tc.faults {
+				if err := c.InjectFault(0, f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, want := range tc.want {
+				_, err := s.Execute(context.Background(), native.Query("SELECT v FROM ks.t WHERE k = 1"))
+				var ov *native.OverloadedError
+				var bs *native.IsBootstrappingError
+				got := fmt.Sprintf("%v (%T)", err, err)
+				switch {
+				case err == nil:
+					got = "ok"
+				case errors.As(err, &ov):
+					got = "overloaded"
+				case errors.As(err, &bs):
+					got = "bootstrapping"
+				}
+				if got != want {
+					t.Errorf("select %d: got %s, want %s", i, got, want)
+				}
+			}
+		})
 	}
 }
