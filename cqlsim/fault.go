@@ -31,6 +31,9 @@ type Fault struct {
 	// is encoded in each connection's protocol version: a read or write failure carries its
 	// NumFailures up to v4 and its Reasons from v5 on.
 	Error message.Error
+	// Warnings, when set, travel with Error, as the warnings Cassandra attaches to some
+	// failed requests (protocol v4 and later).
+	Warnings []string
 	// Delay, when positive, holds the answer back this long: the error's when Error is set,
 	// else the statement's result (the statement then runs after the delay), as a node slow
 	// on some statements only does. A fault needs an Error, a Delay or both.
@@ -69,6 +72,9 @@ func (c *Cluster) InjectFault(i int, f Fault) error {
 	}
 	if f.Error == nil && f.Delay <= 0 {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): the fault has neither an Error to send nor a Delay", i, f.Match)
+	}
+	if f.Error == nil && len(f.Warnings) > 0 {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Warnings need an Error to travel with", i, f.Match)
 	}
 	if f.Times < 0 || f.Skip < 0 || f.Delay < 0 {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Times (%d), Skip (%d) or Delay (%v) is negative", i, f.Match, f.Times, f.Skip, f.Delay)

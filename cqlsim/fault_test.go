@@ -126,6 +126,7 @@ func TestInjectFaultRefusesBadInput(t *testing.T) {
 		"negative times": c.InjectFault(1, cqlsim.Fault{Error: over, Times: -1}),
 		"negative skip":  c.InjectFault(1, cqlsim.Fault{Error: over, Skip: -1}),
 		"negative delay": c.InjectFault(1, cqlsim.Fault{Error: over, Delay: -time.Second}),
+		"lone warnings":  c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Warnings: []string{"w"}}),
 		"clear node 2":   c.ClearFaults(2),
 	} {
 		if err == nil {

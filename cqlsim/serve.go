@@ -32,7 +32,7 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			return
 		}
 		if f.Error != nil {
-			c.reply(h, f.Error, nil)
+			c.reply(h, f.Error, f.Warnings)
 			return
 		}
 	}

@@ -58,7 +58,7 @@ func (sc Scenario) AllFaults() []*Fault {
 
 // Fault describes an injected server error or delay. Error is one of read_timeout,
 // write_timeout, unavailable, overloaded, bootstrapping, server_error, truncate_error,
-// read_failure, or empty for a delay alone; the fields after it fill the error's fields where it
+// read_failure, invalid, or empty for a delay alone; the fields after it fill the error's fields where it
 // has them. Delay (seconds) holds the answer back; Skip lets that many statements through
 // first; Times is how many statements each node fails or delays (0: all).
 type Fault struct {
@@ -72,6 +72,8 @@ type Fault struct {
 	DataPresent bool    `json:"data_present,omitempty"`
 	WriteType   string  `json:"write_type,omitempty"`
 	Times       int     `json:"times,omitempty"`
+	// Warnings travel with the error.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Sim returns the fault for cqlsim.Cluster.InjectFault, matching the statement text match.
@@ -83,7 +85,10 @@ func (f *Fault) Sim(match string) (cqlsim.Fault, error) {
 	if f.Delay < 0 || (msg == nil && f.Delay == 0) {
 		return cqlsim.Fault{}, fmt.Errorf("futures: a fault needs an error or a positive delay (delay %v)", f.Delay)
 	}
-	return cqlsim.Fault{Match: match, Error: msg, Delay: time.Duration(f.Delay * float64(time.Second)),
+	if len(f.Warnings) > 0 && msg == nil {
+		return cqlsim.Fault{}, fmt.Errorf("futures: a fault's warnings need an error to travel with")
+	}
+	return cqlsim.Fault{Match: match, Error: msg, Warnings: f.Warnings, Delay: time.Duration(f.Delay * float64(time.Second)),
 		Skip: f.Skip, Times: f.Times}, nil
 }
 
@@ -118,6 +123,8 @@ func (f *Fault) Message() (message.Error, error) {
 		return &message.ServerError{ErrorMessage: msg}, nil
 	case "truncate_error":
 		return &message.TruncateError{ErrorMessage: msg}, nil
+	case "invalid":
+		return &message.Invalid{ErrorMessage: msg}, nil
 	case "read_failure":
 		return &message.ReadFailure{ErrorMessage: msg, Consistency: cl, Received: f.Received, BlockFor: f.BlockFor, NumFailures: 1, DataPresent: f.DataPresent}, nil
 	}
