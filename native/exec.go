@@ -540,6 +540,13 @@ func (s *Session) askRetryPolicy(ctx context.Context, policy RetryPolicy, a *Att
 	return policy.Retry(pctx, a)
 }
 
+// neverEnds reports whether ctx is context.Background() or context.TODO(), which never end. It
+// does not call ctx.Done, which allocates the channel of a cancellable context that nothing
+// has waited on yet.
+func neverEnds(ctx context.Context) bool {
+	return ctx == context.Background() || ctx == context.TODO()
+}
+
 // roundTrip sends info.msg on c and converts the response.
 func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -558,10 +565,10 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
 	// Alone on the connection, read the response in this goroutine (for a millisecond or
-	// two at most, then watch ctx and the timeout below as usual). Without a context that
-	// can end, only the timeout bounds the read: a coarse one starts now (it would otherwise
+	// two at most, then watch ctx and the timeout below as usual). With a context that never
+	// ends, only the timeout bounds the read: a coarse one starts now (it would otherwise
 	// start at the first wait, after the read), and the read may last longer.
-	watch := ctx.Done() != nil
+	watch := !neverEnds(ctx)
 	if !watch {
 		to.fix()
 	}

@@ -45,17 +45,10 @@ func faultedCluster(t *testing.T, log *attemptLog) (*cqlsim.Cluster, *native.Ses
 		}
 	}
 	for _, addr := range c.Addrs() {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		pollUntil(t, 10*time.Second, "node "+addr+" never served", func() bool {
 			_, err := s.Execute(ctx, native.Query("SELECT release_version FROM system.local").WithHost(addr))
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("node %s never served: %v", addr, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return err == nil
+		})
 	}
 	log.take()
 	return c, s

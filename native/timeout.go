@@ -7,7 +7,7 @@ import "time"
 // Nothing is armed while the caller reads its own response (conn.Call.Pump). A timeout of
 // coarseMin or more is checked on the session's coarse clock when the caller has to wait, and
 // its deadline is taken at the first wait (up to a pump slice after the request started), or
-// before the pump when the caller's context cannot end (its pump may then last up to
+// before the pump when the caller's context never ends (its pump may then last up to
 // conn.PumpLongSlice, and stops at the deadline): it fires up to coarseTick late. A shorter timeout is exact: its deadline is taken when the
 // request starts and its timer is armed when the caller has to wait. A nil *reqTimeout, or a
 // zero d, means no timeout.

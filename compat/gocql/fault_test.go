@@ -95,6 +95,37 @@ func injectAll(t *testing.T, sim *cqlsim.Cluster, f cqlsim.Fault) {
 	}
 }
 
+// legacyFaulted starts a faultCluster of n nodes, opens a gocql v1.7.0 session on it (closed
+// at cleanup) and then injects f into every node.
+func legacyFaulted(t *testing.T, n int, f cqlsim.Fault) (*cqlsim.Cluster, *gocqlv1.Session) {
+	t.Helper()
+	sim := faultCluster(t, n)
+	lc := gocqlv1.NewCluster(sim.Addrs()[0])
+	lc.ProtoVersion = 4
+	s, err := lc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	injectAll(t, sim, f)
+	return sim, s
+}
+
+// compatFaulted is legacyFaulted for compat.
+func compatFaulted(t *testing.T, n int, f cqlsim.Fault) (*cqlsim.Cluster, *gocql.Session) {
+	t.Helper()
+	sim := faultCluster(t, n)
+	cc := gocql.NewCluster(sim.Addrs()[0])
+	cc.ProtoVersion = 4
+	s, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	injectAll(t, sim, f)
+	return sim, s
+}
+
 const (
 	faultInsert = "INSERT INTO " + faultTable + " (k, v) VALUES (?, ?)"
 	faultSelect = "SELECT v FROM " + faultTable + " WHERE k = ?"
@@ -112,15 +143,7 @@ func TestServerErrorsLikeGocql(t *testing.T) {
 			fault := cqlsim.Fault{Match: faultTable, Error: se.err}
 			var lt, ct trace
 			{
-				sim := faultCluster(t, 1)
-				lc := gocqlv1.NewCluster(sim.Addrs()[0])
-				lc.ProtoVersion = 4
-				s, err := lc.CreateSession()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				injectAll(t, sim, fault)
+				sim, s := legacyFaulted(t, 1, fault)
 				tr, obs := &lt, legacyRecObserver{&lt}
 				q := s.Query(faultInsert, 1, 1).Observer(obs)
 				tr.add("exec", q.Exec(), q.Attempts())
@@ -145,15 +168,7 @@ func TestServerErrorsLikeGocql(t *testing.T) {
 				tr.add("cleared scan", s.Query(faultSelect, 1).Scan(&v), v)
 			}
 			{
-				sim := faultCluster(t, 1)
-				cc := gocql.NewCluster(sim.Addrs()[0])
-				cc.ProtoVersion = 4
-				s, err := cc.CreateSession()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				injectAll(t, sim, fault)
+				sim, s := compatFaulted(t, 1, fault)
 				tr, obs := &ct, compatRecObserver{&ct}
 				q := s.Query(faultInsert, 1, 1).Observer(obs)
 				tr.add("exec", q.Exec(), q.Attempts())
@@ -193,30 +208,14 @@ func TestServerErrorRetriedOnEveryNodeLikeGocql(t *testing.T) {
 	fault := cqlsim.Fault{Match: faultTable, Times: 1, Error: &message.Overloaded{ErrorMessage: "Server is in overloaded state"}}
 	var lt, ct trace
 	{
-		sim := faultCluster(t, 3)
-		lc := gocqlv1.NewCluster(sim.Addrs()[0])
-		lc.ProtoVersion = 4
-		s, err := lc.CreateSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		injectAll(t, sim, fault)
+		_, s := legacyFaulted(t, 3, fault)
 		q := s.Query(faultInsert, 1, 1).Observer(legacyRecObserver{&lt}).RetryPolicy(&gocqlv1.SimpleRetryPolicy{NumRetries: 3})
 		it := q.Iter()
 		lt.add("first", it.Close(), q.Attempts(), it.Host() == nil)
 		lt.add("second", q.Exec(), q.Attempts())
 	}
 	{
-		sim := faultCluster(t, 3)
-		cc := gocql.NewCluster(sim.Addrs()[0])
-		cc.ProtoVersion = 4
-		s, err := cc.CreateSession()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		injectAll(t, sim, fault)
+		_, s := compatFaulted(t, 3, fault)
 		q := s.Query(faultInsert, 1, 1).Observer(compatRecObserver{&ct}).RetryPolicy(&gocql.SimpleRetryPolicy{NumRetries: 3})
 		it := q.Iter()
 		ct.add("first", it.Close(), q.Attempts(), it.Host() == nil)
