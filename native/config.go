@@ -133,6 +133,15 @@ type Config struct {
 	// failures are ignored: a node that missed the statement still gets it on demand.
 	PrepareOnOneNode bool
 
+	// MaxPreparedStatements bounds the session's cache of prepared statements (see
+	// Session.Prepare). Zero selects DefaultMaxPreparedStatements; a negative value keeps
+	// every statement for the life of the session. Past the bound, adding a statement drops
+	// one not used since the cache last looked at it (an approximation of least recently
+	// used), so that texts with literal values built per request cannot grow the cache
+	// without end. A dropped statement stays valid for whoever holds its *Prepared; preparing
+	// its text again sends a new PREPARE.
+	MaxPreparedStatements int
+
 	// ClientTimestamps makes the session give every statement and batch without an explicit
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.
@@ -171,4 +180,7 @@ const (
 	// DefaultSchemaAgreementTimeout is gocql's MaxWaitSchemaAgreement default.
 	DefaultSchemaAgreementTimeout = 60 * time.Second
 	DefaultPort                   = "9042"
+
+	// DefaultMaxPreparedStatements is gocql's MaxPreparedStmts default.
+	DefaultMaxPreparedStatements = 1000
 )

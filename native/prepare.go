@@ -24,13 +24,17 @@ type prepEntry struct {
 	done chan struct{}
 	p    *Prepared
 	err  error
+
+	key  prepKey
+	used bool // looked up since the cache's hand last passed it (see prepcache.go); guarded by prepMu
 }
 
 // Prepare prepares cql in the session keyspace, or returns the cached prepared statement
 // when the same text was prepared before in the same keyspace. A failed PREPARE is not
-// cached; successful ones stay cached for the life of the session (unless the server later
-// refuses to prepare them again, see Prepared.Evicted), so prepare statement texts, not texts
-// with literal values built per request.
+// cached; successful ones stay cached until the cache holds more than
+// Config.MaxPreparedStatements (it then drops the ones not used lately) or the server refuses
+// to prepare them again (see Prepared.Evicted). Prepare statement texts, not texts with
+// literal values built per request: each of those costs a PREPARE.
 func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
 	p, _, err := s.prepare(ctx, cql, false)
 	return p, err
@@ -56,6 +60,9 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 		key := prepKey{keyspace: s.Keyspace(), cql: cql}
 		s.prepMu.Lock()
 		e := s.prepared[key]
+		if e != nil {
+			e.used = true
+		}
 		s.prepMu.Unlock()
 		if e == nil {
 			// Not cached: the key's keyspace is read again under useMu, which the PREPARE
@@ -66,8 +73,8 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 			s.prepMu.Lock()
 			e = s.prepared[key]
 			if e == nil {
-				e = &prepEntry{done: make(chan struct{})}
-				s.prepared[key] = e
+				e = &prepEntry{done: make(chan struct{}), key: key}
+				s.cachePrepared(e)
 				s.prepMu.Unlock()
 				p, traceID, err := s.prepareEntry(ctx, e, key, trace)
 				s.useMu.RUnlock()
@@ -76,6 +83,7 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 				}
 				return p, traceID, err
 			}
+			e.used = true
 			s.prepMu.Unlock()
 			s.useMu.RUnlock()
 		}
@@ -109,7 +117,7 @@ func (s *Session) prepareEntry(ctx context.Context, e *prepEntry, key prepKey, t
 			e.err = fmt.Errorf("%w after %s preparing %q: %w", ErrTimeout, s.cfg.Timeout, abbreviate(key.cql), e.err)
 		}
 		s.prepMu.Lock()
-		delete(s.prepared, key)
+		delete(s.prepared, key) // still in flight (done is closed on return), so still e
 		s.prepMu.Unlock()
 	case !s.cfg.PrepareOnOneNode:
 		s.prepareOnOthers(pool, key.cql, key.keyspace)

@@ -50,6 +50,7 @@ type Session struct {
 
 	prepMu   sync.Mutex
 	prepared map[prepKey]*prepEntry
+	prepRing prepRing // bounds prepared (Config.MaxPreparedStatements); guarded by prepMu
 
 	voids sync.Map // host -> shared *Result of kind ResultVoid
 
@@ -108,6 +109,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.ConnsPerHost <= 0 {
 		cfg.ConnsPerHost = DefaultConnsPerHost
+	}
+	if cfg.MaxPreparedStatements == 0 {
+		cfg.MaxPreparedStatements = DefaultMaxPreparedStatements
 	}
 	if cfg.HeartbeatInterval == 0 {
 		cfg.HeartbeatInterval = DefaultHeartbeatInterval

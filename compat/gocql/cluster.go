@@ -72,8 +72,10 @@ type ClusterConfig struct {
 	// connections with heartbeats instead, so it has no effect.
 	SocketKeepalive time.Duration
 
-	// MaxPreparedStmts bounded gocql's prepared statement cache (default 1000); the native
-	// core keeps its own cache, so it has no effect.
+	// MaxPreparedStmts bounds the cache of prepared statements (default 1000; 0 or less: no
+	// bound). Past it, preparing another statement drops one not used lately, which is
+	// prepared again when it next runs. gocql drops the least recently used; this drops one
+	// not used since its cache last looked at it, which is nearly the same.
 	MaxPreparedStmts int
 
 	// MaxRoutingKeyInfo bounded gocql's routing key cache (default 1000); no effect.

@@ -47,9 +47,8 @@ type Session struct {
 	hosts     map[string]*HostInfo // by the native core's address (host:port)
 	hostCount atomic.Int32         // len(hosts)
 
-	prepared     sync.Map // *native.Prepared -> *preparedInfo
-	preparedText sync.Map // statement text -> *textPrepared (see preparedByText)
-	placements   sync.Map // keyspace -> placementEntry
+	preparedText textCache // see preparedByText
+	placements   sync.Map  // keyspace -> placementEntry
 
 	closed    atomic.Bool
 	stop      chan struct{}
@@ -152,6 +151,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		stop:          make(chan struct{}),
 		refreshNow:    make(chan struct{}, 1),
 	}
+	s.preparedText.max = cfg.MaxPreparedStmts
 	s.policy = cfg.PoolConfig.HostSelectionPolicy
 	if s.policy == nil {
 		s.policy = RoundRobinHostPolicy()
@@ -420,6 +420,12 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	}
 	if n.PageSize <= 0 {
 		n.PageSize = -1
+	}
+	// Both caches of prepared statements, the core's and the shim's statement texts (see
+	// preparedByText), hold up to MaxPreparedStmts statements; 0 (or less) bounds neither.
+	n.MaxPreparedStatements = cfg.MaxPreparedStmts
+	if n.MaxPreparedStatements <= 0 {
+		n.MaxPreparedStatements = -1
 	}
 	if cfg.Consistency == Any || cfg.Consistency > LocalOne {
 		// ANY is set per statement; the session default must be valid for reads. A code no
@@ -932,7 +938,7 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	if err != nil {
 		return nil, convertPrepareError(err)
 	}
-	info := s.preparedInfo(p)
+	info := preparedInfoOf(p)
 	s.rememberPrepared(stmt, p.Keyspace(), info)
 	return info, nil
 }
@@ -978,19 +984,13 @@ func failedStatementIter(err error, host *HostInfo) *Iter {
 	return &Iter{err: err, host: host, notSent: notSent && host != nil}
 }
 
-// preparedInfo returns the converted metadata of p, computed once per version of p's native
-// metadata: when the native core has prepared p again since, it is converted again.
-func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
-	if v, ok := s.prepared.Load(p); ok {
-		if info := v.(*preparedInfo); info.current() {
-			return info
-		}
-	}
+// preparedInfoOf converts the current native metadata of p (see preparedInfo.current).
+func preparedInfoOf(p *native.Prepared) *preparedInfo {
 	// Params first: if the metadata is replaced while it is read, params is the old one and
 	// the next call sees that the result is not current.
 	params := p.Params()
 	cols := p.Columns()
-	info := &preparedInfo{
+	return &preparedInfo{
 		stmt:   p,
 		args:   columnsOf(protoVersion4, params),
 		rval:   columnsOf(protoVersion4, cols),
@@ -998,8 +998,6 @@ func (s *Session) preparedInfo(p *native.Prepared) *preparedInfo {
 		params: params,
 		cols:   cols,
 	}
-	s.prepared.Store(p, info)
-	return info
 }
 
 // routingKeyInfo returns the partition key description of stmt, nil when unknown.

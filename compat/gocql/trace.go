@@ -81,7 +81,7 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 	if err != nil {
 		return nil, convertPrepareError(err)
 	}
-	info := s.preparedInfo(p)
+	info := preparedInfoOf(p)
 	s.rememberPrepared(stmt, p.Keyspace(), info)
 	return info, nil
 }
