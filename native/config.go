@@ -106,6 +106,13 @@ type Config struct {
 	// listed in system.peers.
 	DisablePeerDiscovery bool
 
+	// ShuffleContactPoints makes the control connection (see Session) try the contact points,
+	// and when it reconnects the known nodes, in a random order instead of the order given, so
+	// that many clients configured with the same list spread their control connections over
+	// the cluster instead of all opening them to its first node, as gocql and the Python
+	// driver do.
+	ShuffleContactPoints bool
+
 	// HostFilter, when set, excludes every node for which it returns false, the control
 	// connection's included: as in gocql, a contact point it excludes is not used, and Connect
 	// fails (ErrHostFiltered) when it excludes every contact point that answers.

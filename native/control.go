@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"sync"
@@ -26,10 +27,11 @@ type control struct {
 	refresh chan struct{} // buffered 1: a refresh is wanted
 }
 
-// connect dials the contact points in order until one answers and reads the topology.
+// connect dials the contact points in order (see Config.ShuffleContactPoints) until one
+// answers and reads the topology.
 func (ctl *control) connect(ctx context.Context) error {
 	var nh NoHostAvailableError
-	for _, addr := range ctl.s.cfg.Hosts {
+	for _, addr := range ctl.order(ctl.s.cfg.Hosts) {
 		if err := ctl.connectTo(ctx, addr); err != nil {
 			nh.Errors = append(nh.Errors, HostError{Host: addr, Err: err})
 			continue
@@ -70,6 +72,17 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 		old.Close()
 	}
 	return nil
+}
+
+// order returns addrs in the order the control connection tries them: as given, or shuffled
+// (in a copy) with Config.ShuffleContactPoints.
+func (ctl *control) order(addrs []string) []string {
+	if !ctl.s.cfg.ShuffleContactPoints || len(addrs) < 2 {
+		return addrs
+	}
+	out := slices.Clone(addrs)
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 func (ctl *control) onEvent(e proto.Event) {
@@ -162,7 +175,7 @@ func (ctl *control) reconnect() error {
 			addrs = append(addrs, n.Addr)
 		}
 	}
-	addrs = append(addrs, ctl.s.cfg.Hosts...)
+	addrs = append(ctl.order(addrs), ctl.order(ctl.s.cfg.Hosts)...)
 	var errs []error
 	for _, a := range addrs {
 		if ctl.s.ctx.Err() != nil {

@@ -414,6 +414,9 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		ProtocolVersion:      cfg.ProtoVersion,
 		Routing:              native.RoundRobin,
 		DisablePeerDiscovery: cfg.DisableInitialHostLookup,
+		// gocql shuffles the contact points (and the nodes it reconnects to) for its
+		// control connection.
+		ShuffleContactPoints: true,
 		// The shim waits for schema agreement after DDL itself, as gocql does
 		// (ClusterConfig.MaxWaitSchemaAgreement, failures logged), so the core must not.
 		SchemaAgreementTimeout: -1,
