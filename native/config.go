@@ -143,10 +143,10 @@ type Config struct {
 	// MaxPreparedStatements bounds the session's cache of prepared statements (see
 	// Session.Prepare). Zero selects DefaultMaxPreparedStatements; a negative value keeps
 	// every statement for the life of the session. Past the bound, adding a statement drops
-	// one not used since the cache last looked at it (an approximation of least recently
-	// used), so that texts with literal values built per request cannot grow the cache
-	// without end. A dropped statement stays valid for whoever holds its *Prepared; preparing
-	// its text again sends a new PREPARE.
+	// one neither prepared nor bound since the cache last looked at it (the CLOCK algorithm,
+	// close to least recently used), so that texts with literal values built per request
+	// cannot grow the cache without end. A dropped statement stays valid for whoever holds
+	// its *Prepared; preparing its text again sends a new PREPARE.
 	MaxPreparedStatements int
 
 	// ClientTimestamps makes the session give every statement and batch without an explicit

@@ -24,17 +24,16 @@ type prepEntry struct {
 	done chan struct{}
 	p    *Prepared
 	err  error
-
 	key  prepKey
-	used bool // looked up since the cache's hand last passed it (see prepcache.go); guarded by prepMu
 }
 
 // Prepare prepares cql in the session keyspace, or returns the cached prepared statement
 // when the same text was prepared before in the same keyspace. A failed PREPARE is not
 // cached; successful ones stay cached until the cache holds more than
-// Config.MaxPreparedStatements (it then drops the ones not used lately) or the server refuses
-// to prepare them again (see Prepared.Evicted). Prepare statement texts, not texts with
-// literal values built per request: each of those costs a PREPARE.
+// Config.MaxPreparedStatements (it then drops ones neither prepared nor bound lately), until
+// DropPrepared, or until the server refuses to prepare them again (see Prepared.Evicted).
+// Prepare statement texts, not texts with literal values built per request: each of those
+// costs a PREPARE.
 func (s *Session) Prepare(ctx context.Context, cql string) (*Prepared, error) {
 	p, _, err := s.prepare(ctx, cql, false)
 	return p, err
@@ -60,9 +59,6 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 		key := prepKey{keyspace: s.Keyspace(), cql: cql}
 		s.prepMu.Lock()
 		e := s.prepared[key]
-		if e != nil {
-			e.used = true
-		}
 		s.prepMu.Unlock()
 		if e == nil {
 			// Not cached: the key's keyspace is read again under useMu, which the PREPARE
@@ -83,13 +79,13 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 				}
 				return p, traceID, err
 			}
-			e.used = true
 			s.prepMu.Unlock()
 			s.useMu.RUnlock()
 		}
 		select {
 		case <-e.done:
 			if e.err == nil {
+				e.p.markUsed()
 				return e.p, nil, nil
 			}
 			// The first caller's failure is not cached: try again ourselves.

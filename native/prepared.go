@@ -13,6 +13,15 @@ type Prepared struct {
 	keyspace string
 	meta     atomic.Pointer[preparedMeta]
 	evicted  atomic.Bool
+	used     atomic.Bool // prepared or bound since the cache's hand last passed it (prepcache.go)
+}
+
+// markUsed records a use for the cache's bound; it writes only when the flag changes, since
+// every goroutine running the statement reads it.
+func (p *Prepared) markUsed() {
+	if !p.used.Load() {
+		p.used.Store(true)
+	}
 }
 
 // preparedMeta is what one PREPARE returned; it is replaced as a whole, never modified.
@@ -60,5 +69,6 @@ func (p *Prepared) Columns() []Column { return p.m().columns }
 // value is a NamedValue. The number and types of values are checked against Params when
 // the statement is executed, before anything is sent.
 func (p *Prepared) Bind(values ...any) Statement {
+	p.markUsed()
 	return Statement{cql: p.cql, prepared: p, values: values}
 }

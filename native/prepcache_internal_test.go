@@ -5,22 +5,38 @@ import (
 	"testing"
 )
 
-// TestPreparedCacheSweep drives the cache's bound directly: entries never looked up again go
-// first, looked-up ones stay, entries still being prepared are never dropped, and entries that
-// left the map another way (a failed PREPARE) do not pile up in the ring.
+// TestPreparedCacheSweep drives the cache's bound directly: entries never used again go first,
+// in the order they came; used ones stay; entries still being prepared are never dropped;
+// entries that left the map another way (a failed PREPARE) do not pile up in the ring; and the
+// hand goes round, so that entries used long ago do not stay for good while new ones replace
+// each other.
 func TestPreparedCacheSweep(t *testing.T) {
-	s := &Session{cfg: Config{MaxPreparedStatements: 3}, prepared: map[prepKey]*prepEntry{}}
+	var s *Session
+	fresh := func(max int) {
+		s = &Session{cfg: Config{MaxPreparedStatements: max}, prepared: map[prepKey]*prepEntry{}}
+	}
 	// add caches a new entry as Prepare does, while its PREPARE is in flight, and completes
 	// it afterwards when completed is set.
 	add := func(cql string, completed bool) *prepEntry {
 		e := &prepEntry{done: make(chan struct{}), key: prepKey{keyspace: "ks", cql: cql}}
 		s.cachePrepared(e)
 		if completed {
+			e.p = &Prepared{cql: cql, keyspace: "ks"}
 			close(e.done)
 		}
 		return e
 	}
 	cached := func(e *prepEntry) bool { return s.prepared[e.key] == e }
+	// use looks cql up as Prepare does, adding it when it is not cached; it reports whether
+	// a PREPARE was needed.
+	use := func(cql string) bool {
+		if e := s.prepared[prepKey{keyspace: "ks", cql: cql}]; e != nil {
+			e.p.markUsed()
+			return false
+		}
+		add(cql, true)
+		return true
+	}
 	check := func(when string) {
 		t.Helper()
 		if len(s.prepared) > 3 || len(s.prepRing.entries) > 3 {
@@ -28,7 +44,7 @@ func TestPreparedCacheSweep(t *testing.T) {
 		}
 	}
 
-	// Never looked up again, entries go in the order they came.
+	fresh(3)
 	var order []*prepEntry
 	for _, cql := range []string{"a", "b", "c", "d", "e", "f"} {
 		order = append(order, add(cql, true))
@@ -39,13 +55,34 @@ func TestPreparedCacheSweep(t *testing.T) {
 		}
 	}
 
+	// A and B used once, then never again, while X and Y alternate: after the hand has gone
+	// round once, X and Y stay cached (a hand stuck in one place would prepare them every time).
+	fresh(3)
+	for _, cql := range []string{"A", "B", "C"} {
+		use(cql)
+	}
+	use("A")
+	use("B")
+	use("D")
+	prepares := 0
+	for i := range 40 {
+		if use([]string{"X", "Y"}[i%2]) {
+			prepares++
+		}
+		check(fmt.Sprintf("X/Y %d", i))
+	}
+	if prepares != 2 {
+		t.Fatalf("X and Y, alternating 40 times after A and B went unused, needed %d PREPAREs; want 2", prepares)
+	}
+
+	fresh(3)
 	hot := add("hot", true)
 	for i := range 50 {
-		hot.used = true // what a lookup does
+		hot.p.markUsed() // what a lookup or a Bind does
 		e := add(fmt.Sprintf("literal %d", i), true)
 		check(fmt.Sprintf("literal %d", i))
 		if !cached(hot) {
-			t.Fatalf("the statement looked up before every addition was dropped at literal %d", i)
+			t.Fatalf("the statement used before every addition was dropped at literal %d", i)
 		}
 		if !cached(e) {
 			t.Fatalf("literal %d was dropped as it was added", i)
@@ -68,13 +105,14 @@ func TestPreparedCacheSweep(t *testing.T) {
 		t.Fatalf("with three PREPAREs in flight and one more added, %d entries are cached (the last one: %v); want 4", len(s.prepared), cached(extra))
 	}
 	for _, e := range flying {
+		e.p = &Prepared{cql: e.key.cql, keyspace: "ks"}
 		close(e.done)
 	}
 	add("after", true)
 	check("after the PREPAREs completed")
 
-	// Failed PREPAREs leave the map at once (prepareEntry deletes them); the ring forgets them
-	// as the hand passes.
+	// Failed PREPAREs leave the map before they complete (prepareEntry deletes them); the ring
+	// forgets them as the hand passes.
 	for i := range 50 {
 		e := add(fmt.Sprintf("failing %d", i), false)
 		delete(s.prepared, e.key)
@@ -82,14 +120,24 @@ func TestPreparedCacheSweep(t *testing.T) {
 		check(fmt.Sprintf("failed PREPARE %d", i))
 	}
 
-	e := add("late", false)
-	delete(s.prepared, e.key)
-	close(e.done)
-	add("after failures", true)
-	check("after the failed PREPAREs")
+	// DropPrepared removes a completed statement only, and only its own entry.
+	e := add("dropped", true)
+	s.DropPrepared(&Prepared{cql: "dropped", keyspace: "ks"})
+	if !cached(e) {
+		t.Fatal("DropPrepared of another Prepared of the same text removed the cached one")
+	}
+	s.DropPrepared(e.p)
+	if cached(e) {
+		t.Fatal("DropPrepared left the statement cached")
+	}
+	inFlight := add("in flight", false)
+	s.DropPrepared(&Prepared{cql: "in flight", keyspace: "ks"})
+	if !cached(inFlight) {
+		t.Fatal("DropPrepared removed an entry whose PREPARE is in flight")
+	}
 
 	// No bound: nothing dropped, and no ring kept.
-	s = &Session{cfg: Config{MaxPreparedStatements: -1}, prepared: map[prepKey]*prepEntry{}}
+	fresh(-1)
 	for i := range 20 {
 		add(fmt.Sprintf("literal %d", i), true)
 	}

@@ -72,10 +72,9 @@ type ClusterConfig struct {
 	// connections with heartbeats instead, so it has no effect.
 	SocketKeepalive time.Duration
 
-	// MaxPreparedStmts bounds the cache of prepared statements (default 1000; 0 or less: no
-	// bound). Past it, preparing another statement drops one not used lately, which is
-	// prepared again when it next runs. gocql drops the least recently used; this drops one
-	// not used since its cache last looked at it, which is nearly the same.
+	// MaxPreparedStmts bounds the cache of prepared statements (default 1000), least
+	// recently used out first, as in gocql; 0 or less means no bound (gocql caches nothing for
+	// a negative value). The cache is per session, gocql's per node (docs/deviations.md G39).
 	MaxPreparedStmts int
 
 	// MaxRoutingKeyInfo bounded gocql's routing key cache (default 1000); no effect.

@@ -1,16 +1,18 @@
 package gocql
 
 import (
+	"container/list"
 	"sync"
-	"sync/atomic"
+
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // textPrepared is an entry of Session.preparedText: the converted metadata of a statement
 // text prepared in keyspace.
 type textPrepared struct {
+	stmt     string
 	keyspace string
 	info     *preparedInfo
-	used     atomic.Bool // looked up since the cache's hand last passed it
 }
 
 // preparedByText returns the metadata of stmt prepared earlier in the native session's
@@ -25,7 +27,7 @@ func (s *Session) preparedByText(stmt string) *preparedInfo {
 		// The server refused to prepare the statement again (its table was dropped): as
 		// gocql, which then drops it from its cache, prepare it anew rather than binding
 		// values with metadata that may describe the old table.
-		s.preparedText.drop(stmt, e)
+		s.preparedText.remove(e)
 		return nil
 	}
 	if !e.info.current() {
@@ -40,76 +42,72 @@ func (s *Session) preparedByText(stmt string) *preparedInfo {
 
 // rememberPrepared records info as the preparation of stmt in keyspace.
 func (s *Session) rememberPrepared(stmt, keyspace string, info *preparedInfo) {
-	s.preparedText.store(stmt, &textPrepared{keyspace: keyspace, info: info})
+	s.preparedText.store(&textPrepared{stmt: stmt, keyspace: keyspace, info: info})
 }
 
-// textCache maps statement texts to their preparation. Lookups take no lock. Like gocql's
-// cache (ClusterConfig.MaxPreparedStmts), it holds at most max texts (no bound when max is 0
-// or less), so that texts with literal values, which gocql and compat prepare too, cannot
-// grow it without end; the native core's cache has the same bound. Past it, adding a text
-// drops one not looked up since the hand last passed it (the CLOCK algorithm, an approximation
-// of gocql's least recently used; see native/prepcache.go).
+// textCache maps statement texts to their preparation, least recently used first out, as
+// gocql's cache of prepared statements (ClusterConfig.MaxPreparedStmts; 0 or less: no bound).
+// It decides for the native core's cache too, which compat leaves unbounded: a statement it
+// drops is dropped there (native.Session.DropPrepared), so that running its text again sends a
+// PREPARE, as in gocql, and texts with literal values, which gocql and compat prepare too,
+// cannot grow either cache without end.
 type textCache struct {
-	m   sync.Map // statement text -> *textPrepared
-	max int
+	max  int
+	drop func(*native.Prepared) // drops a statement from the native core's cache
 
-	mu   sync.Mutex
-	ring []string // the texts in the order they were added, which the hand follows
-	hand int
+	mu     sync.Mutex
+	byText map[string]*list.Element // of order, whose values are *textPrepared
+	order  list.List                // most recently used first
 }
 
-// load returns the entry of stmt, nil when there is none, and marks it used.
+// load returns the entry of stmt, nil when there is none, and makes it the most recently used.
 func (c *textCache) load(stmt string) *textPrepared {
-	v, ok := c.m.Load(stmt)
-	if !ok {
-		return nil
-	}
-	e := v.(*textPrepared)
-	if !e.used.Load() { // written only when it changes: the entry is shared by every caller
-		e.used.Store(true)
-	}
-	return e
-}
-
-// store records e as the entry of stmt, replacing any other, and drops entries while the cache
-// holds more than max texts.
-func (c *textCache) store(stmt string, e *textPrepared) {
-	if _, replaced := c.m.Swap(stmt, e); replaced || c.max <= 0 {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ring = append(c.ring, stmt)
-	for steps := 2 * len(c.ring); len(c.ring) > c.max && steps > 0; steps-- {
-		if c.hand >= len(c.ring) {
-			c.hand = 0
+	el := c.byText[stmt]
+	if el == nil {
+		return nil
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*textPrepared)
+}
+
+// store records e as the entry of its text, replacing any other, as the most recently used,
+// and drops the least recently used entries beyond max.
+func (c *textCache) store(e *textPrepared) {
+	var dropped []*native.Prepared
+	c.mu.Lock()
+	if c.byText == nil {
+		c.byText = map[string]*list.Element{}
+	}
+	if el := c.byText[e.stmt]; el != nil {
+		if old := el.Value.(*textPrepared); old.info.stmt != e.info.stmt {
+			dropped = append(dropped, old.info.stmt)
 		}
-		text := c.ring[c.hand]
-		v, ok := c.m.Load(text)
-		switch {
-		case !ok:
-			c.remove() // dropped already (see drop)
-		case text == stmt && v == e:
-			c.hand++ // the entry being added
-		case v.(*textPrepared).used.Load():
-			v.(*textPrepared).used.Store(false)
-			c.hand++
-		default:
-			c.m.CompareAndDelete(text, v)
-			c.remove()
+		el.Value = e
+		c.order.MoveToFront(el)
+	} else {
+		c.byText[e.stmt] = c.order.PushFront(e)
+	}
+	for c.max > 0 && c.order.Len() > c.max {
+		old := c.order.Remove(c.order.Back()).(*textPrepared)
+		delete(c.byText, old.stmt)
+		dropped = append(dropped, old.info.stmt)
+	}
+	c.mu.Unlock()
+	if c.drop != nil {
+		for _, p := range dropped {
+			c.drop(p)
 		}
 	}
 }
 
-// remove takes the text under the hand out of the ring, keeping the order of the others.
-func (c *textCache) remove() {
-	last := len(c.ring) - 1
-	copy(c.ring[c.hand:], c.ring[c.hand+1:])
-	c.ring[last] = ""
-	c.ring = c.ring[:last]
-}
-
-// drop removes stmt's entry if it is still e. Its text leaves the ring when the hand reaches it.
-func (c *textCache) drop(stmt string, e *textPrepared) {
-	c.m.CompareAndDelete(stmt, e)
+// remove removes stmt's entry if it is still e.
+func (c *textCache) remove(e *textPrepared) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el := c.byText[e.stmt]; el != nil && el.Value == e {
+		c.order.Remove(el)
+		delete(c.byText, e.stmt)
+	}
 }

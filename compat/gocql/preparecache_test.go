@@ -2,6 +2,7 @@ package gocql_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cqlbridge/cqlbridge/compat/gocql"
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 )
 
 // countTracer counts the trace ids it is given: a traced query whose statement had to be
@@ -18,17 +19,15 @@ type countTracer struct{ n int }
 
 func (c *countTracer) Trace([]byte) { c.n++ }
 
-// TestPreparedStatementCacheBoundLikeGocql: with MaxPreparedStmts 3, queries with literal values
-// run between uses of one statement do not push that statement out of the cache, and the first
-// of them is prepared again when it runs again, in gocql v1.7.0 and in compat alike; with
-// MaxPreparedStmts 0 (no bound) it is still cached in both. Before the bound, compat kept every
-// statement text it ever prepared, so an application building texts with literal values grew
-// its cache without end.
+// TestPreparedStatementCacheBoundLikeGocql runs sequences of traced queries through gocql
+// v1.7.0 and compat with the same MaxPreparedStmts, on one node (gocql's cache is per node),
+// and compares which queries needed a PREPARE. Before compat honoured the bound it kept every
+// statement text it ever prepared, so an application building texts with literal values
+// grew its cache without end.
 func TestPreparedStatementCacheBoundLikeGocql(t *testing.T) {
-	hosts := cqltest.Hosts(t)
-	ks := cqltest.KeyspaceName(t)
-	admin := legacySession(t, hosts, "")
-	defer admin.Close()
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	const ks = "prepcache"
+	admin := legacySession(t, sim.Addrs(), "")
 	for _, stmt := range []string{
 		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
 		"CREATE TABLE " + ks + ".kv (k int PRIMARY KEY, v text)",
@@ -37,71 +36,80 @@ func TestPreparedStatementCacheBoundLikeGocql(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	t.Cleanup(func() {
-		s := legacySession(t, hosts, "")
-		defer s.Close()
-		_ = s.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
-	})
+	admin.Close()
 
-	const hot = "SELECT v FROM kv WHERE k = ?"
-	literal := func(i int) string { return fmt.Sprintf("SELECT v FROM kv WHERE k = %d", i+1) }
-	// run runs the sequence through exec (a traced query of the driver under test) and
-	// returns how many trace ids each query gave.
-	run := func(exec func(stmt string, values ...any) (int, error)) []string {
-		var out []string
-		step := func(label, stmt string, values ...any) {
-			n, err := exec(stmt, values...)
-			if err != nil {
-				t.Fatalf("%s: %v", label, err)
-			}
-			out = append(out, fmt.Sprintf("%s: %d trace ids", label, n))
+	// A sequence names its statements: "hot" has a bind marker, any other name is a text
+	// with a literal value of its own.
+	text := func(name string) (string, []any) {
+		if name == "hot" {
+			return "SELECT v FROM kv WHERE k = ?", []any{1}
 		}
-		step("hot", hot, 1)
-		for i := range 8 {
-			step(fmt.Sprintf("literal %d", i), literal(i))
-			step(fmt.Sprintf("hot after literal %d", i), hot, 1)
-		}
-		step("literal 0 again", literal(0))
-		return out
+		return fmt.Sprintf("SELECT v FROM kv WHERE k = %d", 100+len(name)*31+int(name[len(name)-1])), nil
 	}
-	for _, max := range []int{3, 0} {
-		lc := gocqlv1.NewCluster(hosts...)
-		lc.Keyspace, lc.ProtoVersion, lc.Timeout, lc.MaxPreparedStmts = ks, 4, 30*time.Second, max
-		legacy, err := lc.CreateSession()
-		if err != nil {
-			t.Fatalf("gocql v1.7.0 CreateSession: %v", err)
+	alternating := []string{"hot"}
+	for i := range 8 {
+		alternating = append(alternating, fmt.Sprintf("literal%d", i), "hot")
+	}
+	alternating = append(alternating, "literal0")
+	cases := []struct {
+		max  int
+		seq  []string
+		last string // what the last query must show in both drivers
+	}{
+		{3, alternating, "literal0: 2 trace ids"},
+		{0, alternating, "literal0: 1 trace ids"},
+		{2, strings.Fields("A B A C B"), "B: 2 trace ids"},
+		{3, strings.Fields("A B C A B D X Y X Y X Y A"), "A: 2 trace ids"},
+		{3, strings.Fields("A B C D A B C D"), "D: 2 trace ids"},
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("MaxPreparedStmts %d, %s", c.max, strings.Join(c.seq, " "))
+		if len(name) > 60 {
+			name = name[:60]
 		}
-		want := run(func(stmt string, values ...any) (int, error) {
-			tr := &countTracer{}
-			err := legacy.Query(stmt, values...).Trace(tr).Exec()
-			return tr.n, err
-		})
-		legacy.Close()
+		t.Run(name, func(t *testing.T) {
+			// run runs the sequence through exec (a traced query of the driver under test)
+			// and returns how many trace ids each query gave.
+			run := func(exec func(stmt string, values []any, tr *countTracer) error) []string {
+				var out []string
+				for _, q := range c.seq {
+					stmt, values := text(q)
+					tr := &countTracer{}
+					if err := exec(stmt, values, tr); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					out = append(out, fmt.Sprintf("%s: %d trace ids", q, tr.n))
+				}
+				return out
+			}
+			lc := gocqlv1.NewCluster(sim.Addrs()...)
+			lc.Keyspace, lc.ProtoVersion, lc.Timeout, lc.MaxPreparedStmts = ks, 4, 30*time.Second, c.max
+			legacy, err := lc.CreateSession()
+			if err != nil {
+				t.Fatalf("gocql v1.7.0 CreateSession: %v", err)
+			}
+			want := run(func(stmt string, values []any, tr *countTracer) error {
+				return legacy.Query(stmt, values...).Trace(tr).Exec()
+			})
+			legacy.Close()
 
-		cc := gocql.NewCluster(hosts...)
-		cc.Keyspace, cc.ProtoVersion, cc.Timeout, cc.MaxPreparedStmts = ks, 4, 30*time.Second, max
-		compat, err := cc.CreateSession()
-		if err != nil {
-			t.Fatalf("compat CreateSession: %v", err)
-		}
-		got := run(func(stmt string, values ...any) (int, error) {
-			tr := &countTracer{}
-			err := compat.Query(stmt, values...).Trace(tr).Exec()
-			return tr.n, err
-		})
-		compat.Close()
+			cc := gocql.NewCluster(sim.Addrs()...)
+			cc.Keyspace, cc.ProtoVersion, cc.Timeout, cc.MaxPreparedStmts = ks, 4, 30*time.Second, c.max
+			compat, err := cc.CreateSession()
+			if err != nil {
+				t.Fatalf("compat CreateSession: %v", err)
+			}
+			got := run(func(stmt string, values []any, tr *countTracer) error {
+				return compat.Query(stmt, values...).Trace(tr).Exec()
+			})
+			compat.Close()
 
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("MaxPreparedStmts %d: trace ids per query differ (-gocql v1.7.0 +compat):\n%s", max, diff)
-		}
-		// What gocql shows, checked in its own right: the statement used throughout stays
-		// cached, and the first literal statement was dropped only with a bound.
-		last := "literal 0 again: 1 trace ids"
-		if max > 0 {
-			last = "literal 0 again: 2 trace ids"
-		}
-		if got[len(got)-1] != last || got[2] != "hot after literal 0: 1 trace ids" {
-			t.Errorf("MaxPreparedStmts %d: compat gave %q", max, got)
-		}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("trace ids per query differ (-gocql v1.7.0 +compat):\n%s", diff)
+			}
+			if got[len(got)-1] != c.last {
+				t.Errorf("last query: %q, want %q (all: %q)", got[len(got)-1], c.last, got)
+			}
+		})
 	}
 }

@@ -151,7 +151,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		stop:          make(chan struct{}),
 		refreshNow:    make(chan struct{}, 1),
 	}
-	s.preparedText.max = cfg.MaxPreparedStmts
+	s.preparedText.max, s.preparedText.drop = cfg.MaxPreparedStmts, ns.DropPrepared
 	s.policy = cfg.PoolConfig.HostSelectionPolicy
 	if s.policy == nil {
 		s.policy = RoundRobinHostPolicy()
@@ -424,12 +424,8 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	if n.PageSize <= 0 {
 		n.PageSize = -1
 	}
-	// Both caches of prepared statements, the core's and the shim's statement texts (see
-	// preparedByText), hold up to MaxPreparedStmts statements; 0 (or less) bounds neither.
-	n.MaxPreparedStatements = cfg.MaxPreparedStmts
-	if n.MaxPreparedStatements <= 0 {
-		n.MaxPreparedStatements = -1
-	}
+	// The shim's cache of statement texts (see textCache) bounds the core's.
+	n.MaxPreparedStatements = -1
 	if cfg.Consistency == Any || cfg.Consistency > LocalOne {
 		// ANY is set per statement; the session default must be valid for reads. A code no
 		// server knows fails CreateSession later, as in gocql (see checkLikeGocqlInit).
