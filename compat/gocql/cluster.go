@@ -73,8 +73,9 @@ type ClusterConfig struct {
 	SocketKeepalive time.Duration
 
 	// MaxPreparedStmts bounds the cache of prepared statements (default 1000), least
-	// recently used out first, as in gocql; 0 or less means no bound (gocql caches nothing for
-	// a negative value). The cache is per session, gocql's per node (docs/deviations.md G39).
+	// recently used out first, as in gocql; 0 means no bound, a negative value caches nothing
+	// (every execution prepares again). The cache is per session, gocql's per node
+	// (docs/deviations.md G39).
 	MaxPreparedStmts int
 
 	// MaxRoutingKeyInfo bounded gocql's routing key cache (default 1000); no effect.

@@ -46,7 +46,8 @@ func (s *Session) rememberPrepared(stmt, keyspace string, info *preparedInfo) {
 }
 
 // textCache maps statement texts to their preparation, least recently used first out, as
-// gocql's cache of prepared statements (ClusterConfig.MaxPreparedStmts; 0 or less: no bound).
+// gocql's cache of prepared statements (ClusterConfig.MaxPreparedStmts; 0: no bound; negative:
+// nothing is kept, every execution prepares again).
 // It decides for the native core's cache too, which compat leaves unbounded: a statement it
 // drops is dropped there (native.Session.DropPrepared), so that running its text again sends a
 // PREPARE, as in gocql, and texts with literal values, which gocql and compat prepare too,
@@ -89,7 +90,7 @@ func (c *textCache) store(e *textPrepared) {
 	} else {
 		c.byText[e.stmt] = c.order.PushFront(e)
 	}
-	for c.max > 0 && c.order.Len() > c.max {
+	for c.max != 0 && c.order.Len() > max(c.max, 0) { // negative: cache nothing, as gocql
 		old := c.order.Remove(c.order.Back()).(*textPrepared)
 		delete(c.byText, old.stmt)
 		dropped = append(dropped, old.info.stmt)

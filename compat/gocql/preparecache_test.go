@@ -61,6 +61,7 @@ func TestPreparedStatementCacheBoundLikeGocql(t *testing.T) {
 		{2, strings.Fields("A B A C B"), "B: 2 trace ids"},
 		{3, strings.Fields("A B C A B D X Y X Y X Y A"), "A: 2 trace ids"},
 		{3, strings.Fields("A B C D A B C D"), "D: 2 trace ids"},
+		{-1, strings.Fields("A A"), "A: 2 trace ids"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("MaxPreparedStmts %d, %s", c.max, strings.Join(c.seq, " "))
