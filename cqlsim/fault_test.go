@@ -11,6 +11,7 @@ import (
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -24,14 +25,8 @@ func faultSession(t *testing.T) (*cqlsim.Cluster, *native.Session) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	for _, ddl := range []string{
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE ks.t (k int PRIMARY KEY, v int)",
-	} {
-		if _, err := s.Execute(ctx, native.Query(ddl)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cqltest.Exec(t, c.Addrs()[0], "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, c.Addrs()[0], "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
 	return c, s
 }
 

@@ -14,15 +14,6 @@ import (
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
-// take returns the attempts recorded since the last call.
-func (l *attemptLog) take() []native.Attempt {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	a := l.attempts
-	l.attempts = nil
-	return a
-}
-
 // faultedCluster starts three nodes with the table fk.t and a session with NextHostRetry{3}
 // and log as its observer, once every node has a connection open (so that no node of a plan
 // is skipped for want of one).
@@ -36,14 +27,8 @@ func faultedCluster(t *testing.T, log *attemptLog) (*cqlsim.Cluster, *native.Ses
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	for _, ddl := range []string{
-		"CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE fk.t (k int PRIMARY KEY, v int)",
-	} {
-		if _, err := s.Execute(ctx, native.Query(ddl)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustExec(t, s, "CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE fk.t (k int PRIMARY KEY, v int)")
 	for _, addr := range c.Addrs() {
 		pollUntil(t, 10*time.Second, "node "+addr+" never served", func() bool {
 			_, err := s.Execute(ctx, native.Query("SELECT release_version FROM system.local").WithHost(addr))

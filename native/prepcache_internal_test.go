@@ -3,11 +3,11 @@ package native
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // TestPreparedCacheSweep drives the cache's bound directly: entries never used again go first,
@@ -165,37 +165,20 @@ func TestPreparedCacheBoundUnderConcurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, stmt := range []string{
-		"CREATE KEYSPACE pc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE pc.kv (k int PRIMARY KEY, v text)",
-	} {
-		if _, err := s.Execute(ctx, Query(stmt)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 60 {
-				p, err := s.Prepare(ctx, fmt.Sprintf("SELECT v FROM pc.kv WHERE k = %d", (g*7+i)%20))
-				if err == nil {
-					_, err = s.Execute(ctx, p.Bind())
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE KEYSPACE pc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE TABLE pc.kv (k int PRIMARY KEY, v text)")
+	cqltest.Concurrently(t, 8, func(g int) error {
+		for i := range 60 {
+			p, err := s.Prepare(ctx, fmt.Sprintf("SELECT v FROM pc.kv WHERE k = %d", (g*7+i)%20))
+			if err == nil {
+				_, err = s.Execute(ctx, p.Bind())
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	// With PREPAREs in flight an addition may leave the cache over its bound until the next
 	// one (see prepcache.go); with none in flight, one more brings it back within.
 	if _, err := s.Prepare(ctx, "SELECT v FROM pc.kv WHERE k = 1000"); err != nil {

@@ -33,6 +33,15 @@ func (l *attemptLog) observe(_ context.Context, a native.Attempt) {
 	l.mu.Unlock()
 }
 
+// take returns the attempts recorded since the last call.
+func (l *attemptLog) take() []native.Attempt {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.attempts
+	l.attempts = nil
+	return a
+}
+
 func (l *attemptLog) get() []native.Attempt {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -2,6 +2,7 @@ package gocql_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -9,6 +10,7 @@ import (
 
 	gocql "github.com/cqlbridge/cqlbridge/compat/gocql"
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // Errors that one real node cannot be made to return (replica timeouts and failures, an
@@ -67,21 +69,8 @@ func writeTimeout(wt primitive.WriteType, received int32) *message.WriteTimeout 
 func faultCluster(t *testing.T, n int) *cqlsim.Cluster {
 	t.Helper()
 	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: n})
-	lc := gocqlv1.NewCluster(sim.Addrs()[0])
-	lc.ProtoVersion = 4
-	s, err := lc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, ddl := range []string{
-		"CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE " + faultTable + " (k int PRIMARY KEY, v int)",
-	} {
-		if err := s.Query(ddl).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE KEYSPACE fk WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE TABLE "+faultTable+" (k int PRIMARY KEY, v int)")
 	return sim
 }
 
@@ -100,12 +89,7 @@ func injectAll(t *testing.T, sim *cqlsim.Cluster, f cqlsim.Fault) {
 func legacyFaulted(t *testing.T, n int, f cqlsim.Fault) (*cqlsim.Cluster, *gocqlv1.Session) {
 	t.Helper()
 	sim := faultCluster(t, n)
-	lc := gocqlv1.NewCluster(sim.Addrs()[0])
-	lc.ProtoVersion = 4
-	s, err := lc.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := legacySession(t, sim.Addrs()[:1], "")
 	t.Cleanup(s.Close)
 	injectAll(t, sim, f)
 	return sim, s
@@ -117,6 +101,7 @@ func compatFaulted(t *testing.T, n int, f cqlsim.Fault) (*cqlsim.Cluster, *gocql
 	sim := faultCluster(t, n)
 	cc := gocql.NewCluster(sim.Addrs()[0])
 	cc.ProtoVersion = 4
+	cc.Timeout = 30 * time.Second // as legacySession's
 	s, err := cc.CreateSession()
 	if err != nil {
 		t.Fatal(err)

@@ -7,42 +7,34 @@ import (
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
-// textPrepared is an entry of Session.preparedText: the converted metadata of a statement
-// text prepared in keyspace.
-type textPrepared struct {
-	stmt     string
-	keyspace string
-	info     *preparedInfo
-}
-
 // preparedByText returns the metadata of stmt prepared earlier in the native session's
 // current keyspace, nil when there is none. It saves the native core's cache lookup (a lock and
 // a wait on the entry) on every execution of a prepared statement.
 func (s *Session) preparedByText(stmt string) *preparedInfo {
-	e := s.preparedText.load(stmt)
-	if e == nil || e.keyspace != s.native.Keyspace() {
+	info := s.preparedText.load(stmt)
+	if info == nil || info.stmt.Keyspace() != s.native.Keyspace() {
 		return nil
 	}
-	if e.info.stmt.Evicted() {
+	if info.stmt.Evicted() {
 		// The server refused to prepare the statement again (its table was dropped): as
 		// gocql, which then drops it from its cache, prepare it anew rather than binding
 		// values with metadata that may describe the old table.
-		s.preparedText.remove(e)
+		s.preparedText.remove(info)
 		return nil
 	}
-	if !e.info.current() {
+	if !info.current() {
 		// The native core prepared the statement again (its table changed): convert the
 		// new metadata.
-		info := preparedInfoOf(e.info.stmt)
-		s.rememberPrepared(stmt, e.keyspace, info)
-		return info
+		return s.remember(info.stmt)
 	}
-	return e.info
+	return info
 }
 
-// rememberPrepared records info as the preparation of stmt in keyspace.
-func (s *Session) rememberPrepared(stmt, keyspace string, info *preparedInfo) {
-	s.preparedText.store(&textPrepared{stmt: stmt, keyspace: keyspace, info: info})
+// remember converts the metadata of p and caches it under p's text.
+func (s *Session) remember(p *native.Prepared) *preparedInfo {
+	info := preparedInfoOf(p)
+	s.preparedText.store(info)
+	return info
 }
 
 // textCache maps statement texts to their preparation, least recently used first out, as
@@ -57,12 +49,12 @@ type textCache struct {
 	drop func(*native.Prepared) // drops a statement from the native core's cache
 
 	mu     sync.Mutex
-	byText map[string]*list.Element // of order, whose values are *textPrepared
+	byText map[string]*list.Element // by statement text; elements of order, valued *preparedInfo
 	order  list.List                // most recently used first
 }
 
 // load returns the entry of stmt, nil when there is none, and makes it the most recently used.
-func (c *textCache) load(stmt string) *textPrepared {
+func (c *textCache) load(stmt string) *preparedInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el := c.byText[stmt]
@@ -70,30 +62,31 @@ func (c *textCache) load(stmt string) *textPrepared {
 		return nil
 	}
 	c.order.MoveToFront(el)
-	return el.Value.(*textPrepared)
+	return el.Value.(*preparedInfo)
 }
 
-// store records e as the entry of its text, replacing any other, as the most recently used,
-// and drops the least recently used entries beyond max.
-func (c *textCache) store(e *textPrepared) {
+// store records e as the entry of its statement's text, replacing any other, as the most
+// recently used, and drops the least recently used entries beyond max.
+func (c *textCache) store(e *preparedInfo) {
+	text := e.stmt.CQL()
 	var dropped []*native.Prepared
 	c.mu.Lock()
 	if c.byText == nil {
 		c.byText = map[string]*list.Element{}
 	}
-	if el := c.byText[e.stmt]; el != nil {
-		if old := el.Value.(*textPrepared); old.info.stmt != e.info.stmt {
-			dropped = append(dropped, old.info.stmt)
+	if el := c.byText[text]; el != nil {
+		if old := el.Value.(*preparedInfo); old.stmt != e.stmt {
+			dropped = append(dropped, old.stmt)
 		}
 		el.Value = e
 		c.order.MoveToFront(el)
 	} else {
-		c.byText[e.stmt] = c.order.PushFront(e)
+		c.byText[text] = c.order.PushFront(e)
 	}
 	for c.max != 0 && c.order.Len() > max(c.max, 0) { // negative: cache nothing, as gocql
-		old := c.order.Remove(c.order.Back()).(*textPrepared)
-		delete(c.byText, old.stmt)
-		dropped = append(dropped, old.info.stmt)
+		old := c.order.Remove(c.order.Back()).(*preparedInfo)
+		delete(c.byText, old.stmt.CQL())
+		dropped = append(dropped, old.stmt)
 	}
 	c.mu.Unlock()
 	if c.drop != nil {
@@ -103,12 +96,13 @@ func (c *textCache) store(e *textPrepared) {
 	}
 }
 
-// remove removes stmt's entry if it is still e.
-func (c *textCache) remove(e *textPrepared) {
+// remove removes the entry of e's text if it is still e.
+func (c *textCache) remove(e *preparedInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el := c.byText[e.stmt]; el != nil && el.Value == e {
+	text := e.stmt.CQL()
+	if el := c.byText[text]; el != nil && el.Value == e {
 		c.order.Remove(el)
-		delete(c.byText, e.stmt)
+		delete(c.byText, text)
 	}
 }

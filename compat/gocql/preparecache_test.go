@@ -11,6 +11,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/compat/gocql"
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // countTracer counts the trace ids it is given: a traced query whose statement had to be
@@ -27,16 +28,8 @@ func (c *countTracer) Trace([]byte) { c.n++ }
 func TestPreparedStatementCacheBoundLikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{})
 	const ks = "prepcache"
-	admin := legacySession(t, sim.Addrs(), "")
-	for _, stmt := range []string{
-		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE " + ks + ".kv (k int PRIMARY KEY, v text)",
-	} {
-		if err := admin.Query(stmt).Exec(); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	admin.Close()
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, sim.Addrs()[0], "CREATE TABLE "+ks+".kv (k int PRIMARY KEY, v text)")
 
 	// A sequence names its statements: "hot" has a bind marker, any other name is a text
 	// with a literal value of its own.

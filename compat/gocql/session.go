@@ -937,9 +937,7 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	if err != nil {
 		return nil, convertPrepareError(err)
 	}
-	info := preparedInfoOf(p)
-	s.rememberPrepared(stmt, p.Keyspace(), info)
-	return info, nil
+	return s.remember(p), nil
 }
 
 // prepareNotSentError is the error of a PREPARE that no node could take: every node's

@@ -81,9 +81,7 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 	if err != nil {
 		return nil, convertPrepareError(err)
 	}
-	info := preparedInfoOf(p)
-	s.rememberPrepared(stmt, p.Keyspace(), info)
-	return info, nil
+	return s.remember(p), nil
 }
 
 // traceFailure gives tracer the trace id of a failed traced request, when the server sent one

@@ -41,7 +41,8 @@ type Scenario struct {
 	Fault *Fault `json:"fault,omitempty"`
 	// Faults are more faults on the same statement, injected after Fault in their order.
 	Faults []Fault `json:"faults,omitempty"`
-	Nodes  int     `json:"nodes,omitempty"`
+	// Nodes is the size of a fault scenario's cqlsim clusters (1 when zero).
+	Nodes int `json:"nodes,omitempty"`
 }
 
 // AllFaults returns Fault and Faults, in injection order.

@@ -1,9 +1,12 @@
 package cqltest
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -57,4 +60,51 @@ func TestKeyspaceLifecycle(t *testing.T) {
 	if err == nil {
 		t.Fatalf("keyspace %s still usable after its test ended; want it dropped", ks)
 	}
+}
+
+// TestConcurrentlyRunsEveryGoroutineAndReportsErrors: every index runs once, and an error
+// fails the test (seen through a stub TB).
+func TestConcurrentlyRunsEveryGoroutineAndReportsErrors(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]int{}
+	Concurrently(t, 5, func(g int) error {
+		mu.Lock()
+		seen[g]++
+		mu.Unlock()
+		return nil
+	})
+	if len(seen) != 5 {
+		t.Fatalf("goroutines run: %v, want 0 to 4 once each", seen)
+	}
+	for g, n := range seen {
+		if g < 0 || g > 4 || n != 1 {
+			t.Fatalf("goroutines run: %v, want 0 to 4 once each", seen)
+		}
+	}
+	stub := &fatalTB{TB: t}
+	func() {
+		defer func() { _ = recover() }()
+		Concurrently(stub, 3, func(g int) error {
+			if g == 1 {
+				return errors.New("boom")
+			}
+			return nil
+		})
+	}()
+	if !strings.Contains(stub.msg, "boom") {
+		t.Fatalf("an error of one goroutine was reported as %q", stub.msg)
+	}
+}
+
+// fatalTB records Fatalf instead of ending the test.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic("fatal")
 }
