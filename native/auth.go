@@ -51,14 +51,5 @@ func (s *Session) authenticatorFor(addr string) Authenticator {
 	if !ok {
 		return s.cfg.Authenticator
 	}
-	host := Host{Addr: addr}
-	if st := s.state.Load(); st != nil {
-		for i, n := range st.snap.Nodes {
-			if n.Addr == addr {
-				host = hostOf(n, st.pools[i].up())
-				break
-			}
-		}
-	}
-	return hostAuth{HostAuthenticator: ha, host: host}
+	return hostAuth{HostAuthenticator: ha, host: s.hostAt(addr)}
 }

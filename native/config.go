@@ -56,8 +56,17 @@ type Config struct {
 	// credentials. PasswordAuthenticator covers Cassandra's PasswordAuthenticator.
 	Authenticator Authenticator
 
-	// TLS enables TLS with this configuration when non-nil.
+	// TLS enables TLS with this configuration when non-nil, over the connection Dialer
+	// opens. A Dialer that sets up TLS itself goes with a nil TLS.
 	TLS *tls.Config
+
+	// Dialer opens each connection's network connection (the control connection's and the
+	// pools'), for a proxy, a tunnel or a custom socket setup; nil dials TCP with a
+	// net.Dialer. It gets network "tcp" and the node's host:port, and a context that ends at
+	// ConnectTimeout: a dial still running then is abandoned (its connection, should one
+	// arrive later, is closed). When it implements HostDialer, DialHost is called instead,
+	// with the node. A *net.Dialer fits.
+	Dialer Dialer
 
 	// HeartbeatInterval is how often an idle connection sends OPTIONS to detect a dead peer.
 	// Zero selects 30s; a negative value disables heartbeats.

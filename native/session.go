@@ -246,6 +246,7 @@ func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config
 		Keyspace:            *s.keyspace.Load(),
 		HeartbeatInterval:   s.cfg.HeartbeatInterval,
 		DialTimeout:         s.cfg.ConnectTimeout,
+		Dialer:              s.dialerFor(addr),
 		StartupOptions:      map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
 	}
 	if onEvent != nil {

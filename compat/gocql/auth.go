@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -20,20 +19,10 @@ func (a authAdapter) Start(class string) (native.AuthExchange, []byte, error) {
 	return a.start(nil, class)
 }
 
-// StartHost begins one connection's exchange with host. As gocql v1.7.0, AuthProvider gets
-// the ring's host for a node the session discovered (data center, rack and host id included)
-// and, for a contact point dialled before discovery, a host with only its address and port.
+// StartHost begins one connection's exchange with host, which AuthProvider gets as gocql
+// v1.7.0 gives it (see dialHostInfo).
 func (a authAdapter) StartHost(host native.Host, class string) (native.AuthExchange, []byte, error) {
-	if host.HostID != "" || host.DataCenter != "" {
-		return a.start(pooledHostInfo(host, a.cfg.Port), class)
-	}
-	h := &HostInfo{}
-	if ip, p, err := net.SplitHostPort(host.Addr); err == nil {
-		h.hostname = ip
-		h.connectAddress = net.ParseIP(ip)
-		h.port, _ = strconv.Atoi(p)
-	}
-	return a.start(h, class)
+	return a.start(dialHostInfo(host, a.cfg.Port), class)
 }
 
 // start runs the first round as gocql's Conn does: the authenticator (AuthProvider's for the

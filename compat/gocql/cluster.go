@@ -68,8 +68,9 @@ type ClusterConfig struct {
 	// so it has no effect. As in gocql, CreateSession does not retry.
 	ReconnectionPolicy ReconnectionPolicy
 
-	// SocketKeepalive is gocql's TCP keep-alive period; the native core detects dead
-	// connections with heartbeats instead, so it has no effect.
+	// SocketKeepalive is the TCP keep-alive period of the connections when neither Dialer
+	// nor HostDialer is set (zero: Go's default, 15 s), as in gocql. The native core also
+	// detects dead connections with heartbeats.
 	SocketKeepalive time.Duration
 
 	// MaxPreparedStmts bounds the cache of prepared statements (default 1000), least
@@ -154,12 +155,19 @@ type ClusterConfig struct {
 	// queued request at once without a timer, so it has no effect.
 	WriteCoalesceWaitTime time.Duration
 
-	// Dialer opened gocql's TCP connections. The native core dials itself, so a custom
-	// Dialer is not used (see docs/deviations.md).
+	// Dialer opens every connection's network connection (the control connection's and the
+	// pools'), with network "tcp" and the node's ip:port; SslOpts' TLS runs over it. It is
+	// ignored when HostDialer is set. Its errors fail CreateSession as they are, under
+	// gocql's step prefix. Unlike gocql, a dial is bounded by ConnectTimeout even when the
+	// Dialer ignores its context (docs/deviations.md G40).
 	Dialer Dialer
 
-	// HostDialer opened gocql's connections, TLS included. The native core dials itself, so
-	// a custom HostDialer is not used (see docs/deviations.md).
+	// HostDialer opens every connection, TLS included: SslOpts is ignored when it is set.
+	// It gets the HostInfo gocql gives it: for a contact point dialled before discovery
+	// only its address and port, for a discovered node the ring's host (data center, rack,
+	// host id, ...). DialedHost.DisableCoalesce has no effect (the native core has no
+	// coalescing timer). A nil DialedHost or Conn without an error is an error, where gocql
+	// panics (docs/deviations.md G40).
 	HostDialer HostDialer
 
 	// Logger receives the session's diagnostics (default: the package Logger).

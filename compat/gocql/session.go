@@ -129,6 +129,9 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 			cfg.logger().Printf("gocql: unable to create session: %v", err)
 			return nil, ErrNoConnectionsStarted
 		}
+		if app := appDialFailure(err); app != nil {
+			return nil, fmt.Errorf("gocql: unable to create session: %s%w", initStep(&cfg, true), app)
+		}
 		if cause := dialFailure(err, ncfg.Hosts, cfg.ConnectTimeout); cause != "" {
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + cause)
 		}
@@ -446,7 +449,8 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	}
 	// Always set: without an authenticator, a server asking for one gets gocql's error.
 	n.Authenticator = authAdapter{cfg: cfg}
-	if cfg.SslOpts != nil {
+	n.Dialer = nativeDialer(cfg)
+	if cfg.SslOpts != nil && cfg.HostDialer == nil { // a HostDialer sets up TLS itself
 		tc, err := tlsConfigOf(cfg.SslOpts)
 		if err != nil {
 			return n, err

@@ -67,7 +67,8 @@ type Config struct {
 	// RateLimitErrorCode is the code of ScyllaDB's rate limit error; 0 takes it from the
 	// SCYLLA_RATE_LIMIT_ERROR option of SUPPORTED, else proto.ErrCodeRateLimit.
 	RateLimitErrorCode proto.ErrorCode
-	// Dialer opens the TCP connection; nil uses a net.Dialer.
+	// Dialer opens the network connection (TLS, when set, runs over it); nil uses a
+	// net.Dialer. A dialer that outlives DialTimeout is abandoned (see Dial).
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 

@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -25,12 +26,13 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
 
-	dial := cfg.Dialer
-	if dial == nil {
+	var nc net.Conn
+	if cfg.Dialer == nil {
 		var d net.Dialer
-		dial = d.DialContext
+		nc, err = d.DialContext(ctx, "tcp", addr)
+	} else {
+		nc, err = dialCustom(ctx, cfg.Dialer, addr)
 	}
-	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, &DialError{Addr: addr, Step: "connect", Err: err}
 	}
@@ -67,6 +69,44 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	}
 	return c, nil
 }
+
+// dialCustom runs a Config.Dialer that may ignore its context: when ctx ends first, Dial
+// returns ctx's error and the connection the dialer returns afterwards, if any, is closed.
+// A dialer that returns neither a connection nor an error is an error too.
+func dialCustom(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) (net.Conn, error) {
+	type dialed struct {
+		nc  net.Conn
+		err error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		nc, err := dial(ctx, "tcp", addr)
+		ch <- dialed{nc, err}
+	}()
+	select {
+	case d := <-ch:
+		if d.err != nil {
+			if d.nc != nil {
+				_ = d.nc.Close()
+			}
+			return nil, d.err
+		}
+		if d.nc == nil {
+			return nil, errNilDialedConn
+		}
+		return d.nc, nil
+	case <-ctx.Done():
+		go func() {
+			if d := <-ch; d.nc != nil {
+				_ = d.nc.Close()
+			}
+		}()
+		return nil, fmt.Errorf("the dialer did not return in time: %w", ctx.Err())
+	}
+}
+
+// errNilDialedConn is the error of a dialer that returned a nil connection and a nil error.
+var errNilDialedConn = errors.New("the dialer returned no connection and no error")
 
 // handshake runs OPTIONS, STARTUP, authentication and USE, returning the failed step's name.
 func (c *Conn) handshake(ctx context.Context) (string, error) {

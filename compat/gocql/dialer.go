@@ -1,0 +1,99 @@
+package gocql
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// nativeDialer returns the native core's Config.Dialer for cfg, chosen as gocql v1.7.0
+// chooses its dialer: HostDialer when set (it sets up TLS itself, and SslOpts is ignored),
+// else Dialer (SslOpts' TLS runs over its connections), else a net.Dialer with
+// SocketKeepalive as its keep-alive period when that is set. It returns nil for the core's
+// own net.Dialer (Go's default keep-alive, as gocql's default dialer).
+func nativeDialer(cfg *ClusterConfig) native.Dialer {
+	switch {
+	case cfg.HostDialer != nil:
+		return hostDialerAdapter{cfg: cfg}
+	case cfg.Dialer != nil:
+		return dialerAdapter{d: cfg.Dialer}
+	case cfg.SocketKeepalive > 0:
+		return &net.Dialer{KeepAlive: cfg.SocketKeepalive}
+	}
+	return nil
+}
+
+// dialerAdapter runs the application's Dialer for the native core, marking its errors so
+// that CreateSession reports them as gocql does (see dialFailure).
+type dialerAdapter struct{ d Dialer }
+
+func (a dialerAdapter) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := a.d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, &appDialError{err}
+	}
+	return c, nil
+}
+
+// hostDialerAdapter runs the application's HostDialer for the native core, with the host as
+// gocql v1.7.0 gives it (see dialHostInfo).
+type hostDialerAdapter struct{ cfg *ClusterConfig }
+
+// DialContext dials a node known by its address alone (the native core calls DialHost).
+func (a hostDialerAdapter) DialContext(ctx context.Context, _, address string) (net.Conn, error) {
+	return a.DialHost(ctx, native.Host{Addr: address})
+}
+
+// DialHost dials one node through the application's HostDialer.
+func (a hostDialerAdapter) DialHost(ctx context.Context, host native.Host) (net.Conn, error) {
+	dh, err := a.cfg.HostDialer.DialHost(ctx, dialHostInfo(host, a.cfg.Port))
+	if err != nil {
+		return nil, &appDialError{err}
+	}
+	if dh == nil || dh.Conn == nil {
+		// gocql v1.7.0 dereferences the nil DialedHost, or uses the nil Conn, and panics.
+		return nil, &appDialError{errNoDialedConn}
+	}
+	return dh.Conn, nil
+}
+
+// errNoDialedConn is the error of a HostDialer that returned no connection and no error.
+var errNoDialedConn = errors.New("gocql: HostDialer returned no connection and no error")
+
+// appDialError is an error of the application's Dialer or HostDialer; CreateSession reports
+// it as it is, under gocql's step prefix (see appDialFailure).
+type appDialError struct{ err error }
+
+func (e *appDialError) Error() string { return e.err.Error() }
+func (e *appDialError) Unwrap() error { return e.err }
+
+// dialHostInfo is the HostInfo gocql v1.7.0 hands to its HostDialer and AuthProvider for a
+// connection: the ring's host for a node the session discovered (data center, rack and host
+// id included) and, for a contact point dialled before discovery, a host with only its
+// address and port.
+func dialHostInfo(host native.Host, defaultPort int) *HostInfo {
+	if host.HostID != "" || host.DataCenter != "" {
+		return pooledHostInfo(host, defaultPort)
+	}
+	h := &HostInfo{}
+	if ip, p, err := net.SplitHostPort(host.Addr); err == nil {
+		h.hostname = ip
+		h.connectAddress = net.ParseIP(ip)
+		h.port, _ = strconv.Atoi(p)
+	}
+	return h
+}
+
+// appDialFailure returns the application's dialer error that failed the first connection,
+// nil for any other failure. A dialer that gave up because its context reached
+// ConnectTimeout is reported as a silent node is (see dialFailure), not by its own error.
+func appDialFailure(err error) error {
+	var app *appDialError
+	if !errors.As(err, &app) || errors.Is(app.err, context.DeadlineExceeded) {
+		return nil
+	}
+	return app.err
+}

@@ -1,0 +1,380 @@
+package gocql
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+
+	gocqlv1 "github.com/gocql/gocql"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+)
+
+// dialLog routes each dial of a node to a front of it (a proxy, a TLS terminator) and
+// records what the driver asked for.
+type dialLog struct {
+	route map[string]string // node address -> front address
+	authHostLog
+}
+
+// dial opens a connection to the front of address.
+func (l *dialLog) dial(ctx context.Context, address string) (net.Conn, error) {
+	front, ok := l.route[address]
+	if !ok {
+		return nil, fmt.Errorf("no route to %s (routes %v)", address, l.route)
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", front)
+	if err != nil {
+		return nil, err
+	}
+	// As a SOCKS dialer does, the connection reports the node as its remote address, not
+	// the front: gocql v1.7.0 takes a contact point's port from it.
+	remote, err := net.ResolveTCPAddr("tcp", address)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return remoteConn{c, remote}, nil
+}
+
+// remoteConn is a connection reporting another remote address.
+type remoteConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+// logDialer is a Dialer of both drivers (their Dialer interfaces are the same).
+type logDialer struct{ *dialLog }
+
+func (d logDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	d.add(authHostSeen{Addr: network + " " + address})
+	return d.dial(ctx, address)
+}
+
+// reachEveryNode runs query (which returns the address of the node that served it) until
+// each of the n nodes has served one.
+func reachEveryNode(t *testing.T, driver string, n int, query func() (string, error)) {
+	t.Helper()
+	served := map[string]bool{}
+	eventually(t, fmt.Sprintf("%s: queries reach all %d nodes", driver, n), func() bool {
+		addr, err := query()
+		if err != nil {
+			t.Fatalf("%s: %v", driver, err)
+		}
+		served[addr] = true
+		return len(served) == n
+	})
+}
+
+// legacyServedBy runs a query through gocql and returns the address of the node that served it.
+func legacyServedBy(s *gocqlv1.Session) func() (string, error) {
+	return func() (string, error) {
+		iter := s.Query("SELECT key FROM system.local").Iter()
+		h := iter.Host()
+		if err := iter.Close(); err != nil {
+			return "", err
+		}
+		return h.ConnectAddress().String(), nil
+	}
+}
+
+// shimServedBy runs a query through the shim and returns the address of the node that served it.
+func shimServedBy(s *Session) func() (string, error) {
+	return func() (string, error) {
+		iter := s.Query("SELECT key FROM system.local").Iter()
+		h := iter.Host()
+		if err := iter.Close(); err != nil {
+			return "", err
+		}
+		return h.ConnectAddress().String(), nil
+	}
+}
+
+// A custom Dialer opens every connection of both drivers, control connection included:
+// with each node reachable only through a proxy that the dialer alone knows, gocql v1.7.0
+// and the shim dial the same addresses with the same network, and queries reach every node.
+// SslOpts is not set here; TestHostDialerLikeGocql covers TLS.
+func TestDialerLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	newLog := func() (*dialLog, map[string]*cqltest.Proxy) {
+		l := &dialLog{route: map[string]string{}}
+		proxies := map[string]*cqltest.Proxy{}
+		for _, a := range sim.Addrs() {
+			p := cqltest.NewProxy(t, a)
+			l.route[a], proxies[a] = p.Addr(), p
+		}
+		return l, proxies
+	}
+	checkProxies := func(driver string, proxies map[string]*cqltest.Proxy) {
+		for a, p := range proxies {
+			if p.Sent() == 0 {
+				t.Errorf("%s: nothing came back from %s through its proxy", driver, a)
+			}
+		}
+	}
+
+	legacyLog, legacyProxies := newLog()
+	lcfg := gocqlv1.NewCluster(sim.Addrs()[:1]...)
+	lcfg.Dialer = logDialer{legacyLog}
+	lcfg.PoolConfig.HostSelectionPolicy = gocqlv1.RoundRobinHostPolicy()
+	lcfg.Timeout, lcfg.ConnectTimeout = 20*time.Second, 5*time.Second
+	ls, err := lcfg.CreateSession()
+	if err != nil {
+		t.Fatalf("gocql: %v", err)
+	}
+	defer ls.Close()
+	reachEveryNode(t, "gocql", 2, legacyServedBy(ls))
+	checkProxies("gocql", legacyProxies)
+
+	shimLog, shimProxies := newLog()
+	cfg := NewCluster(sim.Addrs()[:1]...)
+	cfg.Dialer = logDialer{shimLog}
+	cfg.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy()
+	cfg.Timeout, cfg.ConnectTimeout = 20*time.Second, 5*time.Second
+	s, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatalf("shim: %v", err)
+	}
+	defer s.Close()
+	reachEveryNode(t, "shim", 2, shimServedBy(s))
+	checkProxies("shim", shimProxies)
+
+	want := []authHostSeen{{Addr: "tcp " + sim.Addrs()[0]}, {Addr: "tcp " + sim.Addrs()[1]}}
+	if diff := cmp.Diff(legacyLog.sorted(), shimLog.sorted()); diff != "" {
+		t.Errorf("dialled addresses differ (-gocql +shim):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, shimLog.sorted()); diff != "" {
+		t.Errorf("shim dialled (-want +got):\n%s", diff)
+	}
+}
+
+// hostFronts puts a TLS terminator with a certificate for each node's own IP in front of
+// it, and returns the routes and a TLS configuration trusting them.
+func hostFronts(t *testing.T, addrs []string) (*dialLog, *tls.Config) {
+	t.Helper()
+	ca := cqltest.NewCA(t, "dialer test CA")
+	l := &dialLog{route: map[string]string{}}
+	for _, a := range addrs {
+		ip, _, _ := net.SplitHostPort(a)
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{ca.Issue(t, ip, x509.ExtKeyUsageServerAuth)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.route[a] = cqltest.Serve(t, ln, func(c net.Conn) { cqltest.Relay(c, a) })
+	}
+	return l, &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}
+}
+
+// A HostDialer sets up each connection, TLS included (here with WrapTLS over TLS fronts
+// whose certificates name the nodes), and is told the host: both drivers hand it the same
+// hosts (a contact point with its address alone, then every node with its data center,
+// rack and host id). SslOpts, which names files that do not exist, is ignored by both
+// because a HostDialer is set.
+func TestHostDialerLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	badSSL := func() (cert, key, ca string) {
+		return "/nonexistent/cert.pem", "/nonexistent/key.pem", "/nonexistent/ca.pem"
+	}
+
+	legacyLog, legacyTLS := hostFronts(t, sim.Addrs())
+	lcfg := gocqlv1.NewCluster(sim.Addrs()[:1]...)
+	lcfg.HostDialer = legacyHostDialer{legacyLog, legacyTLS}
+	c, k, ca := badSSL()
+	lcfg.SslOpts = &gocqlv1.SslOptions{CertPath: c, KeyPath: k, CaPath: ca}
+	lcfg.PoolConfig.HostSelectionPolicy = gocqlv1.RoundRobinHostPolicy()
+	lcfg.Timeout, lcfg.ConnectTimeout = 20*time.Second, 5*time.Second
+	ls, err := lcfg.CreateSession()
+	if err != nil {
+		t.Fatalf("gocql: %v", err)
+	}
+	defer ls.Close()
+	reachEveryNode(t, "gocql", 2, legacyServedBy(ls))
+
+	shimLog, shimTLS := hostFronts(t, sim.Addrs())
+	cfg := NewCluster(sim.Addrs()[:1]...)
+	cfg.HostDialer = shimHostDialer{shimLog, shimTLS}
+	cfg.SslOpts = &SslOptions{CertPath: c, KeyPath: k, CaPath: ca}
+	cfg.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy()
+	cfg.Timeout, cfg.ConnectTimeout = 20*time.Second, 5*time.Second
+	s, err := cfg.CreateSession()
+	if err != nil {
+		t.Fatalf("shim: %v", err)
+	}
+	defer s.Close()
+	reachEveryNode(t, "shim", 2, shimServedBy(s))
+
+	if diff := cmp.Diff(legacyLog.sorted(), shimLog.sorted()); diff != "" {
+		t.Errorf("hosts given to the HostDialer differ (-gocql +shim):\n%s", diff)
+	}
+	var discovered int
+	for _, h := range shimLog.sorted() {
+		if h.HasHostID {
+			discovered++
+		}
+	}
+	if discovered != 2 {
+		t.Errorf("the HostDialer saw %d discovered nodes, want 2: %v", discovered, shimLog.sorted())
+	}
+}
+
+type legacyHostDialer struct {
+	*dialLog
+	tls *tls.Config
+}
+
+func (d legacyHostDialer) DialHost(ctx context.Context, h *gocqlv1.HostInfo) (*gocqlv1.DialedHost, error) {
+	addr := fmt.Sprintf("%s:%d", h.ConnectAddress(), h.Port())
+	d.add(authHostSeen{addr, h.DataCenter(), h.Rack(), h.HostID() != ""})
+	c, err := d.dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return gocqlv1.WrapTLS(ctx, c, addr, d.tls)
+}
+
+type shimHostDialer struct {
+	*dialLog
+	tls *tls.Config
+}
+
+func (d shimHostDialer) DialHost(ctx context.Context, h *HostInfo) (*DialedHost, error) {
+	addr := fmt.Sprintf("%s:%d", h.ConnectAddress(), h.Port())
+	d.add(authHostSeen{addr, h.DataCenter(), h.Rack(), h.HostID() != ""})
+	c, err := d.dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	return WrapTLS(ctx, c, addr, d.tls)
+}
+
+// errProxyRefused is the error of a dialer standing for a proxy that refuses connections.
+var errProxyRefused = errors.New("socks proxy: connection refused by rule 7")
+
+type errDialer struct{}
+
+func (errDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	return nil, errProxyRefused
+}
+
+type nilHostDialer struct{}
+
+func (nilHostDialer) DialHost(context.Context, *HostInfo) (*DialedHost, error) { return nil, nil }
+
+type nilLegacyHostDialer struct{}
+
+func (nilLegacyHostDialer) DialHost(context.Context, *gocqlv1.HostInfo) (*gocqlv1.DialedHost, error) {
+	return nil, nil
+}
+
+// A Dialer's error fails CreateSession with gocql's words around it, with protocol version
+// discovery and without. A HostDialer returning neither a connection nor an error makes
+// gocql v1.7.0 panic; the shim fails CreateSession instead (docs/deviations.md G40).
+func TestDialerErrorsLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	for _, proto := range []int{0, 4} {
+		lcfg := gocqlv1.NewCluster(sim.Addrs()...)
+		lcfg.ProtoVersion = proto
+		lcfg.Dialer = errDialer{}
+		_, lerr := lcfg.CreateSession()
+		cfg := NewCluster(sim.Addrs()...)
+		cfg.ProtoVersion = proto
+		cfg.Dialer = errDialer{}
+		_, err := cfg.CreateSession()
+		if lerr == nil || err == nil || lerr.Error() != err.Error() {
+			t.Errorf("ProtoVersion %d: CreateSession failed with\n  gocql: %v\n  shim:  %v", proto, lerr, err)
+		}
+		if !errors.Is(err, errProxyRefused) {
+			t.Errorf("ProtoVersion %d: the shim's error %v does not wrap the dialer's", proto, err)
+		}
+	}
+
+	legacyPanicked := func() (panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		lcfg := gocqlv1.NewCluster(sim.Addrs()...)
+		lcfg.HostDialer = nilLegacyHostDialer{}
+		s, err := lcfg.CreateSession()
+		if err == nil {
+			s.Close()
+		}
+		return false
+	}()
+	if !legacyPanicked {
+		t.Error("gocql v1.7.0 no longer panics on a HostDialer returning nothing: revisit G40")
+	}
+	cfg := NewCluster(sim.Addrs()...)
+	cfg.HostDialer = nilHostDialer{}
+	_, err := cfg.CreateSession()
+	want := "gocql: unable to create session: unable to discover protocol version: " + errNoDialedConn.Error()
+	if err == nil || err.Error() != want {
+		t.Errorf("shim with a HostDialer returning nothing: %v, want %q", err, want)
+	}
+}
+
+// stallDialer stands for a proxy that accepts the dial and never answers: it returns when
+// its context ends or when released.
+type stallDialer struct{ release chan struct{} }
+
+func (d stallDialer) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-d.release:
+		return nil, errProxyRefused
+	}
+}
+
+// gocql v1.7.0 gives a custom Dialer a context without deadline, so a proxy that never
+// answers holds CreateSession for ever; the shim bounds every dial by ConnectTimeout
+// (docs/deviations.md G40).
+func TestStalledDialerIsBoundedUnlikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	release := make(chan struct{})
+	legacyDone := make(chan error, 1)
+	go func() {
+		lcfg := gocqlv1.NewCluster(sim.Addrs()...)
+		lcfg.ConnectTimeout = 200 * time.Millisecond
+		lcfg.Dialer = stallDialer{release}
+		s, err := lcfg.CreateSession()
+		if err == nil {
+			s.Close()
+		}
+		legacyDone <- err
+	}()
+
+	cfg := NewCluster(sim.Addrs()...)
+	cfg.ConnectTimeout = 200 * time.Millisecond
+	cfg.Dialer = stallDialer{make(chan struct{})}
+	shimDone := make(chan error, 1)
+	go func() {
+		_, err := cfg.CreateSession()
+		shimDone <- err
+	}()
+	select {
+	case err := <-shimDone:
+		want := "gocql: unable to create session: unable to discover protocol version: gocql: no response to connection startup within timeout"
+		if err == nil || err.Error() != want {
+			t.Errorf("shim: %v, want %q", err, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the shim's CreateSession still waits for the dialer after 30 s (ConnectTimeout 200 ms)")
+	}
+	select {
+	case err := <-legacyDone:
+		t.Errorf("gocql v1.7.0 returned (%v) while its dialer stalled: revisit G40", err)
+	default:
+	}
+	close(release)
+	if err := <-legacyDone; err == nil {
+		t.Error("gocql v1.7.0 connected through a dialer that refused")
+	}
+}

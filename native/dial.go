@@ -1,0 +1,51 @@
+package native
+
+import (
+	"context"
+	"net"
+)
+
+// Dialer opens a network connection to address ("host:port") on network ("tcp"), as
+// net.Dialer's DialContext does. Set it in Config.Dialer to route connections through a
+// proxy or a tunnel, or to set socket options.
+type Dialer interface {
+	DialContext(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// HostDialer is a Dialer that is told which node it dials: when Config.Dialer implements
+// it, each connection calls DialHost instead of DialContext. For a node the session knows
+// from the cluster's system tables, host carries what they say (data center, rack, host id,
+// ...); for a contact point dialled before that, only host.Addr (host:port) is set. The
+// connection it returns carries the protocol as it is: Config.TLS, when set, still runs
+// over it, so a HostDialer that sets up TLS itself goes with a nil Config.TLS.
+type HostDialer interface {
+	Dialer
+	DialHost(ctx context.Context, host Host) (net.Conn, error)
+}
+
+// dialerFor returns the dial function of a connection to addr: Config.Dialer's, bound to
+// the node when it is a HostDialer, or nil (the connection layer's net.Dialer).
+func (s *Session) dialerFor(addr string) func(ctx context.Context, network, address string) (net.Conn, error) {
+	switch d := s.cfg.Dialer.(type) {
+	case nil:
+		return nil
+	case HostDialer:
+		host := s.hostAt(addr)
+		return func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialHost(ctx, host) }
+	default:
+		return d.DialContext
+	}
+}
+
+// hostAt returns what the session knows of the node at addr: the current topology's entry,
+// or a Host with only Addr set.
+func (s *Session) hostAt(addr string) Host {
+	if st := s.state.Load(); st != nil {
+		for i, n := range st.snap.Nodes {
+			if n.Addr == addr {
+				return hostOf(n, st.pools[i].up())
+			}
+		}
+	}
+	return Host{Addr: addr}
+}

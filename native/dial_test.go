@@ -1,0 +1,227 @@
+package native_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// routeDialer is a Config.Dialer that sends each connection to route[address] (a proxy in
+// front of the node) and records the addresses it was asked for, and the hosts when it is
+// used as a HostDialer.
+type routeDialer struct {
+	route map[string]string
+	mu    sync.Mutex
+	addrs []string
+	hosts []native.Host
+}
+
+func (d *routeDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if network != "tcp" {
+		return nil, errors.New("unexpected network " + network)
+	}
+	d.mu.Lock()
+	d.addrs = append(d.addrs, address)
+	target, ok := d.route[address]
+	d.mu.Unlock()
+	if !ok {
+		return nil, errors.New("no route to " + address)
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, "tcp", target)
+}
+
+func (d *routeDialer) dialed() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.addrs...)
+}
+
+// routeHostDialer is a routeDialer used as a HostDialer.
+type routeHostDialer struct{ *routeDialer }
+
+func (d routeHostDialer) DialHost(ctx context.Context, host native.Host) (net.Conn, error) {
+	d.mu.Lock()
+	d.hosts = append(d.hosts, host)
+	d.mu.Unlock()
+	return d.DialContext(ctx, "tcp", host.Addr)
+}
+
+// proxied puts a proxy in front of every node of cl and returns a dialer routing to them.
+func proxied(t *testing.T, cl *cqlsim.Cluster) (*routeDialer, map[string]*cqltest.Proxy) {
+	d := &routeDialer{route: map[string]string{}}
+	proxies := map[string]*cqltest.Proxy{}
+	for _, a := range cl.Addrs() {
+		p := cqltest.NewProxy(t, a)
+		proxies[a] = p
+		d.route[a] = p.Addr()
+	}
+	return d, proxies
+}
+
+// Every connection, the control connection's and the pools', is opened by Config.Dialer:
+// with every node behind a proxy that only the dialer knows, each node is dialled through
+// it, for its control connection and for each pool connection, and the requests reach
+// every node through its proxy.
+func TestDialerOpensEveryConnection(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	d, proxies := proxied(t, cl)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, ConnsPerHost: 2, Routing: native.RoundRobin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	for range 30 {
+		mustExec(t, s, "SELECT key FROM system.local")
+	}
+	perNode := map[string]int{}
+	for _, a := range d.dialed() {
+		if _, ok := proxies[a]; !ok {
+			t.Fatalf("dialled %s, which is no node's address (nodes %v)", a, cl.Addrs())
+		}
+		perNode[a]++
+	}
+	for i, a := range cl.Addrs() {
+		want := 2
+		if i == 0 {
+			want = 3 // the control connection too
+		}
+		if perNode[a] < want {
+			t.Errorf("node %s dialled %d times, want at least %d (dials %v)", a, perNode[a], want, d.dialed())
+		}
+		if proxies[a].Sent() == 0 {
+			t.Errorf("node %s: nothing came back through its proxy", a)
+		}
+	}
+}
+
+// A HostDialer is told the node: a contact point dialled before discovery with only its
+// address, and every node the session discovered with what system.local and system.peers
+// say of it. Config.TLS runs over the connection it returns.
+func TestHostDialerGetsTheNode(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	d := &routeDialer{route: map[string]string{}}
+	ca := cqltest.NewCA(t, "dial test CA")
+	for _, a := range cl.Addrs() {
+		// A TLS front for each node, with a certificate for the node's own address: the
+		// server name checked is the node's, not the proxy's.
+		ip, _, _ := net.SplitHostPort(a)
+		cert := ca.Issue(t, ip, x509.ExtKeyUsageServerAuth)
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.route[a] = cqltest.Serve(t, ln, func(c net.Conn) { cqltest.Relay(c, a) })
+	}
+	tlsCfg := &tls.Config{RootCAs: ca.Pool, MinVersion: tls.VersionTLS12}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: routeHostDialer{d}, TLS: tlsCfg, Routing: native.RoundRobin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	for range 10 {
+		mustExec(t, s, "SELECT key FROM system.local")
+	}
+	d.mu.Lock()
+	hosts := append([]native.Host(nil), d.hosts...)
+	d.mu.Unlock()
+	if len(hosts) < 1+2*2 {
+		t.Fatalf("DialHost called %d times, want the control connection and two pools of 2: %+v", len(hosts), hosts)
+	}
+	if h := hosts[0]; h.Addr != cl.Addrs()[0] || h.HostID != "" || h.DataCenter != "" {
+		t.Errorf("the contact point's first dial got %+v, want only Addr %s", h, cl.Addrs()[0])
+	}
+	known := map[string]bool{}
+	for _, h := range hosts[1:] {
+		if h.HostID == "" || h.DataCenter == "" || len(h.Tokens) == 0 {
+			t.Errorf("a pool connection's dial got %+v, want the discovered node", h)
+		}
+		known[h.Addr] = true
+	}
+	for _, a := range cl.Addrs() {
+		if !known[a] {
+			t.Errorf("node %s was never dialled as a discovered node", a)
+		}
+	}
+	if len(d.dialed()) != len(hosts) {
+		t.Errorf("DialContext called %d times besides DialHost's %d", len(d.dialed())-len(hosts), len(hosts))
+	}
+}
+
+// errDialerRefused is the error of a dialer that refuses every address.
+var errDialerRefused = errors.New("proxy refused the connection")
+
+type dialerFunc func(ctx context.Context, network, address string) (net.Conn, error)
+
+func (f dialerFunc) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	return f(ctx, network, address)
+}
+
+// A dialer's failure fails the connection with its own error; a dialer returning no
+// connection and no error, or one that does not return within ConnectTimeout (whatever
+// its context says), fails it too, without a panic or a hang.
+func TestDialerFailures(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	hosts := cl.Addrs()
+	release := make(chan struct{})
+	var started atomic.Int32
+	returned := make(chan struct{}, 16)
+	defer func() {
+		close(release) // the abandoned dials return now; Dial closes their connections
+		for range started.Load() {
+			<-returned
+		}
+	}()
+	cases := []struct {
+		name string
+		dial dialerFunc
+		want string
+		is   error
+	}{
+		{"error", func(context.Context, string, string) (net.Conn, error) { return nil, errDialerRefused },
+			errDialerRefused.Error(), errDialerRefused},
+		{"nothing", func(context.Context, string, string) (net.Conn, error) { return nil, nil },
+			"the dialer returned no connection and no error", nil},
+		{"ignores its context", func(_ context.Context, _, address string) (net.Conn, error) {
+			started.Add(1)
+			defer func() { returned <- struct{}{} }()
+			<-release
+			var nd net.Dialer
+			return nd.Dial("tcp", address)
+		}, "the dialer did not return in time", context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := native.Connect(context.Background(), native.Config{Hosts: hosts, Dialer: tc.dial, ConnectTimeout: 300 * time.Millisecond})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				var nh *native.NoHostAvailableError
+				if !errors.As(err, &nh) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Connect: %v, want a NoHostAvailableError with %q", err, tc.want)
+				}
+				if tc.is != nil && !errors.Is(err, tc.is) {
+					t.Fatalf("Connect: %v does not match %v", err, tc.is)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Connect still waiting for the dialer after 30 s (ConnectTimeout 300 ms)")
+			}
+		})
+	}
+}
