@@ -17,6 +17,7 @@ func Deviations() []Deviation {
 		{"session/idempotent_nil_speculative_policy", "gocql v1.7.0 panics (nil pointer) executing an idempotent query whose speculative execution policy was set to nil; the shim runs it without speculative execution (docs/deviations.md G27)."},
 		{"batch/routing_key_without_session", "gocql v1.7.0 panics (nil session) in GetRoutingKey on a batch made by the package-level NewBatch once it has an entry; the shim returns nil, nil (docs/deviations.md G28)."},
 		{"session/await_schema_agreement_after_close", "gocql v1.7.0 polls a closed session until MaxWaitSchemaAgreement ends and then fails with the last query's error; the shim returns ErrSessionClosed at once (docs/deviations.md G32)."},
+		{"session/host_dialer_returns_nothing", "gocql v1.7.0 panics (nil pointer) when a HostDialer returns neither a connection nor an error; the shim fails CreateSession with an error saying so (docs/deviations.md G40)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

@@ -130,7 +130,8 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 			return nil, ErrNoConnectionsStarted
 		}
 		if app := appDialFailure(err); app != nil {
-			return nil, fmt.Errorf("gocql: unable to create session: %s%w", initStep(&cfg, true), app)
+			// gocql formats it with %v: a flat error, whatever the dialer's was.
+			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + app.Error())
 		}
 		if cause := dialFailure(err, ncfg.Hosts, cfg.ConnectTimeout); cause != "" {
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + cause)

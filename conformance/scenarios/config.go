@@ -3,6 +3,10 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"net"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -86,5 +90,92 @@ func configScenarios() []Scenario {
 			err = e.Session.Query("SELECT key FROM system.local").SerialConsistency(gocql.SerialConsistency(300)).Exec()
 			e.R.Record("serial consistency 300", err)
 		}},
+		{"session/custom_dialer", func(e *Env) {
+			// Every connection is opened by ClusterConfig.Dialer, to the nodes' addresses
+			// (the shim ignored the Dialer before 2026-12-04; docs/deviations.md G40).
+			d := &recordingDialer{}
+			c := e.Cluster()
+			c.Dialer = d
+			s, err := c.CreateSession()
+			if err != nil {
+				e.R.Record("create session", err)
+				return
+			}
+			defer s.Close()
+			var key string
+			err = s.Query("SELECT key FROM system.local").Scan(&key)
+			e.R.Record("query", err, key)
+			dials, networks, nodesOnly := d.summary(e.Hosts)
+			e.R.Record("dialled", nil, dials > 0, networks, nodesOnly)
+		}},
+		{"session/dialer_error", func(e *Env) {
+			// A Dialer's error fails CreateSession, in gocql's words.
+			c := e.Cluster()
+			c.Dialer = failingDialer{}
+			s, err := c.CreateSession()
+			if err == nil {
+				s.Close()
+			}
+			e.R.Record("create session", err)
+		}},
+		{"session/host_dialer_returns_nothing", func(e *Env) {
+			// A HostDialer returning no connection and no error: gocql v1.7.0 panics (nil
+			// pointer); the shim fails CreateSession (docs/deviations.md G40).
+			c := e.Cluster()
+			c.HostDialer = emptyHostDialer{}
+			s, err := c.CreateSession()
+			if err == nil {
+				s.Close()
+			}
+			e.R.Record("create session", err)
+		}},
 	}
+}
+
+// recordingDialer dials TCP and records what it was asked for.
+type recordingDialer struct {
+	mu    sync.Mutex
+	calls [][2]string // network, address
+}
+
+func (d *recordingDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	d.mu.Lock()
+	d.calls = append(d.calls, [2]string{network, address})
+	d.mu.Unlock()
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, address)
+}
+
+// summary returns the number of dials, the distinct networks dialled, and whether every
+// address dialled is one of hosts' (host part only: the port may be a default).
+func (d *recordingDialer) summary(hosts []string) (int, []string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var networks []string
+	nodesOnly := true
+	for _, c := range d.calls {
+		if !slices.Contains(networks, c[0]) {
+			networks = append(networks, c[0])
+		}
+		host, _, err := net.SplitHostPort(c[1])
+		if err != nil || !slices.ContainsFunc(hosts, func(h string) bool { return h == host || strings.HasPrefix(h, host+":") }) {
+			nodesOnly = false
+		}
+	}
+	slices.Sort(networks)
+	return len(d.calls), networks, nodesOnly
+}
+
+// failingDialer refuses every connection, as a proxy with a deny rule would.
+type failingDialer struct{}
+
+func (failingDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	return nil, errors.New("proxy: connection refused by rule 7")
+}
+
+// emptyHostDialer returns neither a connection nor an error.
+type emptyHostDialer struct{}
+
+func (emptyHostDialer) DialHost(context.Context, *gocql.HostInfo) (*gocql.DialedHost, error) {
+	return nil, nil
 }
