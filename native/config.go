@@ -39,7 +39,8 @@ type Config struct {
 	// concurrency).
 	Timeout time.Duration
 
-	// ConnectTimeout bounds dialling and the handshake of each connection. Zero selects 10s.
+	// ConnectTimeout bounds opening each connection's network connection, and then its TLS
+	// and CQL handshake (each step gets the whole timeout). Zero selects 10s.
 	ConnectTimeout time.Duration
 
 	// ConnsPerHost is the number of connections kept to each node. Zero selects 2. Each
@@ -62,10 +63,12 @@ type Config struct {
 
 	// Dialer opens each connection's network connection (the control connection's and the
 	// pools'), for a proxy, a tunnel or a custom socket setup; nil dials TCP with a
-	// net.Dialer. It gets network "tcp" and the node's host:port, and a context that ends at
-	// ConnectTimeout: a dial still running then is abandoned (its connection, should one
-	// arrive later, is closed). When it implements HostDialer, DialHost is called instead,
-	// with the node. A *net.Dialer fits.
+	// net.Dialer. It gets network "tcp" and the node's host:port, and a context without
+	// deadline that ends when the connection closes (so a dialer may tie what it sets up to
+	// it). A dial that has not returned after ConnectTimeout is abandoned, whether or not
+	// the dialer heeds its context: the context ends, and a connection returned later is
+	// closed. A dialer's panic fails the dial with an error. When it implements HostDialer,
+	// DialHost is called instead, with the node. A *net.Dialer fits.
 	Dialer Dialer
 
 	// HeartbeatInterval is how often an idle connection sends OPTIONS to detect a dead peer.

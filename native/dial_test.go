@@ -8,7 +8,6 @@ import (
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,38 +169,50 @@ func (f dialerFunc) DialContext(ctx context.Context, network, address string) (n
 	return f(ctx, network, address)
 }
 
+// closeRecorder is a connection that reports its Close on closed.
+type closeRecorder struct {
+	net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *closeRecorder) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
 // A dialer's failure fails the connection with its own error; a dialer returning no
-// connection and no error, or one that does not return within ConnectTimeout (whatever
-// its context says), fails it too, without a panic or a hang.
+// connection and no error, one that panics (a nil *net.Dialer, say), or one that does not
+// return within ConnectTimeout (whatever its context says) fails it too, without a panic or
+// a hang; the connection such a late dialer returns at last is closed.
 func TestDialerFailures(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{})
 	hosts := cl.Addrs()
 	release := make(chan struct{})
-	var started atomic.Int32
-	returned := make(chan struct{}, 16)
-	defer func() {
-		close(release) // the abandoned dials return now; Dial closes their connections
-		for range started.Load() {
-			<-returned
-		}
-	}()
+	late := make(chan *closeRecorder, 16)
+	var nilDialer *net.Dialer
 	cases := []struct {
 		name string
-		dial dialerFunc
+		dial native.Dialer
 		want string
 		is   error
 	}{
-		{"error", func(context.Context, string, string) (net.Conn, error) { return nil, errDialerRefused },
+		{"error", dialerFunc(func(context.Context, string, string) (net.Conn, error) { return nil, errDialerRefused }),
 			errDialerRefused.Error(), errDialerRefused},
-		{"nothing", func(context.Context, string, string) (net.Conn, error) { return nil, nil },
+		{"nothing", dialerFunc(func(context.Context, string, string) (net.Conn, error) { return nil, nil }),
 			"the dialer returned no connection and no error", nil},
-		{"ignores its context", func(_ context.Context, _, address string) (net.Conn, error) {
-			started.Add(1)
-			defer func() { returned <- struct{}{} }()
+		{"panics", nilDialer, "the dialer panicked", nil},
+		{"ignores its context", dialerFunc(func(_ context.Context, _, address string) (net.Conn, error) {
 			<-release
 			var nd net.Dialer
-			return nd.Dial("tcp", address)
-		}, "the dialer did not return in time", context.DeadlineExceeded},
+			c, err := nd.Dial("tcp", address)
+			if err != nil {
+				return nil, err
+			}
+			rc := &closeRecorder{Conn: c, closed: make(chan struct{})}
+			late <- rc
+			return rc, nil
+		}), "the dialer did not return in time", context.DeadlineExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,5 +234,68 @@ func TestDialerFailures(t *testing.T) {
 				t.Fatal("Connect still waiting for the dialer after 30 s (ConnectTimeout 300 ms)")
 			}
 		})
+	}
+	close(release) // the abandoned dial returns its connection now
+	select {
+	case rc := <-late:
+		select {
+		case <-rc.closed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the connection the abandoned dialer returned late is still open after 30 s")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the abandoned dialer did not return after its release")
+	}
+}
+
+// The dialer's context lasts as long as the connection, past ConnectTimeout: a dialer may
+// tie what it set up to it (here the connection itself, closed when the context ends), and
+// the session keeps working. Closing the session ends every dialer context.
+func TestDialerContextLastsAsLongAsTheConnection(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	var mu sync.Mutex
+	var ctxs []context.Context
+	d := dialerFunc(func(ctx context.Context, network, address string) (net.Conn, error) {
+		var nd net.Dialer
+		c, err := nd.DialContext(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		context.AfterFunc(ctx, func() { c.Close() })
+		mu.Lock()
+		ctxs = append(ctxs, ctx)
+		mu.Unlock()
+		return c, nil
+	})
+	const connectTimeout = 200 * time.Millisecond
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Dialer: d, ConnectTimeout: connectTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * connectTimeout) // past every dial's ConnectTimeout
+	for range 5 {
+		mustExec(t, s, "SELECT key FROM system.local")
+	}
+	mu.Lock()
+	for i, ctx := range ctxs {
+		if ctx.Err() != nil {
+			t.Errorf("dial %d: the context ended (%v) while its connection is in use", i, ctx.Err())
+		}
+		if _, ok := ctx.Deadline(); ok {
+			t.Errorf("dial %d: the context has a deadline", i)
+		}
+	}
+	n := len(ctxs)
+	mu.Unlock()
+	if n < 2 {
+		t.Fatalf("%d dials, want the control connection's and the pool's", n)
+	}
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for i, ctx := range ctxs {
+		if ctx.Err() == nil {
+			t.Errorf("dial %d: the context outlives the closed session", i)
+		}
 	}
 }

@@ -16,7 +16,8 @@ type ClusterConfig struct {
 	// ProtoVersion is the protocol version; 0 lets the driver negotiate.
 	ProtoVersion int
 
-	// Timeout bounds one attempt of a request (default 11s); it does not bound the whole
+	// Timeout bounds one attempt of a request (default 11s), and the PREPARE a statement
+	// needs first (which then fails with ErrTimeoutNoResponse); it does not bound the whole
 	// query when retries or paging are involved. As in gocql, it also bounds the session's
 	// first query (system.local) in CreateSession, so a Timeout shorter than a round trip
 	// fails CreateSession; with no WriteTimeout, one under a microsecond fails it as gocql's
@@ -105,6 +106,8 @@ type ClusterConfig struct {
 	ReconnectInterval time.Duration
 
 	// MaxWaitSchemaAgreement bounds the wait for schema agreement after DDL (default 60s).
+	// Zero or less waits not at all: as in gocql, DDL returns at once and
+	// AwaitSchemaAgreement fails with "cluster schema versions not consistent: []".
 	MaxWaitSchemaAgreement time.Duration
 
 	// HostFilter selects the hosts connected to.
@@ -156,10 +159,12 @@ type ClusterConfig struct {
 	WriteCoalesceWaitTime time.Duration
 
 	// Dialer opens every connection's network connection (the control connection's and the
-	// pools'), with network "tcp" and the node's ip:port; SslOpts' TLS runs over it. It is
-	// ignored when HostDialer is set. Its errors fail CreateSession as they are, under
-	// gocql's step prefix. Unlike gocql, a dial is bounded by ConnectTimeout even when the
-	// Dialer ignores its context (docs/deviations.md G40).
+	// pools'), with network "tcp" and the node's ip:port (a contact point given by name is
+	// resolved first); SslOpts' TLS runs over it. It is ignored when HostDialer is set. Its
+	// context ends when the connection closes; its errors fail CreateSession as they are,
+	// under gocql's step prefix. Unlike gocql, a dial that has not returned after
+	// ConnectTimeout is abandoned, even when the Dialer ignores its context, and a panic in
+	// it is an error (docs/deviations.md G40).
 	Dialer Dialer
 
 	// HostDialer opens every connection, TLS included: SslOpts is ignored when it is set.

@@ -30,7 +30,12 @@ func nativeDialer(cfg *ClusterConfig) native.Dialer {
 // that CreateSession reports them as gocql does (see dialFailure).
 type dialerAdapter struct{ d Dialer }
 
+// DialContext dials address, with a contact point given by name resolved first: gocql
+// dials the IP address (HostInfo.ConnectAddressAndPort).
 func (a dialerAdapter) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if _, ip, port := resolveContact(ctx, address); ip != nil {
+		address = net.JoinHostPort(ip.String(), strconv.Itoa(port))
+	}
 	c, err := a.d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, &appDialError{err}
@@ -49,7 +54,7 @@ func (a hostDialerAdapter) DialContext(ctx context.Context, _, address string) (
 
 // DialHost dials one node through the application's HostDialer.
 func (a hostDialerAdapter) DialHost(ctx context.Context, host native.Host) (net.Conn, error) {
-	dh, err := a.cfg.HostDialer.DialHost(ctx, dialHostInfo(host, a.cfg.Port))
+	dh, err := a.cfg.HostDialer.DialHost(ctx, dialHostInfo(ctx, host, a.cfg.Port))
 	if err != nil {
 		return nil, &appDialError{err}
 	}
@@ -73,26 +78,40 @@ func (e *appDialError) Unwrap() error { return e.err }
 // dialHostInfo is the HostInfo gocql v1.7.0 hands to its HostDialer and AuthProvider for a
 // connection: the ring's host for a node the session discovered (data center, rack and host
 // id included) and, for a contact point dialled before discovery, a host with only its
-// address and port.
-func dialHostInfo(host native.Host, defaultPort int) *HostInfo {
+// name, address and port (a name resolved, as gocql resolves the contact points).
+func dialHostInfo(ctx context.Context, host native.Host, defaultPort int) *HostInfo {
 	if host.HostID != "" || host.DataCenter != "" {
 		return pooledHostInfo(host, defaultPort)
 	}
-	h := &HostInfo{}
-	if ip, p, err := net.SplitHostPort(host.Addr); err == nil {
-		h.hostname = ip
-		h.connectAddress = net.ParseIP(ip)
-		h.port, _ = strconv.Atoi(p)
+	name, ip, port := resolveContact(ctx, host.Addr)
+	return &HostInfo{hostname: name, connectAddress: ip, port: port}
+}
+
+// resolveContact splits a contact point's host:port and returns its host, its IP address
+// (the first the resolver gives for a name, as contactPoints takes; nil when it cannot be
+// resolved) and its port.
+func resolveContact(ctx context.Context, address string) (string, net.IP, int) {
+	host, p, err := net.SplitHostPort(address)
+	if err != nil {
+		return address, nil, 0
 	}
-	return h
+	port, _ := strconv.Atoi(p)
+	if ip := net.ParseIP(host); ip != nil {
+		return host, ip, port
+	}
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return host, nil, port
+	}
+	return host, ips[0], port
 }
 
 // appDialFailure returns the application's dialer error that failed the first connection,
-// nil for any other failure. A dialer that gave up because its context reached
-// ConnectTimeout is reported as a silent node is (see dialFailure), not by its own error.
+// nil for any other failure (a dial abandoned at ConnectTimeout is reported as a silent node
+// is, see dialFailure).
 func appDialFailure(err error) error {
 	var app *appDialError
-	if !errors.As(err, &app) || errors.Is(app.err, context.DeadlineExceeded) {
+	if !errors.As(err, &app) {
 		return nil
 	}
 	return app.err

@@ -58,7 +58,8 @@ func TestSocketKeepaliveSetsTheSocketsPeriod(t *testing.T) {
 	if nativeDialer(NewCluster(sim.Addrs()...)) != nil {
 		t.Error("without SocketKeepalive or a dialer, the shim replaces the native core's dialer")
 	}
-	// And a session with it works.
+	// And a session with SocketKeepalive alone works.
+	cfg.Dialer = nil
 	s, err := cfg.CreateSession()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -320,22 +323,18 @@ func TestDialerErrorsLikeGocql(t *testing.T) {
 	}
 }
 
-// stallDialer stands for a proxy that accepts the dial and never answers: it returns when
-// its context ends or when released.
+// stallDialer stands for a proxy client that waits for an answer that never comes and
+// heeds no context: it returns only when released.
 type stallDialer struct{ release chan struct{} }
 
-func (d stallDialer) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-d.release:
-		return nil, errProxyRefused
-	}
+func (d stallDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	<-d.release
+	return nil, errProxyRefused
 }
 
-// gocql v1.7.0 gives a custom Dialer a context without deadline, so a proxy that never
-// answers holds CreateSession for ever; the shim bounds every dial by ConnectTimeout
-// (docs/deviations.md G40).
+// gocql v1.7.0 waits for its Dialer as long as it takes, so a dialer that never returns
+// holds CreateSession for ever; the shim gives up on a dial after ConnectTimeout, whatever
+// the dialer does (docs/deviations.md G40).
 func TestStalledDialerIsBoundedUnlikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{})
 	release := make(chan struct{})
@@ -353,7 +352,7 @@ func TestStalledDialerIsBoundedUnlikeGocql(t *testing.T) {
 
 	cfg := NewCluster(sim.Addrs()...)
 	cfg.ConnectTimeout = 200 * time.Millisecond
-	cfg.Dialer = stallDialer{make(chan struct{})}
+	cfg.Dialer = stallDialer{release}
 	shimDone := make(chan error, 1)
 	go func() {
 		_, err := cfg.CreateSession()
@@ -376,5 +375,98 @@ func TestStalledDialerIsBoundedUnlikeGocql(t *testing.T) {
 	close(release)
 	if err := <-legacyDone; err == nil {
 		t.Error("gocql v1.7.0 connected through a dialer that refused")
+	}
+}
+
+// namedContactLog records, for the first dial of each driver (the contact point, before
+// discovery), what a Dialer and a HostDialer are given.
+type namedContactLog struct {
+	mu    sync.Mutex
+	dials []string
+	hosts []string
+}
+
+func (l *namedContactLog) dial(ctx context.Context, address string) (net.Conn, error) {
+	l.mu.Lock()
+	l.dials = append(l.dials, address)
+	l.mu.Unlock()
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", address)
+}
+
+func (l *namedContactLog) host(hostnamePort string, ip net.IP, port int) string {
+	rec := fmt.Sprintf("%s ip=%v", hostnamePort, ip)
+	l.mu.Lock()
+	l.hosts = append(l.hosts, rec)
+	l.mu.Unlock()
+	return net.JoinHostPort(ip.String(), strconv.Itoa(port))
+}
+
+type namedDialer struct{ *namedContactLog }
+
+func (d namedDialer) DialContext(ctx context.Context, _, address string) (net.Conn, error) {
+	return d.dial(ctx, address)
+}
+
+type namedLegacyHostDialer struct{ *namedContactLog }
+
+func (d namedLegacyHostDialer) DialHost(ctx context.Context, h *gocqlv1.HostInfo) (*gocqlv1.DialedHost, error) {
+	c, err := d.dial(ctx, d.host(h.HostnameAndPort(), h.ConnectAddress(), h.Port()))
+	if err != nil {
+		return nil, err
+	}
+	return &gocqlv1.DialedHost{Conn: c}, nil
+}
+
+type namedShimHostDialer struct{ *namedContactLog }
+
+func (d namedShimHostDialer) DialHost(ctx context.Context, h *HostInfo) (*DialedHost, error) {
+	c, err := d.dial(ctx, d.host(h.HostnameAndPort(), h.ConnectAddress(), h.Port()))
+	if err != nil {
+		return nil, err
+	}
+	return &DialedHost{Conn: c}, nil
+}
+
+// A contact point given by name: gocql resolves it before dialling, so its Dialer gets the
+// IP address, and its HostDialer a HostInfo with the name and the resolved address. The
+// shim hands its dialers the same.
+func TestNamedContactPointDialLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	named := "localhost:" + strconv.Itoa(sim.Port())
+	ip := func(addr string) bool {
+		host, _, err := net.SplitHostPort(addr)
+		return err == nil && net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
+	}
+	for _, hostDialer := range []bool{false, true} {
+		legacy, shim := &namedContactLog{}, &namedContactLog{}
+		lcfg := gocqlv1.NewCluster(named)
+		cfg := NewCluster(named)
+		if hostDialer {
+			lcfg.HostDialer, cfg.HostDialer = namedLegacyHostDialer{legacy}, namedShimHostDialer{shim}
+		} else {
+			lcfg.Dialer, cfg.Dialer = namedDialer{legacy}, namedDialer{shim}
+		}
+		ls, err := lcfg.CreateSession()
+		if err != nil {
+			t.Fatalf("gocql: %v", err)
+		}
+		ls.Close()
+		s, err := cfg.CreateSession()
+		if err != nil {
+			t.Fatalf("shim: %v", err)
+		}
+		s.Close()
+		for _, l := range []struct {
+			driver string
+			log    *namedContactLog
+		}{{"gocql", legacy}, {"shim", shim}} {
+			if len(l.log.dials) == 0 || !ip(l.log.dials[0]) {
+				t.Errorf("HostDialer %v: %s's first dial was to %v, want the resolved address", hostDialer, l.driver, l.log.dials)
+			}
+			if hostDialer && (len(l.log.hosts) == 0 || !strings.HasPrefix(l.log.hosts[0], named+" ip=127.")) {
+				t.Errorf("%s's HostDialer first got %v, want %s with its resolved address", l.driver, l.log.hosts, named)
+			}
+		}
 	}
 }

@@ -68,7 +68,8 @@ type Config struct {
 	// SCYLLA_RATE_LIMIT_ERROR option of SUPPORTED, else proto.ErrCodeRateLimit.
 	RateLimitErrorCode proto.ErrorCode
 	// Dialer opens the network connection (TLS, when set, runs over it); nil uses a
-	// net.Dialer. A dialer that outlives DialTimeout is abandoned (see Dial).
+	// net.Dialer. Its context lasts as long as the connection; a dial that outlives
+	// DialTimeout is abandoned (see dialCustom).
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
@@ -113,7 +114,8 @@ type Conn struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
-	err       error // set before done is closed
+	release   func() // ends the custom dialer's context (see dialCustom); nil for none
+	err       error  // set before done is closed
 	wg        sync.WaitGroup
 }
 
@@ -238,6 +240,9 @@ func (c *Conn) fail(cause error) {
 		c.err = &ClosedError{Addr: c.addr, Cause: cause}
 		close(c.done)
 		_ = c.nc.Close()
+		if c.release != nil {
+			c.release()
+		}
 	})
 }
 

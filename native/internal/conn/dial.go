@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
@@ -16,26 +18,29 @@ import (
 // Dial connects to addr (host:port), over TLS when cfg.TLS is set, and performs the handshake:
 // OPTIONS (the answer is kept, see Supported), STARTUP with CQL_VERSION 3.0.0 and the
 // configured compression, SASL authentication when the server asks for it, and USE when
-// cfg.Keyspace is set. cfg.DialTimeout (and ctx) bound the whole sequence. Errors are
-// *DialError values naming the address and the step that failed.
+// cfg.Keyspace is set. cfg.DialTimeout bounds opening the network connection, and then the
+// TLS and CQL handshake; ctx bounds the whole. Errors are *DialError values naming the
+// address and the step that failed.
 func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, &DialError{Addr: addr, Step: "config", Err: err}
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
-	defer cancel()
-
 	var nc net.Conn
+	release := func() {} // ends the custom dialer's context
 	if cfg.Dialer == nil {
+		dctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 		var d net.Dialer
-		nc, err = d.DialContext(ctx, "tcp", addr)
+		nc, err = d.DialContext(dctx, "tcp", addr)
+		cancel()
 	} else {
-		nc, err = dialCustom(ctx, cfg.Dialer, addr)
+		nc, release, err = dialCustom(ctx, cfg.Dialer, addr, cfg.DialTimeout)
 	}
 	if err != nil {
 		return nil, &DialError{Addr: addr, Step: "connect", Err: err}
 	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	defer cancel()
 	if tc, ok := nc.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
@@ -49,6 +54,7 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 		tlsConn := tls.Client(nc, tcfg)
 		if err := tlsConn.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
+			release()
 			return nil, &DialError{Addr: addr, Step: "tls handshake", Err: err}
 		}
 		nc = tlsConn
@@ -56,8 +62,10 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	c, err := newConn(nc, addr, cfg)
 	if err != nil {
 		_ = nc.Close()
+		release()
 		return nil, &DialError{Addr: addr, Step: "config", Err: err}
 	}
+	c.release = release
 	c.start()
 	if step, err := c.handshake(ctx); err != nil {
 		_ = c.Close()
@@ -70,39 +78,79 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	return c, nil
 }
 
-// dialCustom runs a Config.Dialer that may ignore its context: when ctx ends first, Dial
-// returns ctx's error and the connection the dialer returns afterwards, if any, is closed.
-// A dialer that returns neither a connection nor an error is an error too.
-func dialCustom(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string) (net.Conn, error) {
+// dialCustom runs a Config.Dialer. The dialer's context carries ctx's values but neither its
+// deadline nor timeout: it lasts as long as the connection (release ends it, called when the
+// connection closes), as gocql's dialers get a context that lasts as long as the session, so
+// that a dialer may tie the connection to it. Dial does not wait beyond timeout (or ctx)
+// for a dialer, even one that ignores its context: it then ends the dialer's context,
+// returns an error, and closes the connection the dialer returns afterwards, if any. A
+// dialer that returns neither a connection nor an error, or panics, fails the dial too.
+func dialCustom(ctx context.Context, dial func(ctx context.Context, network, addr string) (net.Conn, error), addr string, timeout time.Duration) (net.Conn, func(), error) {
 	type dialed struct {
 		nc  net.Conn
 		err error
 	}
+	dctx, release := context.WithCancel(context.WithoutCancel(ctx))
+	var (
+		mu        sync.Mutex
+		abandoned bool
+	)
 	ch := make(chan dialed, 1)
 	go func() {
-		nc, err := dial(ctx, "tcp", addr)
-		ch <- dialed{nc, err}
-	}()
-	select {
-	case d := <-ch:
-		if d.err != nil {
+		var d dialed
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					d = dialed{err: fmt.Errorf("the dialer panicked: %v", p)}
+				}
+			}()
+			d.nc, d.err = dial(dctx, "tcp", addr)
+		}()
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
 			if d.nc != nil {
 				_ = d.nc.Close()
 			}
-			return nil, d.err
+			return
 		}
-		if d.nc == nil {
-			return nil, errNilDialedConn
-		}
-		return d.nc, nil
-	case <-ctx.Done():
-		go func() {
-			if d := <-ch; d.nc != nil {
+		ch <- d
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case d := <-ch:
+		switch {
+		case d.err != nil:
+			if d.nc != nil {
 				_ = d.nc.Close()
 			}
-		}()
-		return nil, fmt.Errorf("the dialer did not return in time: %w", ctx.Err())
+			release()
+			return nil, nil, d.err
+		case d.nc == nil:
+			release()
+			return nil, nil, errNilDialedConn
+		}
+		return d.nc, release, nil
+	case <-t.C:
+	case <-ctx.Done():
 	}
+	mu.Lock()
+	abandoned = true
+	select {
+	case d := <-ch: // it returned just now
+		if d.nc != nil {
+			_ = d.nc.Close()
+		}
+	default:
+	}
+	mu.Unlock()
+	release()
+	err := ctx.Err()
+	if err == nil {
+		err = context.DeadlineExceeded
+	}
+	return nil, nil, fmt.Errorf("the dialer did not return in time: %w", err)
 }
 
 // errNilDialedConn is the error of a dialer that returned a nil connection and a nil error.
