@@ -233,12 +233,15 @@ func (s *Session) schemaQuery(ctx context.Context, stmt string, values ...interf
 	return s.internalQuery(stmt, values...).WithContext(ctx).PageSize(0).Idempotent(true).Iter()
 }
 
-// internalQuery returns a query the driver runs for itself (schema metadata, trace events), at
-// consistency ONE. As gocql's, which run on its control connection, the session's QueryObserver
-// and Tracer do not see it: a Tracer set with SetTrace would otherwise trace its own reads.
+// internalQuery returns a query the driver runs for itself (schema metadata, trace events,
+// the replication token-aware routing needs), at consistency ONE. As gocql's, which run on
+// its control connection, it does not involve the application's policies or observers: the
+// native core routes it (not the HostSelectionPolicy, whose Pick and Mark do not see it),
+// without the RetryPolicy or speculative executions, and the session's QueryObserver and
+// Tracer do not see it (a Tracer set with SetTrace would otherwise trace its own reads).
 func (s *Session) internalQuery(stmt string, values ...interface{}) *Query {
 	q := s.Query(stmt, values...).Consistency(One)
-	q.observer, q.trace = nil, nil
+	q.observer, q.trace, q.rt, q.spec, q.internal = nil, nil, nil, nil, true
 	return q
 }
 

@@ -518,7 +518,9 @@ func (t *tokenAwareHostPolicy) Init(s *Session) {
 
 func (t *tokenAwareHostPolicy) IsLocal(h *HostInfo) bool { return t.fallback.IsLocal(h) }
 
-func (t *tokenAwareHostPolicy) KeyspaceChanged(e KeyspaceUpdateEvent) { t.fallback.KeyspaceChanged(e) }
+// KeyspaceChanged does not reach the fallback policy, as in gocql v1.7.0 (the replicas are
+// read when a statement needs them, see docs/deviations.md G36).
+func (t *tokenAwareHostPolicy) KeyspaceChanged(KeyspaceUpdateEvent) {}
 
 func (t *tokenAwareHostPolicy) SetPartitioner(p string) {
 	t.partitioner.Store(p)

@@ -74,6 +74,7 @@ type Query struct {
 	idempotent            bool
 	disableAutoPage       bool
 	released              bool
+	internal              bool // the driver's own query (see Session.internalQuery)
 }
 
 // defaultsFromSession sets q's options from its session's defaults and gives it metrics, zero
@@ -216,7 +217,7 @@ func (q *Query) copyTo(c *Query) {
 		defaultTimestamp: q.defaultTimestamp, defaultTimestampValue: q.defaultTimestampValue,
 		disableSkipMetadata: q.disableSkipMetadata, context: q.context, idempotent: q.idempotent,
 		customPayload: q.customPayload, metrics: q.metrics, disableAutoPage: q.disableAutoPage,
-		routingInfo: q.routingInfo, released: q.released,
+		routingInfo: q.routingInfo, released: q.released, internal: q.internal,
 	}
 	c.refCount = 1
 }

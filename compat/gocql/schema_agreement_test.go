@@ -1,8 +1,11 @@
 package gocql
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	gocqlv1 "github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -75,3 +78,42 @@ func TestSchemaAgreementAsksTheCoordinator(t *testing.T) {
 		}
 	}
 }
+
+// MaxWaitSchemaAgreement 0 means no wait in gocql v1.7.0: DDL returns as soon as the node
+// answers, although the other nodes learn of the change only later, and
+// AwaitSchemaAgreement fails at once without asking any node. The shim does the same.
+func TestNoSchemaAgreementWaitLikeGocql(t *testing.T) {
+	const propagation = 20 * time.Second
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, SchemaPropagationDelay: propagation})
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.MaxWaitSchemaAgreement, l.MaxWaitSchemaAgreement = 0, 0
+		c.Logger, l.Logger = discardLogger{}, discardLogger{}
+	})
+	for _, d := range []struct {
+		driver string
+		exec   func(string) error
+		await  func() error
+	}{
+		{"gocql", func(stmt string) error { return ls.Query(stmt).Exec() }, func() error { return ls.AwaitSchemaAgreement(context.Background()) }},
+		{"compat", func(stmt string) error { return s.Query(stmt).Exec() }, func() error { return s.AwaitSchemaAgreement(context.Background()) }},
+	} {
+		start := time.Now()
+		if err := d.exec("CREATE KEYSPACE nowait_" + d.driver + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"); err != nil {
+			t.Fatalf("%s: %v", d.driver, err)
+		}
+		if took := time.Since(start); took >= propagation {
+			t.Errorf("%s: DDL took %v: it waited for the schema to propagate", d.driver, took)
+		}
+		const want = "gocql: cluster schema versions not consistent: []"
+		if err := d.await(); err == nil || err.Error() != want {
+			t.Errorf("%s: AwaitSchemaAgreement: %v, want %q", d.driver, err, want)
+		}
+	}
+}
+
+// discardLogger is a StdLogger of both drivers that prints nothing.
+type discardLogger struct{}
+
+func (discardLogger) Print(...interface{})          {}
+func (discardLogger) Printf(string, ...interface{}) {}
+func (discardLogger) Println(...interface{})        {}

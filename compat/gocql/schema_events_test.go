@@ -113,3 +113,41 @@ func TestKeyspaceChangedLikeGocql(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyspaceChangedAtStartLikeGocql: gocql v1.7.0 ends its initialisation by calling the
+// policy's KeyspaceChanged with the session keyspace (so the policy may cache its
+// settings), and its token-aware policy keeps KeyspaceChanged to itself: the fallback policy
+// hears neither that call nor the schema change events. The shim does the same.
+func TestKeyspaceChangedAtStartLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	admin := NewCluster(sim.Addrs()...)
+	as, err := admin.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	if err := as.Query("CREATE KEYSPACE evtstart WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	var shimTop, shimFallback, legacyTop, legacyFallback keyspaceLog
+	sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Keyspace, l.Keyspace = "evtstart", "evtstart"
+		c.PoolConfig.HostSelectionPolicy = recordingPolicy{TokenAwareHostPolicy(recordingPolicy{RoundRobinHostPolicy(), &shimFallback}), &shimTop}
+		l.PoolConfig.HostSelectionPolicy = legacyRecordingPolicy{gocqlv1.TokenAwareHostPolicy(legacyRecordingPolicy{gocqlv1.RoundRobinHostPolicy(), &legacyFallback}), &legacyTop}
+	})
+	if diff := cmp.Diff(legacyTop.get(), shimTop.get()); diff != "" {
+		t.Errorf("KeyspaceChanged calls at start (-gocql +compat):\n%s", diff)
+	}
+	if got := shimTop.get(); !slices.Equal(got, []string{" evtstart"}) {
+		t.Errorf("compat's policy got %q at start, want the session keyspace", got)
+	}
+	if err := as.Query("CREATE KEYSPACE evtlater WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "both policies saw the new keyspace", func() bool {
+		return len(shimTop.get()) == 2 && len(legacyTop.get()) == 2
+	})
+	if got, gotLegacy := shimFallback.get(), legacyFallback.get(); len(got) != 0 || len(gotLegacy) != 0 {
+		t.Errorf("the token-aware policy's fallback got KeyspaceChanged calls: compat %q, gocql %q; want none", got, gotLegacy)
+	}
+}

@@ -162,6 +162,11 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	}
 	s.policy.Init(s)
 	s.refreshHosts()
+	if cfg.Keyspace != "" && !cfg.disableControlConn {
+		// As gocql v1.7.0 at the end of its initialisation: the policy may cache the
+		// session keyspace's settings.
+		s.policy.KeyspaceChanged(KeyspaceUpdateEvent{Keyspace: cfg.Keyspace})
+	}
 	s.refresher.Add(2)
 	go s.refreshLoop()
 	go s.schemaLoop(schemaEvents)
@@ -854,9 +859,14 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 	}
 }
 
-// plan sets p to the host plan of qry; when the session knows no host yet, a plan with one
-// placeholder entry lets the native core route the request itself.
+// plan sets p to the host plan of qry; when the session knows no host yet, or for the
+// driver's own queries (see internalQuery), a plan with one placeholder entry lets the
+// native core route the request itself.
 func (s *Session) plan(qry ExecutableQuery, p *hostPlan) {
+	if q, ok := qry.(*Query); ok && q.internal {
+		p.placeholder = true
+		return
+	}
 	fillPlan(s.policy, qry, p)
 	p.placeholder = s.hostCount.Load() == 0
 }
@@ -938,11 +948,35 @@ func (s *Session) prepare(ctx context.Context, stmt string) (*preparedInfo, erro
 	if info := s.preparedByText(stmt); info != nil {
 		return info, nil
 	}
+	ctx, cancel := s.prepareContext(ctx)
+	defer cancel()
 	p, err := s.native.Prepare(ctx, stmt)
 	if err != nil {
-		return nil, convertPrepareError(err)
+		return nil, timedPrepareError(ctx, err)
 	}
 	return s.remember(p), nil
+}
+
+// errPrepareTimedOut is the cause of a PREPARE cut off by ClusterConfig.Timeout.
+var errPrepareTimedOut = errors.New("gocql: the PREPARE timed out")
+
+// prepareContext bounds a PREPARE by ClusterConfig.Timeout, as gocql v1.7.0 bounds every
+// request on a connection (the native core's own timeout is off: per-attempt timeouts are
+// set on every statement).
+func (s *Session) prepareContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := s.attemptTimeout(); d > 0 {
+		return context.WithTimeoutCause(ctx, d, errPrepareTimedOut)
+	}
+	return ctx, func() {}
+}
+
+// timedPrepareError converts the error of a PREPARE run under prepareContext: gocql's
+// ErrTimeoutNoResponse when the timeout cut it off, else convertPrepareError's.
+func timedPrepareError(ctx context.Context, err error) error {
+	if context.Cause(ctx) == errPrepareTimedOut {
+		return ErrTimeoutNoResponse
+	}
+	return convertPrepareError(err)
 }
 
 // prepareNotSentError is the error of a PREPARE that no node could take: every node's
@@ -1240,7 +1274,8 @@ func (s *Session) awaitSchemaAgreement(ctx context.Context, prefer string) error
 	}
 	wait := s.cfg.MaxWaitSchemaAgreement
 	if wait <= 0 {
-		wait = 60 * time.Second
+		// gocql v1.7.0 asks no node and reports no versions.
+		return fmt.Errorf("gocql: cluster schema versions not consistent: %+v", []string{})
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

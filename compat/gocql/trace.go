@@ -74,12 +74,14 @@ func (s *Session) prepareTraced(ctx context.Context, stmt string, tracer Tracer)
 	if info := s.preparedByText(stmt); info != nil {
 		return info, nil // prepared already: no PREPARE is sent, so none is traced
 	}
+	ctx, cancel := s.prepareContext(ctx)
+	defer cancel()
 	p, traceID, err := s.native.PrepareTraced(ctx, stmt)
 	if traceID != nil {
 		tracer.Trace(traceID)
 	}
 	if err != nil {
-		return nil, convertPrepareError(err)
+		return nil, timedPrepareError(ctx, err)
 	}
 	return s.remember(p), nil
 }

@@ -1,0 +1,72 @@
+package gocql
+
+import (
+	"bytes"
+	"sync/atomic"
+	"testing"
+
+	gocqlv1 "github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+// pickCounter is a round-robin policy of the shim counting its Pick calls.
+type pickCounter struct {
+	HostSelectionPolicy
+	picks *atomic.Int32
+}
+
+func (p pickCounter) Pick(q ExecutableQuery) NextHost {
+	p.picks.Add(1)
+	return p.HostSelectionPolicy.Pick(q)
+}
+
+// legacyPickCounter is pickCounter for gocql v1.7.0.
+type legacyPickCounter struct {
+	gocqlv1.HostSelectionPolicy
+	picks *atomic.Int32
+}
+
+func (p legacyPickCounter) Pick(q gocqlv1.ExecutableQuery) gocqlv1.NextHost {
+	p.picks.Add(1)
+	return p.HostSelectionPolicy.Pick(q)
+}
+
+// The queries a driver runs for itself (KeyspaceMetadata's reads of system_schema, the
+// trace writer's reads of system_traces) run on gocql v1.7.0's control connection, outside
+// the application's host selection and retry policies. In the shim they do not reach the
+// policies either: a policy counting Pick calls sees the same number in both drivers.
+func TestInternalQueriesBypassThePoliciesLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var shimPicks, legacyPicks atomic.Int32
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.PoolConfig.HostSelectionPolicy = pickCounter{RoundRobinHostPolicy(), &shimPicks}
+		l.PoolConfig.HostSelectionPolicy = legacyPickCounter{gocqlv1.RoundRobinHostPolicy(), &legacyPicks}
+	})
+	shimPicks.Store(0)
+	legacyPicks.Store(0)
+
+	if _, err := ls.KeyspaceMetadata("system_schema"); err != nil {
+		t.Fatalf("gocql: %v", err)
+	}
+	if _, err := s.KeyspaceMetadata("system_schema"); err != nil {
+		t.Fatalf("compat: %v", err)
+	}
+	if l, c := legacyPicks.Load(), shimPicks.Load(); l != c {
+		t.Errorf("KeyspaceMetadata: %d picks in gocql, %d in the shim", l, c)
+	}
+
+	var lout, cout bytes.Buffer
+	if err := ls.Query("SELECT key FROM system.local").Trace(gocqlv1.NewTraceWriter(ls, &lout)).Exec(); err != nil {
+		t.Fatalf("gocql: %v", err)
+	}
+	if err := s.Query("SELECT key FROM system.local").Trace(NewTraceWriter(s, &cout)).Exec(); err != nil {
+		t.Fatalf("compat: %v", err)
+	}
+	if lout.Len() == 0 || cout.Len() == 0 {
+		t.Fatalf("the trace writers wrote %d and %d bytes, want the traces", lout.Len(), cout.Len())
+	}
+	if l, c := legacyPicks.Load(), shimPicks.Load(); l != c {
+		t.Errorf("KeyspaceMetadata and a traced query: %d picks in gocql, %d in the shim", l, c)
+	}
+}
