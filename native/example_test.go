@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -166,4 +167,43 @@ func ExampleUnavailableError() {
 	// 2 1
 	// unavailable
 	// saving order: unavailable: Cannot achieve consistency level QUORUM (host 10.0.0.1:9042) (consistency QUORUM, required 2, alive 1)
+}
+
+// nodeDialer is a HostDialer: it opens every connection itself (here over plain TCP with a
+// keep-alive period; a proxy or tunnel client goes here) and is told which node it dials.
+type nodeDialer struct{ net.Dialer }
+
+func (d *nodeDialer) DialHost(ctx context.Context, host native.Host) (net.Conn, error) {
+	if host.DataCenter != "" {
+		fmt.Println("dialling a node of", host.DataCenter)
+	}
+	return d.DialContext(ctx, "tcp", host.Addr)
+}
+
+// Opening the session's connections with a custom dialer (Config.Dialer).
+func ExampleConfig_dialer() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
+
+	d := &nodeDialer{net.Dialer{KeepAlive: 30 * time.Second}}
+	sess, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs(), Dialer: d, ConnsPerHost: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.Execute(context.Background(), native.Query("SELECT release_version FROM system.local"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := native.ScanOne[string](res)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("release", v)
+	// Output:
+	// dialling a node of datacenter1
+	// release 5.0.0
 }
