@@ -3,6 +3,8 @@ package gocql
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,9 +36,16 @@ func (q *Query) IterAsync() *future.ResponseFuture {
 func (q *Query) ExecAsync() *future.ResponseFuture { return q.IterAsync() }
 
 // ExecuteBatchAsync starts executing the batch and returns at once with a future (one page:
-// void, or the rows of a conditional batch). This is a cqlbridge extension.
+// void, or the rows of a conditional batch). The future works on a copy of the batch taken
+// now, entries included: the batch may be reset and reused at once (the values given to
+// Query are not copied, so do not modify them in place). This is a cqlbridge extension.
 func (s *Session) ExecuteBatchAsync(b *Batch) *future.ResponseFuture {
-	return future.Start(b.Context(), &batchRequester{s: s, b: b}, futureOptions(s))
+	if s == nil || b == nil {
+		return future.Start(context.Background(), &batchRequester{s: s}, futureOptions(nil))
+	}
+	c := *b
+	c.Entries = slices.Clone(b.Entries)
+	return future.Start(b.Context(), &batchRequester{s: s, b: &c}, futureOptions(s))
 }
 
 func futureOptions(s *Session) future.Options {
@@ -82,12 +91,21 @@ type batchRequester struct {
 }
 
 func (r *batchRequester) Request(ctx context.Context, _ []byte, timeout time.Duration) future.Pending {
+	switch {
+	case r.s == nil:
+		return donePending(&Iter{err: errNoSession})
+	case r.b == nil:
+		return donePending(&Iter{err: errNilBatch})
+	}
 	return startPending(ctx, timeout, func(ctx context.Context) *Iter {
 		return r.s.executeBatch(r.b.WithContext(ctx))
 	})
 }
 
-// startPending runs exec in a goroutine under ctx (bounded by timeout when positive).
+// startPending runs exec in a goroutine under ctx (bounded by timeout when positive). A
+// panic in exec (in an observer, a policy, a tracer or a Bind function of the application)
+// completes the page with an error instead of ending the program: nothing else could
+// recover it.
 func startPending(ctx context.Context, timeout time.Duration, exec func(context.Context) *Iter) *iterPending {
 	p := &iterPending{done: make(chan struct{})}
 	cancel := context.CancelFunc(func() {})
@@ -96,9 +114,19 @@ func startPending(ctx context.Context, timeout time.Duration, exec func(context.
 	}
 	go func() {
 		defer cancel()
-		p.complete(exec(ctx))
+		p.complete(recoverExec(ctx, exec))
 	}()
 	return p
+}
+
+// recoverExec runs exec, turning a panic into the page's error.
+func recoverExec(ctx context.Context, exec func(context.Context) *Iter) (it *Iter) {
+	defer func() {
+		if r := recover(); r != nil {
+			it = &Iter{err: fmt.Errorf("gocql: panic during an asynchronous execution (in an observer, policy, tracer or Bind function?): %v", r)}
+		}
+	}()
+	return exec(ctx)
 }
 
 func donePending(it *Iter) *iterPending {

@@ -186,7 +186,9 @@ type ClusterConfig struct {
 // PoolConfig configures host selection.
 type PoolConfig struct {
 	// HostSelectionPolicy chooses the hosts of each query plan (default RoundRobinHostPolicy).
-	// A policy must not be shared between sessions.
+	// A policy must not be shared between sessions: CreateSession fails for a
+	// TokenAwareHostPolicy another session was created with (gocql v1.7.0 panics), even
+	// once that session is closed.
 	HostSelectionPolicy HostSelectionPolicy
 }
 

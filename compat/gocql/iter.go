@@ -270,6 +270,9 @@ type iterScanner struct {
 // and reports the iterator of the page the scanner reached (a failed page fetch included).
 func (is *iterScanner) Next() bool {
 	iter := is.iter
+	if iter == nil {
+		return false // after Err (gocql v1.7.0 panics; docs/deviations.md G41)
+	}
 	if iter.err != nil || iter.closed.Load() {
 		return false
 	}
@@ -362,6 +365,9 @@ func (r *RowData) rowMap(m map[string]interface{}) {
 	}
 }
 
+// errNilMap is the error of MapScan given a nil map for a row.
+var errNilMap = errors.New("gocql: MapScan into a nil map")
+
 // MapScan reads the next row into m, keyed by column name, and reports whether there was one.
 // Pointers already present in m under a column's name are used as that column's destination.
 func (iter *Iter) MapScan(m map[string]interface{}) bool {
@@ -370,6 +376,10 @@ func (iter *Iter) MapScan(m map[string]interface{}) bool {
 	}
 	// The columns are those of the page the row comes from, so switch pages first.
 	if !iter.ensureRow() {
+		return false
+	}
+	if m == nil {
+		iter.err = errNilMap // gocql v1.7.0 panics (docs/deviations.md G41)
 		return false
 	}
 	// As in gocql v1.7.0, a column without a Go type (RowData's error) is not reported as

@@ -106,12 +106,18 @@ func (qm *queryMetrics) hostMetrics(host *HostInfo) *hostMetrics {
 }
 
 func (qm *queryMetrics) attempts() int {
+	if qm == nil { // a Batch or Query written as a struct literal
+		return 0
+	}
 	qm.mu.Lock()
 	defer qm.mu.Unlock()
 	return qm.totalAttempts
 }
 
 func (qm *queryMetrics) addAttempts(i int, host *HostInfo) int {
+	if qm == nil {
+		return 0
+	}
 	qm.mu.Lock()
 	defer qm.mu.Unlock()
 	hm := qm.get(host)
@@ -134,6 +140,9 @@ func (qm *queryMetrics) attempt(d time.Duration, host *HostInfo) int {
 }
 
 func (qm *queryMetrics) addLatency(l int64, host *HostInfo) {
+	if qm == nil {
+		return
+	}
 	qm.mu.Lock()
 	defer qm.mu.Unlock()
 	qm.get(host).TotalLatency += l
@@ -141,6 +150,9 @@ func (qm *queryMetrics) addLatency(l int64, host *HostInfo) {
 
 // latency is the mean latency per attempt over all hosts, in nanoseconds.
 func (qm *queryMetrics) latency() int64 {
+	if qm == nil { // a Batch or Query written as a struct literal
+		return 0
+	}
 	qm.mu.Lock()
 	defer qm.mu.Unlock()
 	var attempts int

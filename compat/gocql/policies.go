@@ -511,10 +511,19 @@ type tokenAwareHostPolicy struct {
 	ring                     atomic.Pointer[tokenRing] // the ring of the last plan (see ringFor)
 }
 
+// Init binds the policy to s. A policy already bound to another session is refused, as
+// gocql v1.7.0 refuses it (with a panic there; here CreateSession fails, see
+// errSharedTokenAware), even after that session closed.
 func (t *tokenAwareHostPolicy) Init(s *Session) {
-	t.session.Store(s)
+	if !t.session.CompareAndSwap(nil, s) && t.session.Load() != s {
+		s.policyErr = errSharedTokenAware
+		return
+	}
 	t.fallback.Init(s)
 }
+
+// errSharedTokenAware fails a CreateSession whose TokenAwareHostPolicy another session uses.
+var errSharedTokenAware = errors.New("sharing token aware host selection policy between sessions is not supported")
 
 func (t *tokenAwareHostPolicy) IsLocal(h *HostInfo) bool { return t.fallback.IsLocal(h) }
 

@@ -31,6 +31,9 @@ type Session struct {
 	native *native.Session
 	policy HostSelectionPolicy
 	logger StdLogger
+	// policyErr is set by a policy's Init that refuses the session (see
+	// tokenAwareHostPolicy.Init); CreateSession then fails with it.
+	policyErr error
 
 	mu            sync.RWMutex
 	cons          Consistency
@@ -161,6 +164,10 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		s.policy = RoundRobinHostPolicy()
 	}
 	s.policy.Init(s)
+	if s.policyErr != nil {
+		_ = ns.Close()
+		return nil, fmt.Errorf("gocql: unable to create session: %w", s.policyErr)
+	}
 	s.refreshHosts()
 	if cfg.Keyspace != "" && !cfg.disableControlConn {
 		// As gocql v1.7.0 at the end of its initialisation: the policy may cache the
@@ -737,14 +744,33 @@ func (s *Session) executeBatch(batch *Batch) *Iter {
 	if s.Closed() {
 		return &Iter{err: ErrSessionClosed}
 	}
+	if batch == nil {
+		return &Iter{err: errNilBatch} // gocql v1.7.0 panics (docs/deviations.md G41)
+	}
 	if batch.Size() > BatchSizeMaximum {
 		return &Iter{err: ErrTooManyStmts}
 	}
-	if batch.session == nil {
-		batch.session = s
+	if batch.session == nil || batch.metrics == nil || batch.routingInfo == nil {
+		// A batch of the package-level NewBatch (no session), or a struct literal (no
+		// metrics either, where gocql v1.7.0 panics): the execution runs on a copy, so that
+		// the caller's batch, which other goroutines may be executing, is not written.
+		c := *batch
+		if c.session == nil {
+			c.session = s
+		}
+		if c.metrics == nil {
+			c.metrics = newQueryMetrics()
+		}
+		if c.routingInfo == nil {
+			c.routingInfo = &queryRoutingInfo{}
+		}
+		batch = &c
 	}
 	return s.execute(batch)
 }
+
+// errNilBatch is the error of a nil *Batch executed.
+var errNilBatch = errors.New("gocql: the batch is nil")
 
 // ExecuteBatchCAS executes a conditional batch and reports whether it was applied. When it
 // was not, the first row's current values are scanned into dest and the returned iterator,
@@ -992,8 +1018,8 @@ func (e *prepareNotSentError) Error() string { return e.err.Error() }
 // node could take the PREPARE, else convertError's.
 func convertPrepareError(err error) error {
 	var nh *native.NoHostAvailableError
-	if !errors.As(err, &nh) {
-		return convertError(err)
+	if !errors.As(err, &nh) || errors.Is(err, native.ErrSessionClosed) {
+		return convertError(err) // Close cut the PREPARE off: ErrSessionClosed, not "not sent"
 	}
 	for _, he := range nh.Errors {
 		if !errors.Is(he.Err, native.ErrConnClosed) {
@@ -1271,6 +1297,9 @@ func (s *Session) awaitSchemaAgreement(ctx context.Context, prefer string) error
 	}
 	if s.cfg.disableControlConn {
 		return errNoControl
+	}
+	if ctx == nil {
+		ctx = context.Background() // gocql v1.7.0 panics (docs/deviations.md G41)
 	}
 	wait := s.cfg.MaxWaitSchemaAgreement
 	if wait <= 0 {

@@ -58,7 +58,7 @@ func All() []Scenario {
 		valueScenarios(), udtScenarios(), tupleScenarios(), counterScenarios(), staticScenarios(),
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
-		retryScenarios(), bindScenarios(), configScenarios()} {
+		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios()} {
 		all = append(all, group...)
 	}
 	return all
