@@ -107,6 +107,11 @@ type Config struct {
 	// reopened are missed.
 	OnSchemaChange func(SchemaChange)
 
+	// OnConnect, when set, is called after each attempt to open a connection (the control
+	// connection's and the pools'), successful or not, from the goroutine that made it: it
+	// must not block for long, and must not Close the session. For connection metrics.
+	OnConnect func(ConnectEvent)
+
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many
 	// extra attempts on the next nodes of their plan, one each time SpeculativeDelay passes
 	// without an answer; the first answer wins. Zero disables speculative execution.

@@ -43,14 +43,17 @@ func (ctl *control) connect(ctx context.Context) error {
 
 // connectTo opens the control connection to addr, registers for events and refreshes.
 func (ctl *control) connectTo(ctx context.Context, addr string) error {
-	cctx, cancel := context.WithTimeout(ctx, ctl.s.cfg.ConnectTimeout)
-	defer cancel()
 	cfg := ctl.s.connConfig(addr, ctl.onEvent)
 	cfg.Keyspace = "" // the control connection only reads system tables
-	c, err := conn.Dial(cctx, addr, cfg)
+	start := time.Now()
+	c, err := conn.Dial(ctx, addr, cfg) // bounded by ConnectTimeout, step by step
+	err = dialError(addr, err)
+	ctl.s.observeConnect(addr, true, start, err)
 	if err != nil {
-		return dialError(addr, err)
+		return err
 	}
+	cctx, cancel := context.WithTimeout(ctx, ctl.s.cfg.ConnectTimeout)
+	defer cancel()
 	if err := c.Register(cctx, proto.EventTopologyChange, proto.EventStatusChange, proto.EventSchemaChange); err != nil {
 		c.Close()
 		return err

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"net"
+	"time"
 )
 
 // Dialer opens a network connection to address ("host:port") on network ("tcp"), as
@@ -48,4 +49,27 @@ func (s *Session) hostAt(addr string) Host {
 		}
 	}
 	return Host{Addr: addr}
+}
+
+// ConnectEvent is one attempt to open a connection, as Config.OnConnect is told of it.
+type ConnectEvent struct {
+	// Host is the node: what the session knows of it, or only Addr for a contact point
+	// dialled before discovery.
+	Host Host
+	// Control is set for the control connection, which reads the cluster's topology and
+	// schema; else the connection is one of the node's pool.
+	Control bool
+	// Start is when the attempt began, End when the connection was open and ready (after
+	// the handshake) or the attempt failed.
+	Start, End time.Time
+	// Err is why the attempt failed; nil when the connection opened.
+	Err error
+}
+
+// observeConnect tells Config.OnConnect of an attempt to connect to addr begun at start.
+func (s *Session) observeConnect(addr string, control bool, start time.Time, err error) {
+	if s.cfg.OnConnect == nil {
+		return
+	}
+	s.cfg.OnConnect(ConnectEvent{Host: s.hostAt(addr), Control: control, Start: start, End: time.Now(), Err: err})
 }

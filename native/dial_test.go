@@ -299,3 +299,64 @@ func TestDialerContextLastsAsLongAsTheConnection(t *testing.T) {
 		}
 	}
 }
+
+// Config.OnConnect is told of every attempt to open a connection: the control connection's
+// (to the contact point, known by its address alone) and each pool's (to discovered nodes),
+// and, once a node is down, the failed attempts to reconnect to it.
+func TestOnConnectSeesEveryAttempt(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var mu sync.Mutex
+	var events []native.ConnectEvent
+	seen := func() []native.ConnectEvent {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]native.ConnectEvent(nil), events...)
+	}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], ConnsPerHost: 1, Routing: native.RoundRobin,
+		OnConnect: func(e native.ConnectEvent) {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	evs := seen()
+	if len(evs) == 0 || !evs[0].Control || evs[0].Err != nil || evs[0].Host.Addr != cl.Addrs()[0] || evs[0].Host.HostID != "" {
+		t.Fatalf("first event %+v, want the control connection's to the contact point", evs)
+	}
+	pools := map[string]bool{}
+	for _, e := range evs {
+		if e.End.Before(e.Start) {
+			t.Errorf("event %+v ends before it starts", e)
+		}
+		if !e.Control && e.Err == nil {
+			if e.Host.HostID == "" {
+				t.Errorf("pool connection event %+v without the discovered node", e)
+			}
+			pools[e.Host.Addr] = true
+		}
+	}
+	if len(pools) != 2 {
+		t.Fatalf("pool connections opened to %v, want both nodes (events %+v)", pools, evs)
+	}
+	if err := cl.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		failed := false
+		for _, e := range seen() {
+			failed = failed || (e.Host.Addr == cl.Addrs()[1] && e.Err != nil)
+		}
+		if failed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no failed connection attempt to the stopped node after 30 s: %+v", seen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

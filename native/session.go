@@ -219,8 +219,11 @@ func (s *Session) checkLocalDC() error {
 
 // dial opens one connection to addr with the session's settings.
 func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
+	start := time.Now()
 	c, err := conn.Dial(ctx, addr, s.connConfig(addr, nil))
-	return c, dialError(addr, err)
+	err = dialError(addr, err)
+	s.observeConnect(addr, false, start, err)
+	return c, err
 }
 
 // dialError turns a server ERROR met during the handshake (bad credentials, say) into the

@@ -141,8 +141,12 @@ type ClusterConfig struct {
 	// BatchObserver is the default batch observer.
 	BatchObserver BatchObserver
 
-	// ConnectObserver was told about every connection gocql opened; the native core does not
-	// expose its connections, so it is never called (docs/deviations.md G7).
+	// ConnectObserver is told of every attempt to open a connection (the control
+	// connection's and the pools'), successful or not, as in gocql: the host (for a contact
+	// point dialled before discovery, its address and port alone), when the dial began,
+	// when the connection was ready or the attempt failed, and the error (a refused or
+	// unreachable node's is the dialer's own *net.OpError, as in gocql). It is called from
+	// the goroutine that connects and must not block for long.
 	ConnectObserver ConnectObserver
 
 	// FrameHeaderObserver is accepted but never called (no frame access in the native core).

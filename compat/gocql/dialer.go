@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -115,4 +116,32 @@ func appDialFailure(err error) error {
 		return nil
 	}
 	return app.err
+}
+
+// connectObserver returns the native core's Config.OnConnect that reports each connection
+// attempt to cfg.ConnectObserver, nil without one.
+func connectObserver(cfg *ClusterConfig) func(native.ConnectEvent) {
+	obs, port := cfg.ConnectObserver, cfg.Port
+	if obs == nil {
+		return nil
+	}
+	return func(e native.ConnectEvent) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		obs.ObserveConnect(ObservedConnect{Host: dialHostInfo(ctx, e.Host, port), Start: e.Start, End: e.End, Err: connectError(e.Err)})
+	}
+}
+
+// connectError is the error gocql v1.7.0 reports for a failed connection attempt: the
+// dialer's own (a *net.OpError, or the application's Dialer's), else the native core's.
+func connectError(err error) error {
+	var app *appDialError
+	if errors.As(err, &app) {
+		return app.err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op
+	}
+	return err
 }

@@ -6,7 +6,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -468,5 +470,91 @@ func TestNamedContactPointDialLikeGocql(t *testing.T) {
 				t.Errorf("%s's HostDialer first got %v, want %s with its resolved address", l.driver, l.log.hosts, named)
 			}
 		}
+	}
+}
+
+// connectLog records what a ConnectObserver of either driver is told: distinct
+// "address ok|error hostID" entries, and the error of the first failed attempt per address.
+type connectLog struct {
+	mu       sync.Mutex
+	seen     []string
+	failures map[string]string
+}
+
+func (l *connectLog) add(addr string, hostID bool, start, end time.Time, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if end.Before(start) {
+		l.seen = append(l.seen, "end before start: "+addr)
+	}
+	e := fmt.Sprintf("%s ok=%v hostID=%v", addr, err == nil, hostID)
+	if !slices.Contains(l.seen, e) {
+		l.seen = append(l.seen, e)
+	}
+	if err != nil {
+		if l.failures == nil {
+			l.failures = map[string]string{}
+		}
+		if _, ok := l.failures[addr]; !ok {
+			l.failures[addr] = err.Error()
+		}
+	}
+}
+
+func (l *connectLog) get() ([]string, map[string]string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(slices.Values(l.seen)), maps.Clone(l.failures)
+}
+
+type shimConnectObserver struct{ *connectLog }
+
+func (o shimConnectObserver) ObserveConnect(c ObservedConnect) {
+	o.add(fmt.Sprintf("%s:%d", c.Host.ConnectAddress(), c.Host.Port()), c.Host.HostID() != "", c.Start, c.End, c.Err)
+}
+
+type legacyConnectObserver struct{ *connectLog }
+
+func (o legacyConnectObserver) ObserveConnect(c gocqlv1.ObservedConnect) {
+	o.add(fmt.Sprintf("%s:%d", c.Host.ConnectAddress(), c.Host.Port()), c.Host.HostID() != "", c.Start, c.End, c.Err)
+}
+
+// A ConnectObserver is told of every connection attempt, as in gocql v1.7.0: the control
+// connection's to the contact point (known by its address alone), each pool's to the
+// discovered nodes, and, once a node is stopped, the failed attempts to reach it again,
+// with the dialer's error.
+func TestConnectObserverLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var shim, legacy connectLog
+	sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.NumConns, l.NumConns = 1, 1
+		c.ProtoVersion, l.ProtoVersion = 4, 4 // gocql's protocol discovery would be one more connection
+		c.ConnectObserver, l.ConnectObserver = shimConnectObserver{&shim}, legacyConnectObserver{&legacy}
+		l.ReconnectInterval = 100 * time.Millisecond // gocql retries a node that is down this often
+	})
+	eventually(t, "both drivers connected to both nodes", func() bool {
+		s, _ := shim.get()
+		l, _ := legacy.get()
+		return len(s) >= 3 && len(l) >= 3
+	})
+	s, _ := shim.get()
+	l, _ := legacy.get()
+	if diff := cmp.Diff(l, s); diff != "" {
+		t.Errorf("connections observed (-gocql +shim):\n%s", diff)
+	}
+	if err := sim.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	down := sim.Addrs()[1]
+	eventually(t, "both drivers observed a failed attempt to reach the stopped node", func() bool {
+		_, sf := shim.get()
+		_, lf := legacy.get()
+		return sf[down] != "" && lf[down] != ""
+	})
+	_, sf := shim.get()
+	_, lf := legacy.get()
+	t.Logf("connections observed: %q; the stopped node's first failure: %q", s, sf[down])
+	if sf[down] != lf[down] {
+		t.Errorf("the failed attempt's error: gocql %q, shim %q", lf[down], sf[down])
 	}
 }

@@ -463,6 +463,7 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 	// Always set: without an authenticator, a server asking for one gets gocql's error.
 	n.Authenticator = authAdapter{cfg: cfg}
 	n.Dialer = nativeDialer(cfg)
+	n.OnConnect = connectObserver(cfg)
 	if cfg.SslOpts != nil && cfg.HostDialer == nil { // a HostDialer sets up TLS itself
 		tc, err := tlsConfigOf(cfg.SslOpts)
 		if err != nil {
