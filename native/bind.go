@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,18 +72,38 @@ func bindPrepared(p *Prepared, m *preparedMeta, values []any, ev *encodedValues)
 	return nil
 }
 
-// bindPreparedNamed orders named values by the bind markers' names.
+// bindPreparedNamed binds each bind marker to the value of its name. A value binds every
+// marker of its name (":x" used twice, or a column compared twice with "?"); two values of
+// one name, a marker without a value and a value without a marker are errors.
 func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedValues) error {
-	if len(values) != len(m.params) {
-		return &BindError{Statement: p.cql, Index: -1, Err: fmt.Errorf("%w: %d named values for %d bind markers", ErrArgCount, len(values), len(m.params))}
+	for j, v := range values {
+		name := v.(NamedValue).Name
+		for _, w := range values[:j] {
+			if w.(NamedValue).Name == name {
+				return &BindError{Statement: p.cql, Index: -1, Name: name, Err: fmt.Errorf("%w: two values named %q (a value binds every marker of its name; bind markers apart with positional values)", ErrArgCount, name)}
+			}
+		}
 	}
+	var used uint64 // values bound so far, by index (the first 64; the rest are checked by name)
 	for i, prm := range m.params {
 		j := findNamed(values, prm.Name)
 		if j < 0 {
 			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New("no value given for this bind marker")}
 		}
+		if j < 64 {
+			used |= 1 << j
+		}
 		if err := ev.append(prm.Type, values[j].(NamedValue).Value); err != nil {
 			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: err}
+		}
+	}
+	for j, v := range values {
+		if j < 64 && used&(1<<j) != 0 {
+			continue
+		}
+		name := v.(NamedValue).Name
+		if !slices.ContainsFunc(m.params, func(prm Column) bool { return strings.EqualFold(prm.Name, name) }) {
+			return &BindError{Statement: p.cql, Index: -1, Name: name, Err: fmt.Errorf("%w: no bind marker named %q", ErrArgCount, name)}
 		}
 	}
 	return nil

@@ -360,3 +360,45 @@ func TestOnConnectSeesEveryAttempt(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A request that finds every stream id of its node's connection in use (requests that
+// timed out hold theirs until the slow node's late answers come) waits for one no longer
+// than its timeout, then goes to the next node; pinned to the saturated node, it fails with
+// ErrTimeout after its timeout, not when the node answers.
+func TestSaturatedConnectionBoundedByTimeout(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	const timeout, delay = 500 * time.Millisecond, 30 * time.Second
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Routing: native.RoundRobin, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	slow := cl.Addrs()[0]
+	if err := cl.SetNodeDelay(0, delay); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cl.SetNodeDelay(0, 0) }()
+	const flood = 32768 + 100 // more than a connection's stream ids
+	pending := make([]*native.Pending, flood)
+	for i := range pending {
+		pending[i] = s.ExecuteAsync(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
+	}
+	for _, p := range pending {
+		<-p.Done() // each times out (or waits for a stream and then times out)
+	}
+	start := time.Now()
+	for i := range 4 {
+		if _, err := s.Execute(context.Background(), native.Query("SELECT key FROM system.local")); err != nil {
+			t.Fatalf("request %d: %v (the other node is idle)", i, err)
+		}
+	}
+	if took := time.Since(start); took >= delay {
+		t.Errorf("4 requests took %v: they waited for the saturated node", took)
+	}
+	start = time.Now()
+	_, err = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
+	if took := time.Since(start); !errors.Is(err, native.ErrTimeout) || took >= delay {
+		t.Errorf("a request pinned to the saturated node: %v after %v, want ErrTimeout after about %v", err, took, timeout)
+	}
+}

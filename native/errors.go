@@ -397,7 +397,11 @@ func (e *NoHostAvailableError) Error() string {
 		}
 		b.WriteString(he.Host)
 		b.WriteString(": ")
-		b.WriteString(he.Err.Error())
+		if he.Err == nil {
+			b.WriteString("<nil>")
+		} else {
+			b.WriteString(he.Err.Error())
+		}
 	}
 	b.WriteByte(')')
 	return b.String()

@@ -117,8 +117,15 @@ func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
 	if st.opts.keyspace != "" {
 		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
 	}
+	if st.cql == "" && st.prepared == nil && st.encoded == nil {
+		return errEmptyStatement
+	}
 	return nil
 }
+
+// errEmptyStatement is the error of a Statement with no CQL text: the zero Statement, or one
+// that Bind made on a nil *Prepared (a failed Prepare whose error was not checked, say).
+var errEmptyStatement = &BindError{Index: -1, Err: errors.New("empty statement: the zero Statement, or Bind on a nil or zero *Prepared (was the Prepare error checked?)")}
 
 // bindStatement returns the encoded values of st: those it carries already (the next page of
 // a Result), or its values encoded into req.vals. The error is a *BindError.
@@ -244,6 +251,9 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent}
 	for i := range b.stmts {
 		st := &b.stmts[i]
+		if st.cql == "" && st.prepared == nil {
+			return nil, fmt.Errorf("native: batch statement %d: %w", i, errEmptyStatement)
+		}
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
 		if p := st.prepared; p != nil {
@@ -347,12 +357,14 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 	}
 	var failed []HostError
 	var last HostError // the last attempt's failure, when the request is retried
+	var busy []int     // nodes passed over because their connection had no free stream id
 	number := 0
 	for {
 		if number >= maxAttempts {
 			return nil, fmt.Errorf("native: %q: gave up after %d attempts: %w", abbreviate(info.what), number, &NoHostAvailableError{Errors: failed})
 		}
 		var node int
+		fromBusy := false
 		if fixed >= 0 {
 			if number > 0 && len(failed) > 0 {
 				return nil, &NoHostAvailableError{Errors: failed}
@@ -361,7 +373,12 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		} else {
 			n, ok := plan.Next()
 			if !ok {
-				return nil, &NoHostAvailableError{Errors: failed}
+				if len(busy) == 0 {
+					return nil, &NoHostAvailableError{Errors: failed}
+				}
+				// Every other node failed or was busy too: wait for a stream id on a busy
+				// one (no longer than the request's timeout, see roundTrip).
+				n, busy, fromBusy = busy[0], busy[1:], true
 			}
 			node = n
 		}
@@ -374,6 +391,12 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			if fixed >= 0 {
 				return nil, &NoHostAvailableError{Errors: failed}
 			}
+			continue
+		}
+		if fixed < 0 && !fromBusy && c.Saturated() {
+			// Every stream id of the connection is in use (a slow node, or requests that
+			// timed out waiting for its late answers): try the other nodes first.
+			busy = append(busy, node)
 			continue
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
@@ -554,10 +577,23 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		// before the context is looked at).
 		return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), err)
 	}
-	call, err := c.Start(ctx, info.msg)
+	sctx := ctx
+	if c.Saturated() && to != nil && to.d > 0 {
+		// Every stream id is in use (the node is slow to answer, or requests that timed out
+		// wait for their late answers): wait for one no longer than the request's timeout,
+		// then try the next node (nothing was sent).
+		to.fix()
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, to.end)
+		defer cancel()
+	}
+	call, err := c.Start(sctx, info.msg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+		}
+		if sctx.Err() != nil {
+			return nil, &nextHostError{err: fmt.Errorf("%w after %s waiting for a free stream id on %s (all in use): %w", ErrTimeout, to.d, c.Addr(), err)}
 		}
 		if c.Err() != nil || errors.Is(err, conn.ErrConnClosed) {
 			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}

@@ -1,6 +1,9 @@
 package native
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
 
 // Pending is a request in flight, returned by the Async methods of Session and Result. Its
 // completion is a channel, so one goroutine can start thousands of requests and select on
@@ -24,21 +27,45 @@ func donePending(res *Result, err error) *Pending {
 	return p
 }
 
-// Done returns a channel closed when the request has completed.
-func (p *Pending) Done() <-chan struct{} { return p.done }
+// Done returns a channel closed when the request has completed (for a Pending that no
+// Async method returned, such as the zero value, one that is closed already).
+func (p *Pending) Done() <-chan struct{} {
+	if p.done == nil {
+		return closedChan
+	}
+	return p.done
+}
+
+// closedChan is the Done channel of a Pending no Async method returned.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// errNotStarted is the outcome of a Pending no Async method returned.
+var errNotStarted = errors.New("native: the Pending was not returned by an Async method: no request was started")
 
 // Result waits for the request to complete and returns its outcome. It can be called any
 // number of times, from any goroutine.
 func (p *Pending) Result() (*Result, error) {
+	if p.done == nil {
+		return nil, errNotStarted
+	}
 	<-p.done
 	return p.res, p.err
 }
 
 // OnDone arranges for f to run once p has completed: in the goroutine that completes the
 // request, in registration order with other functions given to OnDone, or immediately in the
-// caller's goroutine, before OnDone returns, when p has already completed. f must not block:
-// it delays the completion of other requests.
+// caller's goroutine, before OnDone returns, when p has already completed (or no Async
+// method returned it). f must not block: it delays the completion of other requests. As
+// with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
+// program. A nil f is ignored.
 func (p *Pending) OnDone(f func()) {
+	if f == nil {
+		return
+	}
+	if p.done == nil {
+		f()
+		return
+	}
 	select {
 	case <-p.done:
 		// Completed (Done is closed): run now, even if the completing goroutine is still

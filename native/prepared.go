@@ -69,6 +69,9 @@ func (p *Prepared) Columns() []Column { return p.m().columns }
 // value is a NamedValue. The number and types of values are checked against Params when
 // the statement is executed, before anything is sent.
 func (p *Prepared) Bind(values ...any) Statement {
+	if p == nil || p.m() == nil {
+		return Statement{values: values} // fails when executed (errEmptyStatement)
+	}
 	p.markUsed()
 	return Statement{cql: p.cql, prepared: p, values: values}
 }

@@ -77,8 +77,9 @@ func errColumnIndex(i, n int) error {
 }
 
 // Values decodes every column into its natural Go type (see package cqltype: int32 for
-// int, string for text, []any-free typed slices and maps for collections, ...); NULL is
-// nil.
+// int, string for text, []any for a list, set or tuple, map[any]any for a map,
+// map[string]any for a UDT, ...); NULL is nil. Scan into typed destinations for typed
+// slices and maps.
 func (r Row) Values() ([]any, error) {
 	cols := r.Columns()
 	out := make([]any, len(cols))

@@ -61,7 +61,11 @@ const (
 )
 
 // NamedValue is a value bound to a bind marker by name (":name" in the CQL text, or the
-// column name for "?" markers of a prepared statement).
+// column name for "?" markers of a prepared statement). For a prepared statement, a value
+// binds every marker of its name (":x" used twice, or "c > ? AND c < ?", whose markers are
+// both named c): markers that share a name take one value, so bind such markers apart with
+// positional values. Two values of one name, and a value no marker is named after, are
+// errors (*BindError matching ErrArgCount).
 type NamedValue struct {
 	Name  string
 	Value any

@@ -593,3 +593,46 @@ func TestHostFilter(t *testing.T) {
 		t.Errorf("the filter saw no host details: %v", dcs)
 	}
 }
+
+// A named value binds every marker of its name: ":x" used twice takes one value, and so do
+// two "?" markers that compare the same column (both named after it), so two values of
+// that name are refused rather than one of them silently dropped; a value no marker is
+// named after is refused too. Positional values bind such markers apart.
+func TestNamedValuesBindEveryMarkerOfTheirName(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE rng (k int, c int, PRIMARY KEY (k, c))")
+	for c := range 5 {
+		mustExec(t, s, "INSERT INTO rng (k, c) VALUES (1, ?)", int32(c))
+	}
+	count := func(st native.Statement) (int, error) {
+		res, err := s.Execute(ctxT(t), st)
+		if err != nil {
+			return 0, err
+		}
+		return res.Len(), nil
+	}
+	between := mustPrepare(t, s, "SELECT c FROM rng WHERE k = ? AND c > ? AND c < ?")
+	if n, err := count(between.Bind(1, 0, 4)); err != nil || n != 3 {
+		t.Errorf("positional: %d rows, %v; want 3", n, err)
+	}
+	_, err := count(between.Bind(native.Named("k", 1), native.Named("c", 0), native.Named("c", 4)))
+	var be *native.BindError
+	if !errors.As(err, &be) || !errors.Is(err, native.ErrArgCount) || !strings.Contains(err.Error(), `two values named "c"`) {
+		t.Errorf("two values named c: %v, want a BindError about the duplicate name", err)
+	}
+	if n, err := count(between.Bind(native.Named("k", 1), native.Named("c", 2))); err != nil || n != 0 {
+		t.Errorf("one value for both c markers (c > 2 AND c < 2): %d rows, %v; want 0", n, err)
+	}
+	same := mustPrepare(t, s, "SELECT c FROM rng WHERE k = :k AND c >= :x AND c <= :x")
+	if n, err := count(same.Bind(native.Named("x", 2), native.Named("k", 1))); err != nil || n != 1 {
+		t.Errorf(":x twice, one value: %d rows, %v; want 1", n, err)
+	}
+	_, err = count(same.Bind(native.Named("k", 1), native.Named("x", 2), native.Named("y", 3)))
+	if !errors.As(err, &be) || !errors.Is(err, native.ErrArgCount) || !strings.Contains(err.Error(), `no bind marker named "y"`) {
+		t.Errorf("a value named y: %v, want a BindError naming it", err)
+	}
+	_, err = count(same.Bind(native.Named("k", 1)))
+	if !errors.As(err, &be) || be.Name != "x" {
+		t.Errorf("no value for x: %v, want a BindError naming x", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // appendReflect encodes what appendScalar does not know: pointers, named types,
@@ -53,7 +54,12 @@ func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 			return out, null, err
 		}
 	}
-	// Then named types by their underlying kind (type Celsius float64...).
+	// Then named types by their underlying kind (type Celsius float64...), except the
+	// types whose number carries a unit that a timestamp, date or time would read in
+	// another one (a Duration's nanoseconds as milliseconds since the epoch, say).
+	if unitMismatch(t.Kind, rv.Type()) {
+		return dst, false, unsupported(t, rv)
+	}
 	var base any
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -94,6 +100,24 @@ func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 	}
 	return dst, false, unsupported(t, rv)
 }
+
+// unitMismatch reports whether a value of Go type gt is a number in a unit other than
+// the one kind counts in: time.Duration (nanoseconds) and Date (days) for a timestamp
+// (milliseconds), Duration for a date (days), Date for a time (nanoseconds of the day).
+func unitMismatch(kind Kind, gt reflect.Type) bool {
+	switch gt {
+	case durationGoType:
+		return kind == KindTimestamp || kind == KindDate
+	case dateGoType:
+		return kind == KindTimestamp || kind == KindTime
+	}
+	return false
+}
+
+var (
+	durationGoType = reflect.TypeFor[time.Duration]()
+	dateGoType     = reflect.TypeFor[Date]()
+)
 
 func unsupported(t *Type, rv reflect.Value) error {
 	e := &ValueError{At: t, GoType: rv.Type().String(), Err: ErrUnsupportedGoType}

@@ -211,6 +211,9 @@ func (c *Conn) Supported() map[string][]string { return c.supported }
 // has not arrived yet, including abandoned ones.
 func (c *Conn) InFlight() int { return cap(c.streams) - len(c.streams) }
 
+// Saturated reports whether every stream id is in use, so that Start would wait for one.
+func (c *Conn) Saturated() bool { return len(c.streams) == 0 }
+
 // Done returns a channel closed when the connection is closed or broken.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 

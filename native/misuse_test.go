@@ -1,0 +1,58 @@
+package native_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// Misuse an application can fall into fails with an error, without a panic, a hang or a
+// request sent: the zero Statement and Bind on a nil or zero *Prepared (a Prepare error not
+// checked), in a request and in a batch; a zero Pending (no Async method returned it); a nil
+// OnDone function; a NoHostAvailableError built with a nil host error.
+func TestMisuseFailsCleanly(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var nilPrepared *native.Prepared
+	for name, st := range map[string]native.Statement{
+		"zero Statement":      {},
+		"Bind on nil Prepare": nilPrepared.Bind(1),
+		"Bind on a zero one":  (&native.Prepared{}).Bind(1),
+	} {
+		var be *native.BindError
+		if _, err := s.Execute(ctxT(t), st); !errors.As(err, &be) {
+			t.Errorf("%s: %v, want a BindError (nothing sent)", name, err)
+		}
+		if _, err := s.ExecuteBatch(ctxT(t), native.NewBatch(native.UnloggedBatch, native.Query("INSERT INTO system.local (key) VALUES ('x')"), st)); !errors.As(err, &be) {
+			t.Errorf("%s in a batch: %v, want a BindError (nothing sent)", name, err)
+		}
+	}
+
+	var zero native.Pending
+	if _, err := zero.Result(); err == nil {
+		t.Error("a zero Pending's Result: no error")
+	}
+	<-zero.Done() // closed: does not block
+	ran := false
+	zero.OnDone(func() { ran = true })
+	if !ran {
+		t.Error("OnDone on a zero Pending did not run its function")
+	}
+	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT key FROM system.local"))
+	p.OnDone(nil) // ignored
+	if _, err := p.Result(); err != nil {
+		t.Fatal(err)
+	}
+	p.OnDone(nil)
+
+	nh := &native.NoHostAvailableError{Errors: []native.HostError{{Host: "10.0.0.1:9042"}}}
+	if got := nh.Error(); got == "" {
+		t.Error("empty message")
+	}
+}
