@@ -429,6 +429,20 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 	}
 }
 
+// startSaturated starts info.msg on c, every stream id of which is in use (the node is slow
+// to answer, or requests that timed out wait for their late answers): it waits for one no
+// longer than the request's timeout, then returns a *nextHostError (nothing was sent).
+func startSaturated(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*conn.Call, error) {
+	to.fix()
+	sctx, cancel := context.WithDeadline(ctx, to.end)
+	defer cancel()
+	call, err := c.Start(sctx, info.msg)
+	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+		return nil, &nextHostError{err: fmt.Errorf("%w after %s waiting for a free stream id on %s (all in use): %w", ErrTimeout, to.d, c.Addr(), err)}
+	}
+	return call, err
+}
+
 // retryTimedOut returns the timeout error of a request whose timeout passed before its
 // attempt number (not the first) could be sent: a retry is not sent once the caller is no
 // longer waiting for it. The error wraps last, the failure that caused the retry.
@@ -577,23 +591,20 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		// before the context is looked at).
 		return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), err)
 	}
-	sctx := ctx
+	var call *conn.Call
+	var err error
 	if c.Saturated() && to != nil && to.d > 0 {
-		// Every stream id is in use (the node is slow to answer, or requests that timed out
-		// wait for their late answers): wait for one no longer than the request's timeout,
-		// then try the next node (nothing was sent).
-		to.fix()
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithDeadline(ctx, to.end)
-		defer cancel()
+		call, err = startSaturated(ctx, c, info, to)
+	} else {
+		call, err = c.Start(ctx, info.msg)
 	}
-	call, err := c.Start(sctx, info.msg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
 		}
-		if sctx.Err() != nil {
-			return nil, &nextHostError{err: fmt.Errorf("%w after %s waiting for a free stream id on %s (all in use): %w", ErrTimeout, to.d, c.Addr(), err)}
+		var nh *nextHostError
+		if errors.As(err, &nh) {
+			return nil, err
 		}
 		if c.Err() != nil || errors.Is(err, conn.ErrConnClosed) {
 			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
