@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -84,26 +83,27 @@ func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedVa
 			}
 		}
 	}
-	var used uint64 // values bound so far, by index (the first 64; the rest are checked by name)
+	var usedSmall [16]bool // the values a marker took, by index
+	used := usedSmall[:]
+	if len(values) > len(usedSmall) {
+		used = make([]bool, len(values))
+	}
 	for i, prm := range m.params {
 		j := findNamed(values, prm.Name)
 		if j < 0 {
 			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New("no value given for this bind marker")}
 		}
-		if j < 64 {
-			used |= 1 << j
-		}
+		used[j] = true
 		if err := ev.append(prm.Type, values[j].(NamedValue).Value); err != nil {
 			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: err}
 		}
 	}
 	for j, v := range values {
-		if j < 64 && used&(1<<j) != 0 {
-			continue
-		}
-		name := v.(NamedValue).Name
-		if !slices.ContainsFunc(m.params, func(prm Column) bool { return strings.EqualFold(prm.Name, name) }) {
-			return &BindError{Statement: p.cql, Index: -1, Name: name, Err: fmt.Errorf("%w: no bind marker named %q", ErrArgCount, name)}
+		if !used[j] {
+			// Its name matches no marker, or only in case where another value matches it
+			// exactly ("C" and "c" for a marker c).
+			name := v.(NamedValue).Name
+			return &BindError{Statement: p.cql, Index: -1, Name: name, Err: fmt.Errorf("%w: no bind marker takes the value named %q", ErrArgCount, name)}
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -400,5 +401,47 @@ func TestSaturatedConnectionBoundedByTimeout(t *testing.T) {
 	_, err = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
 	if took := time.Since(start); !errors.Is(err, native.ErrTimeout) || took >= delay {
 		t.Errorf("a request pinned to the saturated node: %v after %v, want ErrTimeout after about %v", err, took, timeout)
+	}
+}
+
+// With LocalDC set, a local node whose stream ids are all in use (slow to answer) is not a
+// reason to send a request to another data center, where a LOCAL_* consistency would mean
+// that data center: the request waits for a stream id on the local node, no longer than its
+// timeout, and fails with ErrTimeout without an attempt on the remote node.
+func TestSaturatedLocalNodeNotLeftForRemote(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, NodeDataCenters: []string{"dc1", "dc2"}})
+	remote := cl.Addrs()[1]
+	var remoteAttempts atomic.Int32
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], LocalDC: "dc1", ConnsPerHost: 1,
+		Timeout: time.Second, Observer: func(_ context.Context, a native.Attempt) {
+			if a.Host == remote {
+				remoteAttempts.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	local := cl.Addrs()[0]
+	if err := cl.SetNodeDelay(0, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cl.SetNodeDelay(0, 0) }()
+	flood := make([]*native.Pending, 32768+100)
+	for i := range flood {
+		flood[i] = s.ExecuteAsync(context.Background(), native.Query("SELECT key FROM system.local").WithHost(local).WithTimeout(100*time.Millisecond))
+	}
+	for _, p := range flood {
+		<-p.Done()
+	}
+	remoteAttempts.Store(0)
+	start := time.Now()
+	_, err = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithConsistency(native.LocalOne))
+	if took := time.Since(start); !errors.Is(err, native.ErrTimeout) || took >= 30*time.Second {
+		t.Errorf("a request while the local node is saturated: %v after %v, want ErrTimeout after about 1 s", err, took)
+	}
+	if n := remoteAttempts.Load(); n != 0 {
+		t.Errorf("%d attempts on the remote data center's node", n)
 	}
 }

@@ -117,15 +117,16 @@ func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
 	if st.opts.keyspace != "" {
 		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
 	}
-	if st.cql == "" && st.prepared == nil && st.encoded == nil {
-		return errEmptyStatement
+	if st.prepared != nil && st.prepared.m() == nil {
+		return errUnusablePrepared
 	}
 	return nil
 }
 
-// errEmptyStatement is the error of a Statement with no CQL text: the zero Statement, or one
-// that Bind made on a nil *Prepared (a failed Prepare whose error was not checked, say).
-var errEmptyStatement = &BindError{Index: -1, Err: errors.New("empty statement: the zero Statement, or Bind on a nil or zero *Prepared (was the Prepare error checked?)")}
+// errUnusablePrepared is the error of a Statement that Bind made on a nil or zero *Prepared
+// (a Prepare whose error was not checked, say). A statement with an empty CQL text goes to
+// the server, which answers with its syntax error, as gocql's does.
+var errUnusablePrepared = &BindError{Index: -1, Err: errors.New("Bind was called on a nil or zero *Prepared (was the Prepare error checked?)")}
 
 // bindStatement returns the encoded values of st: those it carries already (the next page of
 // a Result), or its values encoded into req.vals. The error is a *BindError.
@@ -251,8 +252,8 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent}
 	for i := range b.stmts {
 		st := &b.stmts[i]
-		if st.cql == "" && st.prepared == nil {
-			return nil, fmt.Errorf("native: batch statement %d: %w", i, errEmptyStatement)
+		if st.prepared != nil && st.prepared.m() == nil {
+			return nil, fmt.Errorf("native: batch statement %d: %w", i, errUnusablePrepared)
 		}
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
@@ -358,6 +359,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 	var failed []HostError
 	var last HostError // the last attempt's failure, when the request is retried
 	var busy []int     // nodes passed over because their connection had no free stream id
+	held := -1         // the plan's next node, held back while a busy local node is tried
 	number := 0
 	for {
 		if number >= maxAttempts {
@@ -371,13 +373,23 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			}
 			node = fixed
 		} else {
-			n, ok := plan.Next()
-			if !ok {
-				if len(busy) == 0 {
-					return nil, &NoHostAvailableError{Errors: failed}
-				}
+			n, ok := held, held >= 0
+			if ok {
+				held = -1
+			} else {
+				n, ok = plan.Next()
+			}
+			switch {
+			case !ok && len(busy) == 0:
+				return nil, &NoHostAvailableError{Errors: failed}
+			case !ok:
 				// Every other node failed or was busy too: wait for a stream id on a busy
 				// one (no longer than the request's timeout, see roundTrip).
+				n, busy, fromBusy = busy[0], busy[1:], true
+			case len(busy) > 0 && st.remote != nil && st.remote[n] && !st.remote[busy[0]]:
+				// The plan moves on to another data center: a busy local node first, as
+				// LOCAL_* consistencies mean the coordinator's data center.
+				held = n
 				n, busy, fromBusy = busy[0], busy[1:], true
 			}
 			node = n

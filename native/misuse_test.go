@@ -9,8 +9,9 @@ import (
 )
 
 // Misuse an application can fall into fails with an error, without a panic, a hang or a
-// request sent: the zero Statement and Bind on a nil or zero *Prepared (a Prepare error not
-// checked), in a request and in a batch; a zero Pending (no Async method returned it); a nil
+// request sent: Bind on a nil or zero *Prepared (a Prepare error not checked), in a request
+// and in a batch (a zero Statement, empty CQL, goes to the server, which refuses it, as
+// gocql's does); a zero Pending (no Async method returned it); a nil
 // OnDone function; a NoHostAvailableError built with a nil host error.
 func TestMisuseFailsCleanly(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{})
@@ -21,7 +22,6 @@ func TestMisuseFailsCleanly(t *testing.T) {
 	defer s.Close()
 	var nilPrepared *native.Prepared
 	for name, st := range map[string]native.Statement{
-		"zero Statement":      {},
 		"Bind on nil Prepare": nilPrepared.Bind(1),
 		"Bind on a zero one":  (&native.Prepared{}).Bind(1),
 	} {
@@ -32,6 +32,10 @@ func TestMisuseFailsCleanly(t *testing.T) {
 		if _, err := s.ExecuteBatch(ctxT(t), native.NewBatch(native.UnloggedBatch, native.Query("INSERT INTO system.local (key) VALUES ('x')"), st)); !errors.As(err, &be) {
 			t.Errorf("%s in a batch: %v, want a BindError (nothing sent)", name, err)
 		}
+	}
+
+	if _, err := s.Execute(ctxT(t), native.Statement{}); err == nil {
+		t.Error("the zero Statement (empty CQL): no error from the server")
 	}
 
 	var zero native.Pending

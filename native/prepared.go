@@ -24,6 +24,9 @@ func (p *Prepared) markUsed() {
 	}
 }
 
+// unusablePrepared stands in a Statement for the nil or zero *Prepared it was bound on.
+var unusablePrepared = new(Prepared)
+
 // preparedMeta is what one PREPARE returned; it is replaced as a whole, never modified.
 type preparedMeta struct {
 	id               []byte
@@ -70,7 +73,7 @@ func (p *Prepared) Columns() []Column { return p.m().columns }
 // the statement is executed, before anything is sent.
 func (p *Prepared) Bind(values ...any) Statement {
 	if p == nil || p.m() == nil {
-		return Statement{values: values} // fails when executed (errEmptyStatement)
+		return Statement{prepared: unusablePrepared, values: values} // fails when executed (errUnusablePrepared)
 	}
 	p.markUsed()
 	return Statement{cql: p.cql, prepared: p, values: values}

@@ -64,7 +64,8 @@ const (
 // column name for "?" markers of a prepared statement). For a prepared statement, a value
 // binds every marker of its name (":x" used twice, or "c > ? AND c < ?", whose markers are
 // both named c): markers that share a name take one value, so bind such markers apart with
-// positional values. Two values of one name, and a value no marker is named after, are
+// positional values. Two values of one name, and a value no marker takes (its name
+// matches none, or differs in case only from one another value matches exactly), are
 // errors (*BindError matching ErrArgCount).
 type NamedValue struct {
 	Name  string

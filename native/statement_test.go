@@ -628,8 +628,12 @@ func TestNamedValuesBindEveryMarkerOfTheirName(t *testing.T) {
 		t.Errorf(":x twice, one value: %d rows, %v; want 1", n, err)
 	}
 	_, err = count(same.Bind(native.Named("k", 1), native.Named("x", 2), native.Named("y", 3)))
-	if !errors.As(err, &be) || !errors.Is(err, native.ErrArgCount) || !strings.Contains(err.Error(), `no bind marker named "y"`) {
+	if !errors.As(err, &be) || !errors.Is(err, native.ErrArgCount) || !strings.Contains(err.Error(), `no bind marker takes the value named "y"`) {
 		t.Errorf("a value named y: %v, want a BindError naming it", err)
+	}
+	_, err = count(same.Bind(native.Named("k", 1), native.Named("x", 2), native.Named("X", 3)))
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), `"X"`) {
+		t.Errorf("values named x and X for a marker x: %v, want a BindError naming X (one would be dropped)", err)
 	}
 	_, err = count(same.Bind(native.Named("k", 1)))
 	if !errors.As(err, &be) || be.Name != "x" {

@@ -113,11 +113,24 @@ func startPending(ctx context.Context, timeout time.Duration, exec func(context.
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	go func() {
-		defer cancel()
-		p.complete(recoverExec(ctx, exec))
+		completed := false
+		defer func() {
+			cancel()
+			if !completed {
+				// exec ended the goroutine (runtime.Goexit, e.g. t.FailNow in an observer).
+				p.complete(&Iter{err: errAsyncExited})
+			}
+		}()
+		it := recoverExec(ctx, exec)
+		completed = true
+		p.complete(it)
 	}()
 	return p
 }
+
+// errAsyncExited is the error of an asynchronous execution whose goroutine the application's
+// code ended with runtime.Goexit.
+var errAsyncExited = errors.New("gocql: the asynchronous execution's goroutine exited without a result (runtime.Goexit in an observer or policy?)")
 
 // recoverExec runs exec, turning a panic into the page's error.
 func recoverExec(ctx context.Context, exec func(context.Context) *Iter) (it *Iter) {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -68,5 +69,30 @@ func TestInternalQueriesBypassThePoliciesLikeGocql(t *testing.T) {
 	}
 	if l, c := legacyPicks.Load(), shimPicks.Load(); l != c {
 		t.Errorf("KeyspaceMetadata and a traced query: %d picks in gocql, %d in the shim", l, c)
+	}
+}
+
+// The driver's own queries are retried (gocql's control connection retries its queries up
+// to three times): a transient error on one of KeyspaceMetadata's reads does not fail it,
+// in either driver.
+func TestInternalQueriesRetriedLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	s, ls := sessionsOn(t, sim, nil)
+	for _, d := range []struct {
+		driver string
+		meta   func() error
+	}{
+		{"gocql", func() error { _, err := ls.KeyspaceMetadata("system_schema"); return err }},
+		{"compat", func() error { _, err := s.KeyspaceMetadata("system_schema"); return err }},
+	} {
+		if err := sim.InjectFault(0, cqlsim.Fault{Match: "FROM system_schema.tables", Error: &message.Overloaded{ErrorMessage: "busy"}, Times: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.meta(); err != nil {
+			t.Errorf("%s: KeyspaceMetadata with one transient error: %v", d.driver, err)
+		}
+		if err := sim.ClearFaults(0); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

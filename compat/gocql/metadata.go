@@ -237,13 +237,27 @@ func (s *Session) schemaQuery(ctx context.Context, stmt string, values ...interf
 // the replication token-aware routing needs), at consistency ONE. As gocql's, which run on
 // its control connection, it does not involve the application's policies or observers: the
 // native core routes it (not the HostSelectionPolicy, whose Pick and Mark do not see it),
-// without the RetryPolicy or speculative executions, and the session's QueryObserver and
-// Tracer do not see it (a Tracer set with SetTrace would otherwise trace its own reads).
+// retried up to three times as gocql's control connection retries its queries (not with the
+// application's RetryPolicy), without speculative executions, and the session's
+// QueryObserver and Tracer do not see it (a Tracer set with SetTrace would otherwise trace
+// its own reads).
 func (s *Session) internalQuery(stmt string, values ...interface{}) *Query {
 	q := s.Query(stmt, values...).Consistency(One)
-	q.observer, q.trace, q.rt, q.spec, q.internal = nil, nil, nil, nil, true
+	q.observer, q.trace, q.rt, q.spec, q.internal = nil, nil, internalRetry, nil, true
 	return q
 }
+
+// internalRetry is the retry policy of the driver's own queries: up to three retries, as
+// gocql's control connection makes (SimpleRetryPolicy{NumRetries: 3}), each routed by the
+// native core again (their plan has a single placeholder entry, so RetryNextHost would end
+// it).
+var internalRetry RetryPolicy = internalRetryPolicy{}
+
+type internalRetryPolicy struct{}
+
+// Attempt allows three retries.
+func (internalRetryPolicy) Attempt(q RetryableQuery) bool { return q.Attempts() <= 3 }
+func (internalRetryPolicy) GetRetryType(error) RetryType  { return Retry }
 
 func (s *Session) keyspaceMeta(ctx context.Context, keyspace string, full bool) (*KeyspaceMetadata, error) {
 	ks := &KeyspaceMetadata{Name: keyspace}

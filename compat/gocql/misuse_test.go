@@ -82,6 +82,17 @@ func TestAsyncPanicFailsTheFuture(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "observer bug") {
 		t.Errorf("IterAsync with a panicking observer: %v, want an error carrying the panic", err)
 	}
+	// An idempotent query with speculative executions runs each in a goroutine of its own.
+	spec := &SimpleSpeculativeExecution{NumAttempts: 2, TimeoutDelay: time.Millisecond}
+	_, err = s.Query("SELECT v FROM ks.kv WHERE p = 0").Idempotent(true).SetSpeculativeExecutionPolicy(spec).Observer(panicObserver{}).IterAsync().Result()
+	if err == nil || !strings.Contains(err.Error(), "observer bug") {
+		t.Errorf("IterAsync with speculative executions and a panicking observer: %v, want an error carrying the panic", err)
+	}
+	if !panics(func() {
+		_ = s.Query("SELECT v FROM ks.kv WHERE p = 0").Idempotent(true).SetSpeculativeExecutionPolicy(spec).Observer(panicObserver{}).Exec()
+	}) {
+		t.Error("Exec with speculative executions and a panicking observer: the panic did not reach the caller")
+	}
 	b := s.NewBatch(UnloggedBatch).Observer(panicObserver{})
 	b.Query("INSERT INTO ks.kv (p, c, v) VALUES (1, 1, 'x')")
 	if _, err := s.ExecuteBatchAsync(b).Result(); err == nil || !strings.Contains(err.Error(), "observer bug") {

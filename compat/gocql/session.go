@@ -841,6 +841,8 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 	type outcome struct {
 		iter      *Iter
 		attempted bool
+		panicked  bool // a policy, observer or tracer of the application panicked with pv
+		pv        any
 	}
 	// Buffered for every execution, so none blocks once a winner is chosen.
 	results := make(chan outcome, sp.Attempts()+1)
@@ -851,8 +853,15 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				// Carried to the caller's goroutine, which panics with it, where the
+				// application (or an async execution's future) can recover it.
+				if pv := recover(); pv != nil {
+					results <- outcome{panicked: true, pv: pv}
+				}
+			}()
 			it, attempted := s.run(ctx, qry, shared)
-			results <- outcome{it, attempted}
+			results <- outcome{iter: it, attempted: attempted}
 		}()
 	}
 	// The losers are cancelled, then waited for, so no goroutine outlives the call.
@@ -871,6 +880,9 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 	for {
 		select {
 		case o := <-results:
+			if o.panicked {
+				panic(o.pv) // after the deferred cancel and wait, in the caller's goroutine
+			}
 			finished++
 			// The first execution that reached a host wins, even with an error. One that
 			// found no host only decides when every execution found none.
@@ -1204,6 +1216,7 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 	default:
 		out, raws = make([]any, n), make([]rawValue, n)
 	}
+	k := 0 // values kept in out
 	for i, v := range values {
 		name := ""
 		arg := i
@@ -1229,11 +1242,27 @@ func marshalValues(args []ColumnInfo, values []interface{}) ([]any, error) {
 			enc = &raws[i] // a pointer: boxing it allocates nothing
 		}
 		if name != "" {
+			if namedBefore(values[:i], name) {
+				// The server binds a marker to the first value of its name and ignores the
+				// others (gocql sends them all): the native core refuses such duplicates.
+				continue
+			}
 			enc = native.Named(name, enc)
 		}
-		out[i] = enc
+		out[k] = enc
+		k++
 	}
-	return out, nil
+	return out[:k], nil
+}
+
+// namedBefore reports whether values hold a named value called name.
+func namedBefore(values []interface{}, name string) bool {
+	for _, v := range values {
+		if nv, ok := v.(*namedValue); ok && nv.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // argByName finds the bind marker called name (exactly, else ignoring case); -1 when none.
