@@ -96,3 +96,41 @@ func TestInternalQueriesRetriedLikeGocql(t *testing.T) {
 		}
 	}
 }
+
+// callCountingRetry is an application retry policy that counts its calls and retries once.
+type callCountingRetry struct{ calls *atomic.Int32 }
+
+func (r callCountingRetry) Attempt(q RetryableQuery) bool {
+	r.calls.Add(1)
+	return q.Attempts() <= 1
+}
+
+func (r callCountingRetry) GetRetryType(error) RetryType { return RetryNextHost }
+
+// The application's RetryPolicy is not consulted for the driver's own queries, which have
+// their own retry (gocql's control connection's): with a transient error on one of
+// KeyspaceMetadata's reads, KeyspaceMetadata succeeds and the application's policy is not
+// called; a query of the application with the same error is.
+func TestInternalQueriesIgnoreTheRetryPolicy(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	var calls atomic.Int32
+	s, _ := sessionsOn(t, sim, func(c *ClusterConfig, _ *gocqlv1.ClusterConfig) {
+		c.RetryPolicy = callCountingRetry{&calls}
+	})
+	if err := sim.InjectFault(0, cqlsim.Fault{Match: "FROM system_schema.tables", Error: &message.Overloaded{ErrorMessage: "busy"}, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.KeyspaceMetadata("system_schema"); err != nil {
+		t.Fatalf("KeyspaceMetadata with one transient error: %v", err)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the application's retry policy was called %d times for the driver's own query", n)
+	}
+	if err := sim.InjectFault(0, cqlsim.Fault{Match: "FROM system_schema.tables", Error: &message.Overloaded{ErrorMessage: "busy"}, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Query("SELECT table_name FROM system_schema.tables").Exec()
+	if calls.Load() == 0 {
+		t.Error("the application's retry policy was not called for its own query (the test proves nothing)")
+	}
+}
