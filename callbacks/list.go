@@ -154,6 +154,28 @@ func (d *Dispatch[T]) Run() {
 	l.run(cbs, ebs, v, err, gen)
 }
 
+// RunInline is Run in this goroutine, whatever the List's Executor: for a caller that already
+// runs on the Executor (see List.Executor). RunInline must be called at most once, instead of
+// Run.
+func (d *Dispatch[T]) RunInline() {
+	l := d.l
+	if l == nil || (len(d.cbs) == 0 && len(d.ebs) == 0) {
+		return
+	}
+	l.run(d.cbs, d.ebs, d.value, d.err, d.gen)
+}
+
+// HasWork reports whether d has functions to run (Run of a Dispatch without any does
+// nothing, not even call the Executor).
+func (d *Dispatch[T]) HasWork() bool { return d.l != nil && (len(d.cbs) > 0 || len(d.ebs) > 0) }
+
+// Executor returns the Executor the List was configured with, nil for none.
+func (l *List[T]) Executor() Executor {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.opts.Executor
+}
+
 func (l *List[T]) run(cbs []func(T), ebs []func(error), v T, err error, gen uint64) {
 	if err != nil {
 		l.runErrbacks(ebs, err, false, gen)

@@ -24,7 +24,7 @@ var ErrNoLWT = errors.New("future: not a lightweight transaction result")
 type TimeoutError struct {
 	// Timeout is the limit that expired.
 	Timeout time.Duration
-	// Page is the 1-based page that timed out.
+	// Page is the 1-based number of the page request that timed out (see Page.Number).
 	Page int
 	// Err is what the request reported (usually context.DeadlineExceeded, possibly wrapped).
 	Err error

@@ -153,8 +153,19 @@ func (f *ResponseFuture) popLocked() callbacks.Dispatch[Page] {
 
 // dispatch runs d, then the dispatches queued meanwhile, in order, so that a callback never sees
 // a page while it is still running for the previous one and sees the pages in order (the Python
-// driver runs every callback on its one event-loop thread). f.dispatching is set by the caller.
+// driver runs every callback on its one event-loop thread). With an Executor, the whole loop is
+// one task on it, which runs the callbacks itself. f.dispatching is set by the caller, and
+// cleared by the loop once the queue is empty.
 func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
+	if ex := f.cbs.Executor(); ex != nil && d.HasWork() {
+		ex.Execute(func() { f.dispatchLoop(d) })
+		return
+	}
+	f.dispatchLoop(d)
+}
+
+// dispatchLoop is dispatch's loop, in the goroutine that runs the callbacks.
+func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page]) {
 	finished := false
 	defer func() {
 		if finished {
@@ -173,7 +184,7 @@ func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
 		go f.dispatch(next)
 	}()
 	for {
-		d.Run()
+		d.RunInline()
 		f.mu.Lock()
 		if len(f.queued) == 0 {
 			f.dispatching = false
@@ -358,7 +369,8 @@ func (f *ResponseFuture) PagingState() []byte {
 	return f.paging
 }
 
-// PageNumber returns the 1-based number of the page in flight or last completed.
+// PageNumber returns the 1-based number of the page in flight or last completed (the number
+// of page requests made so far: see Page.Number).
 func (f *ResponseFuture) PageNumber() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

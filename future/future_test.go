@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -444,5 +445,56 @@ func TestBeforeFirstResponse(t *testing.T) {
 	}
 	if f.PageNumber() != 2 {
 		t.Fatalf("PageNumber = %d after starting page 2", f.PageNumber())
+	}
+}
+
+// With an Executor, the callbacks still see the pages one at a time and in order (pages that
+// arrive after the callback was registered; one added to a known page runs at once in the
+// adder's goroutine, as in the Python driver): the dispatch
+// of a page, and of the pages queued behind it, is one task on the Executor, not one task per
+// page (an Executor running each task in a goroutine of its own would otherwise run a slow
+// callback on two pages at once, and deliver them out of order).
+func TestExecutorKeepsPagesInOrder(t *testing.T) {
+	src := &fakeSource{pages: map[string]fakePage{
+		"": {rows: []int{0}, next: "p2", manual: true}, "p2": {rows: []int{1}, next: "p3"},
+		"p3": {rows: []int{2}, next: "p4"}, "p4": {rows: []int{3}},
+	}, notify: true}
+	defer src.stop()
+	exec := callbacks.ExecutorFunc(func(fn func()) { go fn() })
+	f := future.Start(context.Background(), src, future.Options{Callbacks: callbacks.Options{Executor: exec}})
+	var (
+		mu      sync.Mutex
+		order   []int
+		running atomic.Int32
+		overlap atomic.Int32
+	)
+	done := make(chan struct{})
+	// One callback that asks for the next page first, then works slowly on this one.
+	f.AddCallback(func(p future.Page) {
+		if f.HasMorePages() {
+			_ = f.StartFetchingNextPage()
+		}
+		if running.Add(1) > 1 {
+			overlap.Add(1)
+		}
+		time.Sleep(20 * time.Millisecond)
+		running.Add(-1)
+		mu.Lock()
+		order = append(order, p.Number())
+		if len(order) == 4 {
+			close(done)
+		}
+		mu.Unlock()
+	})
+	src.release() // page 1 arrives after the callback is registered
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the four pages did not all reach the callbacks")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(order, []int{1, 2, 3, 4}) || overlap.Load() != 0 {
+		t.Errorf("pages seen in order %v, %d times while the callback ran for another page; want 1 2 3 4, none", order, overlap.Load())
 	}
 }

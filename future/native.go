@@ -90,13 +90,28 @@ func (p nativePending) Response() (Response, error) {
 	if res == nil {
 		return nil, nil
 	}
-	return nativeResponse{res}, nil
+	return nativeResponse{r: res}, nil
 }
 
 // NewResponse adapts a native result to a [Response], for Requesters built on native.
-func NewResponse(res *native.Result) Response { return nativeResponse{res} }
+func NewResponse(res *native.Result) Response { return nativeResponse{r: res} }
 
-type nativeResponse struct{ r *native.Result }
+// NewBatchResponse is NewResponse for the result of a batch, which ResultSet.WasApplied reads
+// as the Python driver reads a BatchStatement's.
+func NewBatchResponse(res *native.Result) Response { return nativeResponse{r: res, batch: true} }
+
+type nativeResponse struct {
+	r     *native.Result
+	batch bool
+}
+
+func (n nativeResponse) isBatch() bool { return n.batch }
+
+// isBatch reports whether r is the result of a batch (see NewBatchResponse).
+func isBatch(r Response) bool {
+	b, ok := r.(interface{ isBatch() bool })
+	return ok && b.isBatch()
+}
 
 // SchemaAgreed reports the native result's schema agreement (see ResponseFuture.IsSchemaAgreed).
 func (n nativeResponse) SchemaAgreed() bool { return n.r.SchemaAgreed() }

@@ -7,7 +7,9 @@ type Page struct {
 	resp   Response
 }
 
-// Number is the page's 1-based position in the future's sequence of pages.
+// Number is the page's 1-based position in the future's sequence of page requests: a page
+// requested again after its fetch failed (StartFetchingNextPage after an errback) takes the
+// next number, so numbers count requests, and equal positions only when no fetch failed.
 func (p Page) Number() int { return p.number }
 
 // HasRows reports whether the response is a ROWS result. The Python driver passes None to its

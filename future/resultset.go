@@ -126,6 +126,7 @@ func (rs *ResultSet) Next() bool {
 	if !rs.started {
 		rs.Iter()
 	}
+	rs.err = nil // an iteration resumed after a failed fetch reports only its own error
 	rs.row = Row{}
 	for {
 		if rs.pos < len(rs.iterRows) {
@@ -195,9 +196,11 @@ func (rs *ResultSet) One() (Row, bool) {
 }
 
 // WasApplied reports a lightweight transaction's outcome: the boolean [applied] column of the
-// only row of the current page. It fails, wrapping ErrNoLWT, when there is no [applied] boolean
-// column or the page does not have exactly one row (the Python driver returns the first column
-// of any single-row result).
+// only row of the current page; for a batch (a conditional batch not applied answers one row
+// per condition), the first column, [applied], of the first row, as the Python driver reads a
+// BatchStatement's. It fails, wrapping ErrNoLWT, when there is no [applied] boolean column (for
+// a batch, first), or the page of a statement does not have exactly one row (the Python
+// driver returns the first column of any single-row result).
 func (rs *ResultSet) WasApplied() (bool, error) {
 	idx := -1
 	for i, c := range rs.columns {
@@ -209,7 +212,9 @@ func (rs *ResultSet) WasApplied() (bool, error) {
 	if idx < 0 {
 		return false, fmt.Errorf("%w: no boolean [applied] column among %v", ErrNoLWT, rs.ColumnNames())
 	}
-	if len(rs.rows) != 1 {
+	if batch := isBatch(rs.page.resp); batch && (idx != 0 || len(rs.rows) == 0) {
+		return false, fmt.Errorf("%w: no LWT in the batch (its result's first column is not [applied], or it has no row)", ErrNoLWT)
+	} else if !batch && len(rs.rows) != 1 {
 		return false, fmt.Errorf("%w: LWT result should have exactly one row, this has %d", ErrNoLWT, len(rs.rows))
 	}
 	v, _ := rs.rows[0].Index(idx)

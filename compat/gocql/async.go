@@ -78,7 +78,7 @@ func (r *queryRequester) Request(ctx context.Context, pagingState []byte, timeou
 		qc.metrics = newQueryMetrics() // a page is a new query, as in gocql (C32)
 	}
 	qc.disableAutoPage = true
-	return startPending(ctx, timeout, func(ctx context.Context) *Iter {
+	return startPending(ctx, timeout, false, func(ctx context.Context) *Iter {
 		qc.context = ctx
 		return r.s.executeQuery(qc)
 	})
@@ -97,17 +97,18 @@ func (r *batchRequester) Request(ctx context.Context, _ []byte, timeout time.Dur
 	case r.b == nil:
 		return donePending(&Iter{err: errNilBatch})
 	}
-	return startPending(ctx, timeout, func(ctx context.Context) *Iter {
+	return startPending(ctx, timeout, true, func(ctx context.Context) *Iter {
 		return r.s.executeBatch(r.b.WithContext(ctx))
 	})
 }
 
-// startPending runs exec in a goroutine under ctx (bounded by timeout when positive). A
+// startPending runs exec in a goroutine under ctx (bounded by timeout when positive); batch
+// says its result is a batch's (see future.NewBatchResponse). A
 // panic in exec (in an observer, a policy, a tracer or a Bind function of the application)
 // completes the page with an error instead of ending the program: nothing else could
 // recover it.
-func startPending(ctx context.Context, timeout time.Duration, exec func(context.Context) *Iter) *iterPending {
-	p := &iterPending{done: make(chan struct{})}
+func startPending(ctx context.Context, timeout time.Duration, batch bool, exec func(context.Context) *Iter) *iterPending {
+	p := &iterPending{done: make(chan struct{}), batch: batch}
 	cancel := context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -151,6 +152,7 @@ func donePending(it *Iter) *iterPending {
 // iterPending is a page in flight: it completes with the page's *Iter. It implements
 // future.Pending and future.Notifier.
 type iterPending struct {
+	batch bool // the page is a batch's result (see future.NewBatchResponse)
 	done  chan struct{}
 	iter  *Iter
 	mu    sync.Mutex
@@ -193,6 +195,9 @@ func (p *iterPending) Response() (future.Response, error) {
 	}
 	if p.iter.res == nil {
 		return nil, errNoResult
+	}
+	if p.batch {
+		return future.NewBatchResponse(p.iter.res), nil
 	}
 	return future.NewResponse(p.iter.res), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -266,5 +267,64 @@ func TestCloseDuringPrepare(t *testing.T) {
 		if err := <-errs; !errors.Is(err, ErrSessionClosed) {
 			t.Errorf("a query waiting for its PREPARE when Close ran: %v, want ErrSessionClosed", err)
 		}
+	}
+}
+
+// Futures, as the Python driver's: a conditional batch that is not applied answers one row
+// per condition, and WasApplied reads the first (a statement's LWT result has exactly one);
+// an iteration that stopped on a failed page fetch and is resumed successfully reports no
+// error at its end.
+func TestFutureBatchWasAppliedAndResumedIteration(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	s, _ := sessionsOn(t, sim, nil)
+	for _, stmt := range []string{
+		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ks.kv (p int, c int, v text, PRIMARY KEY (p, c))",
+	} {
+		if err := s.Query(stmt).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for c := range 2 {
+		if err := s.Query("INSERT INTO ks.kv (p, c, v) VALUES (9, ?, 'x')", c).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := s.NewBatch(UnloggedBatch)
+	b.Query("UPDATE ks.kv SET v = 'y' WHERE p = 9 AND c = 0 IF v = 'no'")
+	b.Query("UPDATE ks.kv SET v = 'y' WHERE p = 9 AND c = 1 IF v = 'nope'")
+	rs, err := s.ExecuteBatchAsync(b).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied, err := rs.WasApplied(); applied || err != nil {
+		t.Errorf("a conditional batch not applied: WasApplied %v, %v; want false, nil", applied, err)
+	}
+
+	for c := 2; c < 10; c++ {
+		if err := s.Query("INSERT INTO ks.kv (p, c, v) VALUES (9, ?, 'x')", c).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second page's request fails once.
+	if err := sim.InjectFault(0, cqlsim.Fault{Match: "SELECT c FROM ks.kv", Error: &message.Overloaded{ErrorMessage: "busy"}, Skip: 1, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = s.Query("SELECT c FROM ks.kv WHERE p = 9").PageSize(3).IterAsync().Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rs.Next() {
+		n++
+	}
+	if rs.Err() == nil || n != 3 {
+		t.Fatalf("first pass: %d rows, error %v; want 3 rows and the second page's error", n, rs.Err())
+	}
+	for rs.Next() {
+		n++
+	}
+	if rs.Err() != nil || n != 10 {
+		t.Errorf("resumed: %d rows in all, error %v; want 10 and no error", n, rs.Err())
 	}
 }
