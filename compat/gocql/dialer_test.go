@@ -129,28 +129,14 @@ func TestDialerLikeGocql(t *testing.T) {
 	}
 
 	legacyLog, legacyProxies := newLog()
-	lcfg := gocqlv1.NewCluster(sim.Addrs()[:1]...)
-	lcfg.Dialer = logDialer{legacyLog}
-	lcfg.PoolConfig.HostSelectionPolicy = gocqlv1.RoundRobinHostPolicy()
-	lcfg.Timeout, lcfg.ConnectTimeout = 20*time.Second, 5*time.Second
-	ls, err := lcfg.CreateSession()
-	if err != nil {
-		t.Fatalf("gocql: %v", err)
-	}
-	defer ls.Close()
+	shimLog, shimProxies := newLog()
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Dialer, l.Dialer = logDialer{shimLog}, logDialer{legacyLog}
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy(), gocqlv1.RoundRobinHostPolicy()
+		c.ConnectTimeout, l.ConnectTimeout = 5*time.Second, 5*time.Second
+	})
 	reachEveryNode(t, "gocql", 2, legacyServedBy(ls))
 	checkProxies("gocql", legacyProxies)
-
-	shimLog, shimProxies := newLog()
-	cfg := NewCluster(sim.Addrs()[:1]...)
-	cfg.Dialer = logDialer{shimLog}
-	cfg.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy()
-	cfg.Timeout, cfg.ConnectTimeout = 20*time.Second, 5*time.Second
-	s, err := cfg.CreateSession()
-	if err != nil {
-		t.Fatalf("shim: %v", err)
-	}
-	defer s.Close()
 	reachEveryNode(t, "shim", 2, shimServedBy(s))
 	checkProxies("shim", shimProxies)
 
@@ -187,35 +173,17 @@ func hostFronts(t *testing.T, addrs []string) (*dialLog, *tls.Config) {
 // because a HostDialer is set.
 func TestHostDialerLikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	badSSL := func() (cert, key, ca string) {
-		return "/nonexistent/cert.pem", "/nonexistent/key.pem", "/nonexistent/ca.pem"
-	}
-
+	const cert, key, ca = "/nonexistent/cert.pem", "/nonexistent/key.pem", "/nonexistent/ca.pem"
 	legacyLog, legacyTLS := hostFronts(t, sim.Addrs())
-	lcfg := gocqlv1.NewCluster(sim.Addrs()[:1]...)
-	lcfg.HostDialer = legacyHostDialer{legacyLog, legacyTLS}
-	c, k, ca := badSSL()
-	lcfg.SslOpts = &gocqlv1.SslOptions{CertPath: c, KeyPath: k, CaPath: ca}
-	lcfg.PoolConfig.HostSelectionPolicy = gocqlv1.RoundRobinHostPolicy()
-	lcfg.Timeout, lcfg.ConnectTimeout = 20*time.Second, 5*time.Second
-	ls, err := lcfg.CreateSession()
-	if err != nil {
-		t.Fatalf("gocql: %v", err)
-	}
-	defer ls.Close()
-	reachEveryNode(t, "gocql", 2, legacyServedBy(ls))
-
 	shimLog, shimTLS := hostFronts(t, sim.Addrs())
-	cfg := NewCluster(sim.Addrs()[:1]...)
-	cfg.HostDialer = shimHostDialer{shimLog, shimTLS}
-	cfg.SslOpts = &SslOptions{CertPath: c, KeyPath: k, CaPath: ca}
-	cfg.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy()
-	cfg.Timeout, cfg.ConnectTimeout = 20*time.Second, 5*time.Second
-	s, err := cfg.CreateSession()
-	if err != nil {
-		t.Fatalf("shim: %v", err)
-	}
-	defer s.Close()
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.HostDialer, l.HostDialer = shimHostDialer{shimLog, shimTLS}, legacyHostDialer{legacyLog, legacyTLS}
+		c.SslOpts = &SslOptions{CertPath: cert, KeyPath: key, CaPath: ca}
+		l.SslOpts = &gocqlv1.SslOptions{CertPath: cert, KeyPath: key, CaPath: ca}
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy(), gocqlv1.RoundRobinHostPolicy()
+		c.ConnectTimeout, l.ConnectTimeout = 5*time.Second, 5*time.Second
+	})
+	reachEveryNode(t, "gocql", 2, legacyServedBy(ls))
 	reachEveryNode(t, "shim", 2, shimServedBy(s))
 
 	if diff := cmp.Diff(legacyLog.sorted(), shimLog.sorted()); diff != "" {
@@ -303,17 +271,13 @@ func TestDialerErrorsLikeGocql(t *testing.T) {
 		}
 	}
 
-	legacyPanicked := func() (panicked bool) {
-		defer func() { panicked = recover() != nil }()
+	if !panics(func() {
 		lcfg := gocqlv1.NewCluster(sim.Addrs()...)
 		lcfg.HostDialer = nilLegacyHostDialer{}
-		s, err := lcfg.CreateSession()
-		if err == nil {
+		if s, err := lcfg.CreateSession(); err == nil {
 			s.Close()
 		}
-		return false
-	}()
-	if !legacyPanicked {
+	}) {
 		t.Error("gocql v1.7.0 no longer panics on a HostDialer returning nothing: revisit G40")
 	}
 	cfg := NewCluster(sim.Addrs()...)

@@ -21,9 +21,9 @@ func panics(f func()) (panicked bool) {
 	return false
 }
 
-// misuseSessions returns a shim and a gocql session on a one-node cqlsim, with the table
-// ks.kv (p int, c int, v text, PRIMARY KEY (p, c)) created.
-func misuseSessions(t *testing.T) (*Session, *gocqlv1.Session) {
+// misuseSessions returns a shim and a gocql session on a one-node cqlsim (returned too), with
+// the table ks.kv (p int, c int, v text, PRIMARY KEY (p, c)) created.
+func misuseSessions(t *testing.T) (*Session, *gocqlv1.Session, *cqlsim.Cluster) {
 	t.Helper()
 	sim := cqlsim.StartT(t, cqlsim.Options{})
 	s, ls := sessionsOn(t, sim, nil)
@@ -36,14 +36,14 @@ func misuseSessions(t *testing.T) (*Session, *gocqlv1.Session) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	return s, ls
+	return s, ls, sim
 }
 
 // ExecuteBatchAsync works on a copy of the batch taken when it is called: resetting the
 // batch and adding other statements at once (the usual way to reuse one) changes nothing
 // for the batch in flight, whose writes all reach the server.
 func TestExecuteBatchAsyncCopiesTheBatch(t *testing.T) {
-	s, _ := misuseSessions(t)
+	s, _, _ := misuseSessions(t)
 	b := s.NewBatch(UnloggedBatch)
 	b.Query("INSERT INTO ks.kv (p, c, v) VALUES (?, ?, ?)", 7, 1, "first")
 	f := s.ExecuteBatchAsync(b)
@@ -78,7 +78,7 @@ func (panicObserver) ObserveBatch(context.Context, ObservedBatch) { panic("obser
 // in the future's goroutine, where the application cannot recover it: it fails the future
 // instead of ending the program. A future of no session, or of a nil batch, fails too.
 func TestAsyncPanicFailsTheFuture(t *testing.T) {
-	s, _ := misuseSessions(t)
+	s, _, _ := misuseSessions(t)
 	_, err := s.Query("SELECT v FROM ks.kv WHERE p = 0").Observer(panicObserver{}).IterAsync().Result()
 	if err == nil || !strings.Contains(err.Error(), "observer bug") {
 		t.Errorf("IterAsync with a panicking observer: %v, want an error carrying the panic", err)
@@ -111,7 +111,7 @@ func TestAsyncPanicFailsTheFuture(t *testing.T) {
 // Misuse on which gocql v1.7.0 panics returns an error in the shim (docs/deviations.md G41);
 // each case also checks that gocql still panics.
 func TestMisuseWhereGocqlPanics(t *testing.T) {
-	s, ls := misuseSessions(t)
+	s, ls, _ := misuseSessions(t)
 	cases := []struct {
 		name   string
 		legacy func()
@@ -176,7 +176,7 @@ func TestMisuseWhereGocqlPanics(t *testing.T) {
 // panics on its nil metrics. A batch of the package-level NewBatch executed from several
 // goroutines at once is not written to (the race detector checks it in CI).
 func TestBatchLiteralAndSharedBatch(t *testing.T) {
-	s, ls := misuseSessions(t)
+	s, ls, _ := misuseSessions(t)
 	legacyLit := &gocqlv1.Batch{Type: gocqlv1.UnloggedBatch, Cons: gocqlv1.One}
 	legacyLit.Entries = append(legacyLit.Entries, gocqlv1.BatchEntry{Stmt: "INSERT INTO ks.kv (p, c, v) VALUES (2, 1, 'literal')"})
 	if !panics(func() { _ = ls.ExecuteBatch(legacyLit) }) {
@@ -275,16 +275,7 @@ func TestCloseDuringPrepare(t *testing.T) {
 // an iteration that stopped on a failed page fetch and is resumed successfully reports no
 // error at its end.
 func TestFutureBatchWasAppliedAndResumedIteration(t *testing.T) {
-	sim := cqlsim.StartT(t, cqlsim.Options{})
-	s, _ := sessionsOn(t, sim, nil)
-	for _, stmt := range []string{
-		"CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-		"CREATE TABLE ks.kv (p int, c int, v text, PRIMARY KEY (p, c))",
-	} {
-		if err := s.Query(stmt).Exec(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, _, sim := misuseSessions(t)
 	for c := range 2 {
 		if err := s.Query("INSERT INTO ks.kv (p, c, v) VALUES (9, ?, 'x')", c).Exec(); err != nil {
 			t.Fatal(err)

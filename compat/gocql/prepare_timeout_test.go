@@ -2,6 +2,7 @@ package gocql
 
 import (
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func TestPrepareBoundedByTimeoutLikeGocql(t *testing.T) {
 		return s.Query("SELECT key FROM system.local WHERE key = ?", "compat").Exec()
 	}, ErrTimeoutNoResponse)
 	check("compat traced query", func() error {
-		return s.Query("SELECT key FROM system.local WHERE key = ? ", "traced").Trace(NewTraceWriter(s, discardWriter{})).Exec()
+		return s.Query("SELECT key FROM system.local WHERE key = ? ", "traced").Trace(NewTraceWriter(s, io.Discard)).Exec()
 	}, ErrTimeoutNoResponse)
 	check("compat batch", func() error {
 		b := s.NewBatch(UnloggedBatch)
@@ -50,8 +51,3 @@ func TestPrepareBoundedByTimeoutLikeGocql(t *testing.T) {
 		return s.ExecuteBatch(b)
 	}, ErrTimeoutNoResponse)
 }
-
-// discardWriter is an io.Writer that keeps nothing.
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }

@@ -87,7 +87,7 @@ func TestNoSchemaAgreementWaitLikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, SchemaPropagationDelay: propagation})
 	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
 		c.MaxWaitSchemaAgreement, l.MaxWaitSchemaAgreement = 0, 0
-		c.Logger, l.Logger = discardLogger{}, discardLogger{}
+		c.Logger, l.Logger = nopLogger{}, nopLogger{}
 	})
 	for _, d := range []struct {
 		driver string
@@ -110,10 +110,3 @@ func TestNoSchemaAgreementWaitLikeGocql(t *testing.T) {
 		}
 	}
 }
-
-// discardLogger is a StdLogger of both drivers that prints nothing.
-type discardLogger struct{}
-
-func (discardLogger) Print(...interface{})          {}
-func (discardLogger) Printf(string, ...interface{}) {}
-func (discardLogger) Println(...interface{})        {}
