@@ -49,8 +49,9 @@
 // on the same address, for tests of driver failover; SetNodeDelay makes a node answer its
 // statements late, for tests of timeouts, speculative execution and slow-node handling;
 // InjectFault makes a node answer chosen statements with a server error (a read or write
-// timeout, OVERLOADED, ...) instead of running them, or answer them late, for tests of error
-// decoding, retry policies and timeouts.
+// timeout, OVERLOADED, CAS_WRITE_UNKNOWN, ...: any error code of the v5 spec, see Fault.Error)
+// instead of running them, or answer them late, for tests of error decoding, retry policies and
+// timeouts.
 //
 // # Engine
 //

@@ -1,6 +1,7 @@
 package cqlsim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
+	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
@@ -15,8 +17,9 @@ import (
 // Fault makes a node answer some statements with a server error instead of running them, as a
 // node does when replicas time out, when it is overloaded or bootstrapping, or answer them late
 // (see Cluster.InjectFault). Errors that a single node cannot produce on its own (a read or write
-// timeout, a read or write failure, an overloaded coordinator) can be served this way, to test
-// how a driver decodes them and what its retry policies decide.
+// timeout, a read or write failure, an overloaded coordinator, a write refused by change data
+// capture, a lightweight transaction of unknown outcome) can be served this way, to test how a
+// driver decodes them and what its retry policies decide.
 type Fault struct {
 	// Match selects the statements that fail: a QUERY whose CQL text contains Match, an
 	// EXECUTE of a statement prepared from such a text, a BATCH with such a statement among
@@ -24,12 +27,15 @@ type Fault struct {
 	// tables included. PREPARE is never failed: the statement can be prepared, and its
 	// executions fail.
 	Match string
-	// Error, when set, is the ERROR message sent in place of the result, any of the error messages of
-	// github.com/datastax/go-cassandra-native-protocol/message: *message.ReadTimeout,
-	// *message.WriteTimeout, *message.Unavailable, *message.Overloaded, *message.ReadFailure
-	// and so on (that library has no message for CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN). It
-	// is encoded in each connection's protocol version: a read or write failure carries its
-	// NumFailures up to v4 and its Reasons from v5 on.
+	// Error, when set, is the ERROR message sent in place of the result: any of the error
+	// messages of github.com/datastax/go-cassandra-native-protocol/message
+	// (*message.ReadTimeout, *message.WriteTimeout, *message.Unavailable,
+	// *message.Overloaded, *message.ReadFailure and so on), or this package's *CDCWriteFailure
+	// (CDC_WRITE_FAILURE) and *CASWriteUnknown (CAS_WRITE_UNKNOWN). It is encoded in each
+	// connection's protocol version: a read or write failure carries its NumFailures up to v4
+	// and its Reasons from v5 on. CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN, defined by the v5
+	// spec, are sent the same in every version, for drivers that decode them whatever the
+	// version (as gocql v1.7.0 does at v4).
 	Error message.Error
 	// Warnings, when set, travel with Error, as the warnings Cassandra attaches to some
 	// failed requests (protocol v4 and later).
@@ -46,6 +52,87 @@ type Fault struct {
 	// Times is how many matching statements fail (or are delayed) before the fault is spent.
 	// Zero affects every matching statement until Cluster.ClearFaults.
 	Times int
+}
+
+// CDCWriteFailure is the CDC_WRITE_FAILURE error (code 0x1600, native protocol v5 spec
+// section 8), which go-cassandra-native-protocol has no message for: a write to a table with
+// change data capture enabled was refused, as when the space for the CDC log is exhausted.
+// Its body is the message alone. Give a *CDCWriteFailure as Fault.Error.
+type CDCWriteFailure struct {
+	// ErrorMessage is the server's message.
+	ErrorMessage string
+}
+
+// CASWriteUnknown is the CAS_WRITE_UNKNOWN error (code 0x1700, native protocol v5 spec
+// section 8), which go-cassandra-native-protocol has no message for: a contended lightweight
+// transaction was only partly completed, and may or may not be completed by a contending one
+// or by a SERIAL read. Its body is <cl><received><blockfor>. Give a *CASWriteUnknown as
+// Fault.Error.
+type CASWriteUnknown struct {
+	// ErrorMessage is the server's message.
+	ErrorMessage string
+	// Consistency is the consistency level of the statement that failed.
+	Consistency primitive.ConsistencyLevel
+	// Received is how many replicas acknowledged the request, BlockFor how many had to for
+	// Consistency.
+	Received, BlockFor int32
+}
+
+// Error codes that go-cassandra-native-protocol does not define.
+const (
+	errorCodeCDCWriteFailure primitive.ErrorCode = 0x1600
+	errorCodeCASWriteUnknown primitive.ErrorCode = 0x1700
+)
+
+// IsResponse returns true: the message is a server's.
+func (*CDCWriteFailure) IsResponse() bool { return true }
+
+// GetOpCode returns OpCodeError.
+func (*CDCWriteFailure) GetOpCode() primitive.OpCode { return primitive.OpCodeError }
+
+// GetErrorCode returns 0x1600.
+func (*CDCWriteFailure) GetErrorCode() primitive.ErrorCode { return errorCodeCDCWriteFailure }
+
+// GetErrorMessage returns ErrorMessage.
+func (m *CDCWriteFailure) GetErrorMessage() string { return m.ErrorMessage }
+
+// DeepCopyMessage returns a copy of m.
+func (m *CDCWriteFailure) DeepCopyMessage() message.Message { c := *m; return &c }
+
+// String describes the error, as go-cassandra-native-protocol's messages do.
+func (m *CDCWriteFailure) String() string {
+	return fmt.Sprintf("ERROR CDC WRITE FAILURE (code=%#x, msg=%v)", uint32(errorCodeCDCWriteFailure), m.ErrorMessage)
+}
+
+// appendFields appends the body after the code and message: nothing.
+func (*CDCWriteFailure) appendFields(dst []byte) []byte { return dst }
+
+// IsResponse returns true: the message is a server's.
+func (*CASWriteUnknown) IsResponse() bool { return true }
+
+// GetOpCode returns OpCodeError.
+func (*CASWriteUnknown) GetOpCode() primitive.OpCode { return primitive.OpCodeError }
+
+// GetErrorCode returns 0x1700.
+func (*CASWriteUnknown) GetErrorCode() primitive.ErrorCode { return errorCodeCASWriteUnknown }
+
+// GetErrorMessage returns ErrorMessage.
+func (m *CASWriteUnknown) GetErrorMessage() string { return m.ErrorMessage }
+
+// DeepCopyMessage returns a copy of m.
+func (m *CASWriteUnknown) DeepCopyMessage() message.Message { c := *m; return &c }
+
+// String describes the error and its fields, as go-cassandra-native-protocol's messages do.
+func (m *CASWriteUnknown) String() string {
+	return fmt.Sprintf("ERROR CAS WRITE UNKNOWN (code=%#x, msg=%v, cl=%v, received=%v, blockfor=%v)",
+		uint32(errorCodeCASWriteUnknown), m.ErrorMessage, m.Consistency, m.Received, m.BlockFor)
+}
+
+// appendFields appends the body after the code and message: <cl><received><blockfor>.
+func (m *CASWriteUnknown) appendFields(dst []byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(m.Consistency))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(m.Received))
+	return binary.BigEndian.AppendUint32(dst, uint32(m.BlockFor))
 }
 
 // faultList holds a node's injected faults, in injection order.

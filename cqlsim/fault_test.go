@@ -1,9 +1,14 @@
 package cqlsim_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,4 +217,100 @@ func TestInjectFaultPrecedence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The two codes go-cassandra-native-protocol has no message for, CDC_WRITE_FAILURE and
+// CAS_WRITE_UNKNOWN, are sent as the spec lays them out: <code><message> and, for
+// CAS_WRITE_UNKNOWN, <cl><received><blockfor>; after the warnings in v4 and v5 (flagged in the
+// header), without them in v3, in segments in v5; on the request's stream, and the connection
+// goes on.
+func TestInjectFaultOwnErrorCodes(t *testing.T) {
+	cas := &cqlsim.CASWriteUnknown{ErrorMessage: "CAS operation result is unknown - proposal accepted by 1 but not a quorum.",
+		Consistency: primitive.ConsistencyLevelSerial, Received: 1, BlockFor: 2}
+	cdc := &cqlsim.CDCWriteFailure{ErrorMessage: "Rejecting mutation to table ks.t: CDC is full"}
+	header := func(version, flags byte, stream int16, n int) []byte {
+		return []byte{0x80 | version, flags, 0, byte(stream), 0x00, 0, 0, byte(n >> 8), byte(n)}
+	}
+	str := func(s string) []byte { return append([]byte{byte(len(s) >> 8), byte(len(s))}, s...) }
+	warnings := []byte{0, 1, 0, 4, 'w', 'a', 'r', 'n'}
+	casBody := slices.Concat([]byte{0, 0, 0x17, 0}, str(cas.ErrorMessage), []byte{0, 8, 0, 0, 0, 1, 0, 0, 0, 2})
+	cdcBody := slices.Concat([]byte{0, 0, 0x16, 0}, str(cdc.ErrorMessage))
+	for _, tc := range []struct {
+		name    string
+		version byte
+		err     message.Error
+		want    []byte
+	}{
+		{"cas unknown v4", 4, cas, slices.Concat(header(4, 0x08, 5, len(warnings)+len(casBody)), warnings, casBody)},
+		{"cdc failure v4", 4, cdc, slices.Concat(header(4, 0x08, 5, len(warnings)+len(cdcBody)), warnings, cdcBody)},
+		{"cas unknown v3", 3, cas, slices.Concat(header(3, 0, 5, len(casBody)), casBody)},
+		{"cdc failure v3", 3, cdc, slices.Concat(header(3, 0, 5, len(cdcBody)), cdcBody)},
+		{"cas unknown v5", 5, cas, slices.Concat(header(5, 0x08, 5, len(warnings)+len(casBody)), warnings, casBody)},
+		{"cdc failure v5", 5, cdc, slices.Concat(header(5, 0x08, 5, len(warnings)+len(cdcBody)), warnings, cdcBody)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 5})
+			if err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Times: 1, Error: tc.err, Warnings: []string{"warn"}}); err != nil {
+				t.Fatal(err)
+			}
+			version := primitive.ProtocolVersion(tc.version)
+			query := func(q string) *message.Query {
+				return &message.Query{Query: q, Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}}
+			}
+			var (
+				send func(stream int16, msg message.Message)
+				r    io.Reader
+			)
+			if version == primitive.ProtocolVersion5 {
+				v5 := handshakeV5(t, c.Addrs()[0], "")
+				send, r = func(stream int16, msg message.Message) { v5.sendFrames(stream, msg) }, v5
+			} else {
+				rc := dialRaw(t, c.Addrs()[0])
+				rc.send(version, 1, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
+				if f := rc.read(); f.Header.OpCode != primitive.OpCodeReady {
+					t.Fatalf("STARTUP answered with %v", f.Body.Message)
+				}
+				send, r = func(stream int16, msg message.Message) { rc.send(version, stream, msg) }, rc.br
+			}
+			send(5, query("SELECT v FROM ks.t WHERE k = 1"))
+			if got := readFrameBytes(t, r); !bytes.Equal(got, tc.want) {
+				t.Errorf("the ERROR frame is\n%x, want\n%x", got, tc.want)
+			}
+			// The fault is spent; the next statement runs (and fails on the missing keyspace).
+			send(6, query("SELECT v FROM ks.t WHERE k = 1"))
+			got := readFrameBytes(t, r)
+			if code := binary.BigEndian.Uint32(got[9:]); got[4] != 0x00 || int16(binary.BigEndian.Uint16(got[2:])) != 6 || code != 0x2200 {
+				t.Errorf("the next statement got opcode %#x on stream %d, error code %#x: want INVALID on stream 6", got[4], binary.BigEndian.Uint16(got[2:]), code)
+			}
+		})
+	}
+}
+
+// A message too long for a [string] cannot be sent: the statement gets a SERVER_ERROR instead
+// of a malformed frame.
+func TestInjectFaultOwnErrorTooLong(t *testing.T) {
+	c, s := faultSession(t)
+	long := strings.Repeat("x", 1<<16)
+	if err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Times: 1, Error: &cqlsim.CDCWriteFailure{ErrorMessage: long}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Execute(context.Background(), native.Query("SELECT v FROM ks.t WHERE k = 1"))
+	var se *native.ServerError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "longer than a [string] can be") {
+		t.Errorf("got %v (%T), want a SERVER_ERROR saying the message is too long", err, err)
+	}
+}
+
+// readFrameBytes reads one v3+ frame (header and body) from r.
+func readFrameBytes(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	b := make([]byte, 9)
+	if _, err := io.ReadFull(r, b); err != nil {
+		t.Fatalf("reading a frame header: %v", err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(b[5:]))
+	if _, err := io.ReadFull(r, body); err != nil {
+		t.Fatalf("reading a frame body: %v", err)
+	}
+	return append(b, body...)
 }

@@ -2,6 +2,7 @@ package cqlsim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/datastax/go-cassandra-native-protocol/compression"
@@ -35,6 +36,9 @@ func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte,
 		out := wire.AppendHeader(nil, wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpError}, len(body))
 		return append(out, body...), nil
 	}
+	if e, ok := msg.(ownError); ok {
+		return encodeOwnError(h, e, warnings)
+	}
 	hdr := &frame.Header{
 		IsResponse: true,
 		Version:    primitive.ProtocolVersion(h.Version),
@@ -51,6 +55,38 @@ func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte,
 		return nil, fmt.Errorf("encoding %s response on stream %d: %w", wire.OpcodeName(byte(msg.GetOpCode())), h.Stream, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// ownError is an ERROR message cqlsim encodes itself, one that go-cassandra-native-protocol's
+// codec has no encoder for (CDCWriteFailure, CASWriteUnknown).
+type ownError interface {
+	message.Error
+	// appendFields appends the body that follows the error code and message.
+	appendFields(dst []byte) []byte
+}
+
+// encodeOwnError encodes e as the response to a request with header h (protocol v3 or
+// later): the body is the warnings (v4 and later, when there are some), the error code, the
+// message and e's own fields. It is the same in every version.
+func encodeOwnError(h wire.Header, e ownError, warnings []string) ([]byte, error) {
+	for _, s := range append([]string{e.GetErrorMessage()}, warnings...) {
+		if len(s) > 0xFFFF {
+			return nil, fmt.Errorf("encoding error 0x%04x on stream %d: a string of %d bytes is longer than a [string] can be", uint32(e.GetErrorCode()), h.Stream, len(s))
+		}
+	}
+	out := wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpError}
+	var body []byte
+	if len(warnings) > 0 && h.Version >= 4 {
+		out.Flags |= wire.FlagWarning
+		body = binary.BigEndian.AppendUint16(body, uint16(len(warnings)))
+		for _, w := range warnings {
+			body = appendString(body, w)
+		}
+	}
+	body = binary.BigEndian.AppendUint32(body, uint32(e.GetErrorCode()))
+	body = appendString(body, e.GetErrorMessage())
+	body = e.appendFields(body)
+	return append(wire.AppendHeader(nil, out, len(body)), body...), nil
 }
 
 // reply encodes msg as the response to h and queues it. A message that cannot be encoded (a

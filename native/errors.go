@@ -190,8 +190,8 @@ type CDCWriteFailureError struct{ RequestError }
 type CASWriteUnknownError struct {
 	RequestError
 	Consistency Consistency
-	Received    int
-	BlockFor    int
+	Received    int // acknowledgements received
+	BlockFor    int // acknowledgements required for Consistency
 }
 
 // SyntaxError is code 0x2000: the statement has a syntax error.
@@ -313,6 +313,11 @@ func (e *ReadFailureError) Error() string {
 // Error describes the failures.
 func (e *WriteFailureError) Error() string {
 	return fmt.Sprintf("%s (consistency %s, received %d of %d, %d failures, write type %s)", e.RequestError.Error(), e.Consistency, e.Received, e.BlockFor, e.NumFailures, e.WriteType)
+}
+
+// Error describes the acknowledgements received.
+func (e *CASWriteUnknownError) Error() string {
+	return fmt.Sprintf("%s (consistency %s, received %d of %d)", e.RequestError.Error(), e.Consistency, e.Received, e.BlockFor)
 }
 
 // Error names the function.

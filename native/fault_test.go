@@ -3,6 +3,7 @@ package native_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -73,6 +74,8 @@ func TestNextHostRetryOnInjectedServerErrors(t *testing.T) {
 				var e *native.ReadFailureError
 				return errors.As(err, &e) && e.NumFailures == 1 && e.BlockFor == 1
 			}},
+		{"CAS write unknown, idempotent", casWriteUnknownMsg(), true, 1, isCASWriteUnknown},
+		{"CDC write failure, idempotent", cdcWriteFailureMsg(), true, 1, isCDCWriteFailure},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,4 +128,116 @@ func writeTimeoutMsg() *message.WriteTimeout {
 func isWriteTimeout(err error) bool {
 	var e *native.WriteTimeoutError
 	return errors.As(err, &e) && e.WriteType == "SIMPLE" && e.Received == 1 && e.BlockFor == 2
+}
+
+func casWriteUnknownMsg() *cqlsim.CASWriteUnknown {
+	return &cqlsim.CASWriteUnknown{ErrorMessage: "CAS operation result is unknown - proposal accepted by 1 but not a quorum.",
+		Consistency: primitive.ConsistencyLevelSerial, Received: 1, BlockFor: 2}
+}
+
+func isCASWriteUnknown(err error) bool {
+	var e *native.CASWriteUnknownError
+	return errors.As(err, &e) && e.Consistency == native.Serial && e.Received == 1 && e.BlockFor == 2
+}
+
+func cdcWriteFailureMsg() *cqlsim.CDCWriteFailure {
+	return &cqlsim.CDCWriteFailure{ErrorMessage: "Rejecting mutation to table fk.t: CDC space is exhausted"}
+}
+
+func isCDCWriteFailure(err error) bool {
+	var e *native.CDCWriteFailureError
+	return errors.As(err, &e) && e.Message == cdcWriteFailureMsg().ErrorMessage
+}
+
+// CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN, injected by cqlsim, reach the caller as
+// *CDCWriteFailureError and *CASWriteUnknownError with every field the server sent, unwrap to
+// the *RequestError with the code, message and host like every server error, and are not taken
+// for a client-side error.
+func TestInjectedCDCAndCASErrors(t *testing.T) {
+	cas, cdc := casWriteUnknownMsg(), cdcWriteFailureMsg()
+	cases := []struct {
+		name string
+		err  message.Error
+		code native.ErrorCode
+		want func(t *testing.T, err error, host string)
+	}{
+		{"CAS write unknown", cas, native.CodeCASWriteUnknown, func(t *testing.T, err error, host string) {
+			var e *native.CASWriteUnknownError
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want a *native.CASWriteUnknownError", err, err)
+			}
+			want := native.CASWriteUnknownError{RequestError: native.RequestError{Code: native.CodeCASWriteUnknown, Message: cas.ErrorMessage, Host: host},
+				Consistency: native.Serial, Received: 1, BlockFor: 2}
+			if !reflect.DeepEqual(*e, want) {
+				t.Errorf("got %+v, want %+v", *e, want)
+			}
+			if got, want := e.Error(), "cas write unknown: "+cas.ErrorMessage+" (host "+host+") (consistency SERIAL, received 1 of 2)"; got != want {
+				t.Errorf("Error() = %q, want %q", got, want)
+			}
+		}},
+		{"CDC write failure", cdc, native.CodeCDCWriteFailure, func(t *testing.T, err error, host string) {
+			var e *native.CDCWriteFailureError
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v (%T), want a *native.CDCWriteFailureError", err, err)
+			}
+			want := native.CDCWriteFailureError{RequestError: native.RequestError{Code: native.CodeCDCWriteFailure, Message: cdc.ErrorMessage, Host: host}}
+			if !reflect.DeepEqual(*e, want) {
+				t.Errorf("got %+v, want %+v", *e, want)
+			}
+			if got, want := e.Error(), "cdc write failure: "+cdc.ErrorMessage+" (host "+host+")"; got != want {
+				t.Errorf("Error() = %q, want %q", got, want)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, s := faultedCluster(t, &attemptLog{})
+			ctx := context.Background()
+			ins, err := s.Prepare(ctx, "INSERT INTO fk.t (k, v) VALUES (?, ?) IF NOT EXISTS")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range c.Addrs() {
+				if err := c.InjectFault(i, cqlsim.Fault{Match: "fk.t", Error: tc.err}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, step := range []struct {
+				name string
+				run  func() error
+			}{
+				{"query", func() error {
+					_, err := s.Execute(ctx, native.Query("INSERT INTO fk.t (k, v) VALUES (1, 1) IF NOT EXISTS"))
+					return err
+				}},
+				{"prepared", func() error { _, err := s.Execute(ctx, ins.Bind(2, 2)); return err }},
+				{"batch", func() error {
+					_, err := s.ExecuteBatch(ctx, native.NewBatch(native.LoggedBatch, native.Query("UPDATE fk.t SET v = 3 WHERE k = 3")))
+					return err
+				}},
+			} {
+				t.Run(step.name, func(t *testing.T) {
+					err := step.run()
+					var re *native.RequestError
+					if !errors.As(err, &re) || re.Code != tc.code || !slices.Contains(c.Addrs(), re.Host) || re.Message != tc.err.GetErrorMessage() {
+						t.Fatalf("errors.As(*RequestError): %+v", re)
+					}
+					tc.want(t, err, re.Host)
+					for _, client := range []error{native.ErrTimeout, native.ErrConnClosed, native.ErrSessionClosed} {
+						if errors.Is(err, client) {
+							t.Errorf("errors.Is(err, %v) is true", client)
+						}
+					}
+				})
+			}
+			for i := range c.Addrs() {
+				if err := c.ClearFaults(i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Execute(ctx, ins.Bind(2, 2)); err != nil {
+				t.Errorf("after ClearFaults: %v", err)
+			}
+		})
+	}
 }

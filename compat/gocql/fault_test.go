@@ -14,7 +14,8 @@ import (
 )
 
 // Errors that one real node cannot be made to return (replica timeouts and failures, an
-// overloaded or bootstrapping coordinator), served by cqlsim's faults, so
+// overloaded or bootstrapping coordinator, a write refused by CDC, a CAS of unknown outcome),
+// served by cqlsim's faults, so
 // that compat's decoding of every server error, and the retry decisions taken on it, can be
 // compared with gocql v1.7.0's.
 
@@ -57,6 +58,11 @@ var serverErrors = []struct {
 	{"invalid", &message.Invalid{ErrorMessage: "Invalid request"}},
 	{"config error", &message.ConfigError{ErrorMessage: "Bad configuration"}},
 	{"already exists", &message.AlreadyExists{ErrorMessage: "Table fk.t already exists", Keyspace: "fk", Table: "t"}},
+	{"cdc write failure", &cqlsim.CDCWriteFailure{ErrorMessage: "Rejecting mutation to table fk.t: CDC space is exhausted"}},
+	{"cas write unknown", &cqlsim.CASWriteUnknown{ErrorMessage: "CAS operation result is unknown - proposal accepted by 1 but not a quorum.",
+		Consistency: primitive.ConsistencyLevelSerial, Received: 1, BlockFor: 2}},
+	{"cas write unknown local serial", &cqlsim.CASWriteUnknown{ErrorMessage: "CAS operation result is unknown - proposal accepted by 0 but not a quorum.",
+		Consistency: primitive.ConsistencyLevelLocalSerial, Received: 0, BlockFor: 3}},
 }
 
 func writeTimeout(wt primitive.WriteType, received int32) *message.WriteTimeout {
@@ -131,7 +137,12 @@ func TestServerErrorsLikeGocql(t *testing.T) {
 				sim, s := legacyFaulted(t, 1, fault)
 				tr, obs := &lt, legacyRecObserver{&lt}
 				q := s.Query(faultInsert, 1, 1).Observer(obs)
-				tr.add("exec", q.Exec(), q.Attempts())
+				err := q.Exec()
+				// The comparison is worth something only if gocql met the injected error.
+				if re, ok := err.(gocqlv1.RequestError); !ok || re.Code() != int(se.err.GetErrorCode()) || re.Message() != se.err.GetErrorMessage() {
+					t.Errorf("gocql v1.7.0 got %v (%T), not the injected error", err, err)
+				}
+				tr.add("exec", err, q.Attempts())
 				it := s.Query(faultSelect, 1).Observer(obs).Iter()
 				tr.add("iter", it.NumRows(), it.Host() == nil)
 				tr.add("iter close", it.Close())

@@ -118,6 +118,8 @@ func (e *ErrorResponse) Error() string {
 		fmt.Fprintf(&sb, " [consistency=%s received=%d blockfor=%d failures=%d datapresent=%t]", e.Consistency, e.Received, e.BlockFor, e.NumFailures, e.DataPresent)
 	case ErrCodeWriteFailure:
 		fmt.Fprintf(&sb, " [consistency=%s received=%d blockfor=%d failures=%d writetype=%s]", e.Consistency, e.Received, e.BlockFor, e.NumFailures, e.WriteType)
+	case ErrCodeCASWriteUnknown:
+		fmt.Fprintf(&sb, " [consistency=%s received=%d blockfor=%d]", e.Consistency, e.Received, e.BlockFor)
 	case ErrCodeAlreadyExists:
 		fmt.Fprintf(&sb, " [keyspace=%s table=%s]", e.Keyspace, e.Table)
 	case ErrCodeFunctionFailure:

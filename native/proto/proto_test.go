@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -187,6 +188,44 @@ func TestRateLimitError(t *testing.T) {
 			t.Errorf("rate limit error = %+v", e)
 		}
 		r.Release()
+	}
+}
+
+// CDC_WRITE_FAILURE carries the message alone, CAS_WRITE_UNKNOWN <cl><received><blockfor>
+// after it (v5 spec section 8; drivers decode them in any version).
+func TestCDCAndCASErrors(t *testing.T) {
+	body := func(code ErrorCode, fields ...byte) []byte {
+		b := AppendInt(nil, int32(code))
+		b, _ = AppendString(b, "m")
+		return append(b, fields...)
+	}
+	for _, tc := range []struct {
+		body    []byte
+		want    ErrorResponse
+		wantErr string
+	}{
+		{body(ErrCodeCDCWriteFailure), ErrorResponse{Code: ErrCodeCDCWriteFailure, Message: "m"},
+			"cql: CDC write failure (0x1600): m"},
+		{body(ErrCodeCASWriteUnknown, 0, 8, 0, 0, 0, 1, 0, 0, 0, 2), ErrorResponse{Code: ErrCodeCASWriteUnknown, Message: "m", Consistency: Serial, Received: 1, BlockFor: 2},
+			"cql: CAS write unknown (0x1700): m [consistency=SERIAL received=1 blockfor=2]"},
+	} {
+		for _, v := range []Version{Version4, Version5} {
+			r := AcquireResponse()
+			if err := r.Decode(Header{Version: v, Response: true, Opcode: OpError}, tc.body, nil, nil); err != nil {
+				t.Fatalf("v%d %s: %v", v, tc.want.Code, err)
+			}
+			e := r.Msg.(*ErrorResponse)
+			if !reflect.DeepEqual(*e, tc.want) || e.Error() != tc.wantErr {
+				t.Errorf("v%d: decoded %+v (%q), want %+v (%q)", v, *e, e.Error(), tc.want, tc.wantErr)
+			}
+			r.Release()
+		}
+	}
+	// A CAS_WRITE_UNKNOWN cut short is malformed.
+	r := AcquireResponse()
+	defer r.Release()
+	if err := r.Decode(Header{Version: Version4, Response: true, Opcode: OpError}, body(ErrCodeCASWriteUnknown, 0, 8), nil, nil); !errors.Is(err, ErrMalformed) {
+		t.Errorf("a truncated CAS_WRITE_UNKNOWN: err = %v, want ErrMalformed", err)
 	}
 }
 
