@@ -61,6 +61,14 @@ type Config struct {
 	// opens. A Dialer that sets up TLS itself goes with a nil TLS.
 	TLS *tls.Config
 
+	// TLSServerName, when set, names the server a TLS connection to host verifies, and sends
+	// it as SNI, when TLS.ServerName is empty and TLS.InsecureSkipVerify is false; host is what
+	// a HostDialer would be given (only Addr for a contact point dialled before discovery). An
+	// empty name, like a nil TLSServerName, leaves it to the host part of host.Addr. A client
+	// that resolves a contact point's name itself, and lists its addresses in Hosts, uses it
+	// to verify the name.
+	TLSServerName func(host Host) string
+
 	// Dialer opens each connection's network connection (the control connection's and the
 	// pools'), for a proxy, a tunnel or a custom socket setup; nil dials TCP with a
 	// net.Dialer. It gets network "tcp" and the node's host:port, and a context without

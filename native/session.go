@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"iter"
@@ -245,7 +246,7 @@ func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config
 		Compression:         s.cfg.Compression,
 		CompressionFallback: s.cfg.CompressionFallback,
 		Authenticator:       s.authenticatorFor(addr),
-		TLS:                 s.cfg.TLS,
+		TLS:                 s.tlsFor(addr),
 		Keyspace:            *s.keyspace.Load(),
 		HeartbeatInterval:   s.cfg.HeartbeatInterval,
 		DialTimeout:         s.cfg.ConnectTimeout,
@@ -256,6 +257,22 @@ func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config
 		cc.OnEvent = onEvent
 	}
 	return cc
+}
+
+// tlsFor returns the TLS configuration of a connection to addr: Config.TLS, with the server
+// name Config.TLSServerName gives when it gives one (see there).
+func (s *Session) tlsFor(addr string) *tls.Config {
+	t := s.cfg.TLS
+	if t == nil || t.ServerName != "" || t.InsecureSkipVerify || s.cfg.TLSServerName == nil {
+		return t
+	}
+	name := s.cfg.TLSServerName(s.hostAt(addr))
+	if name == "" {
+		return t
+	}
+	t = t.Clone()
+	t.ServerName = name
+	return t
 }
 
 // poolFor returns the pool of addr, creating it.

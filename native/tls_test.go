@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -43,4 +44,28 @@ func TestTLS(t *testing.T) {
 	if err == nil || !errors.As(err, &uae) {
 		t.Errorf("untrusted certificate: %v", err)
 	}
+	// TLSServerName names the server to verify (the certificate is for 127.0.0.1 only), and
+	// an empty name leaves it to the address.
+	var mu sync.Mutex
+	var got []native.Host
+	named := func(name string) native.Config {
+		return native.Config{Hosts: []string{addr}, DisablePeerDiscovery: true,
+			TLS:           &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+			TLSServerName: func(h native.Host) string { mu.Lock(); got = append(got, h); mu.Unlock(); return name }}
+	}
+	_, err = native.Connect(ctxT(t), named("db.example"))
+	var hne x509.HostnameError
+	if err == nil || !errors.As(err, &hne) || hne.Host != "db.example" {
+		t.Errorf("TLSServerName db.example, a certificate for 127.0.0.1: %v", err)
+	}
+	mu.Lock()
+	if len(got) == 0 || got[0].Addr != addr {
+		t.Errorf("TLSServerName got %v, want the contact point %s", got, addr)
+	}
+	mu.Unlock()
+	s2, err := native.Connect(ctxT(t), named(""))
+	if err != nil {
+		t.Fatalf("TLSServerName empty: %v", err)
+	}
+	s2.Close()
 }

@@ -1,13 +1,11 @@
 package gocql
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"time"
 
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -24,9 +22,7 @@ func (a authAdapter) Start(class string) (native.AuthExchange, []byte, error) {
 // StartHost begins one connection's exchange with host, which AuthProvider gets as gocql
 // v1.7.0 gives it (see dialHostInfo).
 func (a authAdapter) StartHost(host native.Host, class string) (native.AuthExchange, []byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.ConnectTimeout+time.Second)
-	defer cancel()
-	return a.start(dialHostInfo(ctx, host, a.cfg.Port), class)
+	return a.start(dialHostInfo(host, a.cfg), class)
 }
 
 // start runs the first round as gocql's Conn does: the authenticator (AuthProvider's for the

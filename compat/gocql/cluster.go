@@ -7,6 +7,10 @@ import "time"
 // having no effect.
 type ClusterConfig struct {
 	// Hosts are the contact points (host or host:port); the rest of the ring is discovered.
+	// As in gocql, a host given by name stands for every address it resolves to when the
+	// session is created, IPv4 and IPv6 (only IPv4 ones, when it has any, with the environment
+	// variable GOCQL_HOST_LOOKUP_PREFER_V4=true), each a contact point of its own; a name that
+	// does not resolve is logged and skipped.
 	Hosts []string
 
 	// CQLVersion was sent in gocql's STARTUP (default "3.0.0"); the native core sends
@@ -119,7 +123,8 @@ type ClusterConfig struct {
 	// IgnorePeerAddr uses the contact point address rather than the peer address (no effect).
 	IgnorePeerAddr bool
 
-	// DisableInitialHostLookup connects only to Hosts, without reading system.peers.
+	// DisableInitialHostLookup connects only to Hosts (every address of a name), without
+	// reading system.peers.
 	DisableInitialHostLookup bool
 
 	// Events disables kinds of server events. The native core always follows topology and
@@ -185,6 +190,11 @@ type ClusterConfig struct {
 	// disableControlConn mirrors gocql's unexported field (tests of gocql set it); with it
 	// set, AwaitSchemaAgreement reports that no control connection is available.
 	disableControlConn bool
+
+	// contactNames maps the address (ip:port) of each contact point the native core dials to
+	// the host it was given as in Hosts: a name that resolved to it, or the address as
+	// written. NewSession sets it (see contactPoints and contactName).
+	contactNames map[string]string
 }
 
 // PoolConfig configures host selection.

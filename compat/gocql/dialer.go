@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"strconv"
-	"time"
 
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -31,12 +30,9 @@ func nativeDialer(cfg *ClusterConfig) native.Dialer {
 // that CreateSession reports them as gocql does (see dialFailure).
 type dialerAdapter struct{ d Dialer }
 
-// DialContext dials address, with a contact point given by name resolved first: gocql
-// dials the IP address (HostInfo.ConnectAddressAndPort).
+// DialContext dials address: a node's IP address and port, a contact point given by name
+// too (contactPoints resolved it), as gocql dials HostInfo.ConnectAddressAndPort.
 func (a dialerAdapter) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if _, ip, port := resolveContact(ctx, address); ip != nil {
-		address = net.JoinHostPort(ip.String(), strconv.Itoa(port))
-	}
 	c, err := a.d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, &appDialError{err}
@@ -55,7 +51,7 @@ func (a hostDialerAdapter) DialContext(ctx context.Context, _, address string) (
 
 // DialHost dials one node through the application's HostDialer.
 func (a hostDialerAdapter) DialHost(ctx context.Context, host native.Host) (net.Conn, error) {
-	dh, err := a.cfg.HostDialer.DialHost(ctx, dialHostInfo(ctx, host, a.cfg.Port))
+	dh, err := a.cfg.HostDialer.DialHost(ctx, dialHostInfo(host, a.cfg))
 	if err != nil {
 		return nil, &appDialError{err}
 	}
@@ -78,33 +74,44 @@ func (e *appDialError) Unwrap() error { return e.err }
 
 // dialHostInfo is the HostInfo gocql v1.7.0 hands to its HostDialer and AuthProvider for a
 // connection: the ring's host for a node the session discovered (data center, rack and host
-// id included) and, for a contact point dialled before discovery, a host with only its
-// name, address and port (a name resolved, as gocql resolves the contact points).
-func dialHostInfo(ctx context.Context, host native.Host, defaultPort int) *HostInfo {
-	if host.HostID != "" || host.DataCenter != "" {
-		return pooledHostInfo(host, defaultPort)
+// id included) and, for a contact point dialled before discovery, a host with only its name,
+// address and port. A contact point's host name is the host it was given as in Hosts (a name
+// for each address it resolved to), on every connection with DisableInitialHostLookup, whose
+// nodes are the contact points (see contactName).
+func dialHostInfo(host native.Host, cfg *ClusterConfig) *HostInfo {
+	var hi *HostInfo
+	if discovered(host) {
+		hi = pooledHostInfo(host, cfg.Port)
+	} else {
+		h, p, err := net.SplitHostPort(host.Addr)
+		if err != nil {
+			h = host.Addr
+		}
+		port, _ := strconv.Atoi(p)
+		hi = &HostInfo{hostname: h, connectAddress: net.ParseIP(h), port: port}
 	}
-	name, ip, port := resolveContact(ctx, host.Addr)
-	return &HostInfo{hostname: name, connectAddress: ip, port: port}
+	if name := contactName(cfg, host); name != "" {
+		hi.hostname = name
+	}
+	return hi
 }
 
-// resolveContact splits a contact point's host:port and returns its host, its IP address
-// (the first the resolver gives for a name, as contactPoints takes; nil when it cannot be
-// resolved) and its port.
-func resolveContact(ctx context.Context, address string) (string, net.IP, int) {
-	host, p, err := net.SplitHostPort(address)
-	if err != nil {
-		return address, nil, 0
+// discovered reports whether the native core knows host from the cluster's system tables,
+// rather than only by the address of a contact point.
+func discovered(host native.Host) bool {
+	return host.HostID != "" || host.DataCenter != ""
+}
+
+// contactName returns the host a contact point was given as in cfg.Hosts when gocql v1.7.0's
+// HostInfo for a connection to host carries it, "" otherwise: gocql's contact points are
+// HostInfos named so, used for the first connection and, with DisableInitialHostLookup, for
+// every connection; a node discovered from the system tables has no name (its address stands
+// for it). It is also the name that TLS verifies (HostInfo.HostnameAndPort).
+func contactName(cfg *ClusterConfig, host native.Host) string {
+	if discovered(host) && !cfg.DisableInitialHostLookup {
+		return ""
 	}
-	port, _ := strconv.Atoi(p)
-	if ip := net.ParseIP(host); ip != nil {
-		return host, ip, port
-	}
-	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host)
-	if err != nil || len(ips) == 0 {
-		return host, nil, port
-	}
-	return host, ips[0], port
+	return cfg.contactNames[host.Addr]
 }
 
 // appDialFailure returns the application's dialer error that failed the first connection,
@@ -121,14 +128,12 @@ func appDialFailure(err error) error {
 // connectObserver returns the native core's Config.OnConnect that reports each connection
 // attempt to cfg.ConnectObserver, nil without one.
 func connectObserver(cfg *ClusterConfig) func(native.ConnectEvent) {
-	obs, port := cfg.ConnectObserver, cfg.Port
+	obs := cfg.ConnectObserver
 	if obs == nil {
 		return nil
 	}
 	return func(e native.ConnectEvent) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		obs.ObserveConnect(ObservedConnect{Host: dialHostInfo(ctx, e.Host, port), Start: e.Start, End: e.End, Err: connectError(e.Err)})
+		obs.ObserveConnect(ObservedConnect{Host: dialHostInfo(e.Host, cfg), Start: e.Start, End: e.End, Err: connectError(e.Err)})
 	}
 }
 

@@ -103,7 +103,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gocql: unable to create session: %w", err)
 	}
-	if ncfg.Hosts, err = contactPoints(&cfg); err != nil {
+	if ncfg.Hosts, cfg.contactNames, err = contactPoints(&cfg); err != nil {
 		// gocql formats these with %v: the message is all there is.
 		return nil, errors.New("gocql: unable to create session: " + err.Error())
 	}
@@ -234,14 +234,7 @@ func filteredContactPoint(err error) string {
 	if err != nil {
 		host = last.Host
 	}
-	if net.ParseIP(host) == nil {
-		// A contact point given by name: gocql dialled, and names, the address it resolved
-		// the name to (as contactPoints does, the first one).
-		if ips, err := net.LookupIP(host); err == nil && len(ips) > 0 {
-			return ips[0].String()
-		}
-	}
-	return host
+	return host // an address: contactPoints resolved the names
 }
 
 // connectNative opens the native session, once: like gocql v1.7.0, CreateSession does not retry
@@ -259,15 +252,21 @@ func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, err
 }
 
 // contactPoints resolves cfg.Hosts as gocql v1.7.0 does before it dials them, and returns
-// the host:port addresses the native core dials. Like gocql: a host that does not resolve (a
-// DNS error, an empty host) is logged and skipped, and none left is the error "failed to
-// resolve any of the provided hostnames"; a port that does not parse is an error at once; a
-// contact point whose port is 0 or out of range cannot be dialled, and when no contact point
-// can be, CreateSession fails with the last one's dial error, under the prefix of the step
-// gocql was at (discovering the protocol version when ProtoVersion is 0, else connecting the
-// control connection).
-func contactPoints(cfg *ClusterConfig) ([]string, error) {
+// the ip:port addresses the native core dials, with the host each was given as (see
+// ClusterConfig.contactNames). Like gocql: a host given by name stands for every address the
+// resolver returns for it, IPv4 and IPv6, in the resolver's order, each a contact point of
+// its own (only its IPv4 addresses, when it has any, with GOCQL_HOST_LOOKUP_PREFER_V4=true);
+// a host that does not resolve (a DNS error, an empty host) is logged and skipped, and none
+// left is the error "failed to resolve any of the provided hostnames"; a port that does not
+// parse is an error at once; a contact point whose port is 0 or out of range cannot be
+// dialled, and when no contact point can be, CreateSession fails with the last one's dial
+// error, under the prefix of the step gocql was at (discovering the protocol version when
+// ProtoVersion is 0, else connecting the control connection). An address listed twice (by
+// two names, or by a name and as an address) is one contact point, under its first host:
+// gocql keeps both, and with DisableInitialHostLookup opens two pools to the node.
+func contactPoints(cfg *ClusterConfig) ([]string, map[string]string, error) {
 	var addrs []string
+	names := make(map[string]string)
 	var dialErr error
 	resolved := 0
 	for _, h := range cfg.Hosts {
@@ -276,37 +275,66 @@ func contactPoints(cfg *ClusterConfig) ([]string, error) {
 		if err != nil {
 			host = h
 		} else if port, err = strconv.Atoi(portText); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ip := net.ParseIP(host)
-		if ip == nil {
-			ips, err := net.LookupIP(host)
+		ips := []net.IP{net.ParseIP(host)}
+		if ips[0] == nil {
+			ips, err = net.LookupIP(host)
 			var dnsErr *net.DNSError
 			switch {
 			case errors.As(err, &dnsErr):
 				cfg.logger().Printf("gocql: dns error: %v\n", err)
 				continue
 			case err != nil:
-				return nil, err
+				return nil, nil, err
 			case len(ips) == 0:
-				return nil, fmt.Errorf("no IP's returned from DNS lookup for %q", h)
+				return nil, nil, fmt.Errorf("no IP's returned from DNS lookup for %q", h)
 			}
-			ip = ips[0]
+			ips = preferV4(ips)
 		}
 		resolved++
-		if err := checkDialPort(ip, port); err != nil {
-			dialErr = err
-			continue
+		for _, ip := range ips {
+			if err := checkDialPort(ip, port); err != nil {
+				dialErr = err
+				continue
+			}
+			addr := net.JoinHostPort(ip.String(), strconv.Itoa(port))
+			if _, dup := names[addr]; !dup {
+				names[addr] = host
+				addrs = append(addrs, addr)
+			}
 		}
-		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(port)))
 	}
 	if resolved == 0 {
-		return nil, errors.New("failed to resolve any of the provided hostnames")
+		return nil, nil, errors.New("failed to resolve any of the provided hostnames")
 	}
 	if len(addrs) == 0 {
-		return nil, errors.New(initStep(cfg, true) + dialErr.Error())
+		return nil, nil, errors.New(initStep(cfg, true) + dialErr.Error())
 	}
-	return addrs, nil
+	return addrs, names, nil
+}
+
+// hostLookupPreferV4 is gocql v1.7.0's switch of the same name, read as it reads it, once,
+// from the environment: with GOCQL_HOST_LOOKUP_PREFER_V4=true a contact point's name stands
+// only for its IPv4 addresses when it has any.
+var hostLookupPreferV4 = os.Getenv("GOCQL_HOST_LOOKUP_PREFER_V4") == "true"
+
+// preferV4 returns the addresses a contact point's name stands for, of the ips it resolved
+// to (see hostLookupPreferV4).
+func preferV4(ips []net.IP) []net.IP {
+	if !hostLookupPreferV4 {
+		return ips
+	}
+	var v4 []net.IP
+	for _, ip := range ips {
+		if ip4 := ip.To4(); ip4 != nil {
+			v4 = append(v4, ip4)
+		}
+	}
+	if len(v4) == 0 {
+		return ips
+	}
+	return v4
 }
 
 // checkDialPort returns the error gocql's dialer meets before any network traffic for a port
@@ -470,6 +498,9 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 			return n, err
 		}
 		n.TLS = tc
+		// As gocql's dialer, TLS verifies the host name of the connection's HostInfo: a
+		// contact point's name, not the address it resolved to.
+		n.TLSServerName = func(h native.Host) string { return contactName(cfg, h) }
 	}
 	if cfg.HostFilter != nil {
 		filter := cfg.HostFilter
@@ -581,6 +612,9 @@ func (s *Session) refreshHosts() {
 	defer s.hostsMu.Unlock()
 	for _, nh := range s.native.Hosts() {
 		fresh := pooledHostInfo(nh, port)
+		if name := contactName(&s.cfg, nh); name != "" {
+			fresh.hostname = name
+		}
 		key := nh.Addr
 		seen[key] = true
 		cur, ok := s.hosts[key]
