@@ -138,6 +138,14 @@ type Config struct {
 	// driver do.
 	ShuffleContactPoints bool
 
+	// ResolveHosts, when set, gives the contact points each time the control connection
+	// falls back to them (when every node it knew failed), in place of Hosts: a client that
+	// resolves its contact points' names itself and lists their addresses in Hosts resolves
+	// them again there, as gocql does, for nodes that changed addresses under the same names.
+	// It is not called for the first connection. None (an empty result) fails that attempt,
+	// which is retried.
+	ResolveHosts func() []string
+
 	// HostFilter, when set, excludes every node for which it returns false, the control
 	// connection's included: as in gocql, a contact point it excludes is not used, and Connect
 	// fails (ErrHostFiltered) when it excludes every contact point that answers.

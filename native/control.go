@@ -170,25 +170,43 @@ func (ctl *control) run() {
 	}
 }
 
-// reconnect opens the control connection to any known node, then to the contact points.
+// reconnect opens the control connection to any known node, then to the contact points
+// (Config.ResolveHosts's when set).
 func (ctl *control) reconnect() error {
-	var addrs []string
+	var known []string
 	if st := ctl.s.state.Load(); st != nil {
 		for _, n := range st.snap.Nodes {
-			addrs = append(addrs, n.Addr)
+			known = append(known, n.Addr)
 		}
 	}
-	addrs = append(ctl.order(addrs), ctl.order(ctl.s.cfg.Hosts)...)
 	var errs []error
-	for _, a := range addrs {
-		if ctl.s.ctx.Err() != nil {
-			return ctl.s.ctx.Err()
+	try := func(addrs []string) bool {
+		for _, a := range ctl.order(addrs) {
+			if ctl.s.ctx.Err() != nil {
+				return false
+			}
+			err := ctl.connectTo(ctl.s.ctx, a)
+			if err == nil {
+				return true
+			}
+			errs = append(errs, err)
 		}
-		err := ctl.connectTo(ctl.s.ctx, a)
-		if err == nil {
-			return nil
+		return false
+	}
+	if try(known) {
+		return nil
+	}
+	contacts := ctl.s.cfg.Hosts
+	if ctl.s.cfg.ResolveHosts != nil && ctl.s.ctx.Err() == nil {
+		if contacts = contactAddrs(ctl.s.cfg.ResolveHosts()); len(contacts) == 0 {
+			errs = append(errs, errors.New("native: Config.ResolveHosts gave no contact point"))
 		}
-		errs = append(errs, err)
+	}
+	if try(contacts) {
+		return nil
+	}
+	if err := ctl.s.ctx.Err(); err != nil {
+		return err
 	}
 	return errors.Join(errs...)
 }

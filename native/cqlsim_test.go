@@ -418,3 +418,36 @@ func TestPrepareOnAllNodes(t *testing.T) {
 		})
 	}
 }
+
+// When every node the control connection knew fails, it falls back to the contact points
+// Config.ResolveHosts gives, not Hosts: a session whose only node (DisablePeerDiscovery)
+// moved to another address reaches it there.
+func TestControlFallbackResolvesHostsAgain(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var mu sync.Mutex
+	resolved := 0
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], DisablePeerDiscovery: true,
+		Timeout: 5 * time.Second, ConnectTimeout: time.Second,
+		ResolveHosts: func() []string { mu.Lock(); resolved++; mu.Unlock(); return cl.Addrs()[1:] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mu.Lock()
+	if resolved != 0 {
+		t.Errorf("ResolveHosts was called %d times for the first connection", resolved)
+	}
+	mu.Unlock()
+	if err := cl.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	pollUntil(t, 30*time.Second, "a query reaching the node ResolveHosts gives", func() bool {
+		_, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local"))
+		return err == nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if resolved == 0 {
+		t.Error("the control connection did not call ResolveHosts")
+	}
+}

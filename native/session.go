@@ -65,13 +65,11 @@ type clusterState struct {
 	remote []bool      // nodes outside Config.LocalDC; nil when LocalDC is unset
 }
 
-// withDefaults fills in the zero fields of cfg and checks the others.
-func (cfg Config) withDefaults() (Config, error) {
-	if len(cfg.Hosts) == 0 {
-		return cfg, errors.New("native: Config.Hosts is empty: give at least one contact point")
-	}
-	hosts := make([]string, 0, len(cfg.Hosts))
-	for _, h := range cfg.Hosts {
+// contactAddrs returns the contact points hosts lists as host:port, DefaultPort where a host
+// has none; blank entries are left out.
+func contactAddrs(hosts []string) []string {
+	addrs := make([]string, 0, len(hosts))
+	for _, h := range hosts {
 		h = strings.TrimSpace(h)
 		if h == "" {
 			continue
@@ -79,8 +77,17 @@ func (cfg Config) withDefaults() (Config, error) {
 		if _, _, err := net.SplitHostPort(h); err != nil {
 			h = net.JoinHostPort(strings.Trim(h, "[]"), DefaultPort)
 		}
-		hosts = append(hosts, h)
+		addrs = append(addrs, h)
 	}
+	return addrs
+}
+
+// withDefaults fills in the zero fields of cfg and checks the others.
+func (cfg Config) withDefaults() (Config, error) {
+	if len(cfg.Hosts) == 0 {
+		return cfg, errors.New("native: Config.Hosts is empty: give at least one contact point")
+	}
+	hosts := contactAddrs(cfg.Hosts)
 	if len(hosts) == 0 {
 		return cfg, errors.New("native: Config.Hosts has no usable contact point")
 	}

@@ -10,7 +10,8 @@ type ClusterConfig struct {
 	// As in gocql, a host given by name stands for every address it resolves to when the
 	// session is created, IPv4 and IPv6 (only IPv4 ones, when it has any, with the environment
 	// variable GOCQL_HOST_LOOKUP_PREFER_V4=true), each a contact point of its own; a name that
-	// does not resolve is logged and skipped.
+	// does not resolve is logged and skipped. The names are resolved again when the control
+	// connection falls back to the contact points (every node it knew failed).
 	Hosts []string
 
 	// CQLVersion was sent in gocql's STARTUP (default "3.0.0"); the native core sends
@@ -191,10 +192,10 @@ type ClusterConfig struct {
 	// set, AwaitSchemaAgreement reports that no control connection is available.
 	disableControlConn bool
 
-	// contactNames maps the address (ip:port) of each contact point the native core dials to
-	// the host it was given as in Hosts: a name that resolved to it, or the address as
-	// written. NewSession sets it (see contactPoints and contactName).
-	contactNames map[string]string
+	// contacts tells, for the address (ip:port) of each contact point the native core
+	// dials, the host it was given as in Hosts. NewSession sets it (see contactPoints and
+	// contactName).
+	contacts *contactSet
 }
 
 // PoolConfig configures host selection.

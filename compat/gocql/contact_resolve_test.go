@@ -19,17 +19,20 @@ import (
 )
 
 // fakeDNS answers the process's DNS queries for the names in records (A and AAAA records of
-// their addresses; any other name does not exist) until the test ends. It points
-// net.DefaultResolver, which gocql v1.7.0 and compat both resolve contact points with
-// (net.LookupIP), at a DNS server on the loopback interface: a name can resolve to several
-// addresses, IPv4 and IPv6, whatever /etc/hosts says of localhost (on many machines, this
-// one included, localhost is only 127.0.0.1). Tests using it must not run in parallel.
-func fakeDNS(t *testing.T, records map[string][]netip.Addr) {
+// their addresses; any other name does not exist) until the test ends, and returns a function
+// that changes a name's addresses. It points net.DefaultResolver, which gocql v1.7.0 and
+// compat both resolve contact points with (net.LookupIP), at a DNS server on the loopback
+// interface: a name can resolve to several addresses, IPv4 and IPv6, whatever /etc/hosts says
+// of localhost (on many machines, this one included, localhost is only 127.0.0.1). Tests
+// using it must not run in parallel.
+func fakeDNS(t *testing.T, records map[string][]netip.Addr) (set func(name string, addrs ...netip.Addr)) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("fake DNS: %v", err)
 	}
+	var mu sync.Mutex
+	records = maps.Clone(records)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -40,7 +43,10 @@ func fakeDNS(t *testing.T, records map[string][]netip.Addr) {
 			if err != nil {
 				return
 			}
-			if resp := dnsAnswer(buf[:n], records); resp != nil {
+			mu.Lock()
+			resp := dnsAnswer(buf[:n], records)
+			mu.Unlock()
+			if resp != nil {
 				_, _ = pc.WriteTo(resp, from)
 			}
 		}
@@ -57,6 +63,11 @@ func fakeDNS(t *testing.T, records map[string][]netip.Addr) {
 		pc.Close()
 		wg.Wait()
 	})
+	return func(name string, addrs ...netip.Addr) {
+		mu.Lock()
+		records[name] = addrs
+		mu.Unlock()
+	}
 }
 
 // dnsAnswer returns the response to the DNS query q from records (see fakeDNS), nil for a
@@ -142,9 +153,7 @@ func TestContactNameResolvesToEveryAddressLikeGocql(t *testing.T) {
 	slices.Sort(want)
 	slices.Sort(wantHosts)
 	distinct := func(l *namedContactLog) ([]string, []string) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		d, h := slices.Clone(l.dials), slices.Clone(l.hosts)
+		d, h := l.snapshot()
 		slices.Sort(d)
 		slices.Sort(h)
 		return slices.Compact(d), slices.Compact(h)
@@ -254,5 +263,39 @@ func TestContactPointsResolveEveryAddress(t *testing.T) {
 		if err != nil || !slices.Equal(addrs, want) || !maps.Equal(names, wantNames) {
 			t.Errorf("GOCQL_HOST_LOOKUP_PREFER_V4 %v: contactPoints: %v %v (%v), want %v %v", preferV4, addrs, names, err, want, wantNames)
 		}
+	}
+}
+
+// A contact point's name is resolved again when the control connection falls back to the
+// contact points, as gocql v1.7.0 does: a session whose nodes all changed addresses under
+// the same name (DisableInitialHostLookup: the session knows no other node) reconnects to
+// the new ones.
+func TestContactNameResolvedAgainOnFallbackLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	ip := func(i int) netip.Addr { return netip.MustParseAddr(ipOfAddr(t, sim.Addrs()[i])) }
+	const name = "moving.cqlbridge.test"
+	set := fakeDNS(t, map[string][]netip.Addr{name: {ip(0)}})
+	contact := net.JoinHostPort(name, strconv.Itoa(sim.Port()))
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Hosts, l.Hosts = []string{contact}, []string{contact}
+		c.DisableInitialHostLookup, l.DisableInitialHostLookup = true, true
+		c.Logger, l.Logger = nopLogger{}, nopLogger{}
+	})
+	set(name, ip(1))
+	if err := sim.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []struct {
+		driver string
+		exec   func() error
+	}{
+		{"gocql v1.7.0", func() error { return ls.Query("SELECT key FROM system.local").Exec() }},
+		{"compat", func() error { return s.Query("SELECT key FROM system.local").Exec() }},
+	} {
+		var err error
+		eventually(t, d.driver+" querying the node the name moved to", func() bool {
+			err = d.exec()
+			return err == nil
+		})
 	}
 }

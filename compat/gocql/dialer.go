@@ -111,7 +111,7 @@ func contactName(cfg *ClusterConfig, host native.Host) string {
 	if discovered(host) && !cfg.DisableInitialHostLookup {
 		return ""
 	}
-	return cfg.contactNames[host.Addr]
+	return cfg.contacts.name(host.Addr)
 }
 
 // appDialFailure returns the application's dialer error that failed the first connection,

@@ -103,9 +103,21 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gocql: unable to create session: %w", err)
 	}
-	if ncfg.Hosts, cfg.contactNames, err = contactPoints(&cfg); err != nil {
+	contacts, names, err := contactPoints(&cfg)
+	if err != nil {
 		// gocql formats these with %v: the message is all there is.
 		return nil, errors.New("gocql: unable to create session: " + err.Error())
+	}
+	ncfg.Hosts, cfg.contacts = contacts, &contactSet{names: names}
+	ncfg.ResolveHosts = func() []string {
+		// As gocql's control connection when every node it knew failed: the names are
+		// resolved again, as nodes may have changed addresses under the same names.
+		contacts, names, err := contactPoints(&cfg)
+		if err != nil {
+			return nil
+		}
+		cfg.contacts.add(names)
+		return contacts
 	}
 	// Schema change events reach the session's schemaLoop through a buffer that the native
 	// core's event goroutine never blocks on; one that overflows is dropped.
@@ -312,6 +324,31 @@ func contactPoints(cfg *ClusterConfig) ([]string, map[string]string, error) {
 		return nil, nil, errors.New(initStep(cfg, true) + dialErr.Error())
 	}
 	return addrs, names, nil
+}
+
+// contactSet is the host each contact point's address was given as (see contactPoints),
+// shared by the copies of a session's ClusterConfig; names resolved again when the control
+// connection falls back to the contact points add theirs.
+type contactSet struct {
+	mu    sync.RWMutex
+	names map[string]string
+}
+
+// name returns the host the contact point at addr was given as, "" for another address.
+func (c *contactSet) name(addr string) string {
+	if c == nil {
+		return ""
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.names[addr]
+}
+
+// add records names, the latest resolution's (an address may have moved to another name).
+func (c *contactSet) add(names map[string]string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	maps.Copy(c.names, names)
 }
 
 // hostLookupPreferV4 is gocql v1.7.0's switch of the same name, read as it reads it, once,
