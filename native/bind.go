@@ -46,6 +46,25 @@ func (e *encodedValues) body(i int) ([]byte, bool) {
 	return e.buf[off+4 : off+4+int(l)], true
 }
 
+// errUnsetV3 is the error of a value bound to Unset on a protocol v3 session.
+var errUnsetV3 = fmt.Errorf("%w: Unset needs protocol v4 (the session speaks v3, where the server would read the value as NULL)", ErrUnsupported)
+
+// refuseUnset returns a *BindError for the first value of e that is unset, nil when none is.
+// m, when not nil, names the bind markers of a prepared statement.
+func (e *encodedValues) refuseUnset(cql string, m *preparedMeta) error {
+	for i, off := range e.offs {
+		if int32(binary.BigEndian.Uint32(e.buf[off:])) != -2 {
+			continue
+		}
+		err := &BindError{Statement: cql, Index: i, Err: errUnsetV3}
+		if m != nil && i < len(m.params) {
+			err.Name, err.Type = m.params[i].Name, m.params[i].Type
+		}
+		return err
+	}
+	return nil
+}
+
 // clone returns a copy that does not share memory with e.
 func (e *encodedValues) clone() *encodedValues {
 	return &encodedValues{buf: append([]byte(nil), e.buf...), offs: append([]int32(nil), e.offs...), n: e.n, named: e.named}

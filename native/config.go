@@ -4,7 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"time"
+
+	"github.com/cqlbridge/cqlbridge/internal/nativeopts"
 )
+
+func init() {
+	nativeopts.SendUnsetAtV3 = func(cfg any) { cfg.(*Config).sendUnsetV3 = true }
+}
 
 // Config configures a Session. The zero value of every field selects the documented default,
 // so Config{Hosts: []string{"127.0.0.1"}} is a complete configuration.
@@ -83,8 +89,14 @@ type Config struct {
 	// Zero selects 30s; a negative value disables heartbeats.
 	HeartbeatInterval time.Duration
 
-	// ProtocolVersion is the native protocol version to speak. Zero selects 4, the only
-	// version supported so far.
+	// ProtocolVersion is the native protocol version to speak: 3 or 4. Zero selects 4. Every
+	// connection speaks it, with no negotiation: a node that does not speak it fails the
+	// dial. Protocol v3 (for servers or tools that require it) lacks what v4 added: prepared
+	// statements carry no partition key indexes, so with TokenAware routing they are routed
+	// without a token, as statements whose key is unknown (unless a routing key is set on
+	// the statement); a statement binding Unset fails before it is sent (a v3 server would
+	// read the value as NULL), with an error wrapping ErrUnsupported; and a custom payload
+	// fails the request. Warnings are never received.
 	ProtocolVersion int
 
 	// Routing chooses the coordinator of each request. The zero value is TokenAware.
@@ -186,6 +198,10 @@ type Config struct {
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.
 	ClientTimestamps bool
+
+	// sendUnsetV3 sends Unset values at protocol v3 instead of refusing them (set by the
+	// gocql compat layer through internal/nativeopts).
+	sendUnsetV3 bool
 }
 
 // Routing selects how a session picks the coordinator of a request.

@@ -128,8 +128,8 @@ func TestConnectErrors(t *testing.T) {
 	if _, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1"}, Compression: "zip"}); err == nil {
 		t.Error("unknown compression accepted")
 	}
-	if _, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1"}, ProtocolVersion: 3}); err == nil {
-		t.Error("protocol v3 accepted")
+	if _, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1"}, ProtocolVersion: 2}); err == nil {
+		t.Error("protocol v2 accepted")
 	}
 	_, err := native.Connect(ctx, native.Config{Hosts: []string{"127.0.0.1:1", "127.0.0.1:2"}})
 	var nh *native.NoHostAvailableError

@@ -98,7 +98,7 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	}
 	req := getRequest()
 	defer putRequest(req)
-	vals, err := bindStatement(st, req)
+	vals, err := bindStatement(st, req, s.refuseUnset)
 	if err != nil {
 		return nil, err
 	}
@@ -129,18 +129,26 @@ func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
 var errUnusablePrepared = &BindError{Index: -1, Err: errors.New("Bind was called on a nil or zero *Prepared (was the Prepare error checked?)")}
 
 // bindStatement returns the encoded values of st: those it carries already (the next page of
-// a Result), or its values encoded into req.vals. The error is a *BindError.
-func bindStatement(st *Statement, req *request) (*encodedValues, error) {
+// a Result), or its values encoded into req.vals. With refuseUnset (a protocol v3 session), a
+// value bound to Unset is an error. The error is a *BindError.
+func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValues, error) {
 	vals := &req.vals
 	if st.encoded != nil {
 		vals = st.encoded
 	} else if st.prepared != nil {
-		if err := bindPrepared(st.prepared, st.prepared.m(), st.values, vals); err != nil {
+		m := st.prepared.m()
+		if err := bindPrepared(st.prepared, m, st.values, vals); err != nil {
 			return nil, err
+		}
+		if refuseUnset {
+			return vals, vals.refuseUnset(st.cql, m)
 		}
 	} else if len(st.values) > 0 {
 		if err := bindSimple(st.cql, st.values, vals); err != nil {
 			return nil, err
+		}
+		if refuseUnset {
+			return vals, vals.refuseUnset(st.cql, nil)
 		}
 	}
 	return vals, nil
@@ -262,6 +270,11 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 			if err := bindPrepared(p, m, st.values, ev); err != nil {
 				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
 			}
+			if s.refuseUnset {
+				if err := ev.refuseUnset(st.cql, m); err != nil {
+					return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+				}
+			}
 			bs.ID = m.id
 			if !info.hasToken && s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 {
 				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
@@ -270,6 +283,11 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 		} else {
 			if err := bindSimple(st.cql, st.values, ev); err != nil {
 				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+			}
+			if s.refuseUnset {
+				if err := ev.refuseUnset(st.cql, nil); err != nil {
+					return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+				}
 			}
 			if ev.named {
 				return nil, fmt.Errorf("native: batch statement %d: named values in a batch need a prepared statement: %w", i, ErrUnsupported)

@@ -56,6 +56,10 @@ type Session struct {
 	voids sync.Map // host -> shared *Result of kind ResultVoid
 
 	clock *coarseClock // checks the request timeouts of waiting requests
+
+	// refuseUnset is set when the session speaks protocol v3, which has no unset value:
+	// statements binding Unset fail before they are sent (see checkUnset).
+	refuseUnset bool
 }
 
 // clusterState is an immutable view: the topology snapshot and the pool of each node.
@@ -133,10 +137,11 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("native: Config.Compression %q is not \"\", \"lz4\" or \"snappy\"", cfg.Compression)
 	}
 	switch cfg.ProtocolVersion {
-	case 0, 4:
+	case 0:
 		cfg.ProtocolVersion = 4
+	case 3, 4:
 	default:
-		return cfg, fmt.Errorf("native: Config.ProtocolVersion %d: only version 4 is supported", cfg.ProtocolVersion)
+		return cfg, fmt.Errorf("native: Config.ProtocolVersion %d: only versions 3 and 4 are supported", cfg.ProtocolVersion)
 	}
 	if cfg.Routing != TokenAware && cfg.Routing != RoundRobin {
 		return cfg, fmt.Errorf("native: Config.Routing %d is not TokenAware or RoundRobin", cfg.Routing)
@@ -157,6 +162,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}, clock: newCoarseClock()}
+	s.refuseUnset = cfg.ProtocolVersion < 4 && !cfg.sendUnsetV3
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
@@ -250,6 +256,7 @@ func dialError(addr string, err error) error {
 // connConfig is the connection configuration for dialling addr.
 func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config {
 	cc := conn.Config{
+		Version:             proto.Version(s.cfg.ProtocolVersion),
 		Compression:         s.cfg.Compression,
 		CompressionFallback: s.cfg.CompressionFallback,
 		Authenticator:       s.authenticatorFor(addr),
@@ -444,7 +451,7 @@ func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	}
 	// Bound here, so that a binding error completes p before ExecuteAsync returns.
 	req := getRequest()
-	vals, err := bindStatement(&stmt, req)
+	vals, err := bindStatement(&stmt, req, s.refuseUnset)
 	if err != nil {
 		putRequest(req)
 		p.complete(nil, err)

@@ -32,7 +32,7 @@ func (s *Session) preparedByText(stmt string) *preparedInfo {
 
 // remember converts the metadata of p and caches it under p's text.
 func (s *Session) remember(p *native.Prepared) *preparedInfo {
-	info := preparedInfoOf(p)
+	info := preparedInfoOf(s.protoVersion(), p)
 	s.preparedText.store(info)
 	return info
 }

@@ -16,12 +16,22 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/internal/nativeopts"
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
 
-// protoVersion4 is the protocol version the native core speaks.
+// protoVersion4 is the protocol version the native core speaks by default.
 const protoVersion4 = 4
+
+// protoVersion is the protocol version the session speaks (ClusterConfig.ProtoVersion 3, else
+// 4), which the TypeInfo of its columns report, as gocql's do.
+func (s *Session) protoVersion() byte {
+	if s.proto == 0 {
+		return protoVersion4
+	}
+	return s.proto
+}
 
 // Session is a connection to a cluster, safe for concurrent use by any number of goroutines.
 // It runs on cqlbridge's native core: Session.Native returns the native session sharing the
@@ -29,6 +39,7 @@ const protoVersion4 = 4
 type Session struct {
 	cfg    ClusterConfig
 	native *native.Session
+	proto  byte // the protocol version the native session speaks (see protoVersion)
 	policy HostSelectionPolicy
 	logger StdLogger
 	// policyErr is set by a policy's Init that refuses the session (see
@@ -72,6 +83,11 @@ type preparedInfo struct {
 	// params and cols are the native metadata args and rval were converted from.
 	params []native.Column
 	cols   []native.Column
+	// schemaKey caches routingKeyInfoFromSchema's answer (protocol v3), nil for no routing
+	// key; errors are not cached, as gocql does not cache them.
+	schemaKeyMu   sync.Mutex
+	schemaKey     *routingKeyInfo
+	schemaKeyDone bool
 }
 
 // current reports whether info was converted from the statement's current native metadata.
@@ -160,6 +176,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	s := &Session{
 		cfg:           cfg,
 		native:        ns,
+		proto:         byte(ns.ProtocolVersion()),
 		logger:        cfg.logger(),
 		cons:          cfg.Consistency,
 		pageSize:      cfg.PageSize,
@@ -526,6 +543,10 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		}
 	}
 	// Always set: without an authenticator, a server asking for one gets gocql's error.
+	if cfg.ProtoVersion == 3 {
+		// gocql v1.7.0 sends UnsetValue at v3 too, where the server reads it as NULL.
+		nativeopts.SendUnsetAtV3(&n)
+	}
 	n.Authenticator = authAdapter{cfg: cfg}
 	n.Dialer = nativeDialer(cfg)
 	n.OnConnect = connectObserver(cfg)
@@ -1130,16 +1151,17 @@ func failedStatementIter(err error, host *HostInfo) *Iter {
 	return &Iter{err: err, host: host, notSent: notSent && host != nil}
 }
 
-// preparedInfoOf converts the current native metadata of p (see preparedInfo.current).
-func preparedInfoOf(p *native.Prepared) *preparedInfo {
+// preparedInfoOf converts the current native metadata of p (see preparedInfo.current); proto
+// is the session's protocol version, which the converted types report.
+func preparedInfoOf(proto byte, p *native.Prepared) *preparedInfo {
 	// Params first: if the metadata is replaced while it is read, params is the old one and
 	// the next call sees that the result is not current.
 	params := p.Params()
 	cols := p.Columns()
 	return &preparedInfo{
 		stmt:   p,
-		args:   columnsOf(protoVersion4, params),
-		rval:   columnsOf(protoVersion4, cols),
+		args:   columnsOf(proto, params),
+		rval:   columnsOf(proto, cols),
 		pkIdx:  p.PartitionKeyIndexes(),
 		params: params,
 		cols:   cols,
@@ -1158,7 +1180,13 @@ func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyI
 		}
 		return nil, err
 	}
-	if len(info.pkIdx) == 0 || len(info.args) == 0 {
+	if len(info.args) == 0 {
+		return nil, nil
+	}
+	if len(info.pkIdx) == 0 {
+		if s.protoVersion() < 4 {
+			return s.routingKeyInfoFromSchema(info)
+		}
 		return nil, nil
 	}
 	rk := &routingKeyInfo{indexes: info.pkIdx, keyspace: info.args[0].Keyspace, table: info.args[0].Table}
@@ -1167,6 +1195,53 @@ func (s *Session) routingKeyInfo(ctx context.Context, stmt string) (*routingKeyI
 			return nil, nil
 		}
 		rk.types = append(rk.types, info.args[i].TypeInfo)
+	}
+	return rk, nil
+}
+
+// routingKeyInfoFromSchema finds the partition key markers of a statement prepared at
+// protocol v3, whose metadata has no partition key indexes, as gocql v1.7.0 does: from the
+// table's schema metadata, taking for each partition key column the first bind marker of its
+// name. A key column without a marker gives no routing key and no error; a table missing from
+// the metadata is ErrNoMetadata.
+func (s *Session) routingKeyInfoFromSchema(info *preparedInfo) (*routingKeyInfo, error) {
+	info.schemaKeyMu.Lock()
+	defer info.schemaKeyMu.Unlock()
+	if info.schemaKeyDone {
+		return info.schemaKey, nil
+	}
+	rk, err := s.findRoutingKeyInSchema(info)
+	if err == nil {
+		info.schemaKey, info.schemaKeyDone = rk, true
+	}
+	return rk, err
+}
+
+// findRoutingKeyInSchema is routingKeyInfoFromSchema without its cache.
+func (s *Session) findRoutingKeyInSchema(info *preparedInfo) (*routingKeyInfo, error) {
+	ks, table := info.args[0].Keyspace, info.args[0].Table
+	km, err := s.KeyspaceMetadata(ks)
+	if err != nil {
+		return nil, err
+	}
+	tm, ok := km.Tables[table]
+	if !ok {
+		return nil, ErrNoMetadata
+	}
+	rk := &routingKeyInfo{keyspace: ks, table: table}
+	for _, key := range tm.PartitionKey {
+		idx := -1
+		for i, arg := range info.args {
+			if arg.Name == key.Name {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			return nil, nil
+		}
+		rk.indexes = append(rk.indexes, idx)
+		rk.types = append(rk.types, info.args[idx].TypeInfo)
 	}
 	return rk, nil
 }
@@ -1609,7 +1684,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 	iter.host, iter.warnings, iter.customPayload, iter.res = host, res.Warnings(), res.CustomPayload(), res
 	switch res.Kind() {
 	case native.ResultRows:
-		iter.fillRows(res, info)
+		iter.fillRows(s.protoVersion(), res, info)
 		if iter.pageState == nil && info != nil && !s.cfg.DisableSkipMetadata && !q.disableSkipMetadata {
 			// gocql v1.7.0 copies the paging state of a page whose metadata was skipped
 			// (copyBytes), so on the last page PageState() is empty but not nil.
@@ -1631,12 +1706,12 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 	return iter
 }
 
-// fillRows loads a page of rows into iter.
-func (iter *Iter) fillRows(res *native.Result, info *preparedInfo) {
+// fillRows loads a page of rows into iter; proto is the session's protocol version.
+func (iter *Iter) fillRows(proto byte, res *native.Result, info *preparedInfo) {
 	if info != nil && len(res.Columns()) == len(info.rval) && len(info.rval) > 0 && sameColumns(res.Columns(), info) {
 		iter.columns = info.rval
 	} else {
-		iter.columns = columnsOf(protoVersion4, res.Columns())
+		iter.columns = columnsOf(proto, res.Columns())
 	}
 	iter.actualColCount = countColumns(iter.columns)
 	iter.numRows = res.Len()
@@ -1776,7 +1851,7 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 	}
 	iter = &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
 	if res.Kind() == native.ResultRows {
-		iter.fillRows(res, nil)
+		iter.fillRows(s.protoVersion(), res, nil)
 	}
 	return iter, false
 }

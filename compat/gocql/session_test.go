@@ -115,13 +115,13 @@ func TestCreateSessionErrors(t *testing.T) {
 	if _, err := both.CreateSession(); err == nil || err.Error() != "Can't use both Authenticator and AuthProvider in cluster config." {
 		t.Fatalf("Authenticator and AuthProvider both set: %v, want gocql's error", err)
 	}
-	v3 := NewCluster(cqltest.Hosts(t)...)
-	v3.ProtoVersion = 3
-	if s, err := v3.CreateSession(); err == nil || !strings.Contains(err.Error(), "only version 4 is supported") {
+	v2 := NewCluster(cqltest.Hosts(t)...)
+	v2.ProtoVersion = 2
+	if s, err := v2.CreateSession(); err == nil || !strings.Contains(err.Error(), "only versions 3 and 4 are supported") {
 		if s != nil {
 			s.Close()
 		}
-		t.Fatalf("ProtoVersion 3: %v, want the clear refusal (docs/deviations.md G25)", err)
+		t.Fatalf("ProtoVersion 2: %v, want the clear refusal (docs/deviations.md G25)", err)
 	}
 	hosts := cqltest.Hosts(t)
 	cluster := NewCluster(hosts...)

@@ -129,6 +129,46 @@ func configScenarios() []Scenario {
 			}
 			e.R.Record("create session", err)
 		}},
+		{"session/proto_version_3", func(e *Env) {
+			// ProtoVersion 3 is spoken as set (golang-migrate's protocol=3): statements,
+			// prepared statements, paging, batches, UnsetValue (which a v3 server reads as
+			// NULL) and routing keys, found from the schema at v3.
+			tbl := e.Table("pv3")
+			if e.Exec("CREATE TABLE "+tbl+" (p int, c int, v text, PRIMARY KEY (p, c))") != nil {
+				return
+			}
+			c := e.Cluster()
+			c.ProtoVersion = 3
+			s, err := c.CreateSession()
+			e.R.Record("create session", err)
+			if err != nil {
+				return
+			}
+			defer s.Close()
+			ins := "INSERT INTO " + tbl + " (p, c, v) VALUES (?, ?, ?)"
+			for i := 0; i < 5; i++ {
+				e.R.Record("insert", s.Query(ins, 1, i, "v").WithContext(e.Ctx).Exec())
+			}
+			b := s.NewBatch(gocql.LoggedBatch).WithContext(e.Ctx)
+			b.Query(ins, 1, 5, "b")
+			b.Query("INSERT INTO " + tbl + " (p, c, v) VALUES (1, 6, 'b')")
+			e.R.Record("batch", s.ExecuteBatch(b))
+			e.R.Record("unset", s.Query(ins, 1, 2, gocql.UnsetValue).WithContext(e.Ctx).Exec())
+			iter := s.Query("SELECT c, v FROM "+tbl+" WHERE p = ?", 1).WithContext(e.Ctx).PageSize(3).Iter()
+			var rows []string
+			var k int
+			var v *string
+			for iter.Scan(&k, &v) {
+				if v == nil {
+					rows = append(rows, "null")
+				} else {
+					rows = append(rows, *v)
+				}
+			}
+			e.R.Record("select", iter.Close(), rows, iter.Columns()[0].TypeInfo.Version())
+			key, err := s.Query("SELECT v FROM "+tbl+" WHERE p = ? AND c = ?", 7, 1).GetRoutingKey()
+			e.R.Record("routing key", err, key)
+		}},
 	}
 }
 

@@ -10,7 +10,9 @@ type Version byte
 
 // Protocol versions this package knows. Frames are encoded and decoded in the v3/v4 layout; a few
 // message fields that only exist in v5 (keyspace, result metadata id) are written when asked for
-// with Version5 and rejected otherwise.
+// with Version5 and rejected otherwise. With Version3, prepared metadata is decoded without
+// partition key indexes and a request with a custom payload is refused (both are v4 additions);
+// unset values are the caller's to refuse (see AppendUnset).
 const (
 	Version3 Version = 3
 	Version4 Version = 4
@@ -147,6 +149,9 @@ func AppendFrame(dst []byte, version Version, stream int16, req Request, comp Co
 			h.Flags |= FlagTracing
 		}
 		if opts.CustomPayload != nil {
+			if version < Version4 {
+				return dst, fmt.Errorf("%w: %s with a custom payload", ErrCustomPayloadNeedsV4, h.Opcode)
+			}
 			h.Flags |= FlagCustomPayload
 		}
 	}

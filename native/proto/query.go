@@ -11,6 +11,10 @@ import (
 // connection speaks a protocol version before v5, which has no field for it.
 var ErrKeyspaceNeedsV5 = errors.New("proto: per-statement keyspace needs protocol v5")
 
+// ErrCustomPayloadNeedsV4 is returned when a request carries a custom payload but the
+// connection speaks protocol v3, which has no frame flag for it.
+var ErrCustomPayloadNeedsV4 = errors.New("proto: custom payload needs protocol v4")
+
 // ValueWriter writes bound values straight into a frame being encoded.
 //
 // WriteValues appends the values to dst, each as a [value] (an [int] length followed by the
@@ -28,7 +32,8 @@ func AppendValue(dst, v []byte) []byte { return AppendBytes(dst, v) }
 // AppendNull appends a NULL [value].
 func AppendNull(dst []byte) []byte { return AppendInt(dst, -1) }
 
-// AppendUnset appends an unset [value] (the column keeps its current value).
+// AppendUnset appends an unset [value] (the column keeps its current value). Unset values are a
+// protocol v4 addition: a v3 server reads this encoding as NULL.
 func AppendUnset(dst []byte) []byte { return AppendInt(dst, -2) }
 
 // AppendName appends the [string] name of a named value.

@@ -99,7 +99,8 @@ type PreparedResult struct {
 	// Bind describes the bind markers, in order.
 	Bind []ColumnSpec
 	// PKIndexes are the indexes in Bind of the partition key columns, in partition key order
-	// (empty when not every partition key column is bound).
+	// (empty when not every partition key column is bound, and always with protocol v3,
+	// whose prepared metadata does not carry them).
 	PKIndexes []uint16
 	// Result describes the rows the statement returns (Columns nil when it returns none or the
 	// server sent MetaNoMetadata).
@@ -336,7 +337,11 @@ func decodePrepared(d *decoder, version Version) *PreparedResult {
 	}
 	p.Flags = MetadataFlags(d.int_("prepared metadata flags"))
 	cols := d.count("prepared column count", 0)
-	pk := d.count("partition key count", 2)
+	pk := 0
+	if version >= Version4 {
+		// v3's prepared metadata has no partition key indexes.
+		pk = d.count("partition key count", 2)
+	}
 	if pk > 0 {
 		p.PKIndexes = make([]uint16, pk)
 		for i := range p.PKIndexes {

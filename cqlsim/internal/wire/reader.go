@@ -11,6 +11,9 @@ type reader struct {
 	b   []byte
 	off int
 	err error
+	// preV4 is set for a protocol v3 request: it has no unset value, and Cassandra reads any
+	// negative [value] length as NULL.
+	preV4 bool
 }
 
 func (r *reader) fail(format string, args ...any) {

@@ -92,7 +92,7 @@ type Request struct {
 // decompressed. Values in the result are sub-slices of body. Errors wrap ErrMalformed and say what
 // was wrong where; an unknown or response opcode is an error too.
 func DecodeRequest(h Header, body []byte) (*Request, error) {
-	r := &reader{b: body}
+	r := &reader{b: body, preV4: h.Version < 4}
 	if h.Flags&FlagCustomPayload != 0 {
 		r.skipBytesMap("custom payload")
 	}
@@ -159,13 +159,14 @@ func (e *UnknownConsistencyError) Error() string {
 }
 
 // readValue reads one [value]: length -1 is NULL, -2 is unset, other negative lengths are errors.
+// Before protocol v4 every negative length is NULL, as Cassandra reads them (v3 has no unset).
 func readValue(r *reader, what string) engine.Value {
 	n := r.int(what + " length")
 	if r.err != nil {
 		return engine.Value{}
 	}
 	switch {
-	case n == -1:
+	case n == -1 || n < 0 && r.preV4:
 		return engine.Value{}
 	case n == -2:
 		return engine.Value{Unset: true}

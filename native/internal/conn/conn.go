@@ -30,6 +30,11 @@ const (
 // Config configures a connection. The zero value is usable: no compression, no
 // authentication, plain TCP, DefaultMaxStreams, DefaultHeartbeatInterval.
 type Config struct {
+	// Version is the native protocol version the connection speaks: proto.Version3 or
+	// proto.Version4; 0 means proto.Version4. Every frame is sent with it, and a response
+	// frame of another version is refused (an ERROR excepted: a server answers a version it
+	// does not speak with an ERROR frame of its own version).
+	Version proto.Version
 	// Compression is "", "lz4" or "snappy".
 	Compression string
 	// Authenticator answers the server's AUTHENTICATE; nil fails the dial when the server
@@ -120,11 +125,15 @@ type Conn struct {
 }
 
 func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
+	version := cfg.Version
+	if version == 0 {
+		version = proto.Version4
+	}
 	c := &Conn{
 		addr:      addr,
 		cfg:       cfg,
 		nc:        nc,
-		version:   proto.Version4,
+		version:   version,
 		streams:   make(chan int16, cfg.MaxStreams),
 		slots:     make([]atomic.Pointer[Call], cfg.MaxStreams),
 		writeCh:   make(chan *[]byte, cfg.MaxStreams),
@@ -176,6 +185,13 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.MaxFrameSize <= 0 {
 		cfg.MaxFrameSize = proto.DefaultMaxFrameSize
+	}
+	switch cfg.Version {
+	case 0:
+		cfg.Version = proto.Version4
+	case proto.Version3, proto.Version4:
+	default:
+		return cfg, fmt.Errorf("conn: protocol version %d is not supported (want 3 or 4)", cfg.Version)
 	}
 	switch cfg.Compression {
 	case "", "lz4", "snappy":

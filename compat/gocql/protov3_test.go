@@ -1,0 +1,189 @@
+package gocql
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	gocqlv1 "github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+// v3Ops are the operations the ProtoVersion 3 comparison runs, on one driver.
+type v3Ops struct {
+	exec       func(stmt string, values ...interface{}) error
+	batch      func(stmts []string, values [][]interface{}) error
+	pages      func(stmt string, pageSize int, values ...interface{}) (pages int, rows []string, err error)
+	routingKey func(stmt string, values ...interface{}) ([]byte, error)
+	typeProto  func(stmt string) (byte, error)
+	unset      interface{} // the driver's UnsetValue
+}
+
+func compatV3Ops(s *Session) v3Ops {
+	return v3Ops{
+		unset: UnsetValue,
+		exec:  func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
+		batch: func(stmts []string, values [][]interface{}) error {
+			b := s.NewBatch(LoggedBatch)
+			for i, st := range stmts {
+				b.Query(st, values[i]...)
+			}
+			return s.ExecuteBatch(b)
+		},
+		pages: func(stmt string, pageSize int, values ...interface{}) (int, []string, error) {
+			return readPages(func(state []byte) pageIter {
+				return s.Query(stmt, values...).PageSize(pageSize).PageState(state).Iter()
+			})
+		},
+		routingKey: func(stmt string, values ...interface{}) ([]byte, error) {
+			return s.Query(stmt, values...).GetRoutingKey()
+		},
+		typeProto: func(stmt string) (byte, error) {
+			iter := s.Query(stmt).Iter()
+			cols := iter.Columns()
+			err := iter.Close()
+			if len(cols) == 0 {
+				return 0, err
+			}
+			return cols[0].TypeInfo.Version(), err
+		},
+	}
+}
+
+func legacyV3Ops(s *gocqlv1.Session) v3Ops {
+	return v3Ops{
+		unset: gocqlv1.UnsetValue,
+		exec:  func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
+		batch: func(stmts []string, values [][]interface{}) error {
+			b := s.NewBatch(gocqlv1.LoggedBatch)
+			for i, st := range stmts {
+				b.Query(st, values[i]...)
+			}
+			return s.ExecuteBatch(b)
+		},
+		pages: func(stmt string, pageSize int, values ...interface{}) (int, []string, error) {
+			return readPages(func(state []byte) pageIter {
+				return s.Query(stmt, values...).PageSize(pageSize).PageState(state).Iter()
+			})
+		},
+		routingKey: func(stmt string, values ...interface{}) ([]byte, error) {
+			return s.Query(stmt, values...).GetRoutingKey()
+		},
+		typeProto: func(stmt string) (byte, error) {
+			iter := s.Query(stmt).Iter()
+			cols := iter.Columns()
+			err := iter.Close()
+			if len(cols) == 0 {
+				return 0, err
+			}
+			return cols[0].TypeInfo.Version(), err
+		},
+	}
+}
+
+// pageIter is what readPages needs of either driver's Iter.
+type pageIter interface {
+	Scan(dest ...interface{}) bool
+	PageState() []byte
+	Close() error
+}
+
+// readPages reads every page of (c int, v text) rows, next running the query from a paging
+// state, and returns the number of pages and the rows.
+func readPages(next func(state []byte) pageIter) (int, []string, error) {
+	var rows []string
+	pages := 0
+	var state []byte
+	for {
+		iter := next(state)
+		pages++
+		var c int
+		var v *string
+		for iter.Scan(&c, &v) {
+			rows = append(rows, fmt.Sprintf("%d=%v", c, deref(v)))
+		}
+		state = iter.PageState()
+		if err := iter.Close(); err != nil {
+			return pages, rows, err
+		}
+		if len(state) == 0 {
+			return pages, rows, nil
+		}
+	}
+}
+
+func deref(v *string) string {
+	if v == nil {
+		return "null"
+	}
+	return *v
+}
+
+// runV3Ops runs the comparison's operations on table tbl and returns what they gave.
+func runV3Ops(o v3Ops, tbl string) []string {
+	var out []string
+	note := func(format string, args ...interface{}) { out = append(out, fmt.Sprintf(format, args...)) }
+	note("create: %v", o.exec("CREATE TABLE v3."+tbl+" (p int, c int, v text, PRIMARY KEY (p, c))"))
+	ins := "INSERT INTO v3." + tbl + " (p, c, v) VALUES (?, ?, ?)"
+	for c := 0; c < 7; c++ {
+		if err := o.exec(ins, 1, c, fmt.Sprint("v", c)); err != nil {
+			note("insert %d: %v", c, err)
+		}
+	}
+	note("batch: %v", o.batch([]string{ins, ins}, [][]interface{}{{1, 7, "b7"}, {1, 8, "b8"}}))
+	// UnsetValue: gocql sends it at v3 too, where the server reads it as NULL.
+	note("unset: %v", o.exec(ins, 1, 3, o.unset))
+	pages, rows, err := o.pages("SELECT c, v FROM v3."+tbl+" WHERE p = ?", 4, 1)
+	note("pages: %d %v %v", pages, rows, err)
+	key, err := o.routingKey("SELECT v FROM v3."+tbl+" WHERE p = ? AND c = ?", 5, 1)
+	note("routing key: %x %v", key, err)
+	proto, err := o.typeProto("SELECT c, v FROM v3." + tbl + " WHERE p = 1")
+	note("type proto: %d %v", proto, err)
+	note("bad: %v", o.exec("INSERT INTO v3."+tbl+" (p, c, nope) VALUES (?, ?, ?)", 1, 1, "x") != nil)
+	return out
+}
+
+// ProtoVersion 3 against a server that speaks v3 at most (so that a v4 frame would be
+// refused): gocql v1.7.0 and the shim give the same results for queries, prepared statements,
+// batches, paging, UnsetValue (NULL at v3, for both), routing keys (from the schema metadata,
+// v3 prepared metadata having no partition key indexes) and the protocol version the column
+// types report.
+func TestProtoVersion3LikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.ProtoVersion, l.ProtoVersion = 3, 3
+	})
+	if err := s.Query("CREATE KEYSPACE v3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	got := runV3Ops(compatV3Ops(s), "shim")
+	want := runV3Ops(legacyV3Ops(ls), "legacy")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ProtoVersion 3:\n  gocql: %q\n  shim:  %q", want, got)
+	}
+	for _, line := range got {
+		if strings.HasPrefix(line, "type proto:") && line != "type proto: 3 <nil>" {
+			t.Errorf("shim %s, want 3", line)
+		}
+		if strings.HasPrefix(line, "routing key:") && line != "routing key: 00000005 <nil>" {
+			t.Errorf("shim %s, want the key from the schema", line)
+		}
+	}
+}
+
+// ProtoVersion 1 and 2 are still refused (docs/deviations.md G25).
+func TestProtoVersion1And2Refused(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	for _, v := range []int{1, 2} {
+		c := NewCluster(sim.Addrs()...)
+		c.ProtoVersion = v
+		s, err := c.CreateSession()
+		if err == nil || !strings.Contains(err.Error(), "only versions 3 and 4 are supported") {
+			if s != nil {
+				s.Close()
+			}
+			t.Errorf("ProtoVersion %d: %v, want the clear refusal", v, err)
+		}
+	}
+}
