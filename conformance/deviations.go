@@ -18,6 +18,7 @@ func Deviations() []Deviation {
 		{"batch/routing_key_without_session", "gocql v1.7.0 panics (nil session) in GetRoutingKey on a batch made by the package-level NewBatch once it has an entry; the shim returns nil, nil (docs/deviations.md G28)."},
 		{"session/await_schema_agreement_after_close", "gocql v1.7.0 polls a closed session until MaxWaitSchemaAgreement ends and then fails with the last query's error; the shim returns ErrSessionClosed at once (docs/deviations.md G32)."},
 		{"session/host_dialer_returns_nothing", "gocql v1.7.0 panics (nil pointer) when a HostDialer returns neither a connection nor an error; the shim fails CreateSession with an error saying so (docs/deviations.md G40)."},
+		{"session/proto_version_3_unset", "gocql v1.7.0 sends UnsetValue at protocol v3, which has no unset value, and the server reads it as NULL, silently overwriting the column; the shim refuses the statement before sending it (docs/deviations.md G42)."},
 		{"iter/mapscan_nil_map", "gocql v1.7.0 panics (assignment to entry in nil map) when MapScan is given a nil map for a row; the shim returns false and Close reports the error (docs/deviations.md G41)."},
 		{"iter/scanner_next_after_err", "gocql v1.7.0 panics (nil pointer) when Scanner.Next is called after Scanner.Err; the shim returns false and Err reports the misuse (docs/deviations.md G41)."},
 		{"batch/execute_nil", "gocql v1.7.0 panics (nil pointer) in ExecuteBatch(nil); the shim returns an error (docs/deviations.md G41)."},

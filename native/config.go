@@ -4,13 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"time"
-
-	"github.com/cqlbridge/cqlbridge/internal/nativeopts"
 )
-
-func init() {
-	nativeopts.SendUnsetAtV3 = func(cfg any) { cfg.(*Config).sendUnsetV3 = true }
-}
 
 // Config configures a Session. The zero value of every field selects the documented default,
 // so Config{Hosts: []string{"127.0.0.1"}} is a complete configuration.
@@ -198,10 +192,6 @@ type Config struct {
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.
 	ClientTimestamps bool
-
-	// sendUnsetV3 sends Unset values at protocol v3 instead of refusing them (set by the
-	// gocql compat layer through internal/nativeopts).
-	sendUnsetV3 bool
 }
 
 // Routing selects how a session picks the coordinator of a request.

@@ -162,7 +162,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}, clock: newCoarseClock()}
-	s.refuseUnset = cfg.ProtocolVersion < 4 && !cfg.sendUnsetV3
+	s.refuseUnset = cfg.ProtocolVersion < 4
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {

@@ -17,13 +17,11 @@ type v3Ops struct {
 	pages      func(stmt string, pageSize int, values ...interface{}) (pages int, rows []string, err error)
 	routingKey func(stmt string, values ...interface{}) ([]byte, error)
 	typeProto  func(stmt string) (byte, error)
-	unset      interface{} // the driver's UnsetValue
 }
 
 func compatV3Ops(s *Session) v3Ops {
 	return v3Ops{
-		unset: UnsetValue,
-		exec:  func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
+		exec: func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
 		batch: func(stmts []string, values [][]interface{}) error {
 			b := s.NewBatch(LoggedBatch)
 			for i, st := range stmts {
@@ -53,8 +51,7 @@ func compatV3Ops(s *Session) v3Ops {
 
 func legacyV3Ops(s *gocqlv1.Session) v3Ops {
 	return v3Ops{
-		unset: gocqlv1.UnsetValue,
-		exec:  func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
+		exec: func(stmt string, values ...interface{}) error { return s.Query(stmt, values...).Exec() },
 		batch: func(stmts []string, values [][]interface{}) error {
 			b := s.NewBatch(gocqlv1.LoggedBatch)
 			for i, st := range stmts {
@@ -132,8 +129,6 @@ func runV3Ops(o v3Ops, tbl string) []string {
 		}
 	}
 	note("batch: %v", o.batch([]string{ins, ins}, [][]interface{}{{1, 7, "b7"}, {1, 8, "b8"}}))
-	// UnsetValue: gocql sends it at v3 too, where the server reads it as NULL.
-	note("unset: %v", o.exec(ins, 1, 3, o.unset))
 	pages, rows, err := o.pages("SELECT c, v FROM v3."+tbl+" WHERE p = ?", 4, 1)
 	note("pages: %d %v %v", pages, rows, err)
 	key, err := o.routingKey("SELECT v FROM v3."+tbl+" WHERE p = ? AND c = ?", 5, 1)
@@ -146,9 +141,10 @@ func runV3Ops(o v3Ops, tbl string) []string {
 
 // ProtoVersion 3 against a server that speaks v3 at most (so that a v4 frame would be
 // refused): gocql v1.7.0 and the shim give the same results for queries, prepared statements,
-// batches, paging, UnsetValue (NULL at v3, for both), routing keys (from the schema metadata,
-// v3 prepared metadata having no partition key indexes) and the protocol version the column
-// types report.
+// batches, paging, routing keys (from the schema metadata, v3 prepared metadata having no
+// partition key indexes) and the protocol version the column types report. UnsetValue differs
+// (docs/deviations.md G42): gocql sends it at v3 too, where the server reads it as NULL and
+// overwrites the column; the shim refuses the statement before sending it.
 func TestProtoVersion3LikeGocql(t *testing.T) {
 	sim := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
 	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
@@ -161,6 +157,23 @@ func TestProtoVersion3LikeGocql(t *testing.T) {
 	want := runV3Ops(legacyV3Ops(ls), "legacy")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("ProtoVersion 3:\n  gocql: %q\n  shim:  %q", want, got)
+	}
+	ins := "INSERT INTO v3.%s (p, c, v) VALUES (?, ?, ?)"
+	if err := legacyV3Ops(ls).exec(fmt.Sprintf(ins, "legacy"), 1, 3, gocqlv1.UnsetValue); err != nil {
+		t.Errorf("gocql, UnsetValue at v3: %v, want it sent", err)
+	}
+	err := compatV3Ops(s).exec(fmt.Sprintf(ins, "shim"), 1, 3, UnsetValue)
+	if err == nil || !strings.Contains(err.Error(), "Unset needs protocol v4") {
+		t.Errorf("shim, UnsetValue at v3: %v, want the statement refused", err)
+	}
+	for tbl, want := range map[string]string{"legacy": "null", "shim": "v3"} {
+		var v *string
+		if err := s.Query(fmt.Sprintf("SELECT v FROM v3.%s WHERE p = 1 AND c = 3", tbl)).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if deref(v) != want {
+			t.Errorf("table %s after UnsetValue at v3: v = %s, want %s", tbl, deref(v), want)
+		}
 	}
 	for _, line := range got {
 		if strings.HasPrefix(line, "type proto:") && line != "type proto: 3 <nil>" {

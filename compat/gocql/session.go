@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cqlbridge/cqlbridge/internal/nativeopts"
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
@@ -543,10 +542,6 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		}
 	}
 	// Always set: without an authenticator, a server asking for one gets gocql's error.
-	if cfg.ProtoVersion == 3 {
-		// gocql v1.7.0 sends UnsetValue at v3 too, where the server reads it as NULL.
-		nativeopts.SendUnsetAtV3(&n)
-	}
 	n.Authenticator = authAdapter{cfg: cfg}
 	n.Dialer = nativeDialer(cfg)
 	n.OnConnect = connectObserver(cfg)
