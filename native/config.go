@@ -148,9 +148,11 @@ type Config struct {
 	// falls back to them (when every node it knew failed), in place of Hosts: a client that
 	// resolves its contact points' names itself and lists their addresses in Hosts resolves
 	// them again there, as gocql does, for nodes that changed addresses under the same names.
-	// It is not called for the first connection. None (an empty result) fails that attempt,
-	// which is retried.
-	ResolveHosts func() []string
+	// With DisablePeerDiscovery the addresses it last gave are the cluster's nodes from then
+	// on. It is not called for the first connection. Its context ends when the session is
+	// closed (Close waits for it). When it gives none (a name service down), the contact
+	// points it last gave (Hosts before any) are tried again.
+	ResolveHosts func(ctx context.Context) []string
 
 	// HostFilter, when set, excludes every node for which it returns false, the control
 	// connection's included: as in gocql, a contact point it excludes is not used, and Connect

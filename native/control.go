@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
@@ -25,6 +26,19 @@ type control struct {
 	mu      sync.Mutex
 	c       *conn.Conn
 	refresh chan struct{} // buffered 1: a refresh is wanted
+	// resolved is the last non-empty list of contact points Config.ResolveHosts gave, nil
+	// before any: with DisablePeerDiscovery the cluster's nodes are the contact points, these
+	// in place of Config.Hosts (see contactList).
+	resolved atomic.Pointer[[]string]
+}
+
+// contactList returns the contact points as they are now: Config.Hosts, or the addresses
+// Config.ResolveHosts last gave.
+func (ctl *control) contactList() []string {
+	if r := ctl.resolved.Load(); r != nil {
+		return *r
+	}
+	return ctl.s.cfg.Hosts
 }
 
 // connect dials the contact points in order (see Config.ShuffleContactPoints) until one
@@ -196,10 +210,13 @@ func (ctl *control) reconnect() error {
 	if try(known) {
 		return nil
 	}
-	contacts := ctl.s.cfg.Hosts
+	contacts := ctl.contactList()
 	if ctl.s.cfg.ResolveHosts != nil && ctl.s.ctx.Err() == nil {
-		if contacts = contactAddrs(ctl.s.cfg.ResolveHosts()); len(contacts) == 0 {
-			errs = append(errs, errors.New("native: Config.ResolveHosts gave no contact point"))
+		if r := contactAddrs(ctl.s.cfg.ResolveHosts(ctl.s.ctx)); len(r) == 0 {
+			errs = append(errs, errors.New("native: Config.ResolveHosts gave no contact point (the last ones were tried)"))
+		} else {
+			contacts = r
+			ctl.resolved.Store(&r)
 		}
 	}
 	if try(contacts) {
@@ -259,7 +276,7 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 	nodes := []topology.Node{self}
 
 	if s.cfg.DisablePeerDiscovery {
-		for _, h := range s.cfg.Hosts {
+		for _, h := range ctl.contactList() {
 			if h != self.Addr {
 				nodes = append(nodes, topology.Node{Addr: h})
 			}

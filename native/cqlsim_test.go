@@ -428,7 +428,7 @@ func TestControlFallbackResolvesHostsAgain(t *testing.T) {
 	resolved := 0
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], DisablePeerDiscovery: true,
 		Timeout: 5 * time.Second, ConnectTimeout: time.Second,
-		ResolveHosts: func() []string { mu.Lock(); resolved++; mu.Unlock(); return cl.Addrs()[1:] }})
+		ResolveHosts: func(context.Context) []string { mu.Lock(); resolved++; mu.Unlock(); return cl.Addrs()[1:] }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	gocqlv1 "github.com/gocql/gocql"
@@ -51,15 +52,11 @@ func fakeDNS(t *testing.T, records map[string][]netip.Addr) (set func(name strin
 			}
 		}
 	}()
-	r := net.DefaultResolver
-	preferGo, dial := r.PreferGo, r.Dial
-	r.PreferGo = true // Dial is only used by Go's own resolver
-	r.Dial = func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "udp", pc.LocalAddr().String())
-	}
+	fakeDNSOnce.Do(routeDNSThroughFake)
+	addr := pc.LocalAddr().String()
+	fakeDNSServer.Store(&addr)
 	t.Cleanup(func() {
-		r.PreferGo, r.Dial = preferGo, dial
+		fakeDNSServer.Store(nil)
 		pc.Close()
 		wg.Wait()
 	})
@@ -67,6 +64,34 @@ func fakeDNS(t *testing.T, records map[string][]netip.Addr) (set func(name strin
 		mu.Lock()
 		records[name] = addrs
 		mu.Unlock()
+	}
+}
+
+// fakeDNSServer is the address of the fake DNS server of the running test (see fakeDNS), nil
+// when none runs; fakeDNSOnce points net.DefaultResolver at it once for the test binary
+// (routeDNSThroughFake). net.DefaultResolver's fields are written only then: a lookup still
+// running when its test ends (the resolver finishes lookups in the background after their
+// context ends) may read them at any time.
+var (
+	fakeDNSServer atomic.Pointer[string]
+	fakeDNSOnce   sync.Once
+)
+
+// routeDNSThroughFake makes Go's own resolver (PreferGo) send its queries to fakeDNSServer
+// while one runs, and where it would have sent them otherwise.
+func routeDNSThroughFake() {
+	r := net.DefaultResolver
+	dial := r.Dial
+	r.PreferGo = true // Dial is only used by Go's own resolver
+	r.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		var d net.Dialer
+		if a := fakeDNSServer.Load(); a != nil {
+			return d.DialContext(ctx, "udp", *a)
+		}
+		if dial != nil {
+			return dial(ctx, network, address)
+		}
+		return d.DialContext(ctx, network, address)
 	}
 }
 
@@ -250,10 +275,11 @@ func TestContactPointsResolveEveryAddress(t *testing.T) {
 	}
 	cfg := NewCluster("missing.cqlbridge.test", name, "127.0.0.1", "[::1]:9043")
 	cfg.Logger = nopLogger{}
+	saved := hostLookupPreferV4
+	defer func() { hostLookupPreferV4 = saved }()
 	for _, preferV4 := range []bool{false, true} {
 		hostLookupPreferV4 = preferV4
-		addrs, names, err := contactPoints(cfg)
-		hostLookupPreferV4 = false
+		addrs, names, err := contactPoints(context.Background(), cfg)
 		want := []string{net.JoinHostPort(ips[0].String(), "9042"), net.JoinHostPort(ips[1].String(), "9042"), "[::1]:9043"}
 		wantNames := map[string]string{want[0]: name, want[1]: name, want[2]: "::1"}
 		if preferV4 {

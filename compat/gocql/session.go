@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -118,16 +119,16 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gocql: unable to create session: %w", err)
 	}
-	contacts, names, err := contactPoints(&cfg)
+	contacts, names, err := contactPoints(context.Background(), &cfg)
 	if err != nil {
 		// gocql formats these with %v: the message is all there is.
 		return nil, errors.New("gocql: unable to create session: " + err.Error())
 	}
 	ncfg.Hosts, cfg.contacts = contacts, &contactSet{names: names}
-	ncfg.ResolveHosts = func() []string {
+	ncfg.ResolveHosts = func(ctx context.Context) []string {
 		// As gocql's control connection when every node it knew failed: the names are
 		// resolved again, as nodes may have changed addresses under the same names.
-		contacts, names, err := contactPoints(&cfg)
+		contacts, names, err := contactPoints(ctx, &cfg)
 		if err != nil {
 			return nil
 		}
@@ -281,7 +282,7 @@ func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, err
 
 // contactPoints resolves cfg.Hosts as gocql v1.7.0 does before it dials them, and returns
 // the ip:port addresses the native core dials, with the host each was given as (see
-// ClusterConfig.contactNames). Like gocql: a host given by name stands for every address the
+// ClusterConfig.contacts). Like gocql: a host given by name stands for every address the
 // resolver returns for it, IPv4 and IPv6, in the resolver's order, each a contact point of
 // its own (only its IPv4 addresses, when it has any, with GOCQL_HOST_LOOKUP_PREFER_V4=true);
 // a host that does not resolve (a DNS error, an empty host) is logged and skipped, and none
@@ -292,7 +293,7 @@ func connectNative(cfg *ClusterConfig, ncfg native.Config) (*native.Session, err
 // ProtoVersion is 0, else connecting the control connection). An address listed twice (by
 // two names, or by a name and as an address) is one contact point, under its first host:
 // gocql keeps both, and with DisableInitialHostLookup opens two pools to the node.
-func contactPoints(cfg *ClusterConfig) ([]string, map[string]string, error) {
+func contactPoints(ctx context.Context, cfg *ClusterConfig) ([]string, map[string]string, error) {
 	var addrs []string
 	names := make(map[string]string)
 	var dialErr error
@@ -305,11 +306,15 @@ func contactPoints(cfg *ClusterConfig) ([]string, map[string]string, error) {
 		} else if port, err = strconv.Atoi(portText); err != nil {
 			return nil, nil, err
 		}
-		ips := []net.IP{net.ParseIP(host)}
-		if ips[0] == nil {
-			ips, err = net.LookupIP(host)
+		var ips []net.IPAddr
+		if a, err := netip.ParseAddr(host); err == nil {
+			ips = []net.IPAddr{{IP: a.AsSlice(), Zone: a.Zone()}} // an address (a zone kept)
+		} else {
+			ips, err = net.DefaultResolver.LookupIPAddr(ctx, host)
 			var dnsErr *net.DNSError
 			switch {
+			case ctx.Err() != nil:
+				return nil, nil, ctx.Err()
 			case errors.As(err, &dnsErr):
 				cfg.logger().Printf("gocql: dns error: %v\n", err)
 				continue
@@ -322,7 +327,7 @@ func contactPoints(cfg *ClusterConfig) ([]string, map[string]string, error) {
 		}
 		resolved++
 		for _, ip := range ips {
-			if err := checkDialPort(ip, port); err != nil {
+			if err := checkDialPort(ip.String(), port); err != nil {
 				dialErr = err
 				continue
 			}
@@ -374,14 +379,14 @@ var hostLookupPreferV4 = os.Getenv("GOCQL_HOST_LOOKUP_PREFER_V4") == "true"
 
 // preferV4 returns the addresses a contact point's name stands for, of the ips it resolved
 // to (see hostLookupPreferV4).
-func preferV4(ips []net.IP) []net.IP {
+func preferV4(ips []net.IPAddr) []net.IPAddr {
 	if !hostLookupPreferV4 {
 		return ips
 	}
-	var v4 []net.IP
+	var v4 []net.IPAddr
 	for _, ip := range ips {
-		if ip4 := ip.To4(); ip4 != nil {
-			v4 = append(v4, ip4)
+		if ip4 := ip.IP.To4(); ip4 != nil {
+			v4 = append(v4, net.IPAddr{IP: ip4})
 		}
 	}
 	if len(v4) == 0 {
@@ -393,13 +398,13 @@ func preferV4(ips []net.IP) []net.IP {
 // checkDialPort returns the error gocql's dialer meets before any network traffic for a port
 // that cannot be dialled: 0 ("host missing port"), or one out of range (the net package's
 // own error, produced by the same call, which fails before dialling).
-func checkDialPort(ip net.IP, port int) error {
+func checkDialPort(ip string, port int) error {
 	if port == 0 {
 		return fmt.Errorf("host missing port: %v", port)
 	}
 	if port < 0 || port > 65535 {
 		var d net.Dialer
-		conn, err := d.DialContext(context.Background(), "tcp", net.JoinHostPort(ip.String(), strconv.Itoa(port)))
+		conn, err := d.DialContext(context.Background(), "tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
 		if err == nil {
 			_ = conn.Close()
 			return nil

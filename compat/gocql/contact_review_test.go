@@ -1,0 +1,117 @@
+package gocql
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	gocqlv1 "github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+)
+
+// Close does not wait for the control connection's lookup of a contact point's name (when it
+// falls back to the contact points) to give up on a name server that does not answer: the
+// lookup ends with the session, as gocql v1.7.0's Close does not wait for it either.
+func TestCloseDoesNotWaitForContactNameLookup(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+	ip0 := netip.MustParseAddr(ipOfAddr(t, sim.Addrs()[0]))
+	const name = "silent.cqlbridge.test"
+	fakeDNS(t, map[string][]netip.Addr{name: {ip0}})
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	silentAddr := silent.LocalAddr().String()
+	c := NewCluster(net.JoinHostPort(name, strconv.Itoa(sim.Port())))
+	c.DisableInitialHostLookup, c.Logger = true, nopLogger{}
+	c.ConnectTimeout = 500 * time.Millisecond
+	s, err := c.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := gocqlv1.NewCluster(net.JoinHostPort(name, strconv.Itoa(sim.Port())))
+	l.DisableInitialHostLookup, l.Logger = true, nopLogger{}
+	l.ConnectTimeout = 500 * time.Millisecond
+	ls, err := l.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeDNSServer.Store(&silentAddr) // the DNS server stops answering
+	if err := sim.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // the control connection is now resolving again
+	start := time.Now()
+	ls.Close()
+	t.Logf("gocql v1.7.0 Close took %v", time.Since(start))
+	start = time.Now()
+	s.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %v (blocked on the control goroutine's DNS lookup)", d)
+	}
+}
+
+// With DisableInitialHostLookup, a contact point name that moved to two new addresses: after
+// the fallback to the contact points, both new nodes serve queries, in gocql v1.7.0 and in
+// compat (the old address is dropped).
+func TestContactNameMovedToTwoAddressesLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	ip := func(i int) netip.Addr { return netip.MustParseAddr(ipOfAddr(t, sim.Addrs()[i])) }
+	const name = "moving2.cqlbridge.test"
+	set := fakeDNS(t, map[string][]netip.Addr{name: {ip(0)}})
+	contact := net.JoinHostPort(name, strconv.Itoa(sim.Port()))
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Hosts, l.Hosts = []string{contact}, []string{contact}
+		c.DisableInitialHostLookup, l.DisableInitialHostLookup = true, true
+		c.Logger, l.Logger = nopLogger{}, nopLogger{}
+	})
+	set(name, ip(1), ip(2))
+	if err := sim.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "gocql", func() bool { return ls.Query("SELECT key FROM system.local").Exec() == nil })
+	eventually(t, "compat", func() bool { return s.Query("SELECT key FROM system.local").Exec() == nil })
+	time.Sleep(3 * time.Second)
+	var lh, sh []string
+	for i := 0; i < 60; i++ {
+		it := ls.Query("SELECT key FROM system.local").Iter()
+		if h := it.Host(); h != nil {
+			lh = append(lh, h.ConnectAddress().String())
+		}
+		it.Close()
+		it2 := s.Query("SELECT key FROM system.local").Iter()
+		if h := it2.Host(); h != nil {
+			sh = append(sh, h.ConnectAddress().String())
+		}
+		it2.Close()
+	}
+	slices.Sort(lh)
+	slices.Sort(sh)
+	t.Logf("gocql served by %v", slices.Compact(lh))
+	t.Logf("compat served by %v", slices.Compact(sh))
+	var ch []string
+	for _, h := range s.native.Hosts() {
+		ch = append(ch, h.Addr)
+	}
+	t.Logf("compat native hosts %v", ch)
+	if !slices.Equal(slices.Compact(lh), slices.Compact(sh)) {
+		t.Errorf("nodes serving queries differ: gocql %v, compat %v", slices.Compact(lh), slices.Compact(sh))
+	}
+}
+
+// A contact point given as an IPv6 address with a zone keeps its zone (a link-local address
+// cannot be dialled without it).
+func TestContactPointKeepsIPv6Zone(t *testing.T) {
+	cfg := NewCluster("[fe80::1%lo]:9042", "fe80::2%lo")
+	cfg.Logger = nopLogger{}
+	addrs, _, err := contactPoints(context.Background(), cfg)
+	if want := []string{"[fe80::1%lo]:9042", "[fe80::2%lo]:9042"}; err != nil || !slices.Equal(addrs, want) {
+		t.Errorf("contactPoints: %v (%v), want %v", addrs, err, want)
+	}
+}
