@@ -85,7 +85,7 @@ func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata b
 		}
 		dst = appendString(dst, c.Name)
 		typeBuf.Reset()
-		if err := datatype.WriteDataType(c.Type, &typeBuf, primitive.ProtocolVersion(h.Version)); err != nil {
+		if err := datatype.WriteDataType(typeFor(c.Type, h.Version), &typeBuf, primitive.ProtocolVersion(h.Version)); err != nil {
 			return dst[:start], fmt.Errorf("encoding the type of column %d (%s): %w", i, c.Name, err)
 		}
 		dst = append(dst, typeBuf.Bytes()...)

@@ -49,7 +49,7 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 				t.Fatalf("%s v%d: appendRowsFrame overwrote the destination's prefix", name, v)
 			}
 			got = got[6:]
-			want, err := encodeFrame(h, rowsMessage(res), nil)
+			want, err := encodeFrame(h, rowsMessage(res, h.Version), nil)
 			if err != nil {
 				t.Fatalf("%s v%d: library encoding: %v", name, v, err)
 			}
@@ -71,7 +71,7 @@ func TestAppendRowsFrameMatchesLibrary(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s v%d without metadata: %v", name, v, err)
 			}
-			bare := rowsMessage(res)
+			bare := rowsMessage(res, h.Version)
 			bare.Metadata.Columns = nil
 			if want, err = encodeFrame(h, bare, nil); err != nil {
 				t.Fatalf("%s v%d: library encoding without metadata: %v", name, v, err)

@@ -116,7 +116,7 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 			return errorMessage(err), rowsReply{}, nil
 		}
 		c.node.learn(p.ID)
-		return preparedMessage(p), rowsReply{}, nil
+		return preparedMessage(p, h.Version), rowsReply{}, nil
 	case req.Query != nil:
 		q := req.Query
 		return c.result(eng.Execute(&engine.Request{
@@ -213,7 +213,7 @@ func (c *conn) result(res *engine.Result, err error) (message.Message, rowsReply
 		if len(res.Warnings) == 0 {
 			return nil, rowsReply{res: res}, nil
 		}
-		return rowsMessage(res), rowsReply{res: res}, res.Warnings
+		return rowsMessage(res, uint8(c.version.Load())), rowsReply{res: res}, res.Warnings
 	case engine.ResultSetKeyspace:
 		ks := res.Keyspace
 		c.keyspace.Store(&ks)
@@ -234,8 +234,9 @@ func (c *conn) result(res *engine.Result, err error) (message.Message, rowsReply
 	return &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: unknown result kind %d", res.Kind)}, rowsReply{}, nil
 }
 
-// rowsMessage builds the RESULT Rows message for res (the general path, used with warnings).
-func rowsMessage(res *engine.Result) *message.RowsResult {
+// rowsMessage builds the RESULT Rows message for res (the general path, used with warnings) for
+// a client speaking protocol version.
+func rowsMessage(res *engine.Result, version uint8) *message.RowsResult {
 	rows := make(message.RowSet, len(res.Rows))
 	for i, r := range res.Rows {
 		rows[i] = r
@@ -244,28 +245,30 @@ func rowsMessage(res *engine.Result) *message.RowsResult {
 		Metadata: &message.RowsMetadata{
 			ColumnCount: int32(len(res.Columns)),
 			PagingState: res.PagingState,
-			Columns:     columnMetadata(res.Columns),
+			Columns:     columnMetadata(res.Columns, version),
 		},
 		Data: rows,
 	}
 }
 
-func columnMetadata(cols []engine.Column) []*message.ColumnMetadata {
+// columnMetadata describes cols to a client speaking protocol version (see typeFor).
+func columnMetadata(cols []engine.Column, version uint8) []*message.ColumnMetadata {
 	out := make([]*message.ColumnMetadata, len(cols))
 	for i, col := range cols {
-		out[i] = &message.ColumnMetadata{Keyspace: col.Keyspace, Table: col.Table, Name: col.Name, Index: int32(i), Type: col.Type}
+		out[i] = &message.ColumnMetadata{Keyspace: col.Keyspace, Table: col.Table, Name: col.Name, Index: int32(i), Type: typeFor(col.Type, version)}
 	}
 	return out
 }
 
-func preparedMessage(p *engine.Prepared) *message.PreparedResult {
-	vars := &message.VariablesMetadata{Columns: columnMetadata(p.Vars), PkIndices: p.PKIndexes}
+// preparedMessage is the RESULT Prepared message of p for a client speaking protocol version.
+func preparedMessage(p *engine.Prepared, version uint8) *message.PreparedResult {
+	vars := &message.VariablesMetadata{Columns: columnMetadata(p.Vars, version), PkIndices: p.PKIndexes}
 	if vars.PkIndices == nil {
 		vars.PkIndices = []uint16{}
 	}
 	result := &message.RowsMetadata{ColumnCount: int32(len(p.Result))}
 	if len(p.Result) > 0 {
-		result.Columns = columnMetadata(p.Result)
+		result.Columns = columnMetadata(p.Result, version)
 	}
 	return &message.PreparedResult{PreparedQueryId: p.ID, ResultMetadataId: resultMetadataID(p.Result), VariablesMetadata: vars, ResultMetadata: result}
 }

@@ -18,7 +18,9 @@ type ClusterConfig struct {
 	// "3.0.0" itself.
 	CQLVersion string
 
-	// ProtoVersion is the protocol version; 0 lets the driver negotiate.
+	// ProtoVersion is the protocol version: 3 or 4. 0 speaks 4 without the discovery gocql
+	// does (a server that speaks v3 at most needs 3); any other value fails CreateSession
+	// (docs/deviations.md G25).
 	ProtoVersion int
 
 	// Timeout bounds one attempt of a request (default 11s), and the PREPARE a statement

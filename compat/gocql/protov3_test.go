@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	gocqlv1 "github.com/gocql/gocql"
 
@@ -198,5 +199,57 @@ func TestProtoVersion1And2Refused(t *testing.T) {
 			}
 			t.Errorf("ProtoVersion %d: %v, want the clear refusal", v, err)
 		}
+	}
+}
+
+// The types protocol v3 has no code for (date, time, smallint, tinyint) reach a v3 client as
+// custom types named by their class, from Cassandra and from cqlsim alike: gocql v1.7.0 reads
+// time, smallint and tinyint by that class (its Custom() still names it) and leaves date a
+// custom type, which it cannot scan into a time.Time; the shim reads all four as their types
+// (docs/deviations.md G25).
+func TestProtoVersion3TypesWithoutV3Code(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.ProtoVersion, l.ProtoVersion = 3, 3
+	})
+	for _, stmt := range []string{
+		"CREATE KEYSPACE v3t WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE v3t.t (k int PRIMARY KEY, d date, tm time, si smallint, ti tinyint, l list<date>)",
+		"INSERT INTO v3t.t (k, d, tm, si, ti, l) VALUES (1, '2026-12-05', '10:00:00', 7, 8, ['2026-12-05'])",
+	} {
+		if err := s.Query(stmt).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sel = "SELECT d, tm, si, ti, l FROM v3t.t WHERE k = 1"
+	iter := ls.Query(sel).Iter()
+	var legacy []string
+	for _, c := range iter.Columns() {
+		legacy = append(legacy, fmt.Sprintf("%s=%s/%s", c.Name, c.TypeInfo.Type(), c.TypeInfo.Custom()))
+	}
+	_ = iter.Close()
+	wantLegacy := []string{
+		"d=custom/org.apache.cassandra.db.marshal.SimpleDateType",
+		"tm=time/org.apache.cassandra.db.marshal.TimeType",
+		"si=smallint/org.apache.cassandra.db.marshal.ShortType",
+		"ti=tinyint/org.apache.cassandra.db.marshal.ByteType",
+		"l=list/",
+	}
+	if strings.Join(legacy, " ") != strings.Join(wantLegacy, " ") {
+		t.Errorf("gocql's column types at v3 (as from Cassandra 5.0):\n got  %v\n want %v", legacy, wantLegacy)
+	}
+	var d time.Time
+	if err := ls.Query("SELECT d FROM v3t.t WHERE k = 1").Scan(&d); err == nil || !strings.Contains(err.Error(), "can not unmarshal custom(org.apache.cassandra.db.marshal.SimpleDateType)") {
+		t.Errorf("gocql, a date scanned at v3: %v, want its custom-type error", err)
+	}
+	var tm time.Duration
+	var si int16
+	var ti int8
+	var l []time.Time
+	if err := s.Query(sel).Scan(&d, &tm, &si, &ti, &l); err != nil {
+		t.Fatalf("shim at v3: %v", err)
+	}
+	if d.Format(time.DateOnly) != "2026-12-05" || tm != 10*time.Hour || si != 7 || ti != 8 || len(l) != 1 || !l[0].Equal(d) {
+		t.Errorf("shim at v3 read d=%v tm=%v si=%d ti=%d l=%v", d, tm, si, ti, l)
 	}
 }

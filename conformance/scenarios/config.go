@@ -162,6 +162,23 @@ func configScenarios() []Scenario {
 			key, err := s.Query("SELECT v FROM "+tbl+" WHERE p = ? AND c = ?", 7, 1).GetRoutingKey()
 			e.R.Record("routing key", err, key)
 		}},
+		{"session/proto_version_3_date", func(e *Env) {
+			// A date column at ProtoVersion 3, which has no code for dates: the server
+			// describes it as a custom type (SimpleDateType); gocql v1.7.0 cannot bind or scan
+			// a time.Time there, the shim can (docs/deviations.md G25).
+			tbl := e.Table("pv3d")
+			s := v3Session(e, "CREATE TABLE "+tbl+" (p int PRIMARY KEY, d date)")
+			if s == nil {
+				return
+			}
+			defer s.Close()
+			day := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+			e.R.Record("insert", s.Query("INSERT INTO "+tbl+" (p, d) VALUES (?, ?)", 1, day).WithContext(e.Ctx).Exec())
+			e.R.Record("insert literal", s.Query("INSERT INTO "+tbl+" (p, d) VALUES (2, '2026-12-05')").WithContext(e.Ctx).Exec())
+			var d time.Time
+			err := s.Query("SELECT d FROM "+tbl+" WHERE p = ?", 2).WithContext(e.Ctx).Scan(&d)
+			e.R.Record("select", err, d.Format(time.DateOnly))
+		}},
 		{"session/proto_version_3_unset", func(e *Env) {
 			// UnsetValue at ProtoVersion 3, which has no unset value: gocql v1.7.0 sends it
 			// anyway and the server reads it as NULL, overwriting the column; the shim refuses
