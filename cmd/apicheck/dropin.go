@@ -267,6 +267,41 @@ func writeDropin(root, hostModule string, pkg *types.Package) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go mod tidy in %s: %w\n%s", dir, err, out)
 	}
+	return pinDropinModules(dir)
+}
+
+// pinDropinModules requires, in the drop-in's go.mod, every module that provides a package
+// the drop-in's packages or their tests (its dependencies' tests included) import, at the
+// version selected now. go mod tidy leaves out those it reaches through a dependency whose
+// go.mod predates module graph pruning (kr/pretty's requirements, for go-hostpool's tests),
+// but a module depending on the drop-in does not read such a dependency's requirements (the
+// drop-in's go.mod says go 1.24): its go mod tidy would look those modules up at their latest
+// versions, which may need a newer Go (rogpeppe/go-internal v1.16.0 says go 1.25).
+func pinDropinModules(dir string) error {
+	mods, err := dropinImportedModules(dir)
+	if err != nil {
+		return err
+	}
+	args := []string{"mod", "edit"}
+	for _, mv := range mods {
+		args = append(args, "-require="+mv)
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	edit := exec.Command("go", args...)
+	edit.Dir = dir
+	if out, err := edit.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod edit in %s: %w\n%s", dir, err, out)
+	}
+	// The requirements just added are indirect ones; go mod tidy -e would drop them again, so
+	// only their checksums are added.
+	dl := exec.Command("go", "mod", "download")
+	dl.Dir = dir
+	dl.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := dl.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download in %s: %w\n%s", dir, err, out)
+	}
 	return nil
 }
 
@@ -295,6 +330,27 @@ func checkDropin(root, hostModule string, pkg *types.Package) []string {
 		problems = append(problems, fmt.Sprintf("the drop-in does not build with its go.mod/go.sum: %v\n%s", err, out))
 	}
 	return problems
+}
+
+// dropinImportedModules returns, as path@version, the modules (other than the drop-in and a
+// replaced module) that provide the packages the drop-in's packages and their tests import,
+// directly or not, its dependencies' tests included.
+func dropinImportedModules(dir string) ([]string, error) {
+	cmd := exec.Command("go", "list", "-e", "-test", "-deps", "-f", "{{with .Module}}{{if not .Main}}{{.Path}}@{{.Version}}{{end}}{{end}}", "all")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list in %s: %w", dir, err)
+	}
+	var mods []string
+	seen := map[string]bool{}
+	for _, mv := range strings.Fields(string(out)) {
+		if !seen[mv] && !strings.HasSuffix(mv, "@") { // a replaced module has no version
+			seen[mv] = true
+			mods = append(mods, mv)
+		}
+	}
+	return mods, nil
 }
 
 // checkDropinGoMod compares the directives the generator owns (module path, go version, the
@@ -337,6 +393,20 @@ func checkDropinGoMod(dir, hostModule string) []string {
 	}
 	if !replaced {
 		problems = append(problems, fmt.Sprintf("%s/go.mod lacks replace %s => ../../..", dropinDir, hostModule))
+	}
+	// Every module the drop-in's packages need must be required (see pinDropinModules).
+	have := map[string]bool{}
+	for _, r := range mod.Require {
+		have[r.Path+"@"+r.Version] = true
+	}
+	mods, err := dropinImportedModules(dir)
+	if err != nil {
+		return append(problems, err.Error())
+	}
+	for _, mv := range mods {
+		if !have[mv] && !strings.HasPrefix(mv, hostModule+"@") {
+			problems = append(problems, fmt.Sprintf("%s/go.mod does not require %s, which its packages need (a module depending on the drop-in would look it up at its latest version): run go run ./cmd/apicheck -dropin", dropinDir, mv))
+		}
 	}
 	return problems
 }
