@@ -292,14 +292,14 @@ func TestContactPointsResolveEveryAddress(t *testing.T) {
 	}
 }
 
-// A contact point's name is resolved again when the control connection falls back to the
-// contact points, as gocql v1.7.0 does: a session whose nodes all changed addresses under
-// the same name (DisableInitialHostLookup: the session knows no other node) reconnects to
-// the new ones.
-func TestContactNameResolvedAgainOnFallbackLikeGocql(t *testing.T) {
-	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+// namedContactSessions starts a cqlsim of nodes nodes and opens gocql v1.7.0 and compat
+// sessions on the contact point name (with DisableInitialHostLookup), which fakeDNS resolves to
+// the first node; it returns the cqlsim, each node's address, the function that moves the name
+// (see fakeDNS) and the two sessions.
+func namedContactSessions(t *testing.T, nodes int, name string) (*cqlsim.Cluster, func(int) netip.Addr, func(string, ...netip.Addr), *Session, *gocqlv1.Session) {
+	t.Helper()
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
 	ip := func(i int) netip.Addr { return netip.MustParseAddr(ipOfAddr(t, sim.Addrs()[i])) }
-	const name = "moving.cqlbridge.test"
 	set := fakeDNS(t, map[string][]netip.Addr{name: {ip(0)}})
 	contact := net.JoinHostPort(name, strconv.Itoa(sim.Port()))
 	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
@@ -307,6 +307,16 @@ func TestContactNameResolvedAgainOnFallbackLikeGocql(t *testing.T) {
 		c.DisableInitialHostLookup, l.DisableInitialHostLookup = true, true
 		c.Logger, l.Logger = nopLogger{}, nopLogger{}
 	})
+	return sim, ip, set, s, ls
+}
+
+// A contact point's name is resolved again when the control connection falls back to the
+// contact points, as gocql v1.7.0 does: a session whose nodes all changed addresses under
+// the same name (DisableInitialHostLookup: the session knows no other node) reconnects to
+// the new ones.
+func TestContactNameResolvedAgainOnFallbackLikeGocql(t *testing.T) {
+	const name = "moving.cqlbridge.test"
+	sim, ip, set, s, ls := namedContactSessions(t, 2, name)
 	set(name, ip(1))
 	if err := sim.StopNode(0); err != nil {
 		t.Fatal(err)

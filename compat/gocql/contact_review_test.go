@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
@@ -62,16 +63,8 @@ func TestCloseDoesNotWaitForContactNameLookup(t *testing.T) {
 // the fallback to the contact points, both new nodes serve queries, in gocql v1.7.0 and in
 // compat (the old address is dropped).
 func TestContactNameMovedToTwoAddressesLikeGocql(t *testing.T) {
-	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
-	ip := func(i int) netip.Addr { return netip.MustParseAddr(ipOfAddr(t, sim.Addrs()[i])) }
 	const name = "moving2.cqlbridge.test"
-	set := fakeDNS(t, map[string][]netip.Addr{name: {ip(0)}})
-	contact := net.JoinHostPort(name, strconv.Itoa(sim.Port()))
-	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
-		c.Hosts, l.Hosts = []string{contact}, []string{contact}
-		c.DisableInitialHostLookup, l.DisableInitialHostLookup = true, true
-		c.Logger, l.Logger = nopLogger{}, nopLogger{}
-	})
+	sim, ip, set, s, ls := namedContactSessions(t, 3, name)
 	set(name, ip(1), ip(2))
 	if err := sim.StopNode(0); err != nil {
 		t.Fatal(err)
@@ -94,10 +87,7 @@ func TestContactNameMovedToTwoAddressesLikeGocql(t *testing.T) {
 		lh = serving(func() string {
 			it := ls.Query("SELECT key FROM system.local").Iter()
 			defer it.Close()
-			if h := it.Host(); h != nil {
-				return h.ConnectAddress().String()
-			}
-			return ""
+			return hostAddr(it.Host())
 		})
 		return slices.Equal(lh, want)
 	})
@@ -107,10 +97,7 @@ func TestContactNameMovedToTwoAddressesLikeGocql(t *testing.T) {
 		sh = serving(func() string {
 			it := s.Query("SELECT key FROM system.local").Iter()
 			defer it.Close()
-			if h := it.Host(); h != nil {
-				return h.ConnectAddress().String()
-			}
-			return ""
+			return hostAddr(it.Host())
 		})
 		if slices.Equal(sh, want) || time.Now().After(deadline) {
 			break
@@ -133,4 +120,12 @@ func TestContactPointKeepsIPv6Zone(t *testing.T) {
 	if want := []string{"[fe80::1%lo]:9042", "[fe80::2%lo]:9042"}; err != nil || !slices.Equal(addrs, want) {
 		t.Errorf("contactPoints: %v (%v), want %v", addrs, err, want)
 	}
+}
+
+// hostAddr is the connect address of a gocql v1.7.0 or compat host, "" for none.
+func hostAddr(h interface{ ConnectAddress() net.IP }) string {
+	if h == nil || reflect.ValueOf(h).IsNil() {
+		return ""
+	}
+	return h.ConnectAddress().String()
 }
