@@ -83,9 +83,17 @@ type Config struct {
 	// Zero selects 30s; a negative value disables heartbeats.
 	HeartbeatInterval time.Duration
 
-	// ProtocolVersion is the native protocol version to speak: 3 or 4. Zero selects 4. Every
-	// connection speaks it, with no negotiation: a node that does not speak it fails the
-	// dial. Protocol v3 (for servers or tools that require it) lacks what v4 added: prepared
+	// ProtocolVersion is the native protocol version to speak: 3 or 4. Every connection
+	// speaks it, with no negotiation: a node that does not speak it fails the dial. Zero
+	// discovers the version, as gocql does: the control connection's first dial speaks v4,
+	// and when the server refuses v4 as a version it does not speak (a protocol error saying
+	// so, or an answer in v3), that contact point is dialled again at v3 and the session
+	// speaks v3 from then on (Session.ProtocolVersion reports it). Any other failure (a
+	// connection refused, bad credentials) changes nothing; a server answering in v1 or v2
+	// fails the dial with an error saying that it speaks no version the driver does; a server
+	// that speaks v4 costs no extra round trip or connection.
+	//
+	// Protocol v3 (for servers or tools that require it) lacks what v4 added: prepared
 	// statements carry no partition key indexes, so with TokenAware routing they are routed
 	// without a token, as statements whose key is unknown (unless a routing key is set on
 	// the statement); a statement binding Unset fails before it is sent (a v3 server would

@@ -57,12 +57,7 @@ func (ctl *control) connect(ctx context.Context) error {
 
 // connectTo opens the control connection to addr, registers for events and refreshes.
 func (ctl *control) connectTo(ctx context.Context, addr string) error {
-	cfg := ctl.s.connConfig(addr, ctl.onEvent)
-	cfg.Keyspace = "" // the control connection only reads system tables
-	start := time.Now()
-	c, err := conn.Dial(ctx, addr, cfg) // bounded by ConnectTimeout, step by step
-	err = dialError(addr, err)
-	ctl.s.observeConnect(addr, true, start, err)
+	c, err := ctl.dialControl(ctx, addr)
 	if err != nil {
 		return err
 	}
@@ -89,6 +84,44 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 		old.Close()
 	}
 	return nil
+}
+
+// dialControl opens a connection to addr for the control connection. While the session
+// discovers its protocol version (Config.ProtocolVersion 0, until a handshake succeeds), a
+// server that refuses v4 as a version it does not speak is dialled again at v3, and the session
+// speaks v3 from then on; a server that answers in v1 or v2, or refuses v3 too, fails with an
+// error saying so. Only that refusal downgrades: any other failure leaves the version as it is.
+func (ctl *control) dialControl(ctx context.Context, addr string) (*conn.Conn, error) {
+	s := ctl.s
+	for {
+		cfg := s.connConfig(addr, ctl.onEvent)
+		cfg.Keyspace = "" // the control connection only reads system tables
+		start := time.Now()
+		c, err := conn.Dial(ctx, addr, cfg) // bounded by ConnectTimeout, step by step
+		retry := false
+		if verr := (*conn.VersionError)(nil); s.discovering && errors.As(err, &verr) {
+			switch {
+			case verr.Server == 1 || verr.Server == 2:
+				err = fmt.Errorf("native: %s speaks protocol v%d at most; only versions 3 and 4 are supported: %w", addr, verr.Server, err)
+			case verr.Version == 4:
+				retry = true
+				err = fmt.Errorf("native: %s does not speak protocol v4, dialling it again at v3: %w", addr, err)
+			default:
+				err = fmt.Errorf("native: %s speaks neither protocol v4 nor v3; only versions 3 and 4 are supported: %w", addr, err)
+			}
+		} else {
+			err = dialError(addr, err)
+		}
+		s.observeConnect(addr, true, start, err)
+		if err == nil {
+			s.discovering = false
+			return c, nil
+		}
+		if !retry {
+			return nil, err
+		}
+		s.cfg.ProtocolVersion = 3 // for every connection from now on
+	}
 }
 
 // order returns addrs in the order the control connection tries them: as given, or shuffled

@@ -60,6 +60,11 @@ type Session struct {
 	// refuseUnset is set when the session speaks protocol v3, which has no unset value:
 	// statements binding Unset fail before they are sent (see checkUnset).
 	refuseUnset bool
+
+	// discovering is set, with Config.ProtocolVersion 0, until the control connection's
+	// first handshake settles the version (see control.dialControl). Only Connect's
+	// goroutine reads and writes it, and cfg.ProtocolVersion, before any pool opens.
+	discovering bool
 }
 
 // clusterState is an immutable view: the topology snapshot and the pool of each node.
@@ -157,12 +162,13 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	if ctx == nil {
 		return nil, errNilContext
 	}
+	discover := cfg.ProtocolVersion == 0
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}, clock: newCoarseClock()}
-	s.refuseUnset = cfg.ProtocolVersion < 4
+	s.discovering = discover
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go func() {
@@ -176,6 +182,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
+	s.refuseUnset = s.cfg.ProtocolVersion < 4 // the version is settled now
 	if err := s.checkLocalDC(); err != nil {
 		s.Close()
 		return nil, err

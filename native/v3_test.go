@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,20 +202,221 @@ func TestProtocolV3RefusesUnset(t *testing.T) {
 	}
 }
 
-// A v4 session cannot talk to a server that speaks v3 at most; a v3 one can (what
-// TestProtocolV3Statements runs on).
-func TestProtocolVersionIsNotNegotiated(t *testing.T) {
+// An explicit version is never negotiated: a v4 session cannot talk to a server that speaks
+// v3 at most (it writes no v3 frame), a v3 one can (what TestProtocolV3Statements runs on).
+func TestExplicitProtocolVersionIsNotNegotiated(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if s, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()}); err == nil {
+	log := &frameLog{}
+	s, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs(), ProtocolVersion: 4, Dialer: log})
+	if err == nil {
 		s.Close()
 		t.Fatal("a v4 session connected to a v3-only server")
+	}
+	if !strings.Contains(err.Error(), "does not speak protocol v4") {
+		t.Errorf("error = %v, want it to say the server does not speak protocol v4", err)
+	}
+	if seen := log.seen(); seen[3] != 0 || seen[4] == 0 {
+		t.Errorf("frames written by version: %v, want v4 only", seen)
 	}
 	for _, v := range []int{1, 2, 5} {
 		if s, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs(), ProtocolVersion: v}); err == nil {
 			s.Close()
 			t.Errorf("ProtocolVersion %d accepted", v)
 		}
+	}
+}
+
+// connectLog records the connection attempts Config.OnConnect is told of.
+type connectLog struct {
+	mu     sync.Mutex
+	events []native.ConnectEvent
+}
+
+func (l *connectLog) add(e native.ConnectEvent) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+func (l *connectLog) all() []native.ConnectEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
+}
+
+// countingDialer counts the network connections opened through it.
+type countingDialer struct {
+	frameLog
+	dials atomic.Int32
+}
+
+func (d *countingDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.dials.Add(1)
+	return d.frameLog.DialContext(ctx, network, addr)
+}
+
+// With ProtocolVersion 0, a server that speaks v3 at most refuses the first connection's v4
+// OPTIONS; that contact point is dialled again at v3, and the whole session speaks v3, with
+// v3's rules (no partition key indexes, Unset refused).
+func TestProtocolVersionDiscoveredV3(t *testing.T) {
+	log := &frameLog{}
+	var conns connectLog
+	s := simSession(t, cqlsim.Options{Nodes: 3, MaxProtocolVersion: 3}, func(c *native.Config) {
+		c.Dialer = log
+		c.OnConnect = conns.add
+	})
+	if v := s.ProtocolVersion(); v != 3 {
+		t.Fatalf("ProtocolVersion() = %d, want 3", v)
+	}
+	mustExec(t, s, "CREATE KEYSPACE d3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE d3.kv (k int PRIMARY KEY, v text)")
+	ins := mustPrepare(t, s, "INSERT INTO d3.kv (k, v) VALUES (?, ?)")
+	if pk := ins.PartitionKeyIndexes(); len(pk) != 0 {
+		t.Errorf("PartitionKeyIndexes after discovering v3 = %v, want none", pk)
+	}
+	ctx := ctxT(t)
+	for k := range 30 { // over every node's pool
+		if _, err := s.Execute(ctx, ins.Bind(k, "v")); err != nil {
+			t.Fatalf("insert %d: %v", k, err)
+		}
+	}
+	if _, err := s.Execute(ctx, ins.Bind(1, native.Unset)); !errors.Is(err, native.ErrUnsupported) {
+		t.Errorf("Unset after discovering v3: %v, want ErrUnsupported", err)
+	}
+	if n := mustExec(t, s, "SELECT k FROM d3.kv").Len(); n != 30 {
+		t.Errorf("%d rows, want 30", n)
+	}
+	// One v4 frame (the refused OPTIONS), every other frame v3.
+	if seen := log.seen(); len(seen) != 2 || seen[4] != 1 || seen[3] == 0 {
+		t.Errorf("frames written by version: %v, want one v4 frame and the rest v3", seen)
+	}
+	// The refused attempt is reported, then the control connection at v3, then the pools.
+	ev := conns.all()
+	if len(ev) < 5 {
+		t.Fatalf("%d connection attempts, want the refused one, the control connection and the pools: %+v", len(ev), ev)
+	}
+	if !ev[0].Control || ev[0].Err == nil || !strings.Contains(ev[0].Err.Error(), "does not speak protocol v4") {
+		t.Errorf("first attempt: control %v, err %v; want the control connection's, refused at v4", ev[0].Control, ev[0].Err)
+	}
+	if !ev[1].Control || ev[1].Err != nil || ev[1].Host.Addr != ev[0].Host.Addr {
+		t.Errorf("second attempt: control %v to %s, err %v; want the control connection to %s", ev[1].Control, ev[1].Host.Addr, ev[1].Err, ev[0].Host.Addr)
+	}
+	for _, e := range ev[2:] {
+		if e.Err != nil || e.Control {
+			t.Errorf("pool attempt to %s: control %v, err %v", e.Host.Addr, e.Control, e.Err)
+		}
+	}
+}
+
+// With ProtocolVersion 0 and a server that speaks v4, the session speaks v4 at the cost of an
+// explicit ProtocolVersion 4: the same connections, no frame in another version.
+func TestProtocolVersionDiscoveryCostsNothingAtV4(t *testing.T) {
+	dials := map[int]int32{}
+	for _, v := range []int{0, 4} {
+		d := &countingDialer{}
+		var conns connectLog
+		s := simSession(t, cqlsim.Options{Nodes: 3}, func(c *native.Config) {
+			c.ProtocolVersion = v
+			c.Dialer = d
+			c.OnConnect = conns.add
+		})
+		if got := s.ProtocolVersion(); got != 4 {
+			t.Errorf("ProtocolVersion %d: ProtocolVersion() = %d, want 4", v, got)
+		}
+		mustExec(t, s, "SELECT release_version FROM system.local")
+		if seen := d.seen(); len(seen) != 1 || seen[4] == 0 {
+			t.Errorf("ProtocolVersion %d: frames written by version: %v, want v4 only", v, seen)
+		}
+		for _, e := range conns.all() {
+			if e.Err != nil {
+				t.Errorf("ProtocolVersion %d: attempt to %s failed: %v", v, e.Host.Addr, e.Err)
+			}
+		}
+		s.Close()
+		dials[v] = d.dials.Load()
+	}
+	if dials[0] != dials[4] || dials[0] != 1+3*native.DefaultConnsPerHost {
+		t.Errorf("dials with ProtocolVersion 0: %d, with 4: %d; want %d for both", dials[0], dials[4], 1+3*native.DefaultConnsPerHost)
+	}
+}
+
+// Only a refusal of the version downgrades: a contact point that cannot be reached, or that
+// refuses the credentials, is no reason to speak v3.
+func TestProtocolVersionDiscoveryOnlyOnRefusal(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	log := &frameLog{}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{closed, cl.Addrs()[0]}, Dialer: log})
+	if err != nil {
+		t.Fatalf("Connect past a closed contact point: %v", err)
+	}
+	if v := s.ProtocolVersion(); v != 4 {
+		t.Errorf("after a refused connection, ProtocolVersion() = %d, want 4", v)
+	}
+	s.Close()
+
+	auth := cqlsim.StartT(t, cqlsim.Options{Username: "u", Password: "p"})
+	log = &frameLog{}
+	s, err = native.Connect(ctxT(t), native.Config{Hosts: auth.Addrs(), Dialer: log,
+		Authenticator: &native.PasswordAuthenticator{Username: "u", Password: "wrong"}})
+	if err == nil {
+		s.Close()
+		t.Fatal("connected with a wrong password")
+	}
+	if seen := log.seen(); seen[3] != 0 {
+		t.Errorf("bad credentials: frames written by version: %v, want no v3 frame", seen)
+	}
+}
+
+// A server that answers v4 in protocol v2 (Cassandra 2.0 and older) speaks no version the
+// driver does: Connect fails saying so, without dialling it again.
+func TestProtocolVersionDiscoveryRefusesV2(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepted atomic.Int32
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() {
+				defer nc.Close()
+				head := make([]byte, 9)
+				if _, err := io.ReadFull(nc, head); err != nil {
+					return
+				}
+				msg := "Invalid or unsupported protocol version: 4"
+				body := binary.BigEndian.AppendUint32(nil, 0x000A)
+				body = binary.BigEndian.AppendUint16(body, uint16(len(msg)))
+				body = append(body, msg...)
+				// A v2 header: version, flags, a one-byte stream, opcode ERROR, length.
+				frame := append([]byte{0x82, 0, 0, 0}, binary.BigEndian.AppendUint32(nil, uint32(len(body)))...)
+				_, _ = nc.Write(append(frame, body...))
+				_, _ = io.Copy(io.Discard, nc)
+			}()
+		}
+	}()
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{ln.Addr().String()}, ConnectTimeout: 5 * time.Second})
+	if err == nil {
+		s.Close()
+		t.Fatal("connected to a v2 server")
+	}
+	if !strings.Contains(err.Error(), "speaks protocol v2 at most; only versions 3 and 4 are supported") {
+		t.Errorf("error = %v, want it to say the server speaks v2 at most", err)
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("%d connections, want 1", n)
 	}
 }

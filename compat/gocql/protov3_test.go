@@ -1,7 +1,10 @@
 package gocql
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +143,21 @@ func runV3Ops(o v3Ops, tbl string) []string {
 	return out
 }
 
+// compareV3Ops creates keyspace v3 and runs runV3Ops with both drivers (on tables shim and
+// legacy), reporting a difference; it returns the shim's results.
+func compareV3Ops(t *testing.T, s *Session, ls *gocqlv1.Session, what string) []string {
+	t.Helper()
+	if err := s.Query("CREATE KEYSPACE v3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	got := runV3Ops(compatV3Ops(s), "shim")
+	want := runV3Ops(legacyV3Ops(ls), "legacy")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n  gocql: %q\n  shim:  %q", what, want, got)
+	}
+	return got
+}
+
 // ProtoVersion 3 against a server that speaks v3 at most (so that a v4 frame would be
 // refused): gocql v1.7.0 and the shim give the same results for queries, prepared statements,
 // batches, paging, routing keys (from the schema metadata, v3 prepared metadata having no
@@ -151,14 +169,7 @@ func TestProtoVersion3LikeGocql(t *testing.T) {
 	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
 		c.ProtoVersion, l.ProtoVersion = 3, 3
 	})
-	if err := s.Query("CREATE KEYSPACE v3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
-		t.Fatal(err)
-	}
-	got := runV3Ops(compatV3Ops(s), "shim")
-	want := runV3Ops(legacyV3Ops(ls), "legacy")
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("ProtoVersion 3:\n  gocql: %q\n  shim:  %q", want, got)
-	}
+	got := compareV3Ops(t, s, ls, "ProtoVersion 3")
 	ins := "INSERT INTO v3.%s (p, c, v) VALUES (?, ?, ?)"
 	if err := legacyV3Ops(ls).exec(fmt.Sprintf(ins, "legacy"), 1, 3, gocqlv1.UnsetValue); err != nil {
 		t.Errorf("gocql, UnsetValue at v3: %v, want it sent", err)
@@ -251,5 +262,110 @@ func TestProtoVersion3TypesWithoutV3Code(t *testing.T) {
 	}
 	if d.Format(time.DateOnly) != "2026-12-05" || tm != 10*time.Hour || si != 7 || ti != 8 || len(l) != 1 || !l[0].Equal(d) {
 		t.Errorf("shim at v3 read d=%v tm=%v si=%d ti=%d l=%v", d, tm, si, ti, l)
+	}
+}
+
+// stream0Dialer dials like net.Dialer, and moves a connection's first response to stream 0
+// when it is an ERROR: the stream gocql v1.7.0 expects the refusal of a version on (its issues
+// show Cassandra 3.x answering a v2 client with "error on stream 0: Invalid or unsupported
+// protocol version"), where cqlsim answers on the request's stream.
+type stream0Dialer struct{}
+
+func (stream0Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &stream0Conn{Conn: nc}, nil
+}
+
+type stream0Conn struct {
+	net.Conn
+	head []byte // the first response's header, until it is whole
+	done bool
+}
+
+func (c *stream0Conn) Read(b []byte) (int, error) {
+	for !c.done && len(c.head) < 9 {
+		buf := make([]byte, 9-len(c.head))
+		n, err := c.Conn.Read(buf)
+		c.head = append(c.head, buf[:n]...)
+		if err != nil {
+			return 0, err
+		}
+	}
+	if !c.done {
+		c.done = true
+		if c.head[4] == 0x00 { // ERROR
+			c.head[2], c.head[3] = 0, 0
+		}
+	}
+	if len(c.head) > 0 {
+		n := copy(b, c.head)
+		c.head = c.head[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
+}
+
+// ProtoVersion 0 against a server that speaks v3 at most: gocql v1.7.0 discovers v3 on its
+// first connection (the server refuses v4) and so does the shim; both then speak v3, with the
+// same results as TestProtoVersion3LikeGocql's, and both report the refused v4 attempt to the
+// ConnectObserver before the connection that succeeds. gocql recognizes the refusal only on
+// stream 0 (see stream0Dialer); cqlsim sends it on the request's stream, which the shim
+// recognizes too but gocql does not (it fails CreateSession with "unexpected protocol version
+// in response: got 3 expected 4").
+func TestProtoVersion0DiscoversV3LikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 3})
+	var obs, lobs connectLog
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.ProtoVersion, l.ProtoVersion = 0, 0
+		c.Dialer, l.Dialer = stream0Dialer{}, stream0Dialer{}
+		c.ConnectObserver, l.ConnectObserver = shimConnectObserver{&obs}, legacyConnectObserver{&lobs}
+	})
+	got := compareV3Ops(t, s, ls, "ProtoVersion 0 on a v3 server")
+	if !slices.Contains(got, "type proto: 3 <nil>") {
+		t.Errorf("shim %q, want the types of protocol v3", got)
+	}
+	if v := s.Native().ProtocolVersion(); v != 3 {
+		t.Errorf("native ProtocolVersion() = %d, want 3", v)
+	}
+	// Both report the refused v4 attempt to the contact point, then the v3 connections.
+	seen, failures := obs.get()
+	lseen, _ := lobs.get()
+	refused := sim.Addrs()[0] + " ok=false hostID=false"
+	if !slices.Equal(seen, lseen) || !slices.Contains(seen, refused) {
+		t.Errorf("connection attempts:\n  gocql: %q\n  shim:  %q\nwant the same, with %q", lseen, seen, refused)
+	}
+	for addr, err := range failures {
+		if !strings.Contains(err, "does not speak protocol v4") {
+			t.Errorf("shim, failed attempt to %s: %s, want the refusal of v4", addr, err)
+		}
+	}
+	// v3's rules: UnsetValue is refused (docs/deviations.md G42).
+	err := compatV3Ops(s).exec("INSERT INTO v3.shim (p, c, v) VALUES (?, ?, ?)", 1, 3, UnsetValue)
+	if err == nil || !strings.Contains(err.Error(), "Unset needs protocol v4") {
+		t.Errorf("shim, UnsetValue after discovering v3: %v, want the statement refused", err)
+	}
+
+	// Without the move to stream 0: the shim discovers v3 all the same, gocql fails.
+	c := NewCluster(sim.Addrs()[0])
+	c.Port = sim.Port()
+	direct, err := c.CreateSession()
+	if err != nil {
+		t.Fatalf("shim, refusal on the request's stream: %v", err)
+	}
+	defer direct.Close()
+	if v := direct.Native().ProtocolVersion(); v != 3 {
+		t.Errorf("shim, refusal on the request's stream: ProtocolVersion() = %d, want 3", v)
+	}
+	l := gocqlv1.NewCluster(sim.Addrs()[0])
+	l.Port = sim.Port()
+	if legacy, err := l.CreateSession(); err == nil {
+		legacy.Close()
+		t.Error("gocql v1.7.0 discovers v3 with the refusal on the request's stream: the comment above is out of date")
+	} else if !strings.Contains(err.Error(), "unexpected protocol version in response: got 3 expected 4") {
+		t.Errorf("gocql v1.7.0, refusal on the request's stream: %v", err)
 	}
 }

@@ -21,11 +21,12 @@ import (
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
 
-// protoVersion4 is the protocol version the native core speaks by default.
+// protoVersion4 is the protocol version of a Session with no native session.
 const protoVersion4 = 4
 
-// protoVersion is the protocol version the session speaks (ClusterConfig.ProtoVersion 3, else
-// 4), which the TypeInfo of its columns report, as gocql's do.
+// protoVersion is the protocol version the session speaks (ClusterConfig.ProtoVersion, or with
+// 0 the version the native core discovered), which the TypeInfo of its columns report, as
+// gocql's do.
 func (s *Session) protoVersion() byte {
 	if s.proto == 0 {
 		return protoVersion4

@@ -394,21 +394,29 @@ func (c *Conn) peerClosedWhileIdle() bool {
 // the stream id is reclaimed when the late response arrives. The caller owns the returned
 // Response and should Release it when done with its contents.
 func (c *Conn) Do(ctx context.Context, req proto.Request) (*proto.Response, error) {
+	resp, _, err := c.do(ctx, req)
+	return resp, err
+}
+
+// do is Do, also returning the protocol version of the response frame (0 when none arrived),
+// which an ERROR frame may carry in another version than the connection's.
+func (c *Conn) do(ctx context.Context, req proto.Request) (*proto.Response, proto.Version, error) {
 	call, err := c.Start(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	select {
 	case <-call.Done():
 		call.Received()
 	case <-ctx.Done():
 		if call.state.CompareAndSwap(statePending, stateAbandoned) {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
 		// The response arrived at the same time: use it.
 	}
 	resp, err := call.Response()
+	version := call.hdr.Version
 	call.resp = nil // owned by the caller now
 	call.Release()
-	return resp, err
+	return resp, version, err
 }

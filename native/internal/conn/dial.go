@@ -20,7 +20,8 @@ import (
 // configured compression, SASL authentication when the server asks for it, and USE when
 // cfg.Keyspace is set. cfg.DialTimeout bounds opening the network connection, and then the
 // TLS and CQL handshake; ctx bounds the whole. Errors are *DialError values naming the
-// address and the step that failed.
+// address and the step that failed; a server that does not speak cfg.Version fails the
+// OPTIONS step with a *VersionError.
 func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -158,8 +159,11 @@ var errNilDialedConn = errors.New("the dialer returned no connection and no erro
 
 // handshake runs OPTIONS, STARTUP, authentication and USE, returning the failed step's name.
 func (c *Conn) handshake(ctx context.Context) (string, error) {
-	resp, err := c.Do(ctx, &proto.Options{})
+	resp, answered, err := c.do(ctx, &proto.Options{})
 	if err != nil {
+		if verr := versionRefused(c.version, answered, err); verr != nil {
+			return "OPTIONS", verr
+		}
 		return "OPTIONS", err
 	}
 	sup, ok := resp.Msg.(*proto.Supported)

@@ -3,6 +3,9 @@ package conn
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
 // ErrConnClosed is matched (errors.Is) by every error reporting that a connection is closed or
@@ -51,3 +54,63 @@ func (e *DialError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *DialError) Unwrap() error { return e.Err }
+
+// VersionError reports that the server does not speak the connection's protocol version: it
+// answered OPTIONS, the handshake's first request, with a protocol error saying that the
+// version is unsupported, or with a frame of a lower version. Dial returns it (within a
+// *DialError, step "OPTIONS"), so that a caller may dial again in a lower version.
+type VersionError struct {
+	// Version is the version the connection spoke.
+	Version proto.Version
+	// Server is the version of the server's answer when it is lower than Version (1 or 2
+	// for a server that speaks no version this package does), else 0.
+	Server proto.Version
+	// Err is the server's answer: a *proto.ErrorResponse, or the error of reading a frame
+	// in a version this package does not decode.
+	Err error
+}
+
+// Error names the version refused and the server's answer.
+func (e *VersionError) Error() string {
+	if e.Server != 0 {
+		return fmt.Sprintf("the server does not speak protocol v%d (it answered in v%d): %v", e.Version, e.Server, e.Err)
+	}
+	return fmt.Sprintf("the server does not speak protocol v%d: %v", e.Version, e.Err)
+}
+
+// Unwrap returns the server's answer.
+func (e *VersionError) Unwrap() error { return e.Err }
+
+// oldFrameError is the error of reading a response frame of protocol v1 or v2, whose header
+// this package does not decode: the answer of a server that speaks no later version.
+type oldFrameError struct {
+	version proto.Version
+	err     error // the header's decoding error
+}
+
+func (e *oldFrameError) Error() string { return e.err.Error() }
+func (e *oldFrameError) Unwrap() error { return e.err }
+
+// versionRefused returns a *VersionError when err, the error of the OPTIONS that opens the
+// handshake of a connection speaking version (answered is the version of the response
+// frame, 0 when none arrived), says that the server does not speak that version; else nil.
+func versionRefused(version, answered proto.Version, err error) error {
+	var old *oldFrameError
+	if errors.As(err, &old) {
+		return &VersionError{Version: version, Server: old.version, Err: err}
+	}
+	var er *proto.ErrorResponse
+	if !errors.As(err, &er) || er.Code != proto.ErrCodeProtocol {
+		return nil
+	}
+	if answered != 0 && answered < version {
+		return &VersionError{Version: version, Server: answered, Err: err}
+	}
+	// Cassandra says "Invalid or unsupported protocol version (4); the lowest supported
+	// version is 3 and the greatest is 3" (2.1: "Invalid or unsupported protocol version: 4"),
+	// ScyllaDB alike.
+	if strings.Contains(strings.ToLower(er.Message), "unsupported protocol version") {
+		return &VersionError{Version: version, Err: err}
+	}
+	return nil
+}

@@ -84,6 +84,9 @@ func (c *Conn) readFrame() (proto.Header, *[]byte, error) {
 	if fr.body == nil {
 		h, err := proto.ParseHeader(fr.hb[:], c.maxFrame)
 		if err != nil {
+			if v := proto.Version(fr.hb[0] & 0x7f); fr.hb[0]&0x80 != 0 && (v == 1 || v == 2) {
+				err = &oldFrameError{version: v, err: err} // see versionRefused
+			}
 			return proto.Header{}, nil, err
 		}
 		if !h.Response {
