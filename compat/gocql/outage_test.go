@@ -1,6 +1,8 @@
 package gocql
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -166,6 +168,13 @@ func TestRoutingKeyWithoutConnectionLikeGocql(t *testing.T) {
 	ls.Close()
 	_, err = s.Query("INSERT INTO rk.t (id, v) VALUES (?, ?)", 1, 2).GetRoutingKey()
 	_, lerr = ls.Query("INSERT INTO rk.t (id, v) VALUES (?, ?)", 1, 2).GetRoutingKey()
+	if errors.Is(lerr, context.Canceled) && err != nil {
+		// gocql v1.7.0 races with its own Close here: the PREPARE it starts for the routing
+		// key may meet the session's cancelled context before it finds no connection (2 runs
+		// in 80 under GOARCH=386). Only its usual answer is compared.
+		t.Logf("GetRoutingKey after Close: gocql v1.7.0 %v (its race with Close), compat %v", lerr, err)
+		return
+	}
 	if lerr == nil || err == nil || err.Error() != lerr.Error() {
 		t.Fatalf("GetRoutingKey after Close: compat %v, gocql v1.7.0 %v; want the same error", err, lerr)
 	}
