@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -306,19 +307,10 @@ func TestDialerContextLastsAsLongAsTheConnection(t *testing.T) {
 // and, once a node is down, the failed attempts to reconnect to it.
 func TestOnConnectSeesEveryAttempt(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	var mu sync.Mutex
-	var events []native.ConnectEvent
-	seen := func() []native.ConnectEvent {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]native.ConnectEvent(nil), events...)
-	}
+	var log connectLog
+	seen := log.all
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], ConnsPerHost: 1, Routing: native.RoundRobin,
-		OnConnect: func(e native.ConnectEvent) {
-			mu.Lock()
-			events = append(events, e)
-			mu.Unlock()
-		}})
+		OnConnect: log.add})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,4 +436,22 @@ func TestSaturatedLocalNodeNotLeftForRemote(t *testing.T) {
 	if n := remoteAttempts.Load(); n != 0 {
 		t.Errorf("%d attempts on the remote data center's node", n)
 	}
+}
+
+// connectLog records the connection attempts Config.OnConnect is told of.
+type connectLog struct {
+	mu     sync.Mutex
+	events []native.ConnectEvent
+}
+
+func (l *connectLog) add(e native.ConnectEvent) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+func (l *connectLog) all() []native.ConnectEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.events)
 }

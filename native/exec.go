@@ -133,23 +133,24 @@ var errUnusablePrepared = &BindError{Index: -1, Err: errors.New("Bind was called
 // value bound to Unset is an error. The error is a *BindError.
 func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValues, error) {
 	vals := &req.vals
-	if st.encoded != nil {
-		vals = st.encoded
-	} else if st.prepared != nil {
-		m := st.prepared.m()
+	var m *preparedMeta // nil for a simple statement
+	switch {
+	case st.encoded != nil:
+		return st.encoded, nil // checked when its first page was bound
+	case st.prepared != nil:
+		m = st.prepared.m()
 		if err := bindPrepared(st.prepared, m, st.values, vals); err != nil {
 			return nil, err
 		}
-		if refuseUnset {
-			return vals, vals.refuseUnset(st.cql, m)
-		}
-	} else if len(st.values) > 0 {
+	case len(st.values) > 0:
 		if err := bindSimple(st.cql, st.values, vals); err != nil {
 			return nil, err
 		}
-		if refuseUnset {
-			return vals, vals.refuseUnset(st.cql, nil)
-		}
+	default:
+		return vals, nil
+	}
+	if refuseUnset {
+		return vals, vals.refuseUnset(st.cql, m)
 	}
 	return vals, nil
 }
@@ -265,30 +266,27 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 		}
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
+		var m *preparedMeta // nil for a simple statement
+		var err error
 		if p := st.prepared; p != nil {
-			m := p.m()
-			if err := bindPrepared(p, m, st.values, ev); err != nil {
-				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
-			}
-			if s.refuseUnset {
-				if err := ev.refuseUnset(st.cql, m); err != nil {
-					return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
-				}
-			}
+			m = p.m()
+			err = bindPrepared(p, m, st.values, ev)
+		} else {
+			err = bindSimple(st.cql, st.values, ev)
+		}
+		if err == nil && s.refuseUnset {
+			err = ev.refuseUnset(st.cql, m)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+		}
+		if m != nil {
 			bs.ID = m.id
 			if !info.hasToken && s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 {
 				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
 				info.keyspace = m.routingKeyspace
 			}
 		} else {
-			if err := bindSimple(st.cql, st.values, ev); err != nil {
-				return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
-			}
-			if s.refuseUnset {
-				if err := ev.refuseUnset(st.cql, nil); err != nil {
-					return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
-				}
-			}
 			if ev.named {
 				return nil, fmt.Errorf("native: batch statement %d: named values in a batch need a prepared statement: %w", i, ErrUnsupported)
 			}

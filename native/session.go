@@ -58,7 +58,7 @@ type Session struct {
 	clock *coarseClock // checks the request timeouts of waiting requests
 
 	// refuseUnset is set when the session speaks protocol v3, which has no unset value:
-	// statements binding Unset fail before they are sent (see checkUnset).
+	// statements binding Unset fail before they are sent (see encodedValues.refuseUnset).
 	refuseUnset bool
 
 	// discovering is set, with Config.ProtocolVersion 0, until the control connection's

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,24 +225,6 @@ func TestExplicitProtocolVersionIsNotNegotiated(t *testing.T) {
 			t.Errorf("ProtocolVersion %d accepted", v)
 		}
 	}
-}
-
-// connectLog records the connection attempts Config.OnConnect is told of.
-type connectLog struct {
-	mu     sync.Mutex
-	events []native.ConnectEvent
-}
-
-func (l *connectLog) add(e native.ConnectEvent) {
-	l.mu.Lock()
-	l.events = append(l.events, e)
-	l.mu.Unlock()
-}
-
-func (l *connectLog) all() []native.ConnectEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.events)
 }
 
 // countingDialer counts the network connections opened through it.
