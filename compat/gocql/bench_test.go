@@ -72,3 +72,30 @@ func BenchmarkQueryScanTokenAware(b *testing.B) {
 	defer s.Close()
 	benchScan(b, s, 1000, nil)
 }
+
+// BenchmarkIterScanPages reads a 1000-row partition in pages of 100 through Iter.Scan, as
+// cqlbench's read_page workload does; allocations are per 1000 rows.
+func BenchmarkIterScanPages(b *testing.B) {
+	s, _ := newTestSessionTB(b, "CREATE TABLE KS.kv (p int, c int, v text, PRIMARY KEY (p, c))")
+	for c := range 1000 {
+		if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 7, c, "value-of-some-length").Exec(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		iter := s.Query("SELECT c, v FROM kv WHERE p = ?", 7).PageSize(100).Iter()
+		var c, rows int
+		var v string
+		for iter.Scan(&c, &v) {
+			rows++
+		}
+		if err := iter.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if rows != 1000 {
+			b.Fatalf("read %d rows, want 1000", rows)
+		}
+	}
+}

@@ -202,8 +202,10 @@ func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 			return 1, nil
 		}
 		// Unmarshal errors are returned as is (gocql.UnmarshalError and friends), as gocql
-		// does: callers compare and type-switch on them.
-		if err := Unmarshal(col.TypeInfo, cell, dest[:n]); err != nil {
+		// does: callers compare and type-switch on them. The components go in a copy: passing
+		// dest[:n] itself would make every caller's variadic dest slice escape to the heap,
+		// an allocation per scanned row even without tuples.
+		if err := Unmarshal(col.TypeInfo, cell, append([]interface{}(nil), dest[:n]...)); err != nil {
 			return 0, err
 		}
 		return n, nil

@@ -130,3 +130,52 @@ func TestExponentialBackoffStopsWithTheContext(t *testing.T) {
 		t.Fatal("Attempt returned true with a cancelled context")
 	}
 }
+
+// TestIterScanDoesNotAllocateItsArguments checks that Iter.Scan, Scanner.Scan and Query.Scan
+// keep the caller's variadic destination slice off the heap: scanning an int column then
+// allocates nothing, and a text column only its string (an allocation per row would be 1,000
+// per 1,000-row read, half of a paged read's allocations).
+func TestIterScanDoesNotAllocateItsArguments(t *testing.T) {
+	s, _ := newTestSession(t, kvTable)
+	const rows = 300
+	for i := range rows {
+		if err := s.Query("INSERT INTO kv (p, c, v) VALUES (?, ?, ?)", 1, i, "a text value").Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c, p int
+	var v string
+	// One page holds every row, so no scan fetches or prefetches a page.
+	iter := s.Query("SELECT c, p, v FROM kv WHERE p = 1").PageSize(2 * rows).Iter()
+	if allocs := testing.AllocsPerRun(100, func() {
+		if !iter.Scan(&c, &p, nil) {
+			t.Fatal(iter.Close())
+		}
+	}); allocs != 0 {
+		t.Errorf("Iter.Scan of two int columns: %v allocations per row, want 0", allocs)
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		if !iter.Scan(&c, &p, &v) {
+			t.Fatal(iter.Close())
+		}
+	}); allocs != 1 {
+		t.Errorf("Iter.Scan of two int columns and a text: %v allocations per row, want 1 (the string)", allocs)
+	}
+	if err := iter.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sc := s.Query("SELECT c, p FROM kv WHERE p = 1").PageSize(2 * rows).Iter().Scanner()
+	if allocs := testing.AllocsPerRun(100, func() {
+		if !sc.Next() {
+			t.Fatal(sc.Err())
+		}
+		if err := sc.Scan(&c, &p); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("Scanner.Scan of two int columns: %v allocations per row, want 0", allocs)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
