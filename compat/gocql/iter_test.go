@@ -131,10 +131,10 @@ func TestExponentialBackoffStopsWithTheContext(t *testing.T) {
 	}
 }
 
-// TestIterScanDoesNotAllocateItsArguments checks that Iter.Scan, Scanner.Scan and Query.Scan
-// keep the caller's variadic destination slice off the heap: scanning an int column then
-// allocates nothing, and a text column only its string (an allocation per row would be 1,000
-// per 1,000-row read, half of a paged read's allocations).
+// TestIterScanDoesNotAllocateItsArguments checks that Iter.Scan and Scanner.Scan keep the
+// caller's variadic destination slice off the heap (Query.Scan and ScanCAS scan through
+// Iter.Scan): scanning int columns then allocates nothing, and a text column only its string
+// (an allocation per row would be 1,000 per 1,000-row read, half of a paged read's).
 func TestIterScanDoesNotAllocateItsArguments(t *testing.T) {
 	s, _ := newTestSession(t, kvTable)
 	const rows = 300
