@@ -100,13 +100,13 @@ func (b Batch) WithTracing(trace bool) Batch {
 // WithKeyspace returns a copy of b that runs in keyspace ks (protocol v5 and later; see
 // Statement.WithKeyspace).
 func (b Batch) WithKeyspace(ks string) Batch {
-	b.opts.keyspace = ks
+	b.opts.editRare().keyspace = ks
 	return b
 }
 
 // WithCustomPayload returns a copy of b that sends this custom payload.
 func (b Batch) WithCustomPayload(payload map[string][]byte) Batch {
-	b.opts.payload = payload
+	b.opts.editRare().payload = payload
 	return b
 }
 
@@ -125,21 +125,22 @@ func (b Batch) WithTimeout(d time.Duration) Batch {
 
 // WithRetryPolicy returns a copy of b retried by p instead of Config.RetryPolicy.
 func (b Batch) WithRetryPolicy(p RetryPolicy) Batch {
-	b.opts.retry = p
+	b.opts.editRare().retry = p
 	return b
 }
 
 // WithObserver returns a copy of b whose attempts are reported to observe instead of
 // Config.Observer.
 func (b Batch) WithObserver(observe func(context.Context, Attempt)) Batch {
-	b.opts.observer = observe
+	b.opts.editRare().observer = observe
 	return b
 }
 
 // WithSpeculativeExecution returns a copy of b with speculative execution (see
 // Statement.WithSpeculativeExecution); it applies only when b is marked idempotent.
 func (b Batch) WithSpeculativeExecution(delay time.Duration, attempts int) Batch {
-	b.opts.specDelay, b.opts.specAttempts = delay, max(attempts, 0)
+	r := b.opts.editRare()
+	r.specDelay, r.specAttempts = delay, max(attempts, 0)
 	b.opts.set |= setSpeculative
 	return b
 }

@@ -3,6 +3,7 @@ package native_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -170,4 +171,37 @@ func BenchmarkReadPreparedParallel(b *testing.B) {
 			}
 		})
 	})
+}
+
+// batchSink keeps BenchmarkBuildBatch's batches alive, so that building them is not optimized
+// away.
+var batchSink native.Batch
+
+// BenchmarkBuildBatch binds a prepared statement 10 times into a slice and makes a batch of
+// them with options compat sets on every batch, without executing it: the cost
+// of the statements' memory (allocating, clearing and scanning it). The values are made
+// beforehand, so that their allocation does not hide it.
+func BenchmarkBuildBatch(b *testing.B) {
+	s, _ := connect(b)
+	if _, err := s.Execute(context.Background(), native.Query("CREATE TABLE kv (k int PRIMARY KEY, v text)")); err != nil {
+		b.Fatal(err)
+	}
+	ins, err := s.Prepare(context.Background(), benchInsert)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var values [10][]any
+	for i := range values {
+		values[i] = []any{int32(i), "a value"}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		stmts := make([]native.Statement, 0, len(values))
+		for _, v := range values {
+			stmts = append(stmts, ins.Bind(v...))
+		}
+		batchSink = native.NewBatch(native.UnloggedBatch, stmts...).
+			WithConsistency(native.One).WithIdempotent(true).WithTimeout(time.Second)
+	}
 }

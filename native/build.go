@@ -57,8 +57,7 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		}
 		if m.Metadata.HasMorePages() && info.resumable {
 			r.pagingState = bytes.Clone(m.Metadata.PagingState)
-			r.next = &Statement{cql: info.what, prepared: info.prepared, encoded: info.values.clone(), opts: info.opts}
-			r.next.opts.pagingState = r.pagingState
+			r.next = nextPageStatement(info, r.pagingState)
 		}
 	case *proto.VoidResult:
 		if resp.Warnings == nil && !resp.HasTracingID && resp.CustomPayload == nil {
@@ -92,6 +91,24 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		}
 	}
 	return r, nil
+}
+
+// nextPageStatement returns the statement that fetches the page after the one of info's
+// request, which ended with pagingState: the same statement with the same options, carrying
+// the values already encoded. The statement and its rare options are one allocation.
+func nextPageStatement(info *reqInfo, pagingState []byte) *Statement {
+	n := new(struct {
+		st   Statement
+		rare rareOptions
+	})
+	if info.opts.rare != nil {
+		n.rare = *info.opts.rare
+	}
+	n.rare.pagingState = pagingState
+	n.rare.encoded = info.values.clone()
+	n.st = Statement{cql: info.what, prepared: info.prepared, opts: info.opts}
+	n.st.opts.rare = &n.rare
+	return &n.st
 }
 
 // schemaChangeOf converts the protocol's description of a schema change.

@@ -81,13 +81,13 @@ func (info *reqInfo) policies(cfg *Config, o *options) {
 	info.retry, info.observer = cfg.RetryPolicy, cfg.Observer
 	info.specDelay, info.specAttempts = cfg.SpeculativeDelay, cfg.SpeculativeAttempts
 	if o.set&setSpeculative != 0 {
-		info.specDelay, info.specAttempts = o.specDelay, o.specAttempts
+		info.specDelay, info.specAttempts = o.speculative()
 	}
-	if o.retry != nil {
-		info.retry = o.retry
+	if r := o.retry(); r != nil {
+		info.retry = r
 	}
-	if o.observer != nil {
-		info.observer = o.observer
+	if f := o.observer(); f != nil {
+		info.observer = f
 	}
 }
 
@@ -114,8 +114,8 @@ func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
 	if ctx == nil {
 		return errNilContext
 	}
-	if st.opts.keyspace != "" {
-		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", st.opts.keyspace, ErrUnsupported)
+	if ks := st.opts.keyspace(); ks != "" {
+		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
 	}
 	if st.prepared != nil && st.prepared.m() == nil {
 		return errUnusablePrepared
@@ -132,11 +132,12 @@ var errUnusablePrepared = &BindError{Index: -1, Err: errors.New("Bind was called
 // a Result), or its values encoded into req.vals. With refuseUnset (a protocol v3 session), a
 // value bound to Unset is an error. The error is a *BindError.
 func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValues, error) {
+	if enc := st.opts.encoded(); enc != nil {
+		return enc, nil // checked when its first page was bound
+	}
 	vals := &req.vals
 	var m *preparedMeta // nil for a simple statement
 	switch {
-	case st.encoded != nil:
-		return st.encoded, nil // checked when its first page was bound
 	case st.prepared != nil:
 		m = st.prepared.m()
 		if err := bindPrepared(st.prepared, m, st.values, vals); err != nil {
@@ -159,6 +160,8 @@ func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValue
 // the statement's own); the caller owns req.
 func (s *Session) runBound(ctx context.Context, st *Statement, req *request, vals *encodedValues) (*Result, error) {
 	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
+	routingKeyspace, routingKey := st.opts.routingKey()
+	payload := st.opts.payload()
 	if st.prepared == nil && isUseStatement(st.cql) {
 		// A keyspace change: USE statements run one at a time, each with its propagation to
 		// every connection (see useKeyspace), and no PREPARE or new connection sees the
@@ -181,24 +184,24 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 		req.exec.ID = m.id
 		req.exec.ResultMetadataID = m.resultMetadataID
 		params = &req.exec.Params
-		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
+		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: payload}
 		params.SkipMetadata = len(m.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
 		info.msg = &req.exec
-		if s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 && st.opts.routingKey == nil {
+		if s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 && routingKey == nil {
 			info.token, info.hasToken = vals.token(m.pkIndexes, &req.rk)
 			info.keyspace = m.routingKeyspace
 		}
 	} else {
 		req.query.Query = st.cql
 		params = &req.query.Params
-		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: st.opts.payload}
+		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: payload}
 		info.msg = &req.query
 	}
-	if st.opts.routingKey != nil && s.cfg.Routing == TokenAware {
-		info.token, info.hasToken = ring.Token(st.opts.routingKey), true
+	if routingKey != nil && s.cfg.Routing == TokenAware {
+		info.token, info.hasToken = ring.Token(routingKey), true
 		switch {
-		case st.opts.routingKeyspace != "":
-			info.keyspace = st.opts.routingKeyspace
+		case routingKeyspace != "":
+			info.keyspace = routingKeyspace
 		case st.prepared != nil:
 			info.keyspace = st.prepared.m().routingKeyspace
 		default:
@@ -228,7 +231,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	if st.opts.set&setPageSize != 0 {
 		params.PageSize = st.opts.pageSize
 	}
-	params.PagingState = st.opts.pagingState
+	params.PagingState = st.opts.pagingState()
 	if st.opts.set&setTimestamp != 0 {
 		params.Timestamp, params.HasTimestamp = st.opts.timestamp, true
 	} else if s.cfg.ClientTimestamps {
@@ -249,8 +252,8 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	if ctx == nil {
 		return nil, errNilContext
 	}
-	if b.opts.keyspace != "" {
-		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", b.opts.keyspace, ErrUnsupported)
+	if ks := b.opts.keyspace(); ks != "" {
+		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
 	}
 	req := getRequest()
 	defer putRequest(req)
@@ -298,7 +301,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 		req.bstmts = append(req.bstmts, bs)
 	}
 	bt := &req.batch
-	bt.FrameOptions = proto.FrameOptions{Tracing: b.opts.tracing, CustomPayload: b.opts.payload}
+	bt.FrameOptions = proto.FrameOptions{Tracing: b.opts.tracing, CustomPayload: b.opts.payload()}
 	bt.Type = proto.BatchType(b.typ)
 	bt.Statements = req.bstmts
 	bt.Consistency = proto.Consistency(s.cfg.Consistency)

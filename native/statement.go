@@ -21,31 +21,113 @@ type Statement struct {
 	cql      string
 	prepared *Prepared
 	values   []any
-	encoded  *encodedValues // values already encoded (the next page of a Result); overrides values
 	opts     options
 }
 
-// options are the per-request settings shared by Statement and Batch.
+// options are the per-request settings shared by Statement and Batch. The settings that are
+// small, or that applications (compat's gocql among them) set on every request, are held
+// inline; the rarely set, large ones are behind rare, so that a Statement stays small (a
+// batch holds a slice of them). A Statement or Batch is a value and its copies share rare:
+// it is never modified, every change goes to a copy (see editRare), and nil stands for all
+// zero (read it through the accessors below).
 type options struct {
+	host              string
+	timestamp         int64
+	timeout           time.Duration
+	rare              *rareOptions
+	pageSize          int32
 	set               optionSet
 	consistency       Consistency
 	serialConsistency Consistency
-	pageSize          int32
-	timestamp         int64
-	timeout           time.Duration
-	pagingState       []byte
-	keyspace          string
-	host              string
-	payload           map[string][]byte
-	routingKey        []byte
-	routingKeyspace   string
-	specDelay         time.Duration
-	specAttempts      int
-	retry             RetryPolicy
-	observer          func(context.Context, Attempt)
 	idempotent        bool
 	tracing           bool
 	skipMetadata      bool
+}
+
+// rareOptions are the options behind options.rare: immutable once shared.
+type rareOptions struct {
+	pagingState     []byte
+	keyspace        string
+	payload         map[string][]byte
+	routingKey      []byte
+	routingKeyspace string
+	specDelay       time.Duration
+	specAttempts    int
+	retry           RetryPolicy
+	observer        func(context.Context, Attempt)
+	encoded         *encodedValues // Statement only: values already encoded (the next page of a Result); overrides values
+}
+
+// editRare gives o a copy of its rare options of its own (all zero when it has none) and
+// returns it for modification: the rare options o had may be shared with other copies of
+// the Statement or Batch, and are left unchanged.
+func (o *options) editRare() *rareOptions {
+	r := new(rareOptions)
+	if o.rare != nil {
+		*r = *o.rare
+	}
+	o.rare = r
+	return r
+}
+
+func (o *options) pagingState() []byte {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.pagingState
+}
+
+func (o *options) keyspace() string {
+	if o.rare == nil {
+		return ""
+	}
+	return o.rare.keyspace
+}
+
+func (o *options) payload() map[string][]byte {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.payload
+}
+
+// routingKey returns the routing key and its keyspace set by WithRoutingKey.
+func (o *options) routingKey() (keyspace string, key []byte) {
+	if o.rare == nil {
+		return "", nil
+	}
+	return o.rare.routingKeyspace, o.rare.routingKey
+}
+
+// speculative returns the settings of WithSpeculativeExecution (meaningful when
+// o.set&setSpeculative != 0).
+func (o *options) speculative() (delay time.Duration, attempts int) {
+	if o.rare == nil {
+		return 0, 0
+	}
+	return o.rare.specDelay, o.rare.specAttempts
+}
+
+func (o *options) retry() RetryPolicy {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.retry
+}
+
+func (o *options) observer() func(context.Context, Attempt) {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.observer
+}
+
+// encoded returns the values a Statement carries already encoded, or nil.
+func (o *options) encoded() *encodedValues {
+	if o.rare == nil {
+		return nil
+	}
+	return o.rare.encoded
 }
 
 type optionSet uint16
@@ -98,7 +180,9 @@ func (s Statement) Values() []any { return s.values }
 // WithValues returns a copy of s bound to values instead of its current ones.
 func (s Statement) WithValues(values ...any) Statement {
 	s.values = values
-	s.encoded = nil
+	if s.opts.encoded() != nil {
+		s.opts.editRare().encoded = nil
+	}
 	return s
 }
 
@@ -142,12 +226,12 @@ func (s Statement) PageSize() (int, bool) { return int(s.opts.pageSize), s.opts.
 // WithPagingState returns a copy of s that resumes after the page whose Result.PagingState
 // returned state. A nil state starts from the first page.
 func (s Statement) WithPagingState(state []byte) Statement {
-	s.opts.pagingState = state
+	s.opts.editRare().pagingState = state
 	return s
 }
 
 // PagingState returns the paging state set with WithPagingState.
-func (s Statement) PagingState() []byte { return s.opts.pagingState }
+func (s Statement) PagingState() []byte { return s.opts.pagingState() }
 
 // WithTimestamp returns a copy of s whose writes carry this timestamp (microseconds since
 // the Unix epoch) instead of one assigned by the coordinator.
@@ -179,13 +263,13 @@ func (s Statement) WithTracing(trace bool) Statement {
 // statement fails with an error wrapping ErrUnsupported (name the keyspace in the CQL text
 // instead).
 func (s Statement) WithKeyspace(ks string) Statement {
-	s.opts.keyspace = ks
+	s.opts.editRare().keyspace = ks
 	return s
 }
 
 // WithCustomPayload returns a copy of s that sends this custom payload with the request.
 func (s Statement) WithCustomPayload(payload map[string][]byte) Statement {
-	s.opts.payload = payload
+	s.opts.editRare().payload = payload
 	return s
 }
 
@@ -220,24 +304,25 @@ func (s Statement) WithSkipMetadata(skip bool) Statement {
 // single-column partition key, or the composite form (for each component a 2-byte length,
 // the bytes and a 0 byte). It makes token-aware routing possible for simple statements.
 func (s Statement) WithRoutingKey(keyspace string, key []byte) Statement {
-	s.opts.routingKey = key
-	s.opts.routingKeyspace = keyspace
+	r := s.opts.editRare()
+	r.routingKey = key
+	r.routingKeyspace = keyspace
 	return s
 }
 
 // WithRetryPolicy returns a copy of s retried by p instead of Config.RetryPolicy.
 func (s Statement) WithRetryPolicy(p RetryPolicy) Statement {
-	s.opts.retry = p
+	s.opts.editRare().retry = p
 	return s
 }
 
 // RetryPolicy returns the policy set by WithRetryPolicy, nil when s uses Config.RetryPolicy.
-func (s Statement) RetryPolicy() RetryPolicy { return s.opts.retry }
+func (s Statement) RetryPolicy() RetryPolicy { return s.opts.retry() }
 
 // WithObserver returns a copy of s whose attempts are reported to observe instead of
 // Config.Observer.
 func (s Statement) WithObserver(observe func(context.Context, Attempt)) Statement {
-	s.opts.observer = observe
+	s.opts.editRare().observer = observe
 	return s
 }
 
@@ -246,7 +331,8 @@ func (s Statement) WithObserver(observe func(context.Context, Attempt)) Statemen
 // attempts extra attempts; the first answer wins and the others are abandoned. attempts 0
 // turns speculative execution off for s (overriding Config.SpeculativeAttempts).
 func (s Statement) WithSpeculativeExecution(delay time.Duration, attempts int) Statement {
-	s.opts.specDelay, s.opts.specAttempts = delay, max(attempts, 0)
+	r := s.opts.editRare()
+	r.specDelay, r.specAttempts = delay, max(attempts, 0)
 	s.opts.set |= setSpeculative
 	return s
 }
