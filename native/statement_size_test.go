@@ -143,35 +143,17 @@ func fullBatch() Batch {
 // receiver and every other copy unchanged, whether the receiver had rare options or none.
 func TestOptionsCopyOnWrite(t *testing.T) {
 	for _, c := range rareChanges() {
+		var read func(Statement) string // nil for WithValues, checked apart
+		if c.name != "Values" {
+			read = func(s Statement) string { return c.get(&s.opts) }
+		}
 		for _, base := range []struct {
 			name string
 			s    Statement
 		}{{"plain", Query("SELECT 1", 5)}, {"full", fullStatement()}} {
 			t.Run("Statement.With"+c.name+"/"+base.name, func(t *testing.T) {
-				orig := describeStatement(base.s)
-				a := c.stmt(base.s, 1)
-				descA := describeStatement(a)
-				b := c.stmt(base.s, 2)
-				descB := describeStatement(b)
-				a2 := c.stmt(a, 3) // a change to a copy that has rare options of its own
-				if got := describeStatement(base.s); got != orig {
-					t.Errorf("the receiver changed:\n%s\nwas\n%s", got, orig)
-				}
-				if got := describeStatement(a); got != descA {
-					t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descA)
-				}
-				if got := describeStatement(b); got != descB {
-					t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descB)
-				}
-				if c.name != "Values" {
-					for i, s := range []Statement{a, b, a2} {
-						want := []int{1, 2, 3}[i]
-						w := c.stmt(Query(""), want)
-						if got, want := c.get(&s.opts), c.get(&w.opts); got != want {
-							t.Errorf("copy %d reads %s, want %s", i, got, want)
-						}
-					}
-				} else if a.opts.encoded() != nil || b.opts.encoded() != nil {
+				a, b := checkCopyOnWrite(t, base.s, Query(""), c.stmt, describeStatement, read)
+				if read == nil && (a.opts.encoded() != nil || b.opts.encoded() != nil) {
 					t.Error("WithValues kept the encoded values")
 				}
 				if base.name == "full" && base.s.opts.rare == a.opts.rare {
@@ -187,31 +169,41 @@ func TestOptionsCopyOnWrite(t *testing.T) {
 			b    Batch
 		}{{"plain", NewBatch(LoggedBatch)}, {"full", fullBatch()}} {
 			t.Run("Batch.With"+c.name+"/"+base.name, func(t *testing.T) {
-				orig := describeBatch(base.b)
-				a := c.batch(base.b, 1)
-				descA := describeBatch(a)
-				b := c.batch(base.b, 2)
-				descB := describeBatch(b)
-				a2 := c.batch(a, 3)
-				if got := describeBatch(base.b); got != orig {
-					t.Errorf("the receiver changed:\n%s\nwas\n%s", got, orig)
-				}
-				if got := describeBatch(a); got != descA {
-					t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descA)
-				}
-				if got := describeBatch(b); got != descB {
-					t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descB)
-				}
-				for i, x := range []Batch{a, b, a2} {
-					want := []int{1, 2, 3}[i]
-					w := c.batch(NewBatch(LoggedBatch), want)
-					if got, want := c.get(&x.opts), c.get(&w.opts); got != want {
-						t.Errorf("copy %d reads %s, want %s", i, got, want)
-					}
-				}
+				checkCopyOnWrite(t, base.b, NewBatch(LoggedBatch), c.batch, describeBatch,
+					func(b Batch) string { return c.get(&b.opts) })
 			})
 		}
 	}
+}
+
+// checkCopyOnWrite derives two copies of base with with (a and b, changed to 1 and 2) and a
+// copy of a (changed to 3), and checks that base, a and b did not change and, when read is
+// not nil, that each copy reads what with gives zero for the same change.
+func checkCopyOnWrite[T any](t *testing.T, base, zero T, with func(T, int) T, describe func(T) string, read func(T) string) (a, b T) {
+	t.Helper()
+	orig := describe(base)
+	a = with(base, 1)
+	descA := describe(a)
+	b = with(base, 2)
+	descB := describe(b)
+	a2 := with(a, 3) // a change to a copy that has rare options of its own
+	if got := describe(base); got != orig {
+		t.Errorf("the receiver changed:\n%s\nwas\n%s", got, orig)
+	}
+	if got := describe(a); got != descA {
+		t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descA)
+	}
+	if got := describe(b); got != descB {
+		t.Errorf("a sibling copy changed:\n%s\nwas\n%s", got, descB)
+	}
+	if read != nil {
+		for i, x := range []T{a, b, a2} {
+			if got, want := read(x), read(with(zero, i+1)); got != want {
+				t.Errorf("copy %d reads %s, want %s", i, got, want)
+			}
+		}
+	}
+	return a, b
 }
 
 // TestOptionsInlineKeepRare checks that the With methods of the inline options keep the rare
