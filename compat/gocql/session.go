@@ -1778,14 +1778,21 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 		return &Iter{err: err, host: host}, false
 	}
 	stmts := make([]native.Statement, 0, len(b.Entries))
+	// Batches usually repeat one statement: its prepared info is looked up once per run of
+	// entries with the same text.
+	var info *preparedInfo
+	var infoStmt string
 	for i, e := range b.Entries {
 		if len(e.Args) == 0 && e.binding == nil {
 			stmts = append(stmts, native.Query(e.Stmt))
 			continue
 		}
-		info, err := s.prepareTraced(ctx, e.Stmt, b.trace)
-		if err != nil {
-			return failedStatementIter(err, host), false
+		var err error
+		if info == nil || e.Stmt != infoStmt {
+			if info, err = s.prepareTraced(ctx, e.Stmt, b.trace); err != nil {
+				return failedStatementIter(err, host), false
+			}
+			infoStmt = e.Stmt
 		}
 		values := e.Args
 		if e.binding != nil {
