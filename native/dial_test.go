@@ -438,20 +438,33 @@ func TestSaturatedLocalNodeNotLeftForRemote(t *testing.T) {
 	}
 }
 
+// recorder collects values that callbacks report from any goroutine.
+type recorder[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (r *recorder[T]) add(v T) {
+	r.mu.Lock()
+	r.items = append(r.items, v)
+	r.mu.Unlock()
+}
+
+// all returns a copy of everything recorded so far.
+func (r *recorder[T]) all() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.items)
+}
+
+// take returns what was recorded since the last call.
+func (r *recorder[T]) take() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := r.items
+	r.items = nil
+	return v
+}
+
 // connectLog records the connection attempts Config.OnConnect is told of.
-type connectLog struct {
-	mu     sync.Mutex
-	events []native.ConnectEvent
-}
-
-func (l *connectLog) add(e native.ConnectEvent) {
-	l.mu.Lock()
-	l.events = append(l.events, e)
-	l.mu.Unlock()
-}
-
-func (l *connectLog) all() []native.ConnectEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.events)
-}
+type connectLog = recorder[native.ConnectEvent]

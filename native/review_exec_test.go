@@ -22,31 +22,9 @@ func (f funcRetry) Retry(ctx context.Context, a *native.Attempt) native.RetryDec
 }
 
 // attemptLog records the attempts an Observer sees.
-type attemptLog struct {
-	mu       sync.Mutex
-	attempts []native.Attempt
-}
+type attemptLog struct{ recorder[native.Attempt] }
 
-func (l *attemptLog) observe(_ context.Context, a native.Attempt) {
-	l.mu.Lock()
-	l.attempts = append(l.attempts, a)
-	l.mu.Unlock()
-}
-
-// take returns the attempts recorded since the last call.
-func (l *attemptLog) take() []native.Attempt {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	a := l.attempts
-	l.attempts = nil
-	return a
-}
-
-func (l *attemptLog) get() []native.Attempt {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]native.Attempt(nil), l.attempts...)
-}
+func (l *attemptLog) observe(_ context.Context, a native.Attempt) { l.add(a) }
 
 // twoNodeSession connects to the test server through two proxies, which the session sees as
 // two nodes, routed round-robin.
@@ -94,7 +72,7 @@ func TestReviewSpeculativeRetryKeepsDowngradedConsistency(t *testing.T) {
 		if !errors.As(err, &inv) {
 			t.Fatalf("speculative=%t: %v, want an InvalidError", spec, err)
 		}
-		got := log.get()
+		got := log.all()
 		if len(got) != 2 {
 			t.Fatalf("speculative=%t: %d attempts, want 2: %+v", spec, len(got), got)
 		}
@@ -139,7 +117,7 @@ func TestReviewNoRetryAfterTimeout(t *testing.T) {
 			if err != nil && !errors.As(err, &inv) {
 				t.Errorf("the timeout error lost the last attempt's error: %v", err)
 			}
-			if got := log.get(); len(got) != 1 {
+			if got := log.all(); len(got) != 1 {
 				t.Errorf("%d attempts sent, want 1 (no retry after the timeout passed): %+v", len(got), got)
 			}
 		})
@@ -222,7 +200,7 @@ func TestReviewDownNodeDoesNotUseUpRetries(t *testing.T) {
 		if !errors.As(err, &inv) {
 			t.Fatalf("request %d: %v, want an InvalidError", i, err)
 		}
-		got := log.get()
+		got := log.all()
 		var numbers []int
 		for _, a := range got {
 			numbers = append(numbers, a.Number)
