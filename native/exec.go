@@ -671,13 +671,13 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		select {
 		case <-call.Done():
 			call.Received()
-			// select picks at random among ready cases: when the timer had fired too by
-			// the time this goroutine ran, the timeout wins deterministically.
-			select {
-			case <-timeoutC:
+			// select picks at random among ready cases: when the deadline had passed too by
+			// the time this goroutine ran, the timeout wins deterministically. The clock
+			// decides, not the timer's channel, which may not have received yet although its
+			// time has passed (the runtime runs timers in the heap when it gets to them).
+			if to.expired() {
 				call.Release()
 				return nil, timeoutError(c, info)
-			default:
 			}
 		case <-ctx.Done():
 			call.Release()
