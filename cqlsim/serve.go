@@ -238,9 +238,7 @@ func (c *conn) result(res *engine.Result, err error) (message.Message, rowsReply
 // a client speaking protocol version.
 func rowsMessage(res *engine.Result, version uint8) *message.RowsResult {
 	rows := make(message.RowSet, len(res.Rows))
-	for i, r := range res.Rows {
-		rows[i] = r
-	}
+	copy(rows, res.Rows)
 	return &message.RowsResult{
 		Metadata: &message.RowsMetadata{
 			ColumnCount: int32(len(res.Columns)),

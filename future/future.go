@@ -490,7 +490,7 @@ func (f *ResponseFuture) TraceIDs() [][]byte {
 type failRequester struct{ err error }
 
 func (r failRequester) Request(context.Context, []byte, time.Duration) Pending {
-	return failedPending{r.err}
+	return failedPending(r)
 }
 
 // closedChan is the Done channel of requests that fail before they start.

@@ -320,11 +320,3 @@ func (p *hostPool) takeAll() []*conn.Conn {
 	p.conns.Store(&empty)
 	return conns
 }
-
-// close closes every connection of the pool; it does not wait for a running refill (the
-// session's WaitGroup does).
-func (p *hostPool) close() {
-	for _, c := range p.takeAll() {
-		c.Close()
-	}
-}

@@ -516,6 +516,7 @@ func TestRowToStructAndSchemaAgreement(t *testing.T) {
 		ID   int
 		Name string `cql:"user_name"`
 		Age  *int
+		//lint:ignore U1000 an unexported field is the case: RowToStruct must leave it alone
 		skip int
 	}
 	got, err := native.CollectOne(s.Iter(ctxT(t), native.Query("SELECT id, user_name, age FROM u")), native.RowToStruct[user])

@@ -59,9 +59,8 @@ type RequestError interface {
 // frameHeader is the header of the response that carried an error; the
 // compat layer keeps only what it can know over the native core.
 type frameHeader struct {
-	version  byte
-	stream   int
-	warnings []string
+	version byte
+	stream  int
 }
 
 // String describes the header.

@@ -14,6 +14,7 @@ var (
 	// ErrTooManyStmts is returned for a batch of more than 65535 statements.
 	ErrTooManyStmts = errors.New("too many statements")
 	// ErrUseStmt is returned for a USE statement run through Query.
+	//lint:ignore ST1005 gocql v1.7.0's message, kept verbatim
 	ErrUseStmt = errors.New("use statements aren't supported. Please see https://github.com/apache/cassandra-gocql-driver for explanation.")
 	// ErrSessionClosed is returned by a closed session.
 	ErrSessionClosed = errors.New("session has been closed")

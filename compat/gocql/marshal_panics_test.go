@@ -33,6 +33,7 @@ func same(v func() interface{}) func(bool) interface{} {
 	return func(bool) interface{} { return v() }
 }
 
+//lint:ignore ST1008 the recovered panic comes after the error it replaces
 func (c codecCase) runCompat() (err error, panicked interface{}) {
 	defer func() { panicked = recover() }()
 	if c.marshal {
@@ -42,6 +43,7 @@ func (c codecCase) runCompat() (err error, panicked interface{}) {
 	return gocql.Unmarshal(c.info, c.data, c.value(false)), nil
 }
 
+//lint:ignore ST1008 the recovered panic comes after the error it replaces
 func (c codecCase) runLegacy() (err error, panicked interface{}) {
 	defer func() { panicked = recover() }()
 	if c.marshal {

@@ -147,9 +147,11 @@ func TestMisuseWhereGocqlPanics(t *testing.T) {
 			func() { _ = ls.ExecuteBatch(nil) },
 			func() error { return s.ExecuteBatch(nil) }},
 		{"AwaitSchemaAgreement(nil)",
-			func() { _ = ls.AwaitSchemaAgreement(nil) }, //nolint:staticcheck // the nil context is the case
+			//lint:ignore SA1012 the nil context is the case
+			func() { _ = ls.AwaitSchemaAgreement(nil) },
 			func() error {
-				if err := s.AwaitSchemaAgreement(nil); err != nil { //nolint:staticcheck // the nil context is the case
+				//lint:ignore SA1012 the nil context is the case
+				if err := s.AwaitSchemaAgreement(nil); err != nil {
 					return errors.New("unexpected: " + err.Error())
 				}
 				return errors.New("agreed") // a nil context is context.Background

@@ -518,6 +518,7 @@ func TestReviewIdempotentWithoutSpeculativePolicy(t *testing.T) {
 // gocql v1.7.0's GetRoutingKey dereferences it and panics once the batch has an entry, where
 // compat returns no routing key (docs/deviations.md G28). Keyspace and Table are empty in both.
 func TestReviewBatchWithoutSession(t *testing.T) {
+	//lint:ignore SA1019 the deprecated constructor is the case
 	lb := gocqlv1.NewBatch(gocqlv1.UnloggedBatch)
 	cb := gocql.NewBatch(gocql.UnloggedBatch)
 	var lt, ct trace

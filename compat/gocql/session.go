@@ -109,6 +109,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		return nil, ErrNoHosts
 	}
 	if cfg.Authenticator != nil && cfg.AuthProvider != nil {
+		//lint:ignore ST1005 gocql v1.7.0's message, kept verbatim
 		return nil, errors.New("Can't use both Authenticator and AuthProvider in cluster config.")
 	}
 	if cfg.NumConns < 0 {

@@ -62,6 +62,7 @@ func batchMoreScenarios() []Scenario {
 			if !ok {
 				return
 			}
+			//lint:ignore SA1019 the deprecated constructor is the case
 			b := gocql.NewBatch(gocql.LoggedBatch)
 			e.R.Record("no session defaults", nil, b.GetConsistency(), b.Keyspace(), b.Size())
 			b.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, "old")

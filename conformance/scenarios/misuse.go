@@ -56,7 +56,6 @@ func misuseScenarios() []Scenario {
 			e.R.Record("rows", it.Close(), n)
 		}},
 		{"session/await_schema_agreement_nil_context", func(e *Env) {
-			//lint:ignore SA1012 the nil context is the case
 			e.R.Record("await", e.Session.AwaitSchemaAgreement(nilContext()))
 		}},
 	}

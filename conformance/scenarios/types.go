@@ -67,7 +67,7 @@ func typeCases() []typeCase {
 		{"tinyint_into_int", "tinyint", []any{int8(-5), nil}, func() any { return new(int) }},
 		{"bigint_into_big_int", "bigint", []any{int64(math.MinInt64), nil}, func() any { return new(*big.Int) }},
 		{"int_into_string", "int", []any{17}, func() any { return new(string) }},
-		{"double_nan", "double", []any{math.NaN(), -0.0, nil}, func() any { return new(float64) }},
+		{"double_nan", "double", []any{math.NaN(), math.Copysign(0, -1), nil}, func() any { return new(float64) }},
 		{"float_into_float64", "float", []any{float32(2.5)}, func() any { return new(float64) }},
 		{"boolean_into_pointer", "boolean", []any{true, nil}, func() any { return new(*bool) }},
 		{"text_into_pointer", "text", []any{"", "x", nil}, func() any { return new(*string) }},

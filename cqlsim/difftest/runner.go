@@ -141,11 +141,13 @@ func scanRow(iter *gocql.Iter) (string, bool) {
 		}
 		if tt, ok := c.TypeInfo.(gocql.TupleTypeInfo); ok {
 			for i, e := range tt.Elems {
+				//lint:ignore SA1019 gocql v1.7.0's TypeInfo.New is the reference being compared
 				dests = append(dests, e.New())
 				names = append(names, fmt.Sprintf("%s[%d]", c.Name, i))
 			}
 			continue
 		}
+		//lint:ignore SA1019 gocql v1.7.0's TypeInfo.New is the reference being compared
 		dests = append(dests, c.TypeInfo.New())
 		names = append(names, c.Name)
 	}

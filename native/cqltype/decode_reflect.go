@@ -19,7 +19,6 @@ var (
 	timeType        = reflect.TypeFor[time.Time]()
 	goDurationType  = reflect.TypeFor[time.Duration]()
 	dateType        = reflect.TypeFor[Date]()
-	uuidType        = reflect.TypeFor[UUID]()
 	cqlDurationType = reflect.TypeFor[Duration]()
 	decimalType     = reflect.TypeFor[Decimal]()
 	infDecType      = reflect.TypeFor[inf.Dec]()

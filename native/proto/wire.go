@@ -189,14 +189,6 @@ func (d *decoder) int_(what string) int32 {
 	return int32(binary.BigEndian.Uint32(b))
 }
 
-func (d *decoder) long(what string) int64 {
-	b := d.take(8, what)
-	if b == nil {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(b))
-}
-
 // count reads an [int] element count and checks it against the bytes left, given that every
 // element takes at least minSize bytes, so a lying count never drives a large allocation.
 func (d *decoder) count(what string, minSize int) int {
@@ -237,16 +229,6 @@ func (d *decoder) stringBytes(what string) []byte {
 // string_ reads a [string] into a new Go string.
 func (d *decoder) string_(what string) string {
 	return string(d.stringBytes(what))
-}
-
-// longString reads a [long string].
-func (d *decoder) longString(what string) string {
-	n := d.int_(what)
-	if n < 0 {
-		d.failf("%s has negative length %d", what, n)
-		return ""
-	}
-	return string(d.take(int(n), what))
 }
 
 // shortBytes reads [short bytes] as a sub-slice.

@@ -6,12 +6,6 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
 )
 
-// casTarget is one row a conditional statement reads.
-type casTarget struct {
-	p  *partition
-	ck [][]byte
-}
-
 // casApply checks the conditions of mutations (all on one partition) and applies them all when
 // every condition holds (e.mu held). The result has Cassandra's LWT shape.
 func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {

@@ -71,9 +71,7 @@ var (
 	tBigint    = native(primitive.DataTypeCodeBigint)
 	tBoolean   = native(primitive.DataTypeCodeBoolean)
 	tUUID      = native(primitive.DataTypeCodeUuid)
-	tInet      = native(primitive.DataTypeCodeInet)
 	tBlob      = native(primitive.DataTypeCodeBlob)
-	tDouble    = native(primitive.DataTypeCodeDouble)
 	tTimestamp = native(primitive.DataTypeCodeTimestamp)
 )
 

@@ -378,6 +378,7 @@ func decodeLegacy(info compat.TypeInfo, data []byte) (v interface{}, err error) 
 		}
 	}()
 	li := legacyInfo(info)
+	//lint:ignore SA1019 gocql v1.7.0's TypeInfo.New is the reference being compared
 	dest := li.New()
 	if err := legacy.Unmarshal(li, data, dest); err != nil {
 		return nil, err

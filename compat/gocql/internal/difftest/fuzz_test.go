@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"net"
 	"testing"
@@ -225,7 +226,7 @@ func fuzzValue(sel uint8, i int64, u uint64, s string, b []byte, fl float64) int
 // with both implementations.
 func FuzzMarshal(f *testing.F) {
 	f.Add(uint8(0), uint8(0), int64(1), uint64(1), "1", []byte{1}, 1.5)
-	f.Add(uint8(9), uint8(10), int64(-129), uint64(1<<63), "2024-02-29", []byte("0123456789abcdef"), -0.0)
+	f.Add(uint8(9), uint8(10), int64(-129), uint64(1<<63), "2024-02-29", []byte("0123456789abcdef"), math.Copysign(0, -1))
 	f.Add(uint8(20), uint8(17), int64(1<<40), uint64(7), "6ba7b810-9dad-11d1-80b4-00c04fd430c8", []byte{0x80}, 3.0)
 	infos := fuzzInfos()
 	f.Fuzz(func(t *testing.T, infoSel, kindSel uint8, i int64, u uint64, s string, b []byte, fl float64) {

@@ -1,5 +1,7 @@
 package difftest
 
+//lint:file-ignore U1000 unexported fields are cases: the unmarshallers must leave them alone
+
 import (
 	"fmt"
 	"math/big"
