@@ -11,7 +11,7 @@ import (
 // driver's default request_timeout.
 const DefaultTimeout = 10 * time.Second
 
-// NoTimeout, as Options.Timeout, disables the client timer (Python's timeout=None).
+// NoTimeout disables the client timer when set as Options.Timeout (Python's timeout=None).
 const NoTimeout time.Duration = -1
 
 // Options configures a [ResponseFuture].

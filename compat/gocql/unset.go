@@ -3,7 +3,7 @@ package gocql
 // unsetColumn is the type of UnsetValue.
 type unsetColumn struct{}
 
-// UnsetValue, bound as a query value, leaves the column unset: Cassandra
+// UnsetValue leaves the column unset when bound as a query value: Cassandra
 // ignores it instead of writing a null (protocol version 4 and later). It is
 // not accepted inside tuples and user-defined types.
 var UnsetValue = unsetColumn{}

@@ -12,7 +12,7 @@ import (
 // UnsetValue is the type of Unset.
 type UnsetValue struct{}
 
-// Unset, passed as a bound value, leaves the column untouched: it is written as
+// Unset leaves the column untouched when passed as a bound value: it is written as
 // the protocol's "not set" value (length -2) instead of a NULL that would delete
 // the cell. It is only valid as a whole bound value, not inside a collection,
 // tuple or UDT.
