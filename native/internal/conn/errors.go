@@ -81,6 +81,25 @@ func (e *VersionError) Error() string {
 // Unwrap returns the server's answer.
 func (e *VersionError) Unwrap() error { return e.Err }
 
+// UnsolicitedError is the cause of a connection closed because the server sent an ERROR
+// message on a negative stream id, outside any request (see Conn.unsolicitedError). It does
+// not unwrap to the server's *proto.ErrorResponse, so that a request failed by the closed
+// connection does not pass for one the server answered with that error; versionRefused looks
+// inside it during the handshake.
+type UnsolicitedError struct {
+	// Stream is the frame's stream id (negative).
+	Stream int16
+	// Version is the protocol version of the frame.
+	Version proto.Version
+	// Server is the server's message.
+	Server *proto.ErrorResponse
+}
+
+// Error says that the server sent an error outside any request, and what it said.
+func (e *UnsolicitedError) Error() string {
+	return fmt.Sprintf("the server sent an error outside any request (stream %d): %v", e.Stream, e.Server)
+}
+
 // oldFrameError is the error of reading a response frame of protocol v1 or v2, whose header
 // this package does not decode: the answer of a server that speaks no later version.
 type oldFrameError struct {
@@ -100,7 +119,14 @@ func versionRefused(version, answered proto.Version, err error) error {
 		return &VersionError{Version: version, Server: old.version, Err: err}
 	}
 	var er *proto.ErrorResponse
-	if !errors.As(err, &er) || er.Code != proto.ErrCodeProtocol {
+	if un := (*UnsolicitedError)(nil); errors.As(err, &un) {
+		// The refusal came on a negative stream: it answers the OPTIONS all the same, as
+		// nothing else was sent yet.
+		er, answered = un.Server, un.Version
+	} else if !errors.As(err, &er) {
+		return nil
+	}
+	if er.Code != proto.ErrCodeProtocol {
 		return nil
 	}
 	if answered != 0 && answered < version {

@@ -37,6 +37,38 @@ func waitDone(t *testing.T, c *Conn) {
 	}
 }
 
+// An ERROR on a negative stream id answers no request: the connection fails with it at once,
+// and the requests in flight fail as on a closed connection (ErrConnClosed, with the server's
+// message), not as if the server had answered them with that error.
+func TestUnsolicitedErrorClosesConnection(t *testing.T) {
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		if queryText(body) == "shout" {
+			_ = fc.send(-1, proto.OpError, errorBody(proto.ErrCodeServer, "going down"))
+		}
+		// Every other request waits.
+	})
+	c := dialFake(t, s, Config{})
+	waiting, err := c.Start(context.Background(), query("wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiting.Release()
+	_, err = c.Do(context.Background(), query("shout"))
+	for i, err := range []error{err, func() error { _, err := waiting.Response(); return err }()} {
+		var er *proto.ErrorResponse
+		var un *UnsolicitedError
+		switch {
+		case !errors.Is(err, ErrConnClosed):
+			t.Errorf("call %d: err = %v, want ErrConnClosed", i, err)
+		case errors.As(err, &er):
+			t.Errorf("call %d: err = %v passes for the server's answer to the request", i, err)
+		case !errors.As(err, &un) || un.Stream != -1 || un.Server.Message != "going down":
+			t.Errorf("call %d: err = %v, want the server's message from stream -1", i, err)
+		}
+	}
+	waitDone(t, c)
+}
+
 func TestServerDropsConnectionMidRequest(t *testing.T) {
 	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
 		switch queryText(body) {

@@ -154,6 +154,9 @@ func (c *Conn) readOne() error {
 	}
 	c.frames.Add(1)
 	if h.Stream < 0 {
+		if h.Opcode == proto.OpError {
+			return c.unsolicitedError(h, body)
+		}
 		c.handleEvent(h, body)
 		return nil
 	}
@@ -174,6 +177,26 @@ func (c *Conn) readOne() error {
 	}
 	call.deliver(h, body, nil)
 	return nil
+}
+
+// unsolicitedError decodes an ERROR frame on a negative stream id. Those ids are the server's
+// own messages (EVENT); an ERROR there answers no request and reports a failure of the
+// connection itself (some servers refuse the protocol version of the connection's first
+// frame this way). The reader returns it, so the connection fails at once and every waiting
+// call, the handshake's OPTIONS included, gets the server's message instead of waiting for
+// its timeout.
+func (c *Conn) unsolicitedError(h proto.Header, body *[]byte) error {
+	resp := proto.AcquireResponse()
+	err := resp.Decode(h, *body, body, &c.dopts)
+	if err == nil {
+		err = resp.Err()
+	}
+	resp.Release()
+	var er *proto.ErrorResponse
+	if !errors.As(err, &er) {
+		return fmt.Errorf("an ERROR frame on stream %d: %w", h.Stream, err)
+	}
+	return &UnsolicitedError{Stream: h.Stream, Version: h.Version, Server: er}
 }
 
 // failRead closes the connection after a read error and completes every pending call with

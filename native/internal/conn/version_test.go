@@ -48,11 +48,17 @@ func answerOnce(t *testing.T, answer func(req proto.Header) []byte) string {
 // error in a lower version, one saying the version is unsupported, or a v1/v2 frame. Any other
 // answer is no refusal of the version.
 func TestDialVersionRefused(t *testing.T) {
-	protoErr := func(v proto.Version, msg string) func(proto.Header) []byte {
+	errOn := func(stream int16, v proto.Version, code proto.ErrorCode, msg string) func(proto.Header) []byte {
 		return func(req proto.Header) []byte {
-			body := errorBody(proto.ErrCodeProtocol, msg)
-			return append(proto.AppendHeader(nil, proto.Header{Version: v, Response: true, Stream: req.Stream, Opcode: proto.OpError, Length: len(body)}), body...)
+			if stream == 0 {
+				stream = req.Stream
+			}
+			body := errorBody(code, msg)
+			return append(proto.AppendHeader(nil, proto.Header{Version: v, Response: true, Stream: stream, Opcode: proto.OpError, Length: len(body)}), body...)
 		}
+	}
+	protoErr := func(v proto.Version, msg string) func(proto.Header) []byte {
+		return errOn(0, v, proto.ErrCodeProtocol, msg)
 	}
 	v2 := func(proto.Header) []byte {
 		body := errorBody(proto.ErrCodeProtocol, "Invalid or unsupported protocol version: 4")
@@ -69,6 +75,11 @@ func TestDialVersionRefused(t *testing.T) {
 		{"v4 error saying so", protoErr(proto.Version4, "Invalid or unsupported protocol version: 4"), true, 0},
 		{"v2 frame", v2, true, 2},
 		{"other protocol error", protoErr(proto.Version4, "Unexpected message OPTIONS"), false, 0},
+		// An ERROR on a negative stream answers no request, but before anything else was sent
+		// it is the answer to OPTIONS all the same.
+		{"v4 error saying so on stream -1", errOn(-1, proto.Version4, proto.ErrCodeProtocol, "Invalid or unsupported protocol version: 4"), true, 0},
+		{"v3 error on stream -1", errOn(-1, proto.Version3, proto.ErrCodeProtocol, "Invalid or unsupported protocol version (4)"), true, 3},
+		{"other error on stream -1", errOn(-1, proto.Version4, proto.ErrCodeServer, "overloaded"), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := answerOnce(t, tc.answer)
@@ -83,6 +94,9 @@ func TestDialVersionRefused(t *testing.T) {
 			var ve *VersionError
 			if !errors.As(err, &de) || de.Step != "OPTIONS" {
 				t.Errorf("error %v, want a DialError at OPTIONS", err)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("error %v: Dial waited for its timeout instead of taking the server's answer", err)
 			}
 			if got := errors.As(err, &ve); got != tc.refused {
 				t.Fatalf("error %v: a *VersionError: %v, want %v", err, got, tc.refused)
