@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -77,6 +78,30 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 	}
 	if len(perHost) != 3 {
 		t.Errorf("60 keys reached %d nodes: %v", len(perHost), perHost)
+	}
+	// A composite partition key, its markers bound in another order than the key's columns:
+	// the routing key is built from both components, in key order.
+	mustExec(t, s, "CREATE TABLE r.ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
+	time.Sleep(500 * time.Millisecond)
+	insCK := mustPrepare(t, s, "INSERT INTO r.ck (c, b, a) VALUES (?, ?, ?)")
+	perHost = map[string]int{}
+	for k := range 60 {
+		b := "k" + strconv.Itoa(k*7919)
+		res, err := s.Execute(ctxT(t), insCK.Bind(1, b, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rk, ok := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
+		if !ok {
+			t.Fatalf("no routing key for (%d, %q)", k, b)
+		}
+		if owner := hosts[rg.Owner(ring.Token(rk))].Addr; res.Host() != owner {
+			t.Errorf("composite key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), owner)
+		}
+		perHost[res.Host()]++
+	}
+	if len(perHost) != 3 {
+		t.Errorf("60 composite keys reached %d nodes: %v", len(perHost), perHost)
 	}
 	// A simple statement with an explicit routing key is routed the same way.
 	for k := range 20 {
