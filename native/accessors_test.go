@@ -2,6 +2,11 @@ package native_test
 
 import (
 	"context"
+	"fmt"
+	"math/big"
+	"net"
+	"net/netip"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +14,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
 
 // Every consistency level parses from its CQL name (the protocol spec's names), in any case
@@ -114,5 +120,62 @@ func TestPreparedAndSessionAccessors(t *testing.T) {
 	}
 	if _, err := s.Execute(ctxT(t), st.WithTimeout(time.Second)); err == nil {
 		t.Error("Execute after Close succeeded")
+	}
+}
+
+// A simple statement's values are sent as the CQL type their Go type stands for (see
+// Query): each is written to a column of that type on the server and read back unchanged,
+// and a value of a Go type with no such CQL type is refused before anything is sent.
+func TestSimpleStatementValueTypes(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	mustExec(t, s, "CREATE KEYSPACE inf WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	uuid, err := cqltype.ParseUUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day, err := cqltype.DateOf(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		cqlType string
+		value   any
+	}{
+		{"bigint", 1 << 40}, {"bigint", int64(-5)}, {"bigint", uint32(4000000000)},
+		{"int", int32(-7)}, {"smallint", int16(-300)}, {"tinyint", int8(-5)},
+		{"text", "héllo"}, {"blob", []byte{0, 1, 0xff}}, {"boolean", true},
+		{"float", float32(2.5)}, {"double", -0.125},
+		{"timestamp", time.UnixMilli(1700000000123).UTC()}, {"uuid", uuid},
+		{"inet", netip.MustParseAddr("10.0.0.1")}, {"inet", net.ParseIP("2001:db8::1")},
+		{"varint", new(big.Int).Lsh(big.NewInt(3), 70)}, {"decimal", cqltype.NewDecimal(-12345, 3)},
+		{"date", day}, {"duration", cqltype.Duration{Months: 1, Days: 2, Nanoseconds: 3}},
+		{"list<text>", []string{"a", "b"}}, {"list<bigint>", []int{1, 2}}, {"list<bigint>", []int64{3}},
+		{"list<int>", []int32{4, 5}}, {"list<double>", []float64{0.5}},
+		{"map<text, text>", map[string]string{"k": "v"}}, {"map<text, bigint>", map[string]int{"n": 9}},
+	} {
+		table := "inf.t" + strconv.Itoa(i)
+		mustExec(t, s, "CREATE TABLE "+table+" (k int PRIMARY KEY, v "+tc.cqlType+")")
+		if _, err := s.Execute(ctxT(t), native.Query("INSERT INTO "+table+" (k, v) VALUES (?, ?)", int32(1), tc.value)); err != nil {
+			t.Errorf("%T into a %s column: %v", tc.value, tc.cqlType, err)
+			continue
+		}
+		row, ok := mustExec(t, s, "SELECT v FROM "+table+" WHERE k = 1").First()
+		if !ok {
+			t.Errorf("%T into a %s column: no row read back", tc.value, tc.cqlType)
+			continue
+		}
+		got := reflect.New(reflect.TypeOf(tc.value))
+		if err := row.Scan(got.Interface()); err != nil {
+			t.Errorf("%T from a %s column: %v", tc.value, tc.cqlType, err)
+			continue
+		}
+		if g, w := fmt.Sprintf("%v", got.Elem().Interface()), fmt.Sprintf("%v", tc.value); g != w {
+			t.Errorf("%T through a %s column: read back %s, wrote %s", tc.value, tc.cqlType, g, w)
+		}
+	}
+	type point struct{ X, Y int }
+	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO inf.t0 (k, v) VALUES (?, ?)", int32(2), point{1, 2}))
+	if err == nil || !strings.Contains(err.Error(), "native_test.point") || !strings.Contains(err.Error(), "cannot infer") {
+		t.Errorf("a struct value in a simple statement: err = %v, want one naming its type and saying it cannot infer a CQL type", err)
 	}
 }
