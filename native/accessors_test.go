@@ -179,3 +179,15 @@ func TestSimpleStatementValueTypes(t *testing.T) {
 		t.Errorf("a struct value in a simple statement: err = %v, want one naming its type and saying it cannot infer a CQL type", err)
 	}
 }
+
+// A RetryAction prints as its name, for policies' logs and test failures.
+func TestRetryActionString(t *testing.T) {
+	for a, want := range map[native.RetryAction]string{
+		native.Fail: "Fail", native.RetrySameHost: "RetrySameHost", native.RetryNextHost: "RetryNextHost",
+		native.Ignore: "Ignore", native.RetryAction(9): "RetryAction(9)",
+	} {
+		if got := a.String(); got != want {
+			t.Errorf("RetryAction(%d).String() = %q, want %q", uint8(a), got, want)
+		}
+	}
+}

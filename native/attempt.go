@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -44,6 +45,22 @@ const (
 	// Ignore returns an empty (void) result instead of the error.
 	Ignore
 )
+
+// String returns the action's name ("Fail", "RetrySameHost", "RetryNextHost", "Ignore"), or
+// RetryAction(n) for a value that is none of them.
+func (a RetryAction) String() string {
+	switch a {
+	case Fail:
+		return "Fail"
+	case RetrySameHost:
+		return "RetrySameHost"
+	case RetryNextHost:
+		return "RetryNextHost"
+	case Ignore:
+		return "Ignore"
+	}
+	return "RetryAction(" + strconv.Itoa(int(a)) + ")"
+}
 
 // RetryDecision is a RetryPolicy's answer: the action, and optionally a new consistency
 // level for the retry.
