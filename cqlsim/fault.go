@@ -52,6 +52,11 @@ type Fault struct {
 	// Times is how many matching statements fail (or are delayed) before the fault is spent.
 	// Zero affects every matching statement until Cluster.ClearFaults.
 	Times int
+	// Unsolicited sends Error on stream -1, outside any request, instead of as the statement's
+	// answer, and leaves the statement unanswered: a node reporting a failure of the
+	// connection rather than of a request. Negative stream ids carry the server's own messages
+	// (EVENT), and drivers differ in what they make of an ERROR there. It needs an Error.
+	Unsolicited bool
 }
 
 // CDCWriteFailure is the CDC_WRITE_FAILURE error (code 0x1600, native protocol v5 spec
@@ -159,6 +164,9 @@ func (c *Cluster) InjectFault(i int, f Fault) error {
 	}
 	if f.Error == nil && f.Delay <= 0 {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): the fault has neither an Error to send nor a Delay", i, f.Match)
+	}
+	if f.Error == nil && f.Unsolicited {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Unsolicited needs an Error to send", i, f.Match)
 	}
 	if f.Error == nil && len(f.Warnings) > 0 {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Warnings need an Error to travel with", i, f.Match)

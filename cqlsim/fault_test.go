@@ -120,18 +120,42 @@ func TestInjectFaultRefusesBadInput(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
 	over := &message.Overloaded{ErrorMessage: "x"}
 	for name, err := range map[string]error{
-		"node -1":        c.InjectFault(-1, cqlsim.Fault{Error: over}),
-		"node 2":         c.InjectFault(2, cqlsim.Fault{Error: over}),
-		"no error":       c.InjectFault(0, cqlsim.Fault{Match: "x"}),
-		"negative times": c.InjectFault(1, cqlsim.Fault{Error: over, Times: -1}),
-		"negative skip":  c.InjectFault(1, cqlsim.Fault{Error: over, Skip: -1}),
-		"negative delay": c.InjectFault(1, cqlsim.Fault{Error: over, Delay: -time.Second}),
-		"lone warnings":  c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Warnings: []string{"w"}}),
-		"clear node 2":   c.ClearFaults(2),
+		"node -1":          c.InjectFault(-1, cqlsim.Fault{Error: over}),
+		"node 2":           c.InjectFault(2, cqlsim.Fault{Error: over}),
+		"no error":         c.InjectFault(0, cqlsim.Fault{Match: "x"}),
+		"negative times":   c.InjectFault(1, cqlsim.Fault{Error: over, Times: -1}),
+		"negative skip":    c.InjectFault(1, cqlsim.Fault{Error: over, Skip: -1}),
+		"negative delay":   c.InjectFault(1, cqlsim.Fault{Error: over, Delay: -time.Second}),
+		"lone warnings":    c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Warnings: []string{"w"}}),
+		"lone unsolicited": c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Unsolicited: true}),
+		"clear node 2":     c.ClearFaults(2),
 	} {
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// An Unsolicited fault sends its error on stream -1 and leaves the statement unanswered: the
+// native core, which fails a connection on such a frame, reports the server's message as
+// coming from outside any request, and the next statement runs on a new connection.
+func TestInjectFaultUnsolicited(t *testing.T) {
+	c, s := faultSession(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t", Times: 1, Unsolicited: true,
+		Error: &message.ServerError{ErrorMessage: "connection-level trouble"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := native.Query("SELECT v FROM ks.t WHERE k = 1")
+	_, err = s.Execute(ctx, sel)
+	if !errors.Is(err, native.ErrConnClosed) || !strings.Contains(err.Error(), "outside any request (stream -1)") ||
+		!strings.Contains(err.Error(), "connection-level trouble") {
+		t.Fatalf("got %v, want the connection closed on the server's error from stream -1", err)
+	}
+	if _, err := s.Execute(ctx, sel); err != nil {
+		t.Errorf("the next select failed: %v", err)
 	}
 }
 

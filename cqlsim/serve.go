@@ -32,6 +32,9 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			return
 		}
 		if f.Error != nil {
+			if f.Unsolicited {
+				h.Stream = -1 // see Fault.Unsolicited: the statement gets no answer
+			}
 			c.reply(h, f.Error, f.Warnings)
 			return
 		}

@@ -1,6 +1,8 @@
 package gocql_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -218,4 +220,41 @@ func TestServerErrorRetriedOnEveryNodeLikeGocql(t *testing.T) {
 		ct.add("second", q.Exec(), q.Attempts())
 	}
 	sameTrace(t, &lt, &ct)
+}
+
+// TestUnsolicitedErrorUnlikeGocql pins G43: a node that answers a statement with an ERROR on
+// stream -1 (outside any request) instead of on the statement's stream. gocql v1.7.0 takes
+// the frame for an event, drops it ("invalid event frame"), and the statement waits for its
+// timeout (here the context's second); compat closes the connection at once, so the statement
+// fails without waiting with gocql's error for a request whose connection closed
+// (ErrConnectionClosed), and the session keeps serving on a new connection.
+func TestUnsolicitedErrorUnlikeGocql(t *testing.T) {
+	fault := cqlsim.Fault{Match: faultTable, Times: 1, Unsolicited: true,
+		Error: &message.ServerError{ErrorMessage: "the node reports a failure of the connection"}}
+	{
+		_, s := legacyFaulted(t, 1, fault)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		err := s.Query(faultInsert, 1, 1).WithContext(ctx).Exec()
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) < 900*time.Millisecond {
+			t.Errorf("gocql: err = %v after %v, want the context's deadline after its second", err, time.Since(start))
+		}
+		if err := s.Query(faultInsert, 2, 2).Exec(); err != nil {
+			t.Errorf("gocql: next statement: %v", err)
+		}
+	}
+	{
+		_, s := compatFaulted(t, 1, fault)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		err := s.Query(faultInsert, 1, 1).WithContext(ctx).Exec()
+		if !errors.Is(err, gocql.ErrConnectionClosed) || time.Since(start) > 5*time.Second {
+			t.Errorf("compat: err = %v after %v, want ErrConnectionClosed (gocql's error for a request whose connection closed) at once", err, time.Since(start))
+		}
+		if err := s.Query(faultInsert, 2, 2).Exec(); err != nil {
+			t.Errorf("compat: next statement: %v", err)
+		}
+	}
 }

@@ -58,7 +58,7 @@ func All() []Scenario {
 		valueScenarios(), udtScenarios(), tupleScenarios(), counterScenarios(), staticScenarios(),
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
-		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios()} {
+		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios(), serverFrameScenarios()} {
 		all = append(all, group...)
 	}
 	return all
