@@ -181,7 +181,7 @@ func (c *Conn) readOne() error {
 
 // unsolicitedError decodes an ERROR frame on a negative stream id. Those ids are the server's
 // own messages (EVENT); an ERROR there answers no request and reports a failure of the
-// connection itself (some servers refuse the protocol version of the connection's first
+// connection itself (a server may refuse the protocol version of the connection's first
 // frame this way). The reader returns it, so the connection fails at once and every waiting
 // call, the handshake's OPTIONS included, gets the server's message instead of waiting for
 // its timeout.
