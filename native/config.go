@@ -94,9 +94,12 @@ type Config struct {
 	// that speaks v4 costs no extra round trip or connection.
 	//
 	// Protocol v3 (for servers or tools that require it) lacks what v4 added: prepared
-	// statements carry no partition key indexes, so with TokenAware routing they are routed
-	// without a token, as statements whose key is unknown (unless a routing key is set on
-	// the statement); a statement binding Unset fails before it is sent (a v3 server would
+	// statements carry no partition key indexes, so with TokenAware routing Prepare reads the
+	// key's columns from system_schema.columns (one more query per statement prepared) and
+	// matches them to the bind markers by name, as gocql does; where that table does not
+	// exist (Cassandra 2.x), prepared statements are routed without a token, as statements
+	// whose key is unknown (unless a routing key is set on the statement); a statement
+	// binding Unset fails before it is sent (a v3 server would
 	// read the value as NULL), with an error wrapping ErrUnsupported; and a custom payload
 	// fails the request. Warnings are never received.
 	ProtocolVersion int

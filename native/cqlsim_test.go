@@ -33,6 +33,25 @@ func simSession(t *testing.T, opts cqlsim.Options, mod ...func(*native.Config)) 
 	return s
 }
 
+// ownerOf returns, for the nodes s knows, the address of the node that owns a routing key's
+// token (replication factor 1: the token's primary owner), computed from their tokens.
+func ownerOf(t *testing.T, s *native.Session) func(routingKey []byte) string {
+	t.Helper()
+	hosts := s.Hosts()
+	nodeTokens := make([][]int64, len(hosts))
+	for i, h := range hosts {
+		for _, tok := range h.Tokens {
+			v, err := ring.ParseToken(tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodeTokens[i] = append(nodeTokens[i], v)
+		}
+	}
+	rg := ring.New(nodeTokens)
+	return func(routingKey []byte) string { return hosts[rg.Owner(ring.Token(routingKey))].Addr }
+}
+
 // On a three-node cluster, token-aware routing sends each prepared statement to the node
 // that owns its partition (replication factor 1: exactly one replica).
 func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
@@ -52,17 +71,7 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 	// The driver refreshes its replica map on the schema change event; wait for it.
 	time.Sleep(500 * time.Millisecond)
 
-	nodeTokens := make([][]int64, len(hosts))
-	for i, h := range hosts {
-		for _, tok := range h.Tokens {
-			v, err := ring.ParseToken(tok)
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodeTokens[i] = append(nodeTokens[i], v)
-		}
-	}
-	rg := ring.New(nodeTokens)
+	owner := ownerOf(t, s)
 	ins := mustPrepare(t, s, "INSERT INTO r.kv (k, v) VALUES (?, ?)")
 	perHost := map[string]int{}
 	for k := range 60 {
@@ -70,9 +79,8 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		owner := hosts[rg.Owner(ring.Token(binary.BigEndian.AppendUint32(nil, uint32(k))))].Addr
-		if res.Host() != owner {
-			t.Errorf("key %d went to %s, its replica is %s", k, res.Host(), owner)
+		if o := owner(binary.BigEndian.AppendUint32(nil, uint32(k))); res.Host() != o {
+			t.Errorf("key %d went to %s, its replica is %s", k, res.Host(), o)
 		}
 		perHost[res.Host()]++
 	}
@@ -95,8 +103,8 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 		if !ok {
 			t.Fatalf("no routing key for (%d, %q)", k, b)
 		}
-		if owner := hosts[rg.Owner(ring.Token(rk))].Addr; res.Host() != owner {
-			t.Errorf("composite key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), owner)
+		if o := owner(rk); res.Host() != o {
+			t.Errorf("composite key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), o)
 		}
 		perHost[res.Host()]++
 	}
@@ -110,8 +118,8 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if owner := hosts[rg.Owner(ring.Token(key))].Addr; res.Host() != owner {
-			t.Errorf("simple statement for key %d went to %s, its replica is %s", k, res.Host(), owner)
+		if o := owner(key); res.Host() != o {
+			t.Errorf("simple statement for key %d went to %s, its replica is %s", k, res.Host(), o)
 		}
 	}
 

@@ -158,6 +158,9 @@ func (s *Session) prepareAnywhere(ctx context.Context, cql, keyspace string, tra
 		}
 		p, traceID, err := s.prepareOn(ctx, c, cql, keyspace, trace)
 		if err == nil {
+			if c.Version() < proto.Version4 {
+				s.keyFromSchema(ctx, c, p.m()) // v3 has no partition key indexes
+			}
 			return p, st.pools[node], traceID, nil
 		}
 		var re *RequestError
@@ -314,6 +317,9 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		target.meta.Store(m)
 		return fmt.Errorf("%w: %q now takes %s, was %s: the values were encoded for the old types and are not sent; bind and execute again", ErrBindTypesChanged, abbreviate(target.cql), describeParams(m.params), describeParams(bound.params))
 	}
+	if old := target.m(); m.pkIndexes == nil && sameParamNames(old.params, m.params) {
+		m.pkIndexes = old.pkIndexes // found from the schema at v3 (keyFromSchema)
+	}
 	target.meta.Store(m)
 	switch {
 	case info.prepared != nil:
@@ -332,6 +338,13 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		}
 	}
 	return nil
+}
+
+// sameParamNames reports whether a and b name the same bind markers, in the same order.
+func sameParamNames(a, b []Column) bool {
+	return slices.EqualFunc(a, b, func(x, y Column) bool {
+		return x.Keyspace == y.Keyspace && x.Table == y.Table && x.Name == y.Name
+	})
 }
 
 // evictPrepared removes p from the session's cache of prepared statements, if it is still there,

@@ -61,7 +61,8 @@ func (p *Prepared) Params() []Column { return p.m().params }
 
 // PartitionKeyIndexes returns, for each partition key column in order, the index of the
 // bind marker that supplies it; nil when not all of them are bound (routing then cannot be
-// token-aware). Do not modify the slice.
+// token-aware). At protocol v3 they come from the schema (see Config.ProtocolVersion). Do
+// not modify the slice.
 func (p *Prepared) PartitionKeyIndexes() []int { return p.m().pkIndexes }
 
 // Columns describes the result columns (nil for statements that return no rows). Do not

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 )
 
 // frameLog records the version byte of every frame the driver writes, parsing the bytes
@@ -99,16 +102,45 @@ func TestProtocolV3Statements(t *testing.T) {
 	// Simple statements with values.
 	mustExec(t, s, "INSERT INTO v3.kv (p, c, v) VALUES (?, ?, ?)", int32(1), int32(0), "simple")
 
-	// Prepared statements: v3 metadata has no partition key indexes, so they are routed
-	// without a token; they run all the same.
+	// Prepared statements: v3 metadata has no partition key indexes; the key's columns are
+	// read from system_schema.columns and matched to the markers by name, so prepared
+	// statements are routed by token at v3 too, markers in any order.
 	ins := mustPrepare(t, s, "INSERT INTO v3.kv (p, c, v) VALUES (?, ?, ?)")
-	if pk := ins.PartitionKeyIndexes(); len(pk) != 0 {
-		t.Errorf("PartitionKeyIndexes at v3 = %v, want none", pk)
+	if pk := ins.PartitionKeyIndexes(); !slices.Equal(pk, []int{0}) {
+		t.Errorf("PartitionKeyIndexes at v3 = %v, want [0] (from the schema)", pk)
 	}
+	owner := ownerOf(t, s)
 	for c := 1; c <= 9; c++ {
 		if _, err := s.Execute(ctx, ins.Bind(1, c, "prepared")); err != nil {
 			t.Fatalf("prepared insert %d: %v", c, err)
 		}
+	}
+	mustExec(t, s, "CREATE TABLE v3.ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
+	// The driver learns the new keyspace's replication from the schema change event.
+	time.Sleep(500 * time.Millisecond)
+	insCK := mustPrepare(t, s, "INSERT INTO v3.ck (c, b, a) VALUES (?, ?, ?)")
+	if pk := insCK.PartitionKeyIndexes(); !slices.Equal(pk, []int{2, 1}) {
+		t.Errorf("PartitionKeyIndexes of a composite key at v3 = %v, want [2 1]", pk)
+	}
+	perHost := map[string]int{}
+	for k := range 30 {
+		b := "k" + strconv.Itoa(k)
+		res, err := s.Execute(ctx, insCK.Bind(0, b, k))
+		if err != nil {
+			t.Fatalf("prepared insert (%d, %q): %v", k, b, err)
+		}
+		rk, _ := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
+		if o := owner(rk); res.Host() != o {
+			t.Errorf("v3: key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), o)
+		}
+		perHost[res.Host()]++
+	}
+	if len(perHost) != 3 {
+		t.Errorf("v3: 30 keys reached %d nodes: %v", len(perHost), perHost)
+	}
+	// A statement whose markers do not bind the whole key has no indexes.
+	if pk := mustPrepare(t, s, "SELECT v FROM v3.kv WHERE p = 1 AND c = ?").PartitionKeyIndexes(); pk != nil {
+		t.Errorf("PartitionKeyIndexes without a marker for the key = %v, want nil", pk)
 	}
 	// An explicit routing key still routes by token.
 	if _, err := s.Execute(ctx, ins.Bind(2, 0, "routed").WithRoutingKey("v3", binary.BigEndian.AppendUint32(nil, 2))); err != nil {
@@ -254,8 +286,8 @@ func TestProtocolVersionDiscoveredV3(t *testing.T) {
 	mustExec(t, s, "CREATE KEYSPACE d3 WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE d3.kv (k int PRIMARY KEY, v text)")
 	ins := mustPrepare(t, s, "INSERT INTO d3.kv (k, v) VALUES (?, ?)")
-	if pk := ins.PartitionKeyIndexes(); len(pk) != 0 {
-		t.Errorf("PartitionKeyIndexes after discovering v3 = %v, want none", pk)
+	if pk := ins.PartitionKeyIndexes(); !slices.Equal(pk, []int{0}) {
+		t.Errorf("PartitionKeyIndexes after discovering v3 = %v, want [0] (from the schema: v3 metadata has none)", pk)
 	}
 	ctx := ctxT(t)
 	for k := range 30 { // over every node's pool
@@ -399,5 +431,32 @@ func TestProtocolVersionDiscoveryRefusesV2(t *testing.T) {
 	}
 	if n := accepted.Load(); n != 1 {
 		t.Errorf("%d connections, want 1", n)
+	}
+}
+
+// At v3 a prepared statement's partition key indexes come from the schema of the test
+// server (Cassandra when CQL_HOSTS is set): a composite key bound in the key's order and in
+// another, a SELECT naming the key's columns in another order, and a statement that does not
+// bind the whole key (no indexes). Each statement runs.
+func TestProtocolV3PartitionKeyFromSchema(t *testing.T) {
+	s, ks := connect(t, func(c *native.Config) { c.ProtocolVersion = 3 })
+	mustExec(t, s, "CREATE TABLE "+ks+".ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
+	for _, tc := range []struct {
+		cql    string
+		want   []int
+		values []any
+	}{
+		{"INSERT INTO " + ks + ".ck (a, b, c) VALUES (?, ?, ?)", []int{0, 1}, []any{1, "x", 1}},
+		{"INSERT INTO " + ks + ".ck (c, b, a) VALUES (?, ?, ?)", []int{2, 1}, []any{2, "x", 1}},
+		{"SELECT c FROM " + ks + ".ck WHERE b = ? AND a = ?", []int{1, 0}, []any{"x", 1}},
+		{"SELECT c FROM " + ks + ".ck WHERE a = 1 AND b = 'x' AND c = ?", nil, []any{1}},
+	} {
+		p := mustPrepare(t, s, tc.cql)
+		if got := p.PartitionKeyIndexes(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: PartitionKeyIndexes at v3 = %v, want %v", tc.cql, got, tc.want)
+		}
+		if _, err := s.Execute(ctxT(t), p.Bind(tc.values...)); err != nil {
+			t.Errorf("%s: %v", tc.cql, err)
+		}
 	}
 }
