@@ -460,3 +460,41 @@ func TestProtocolV3PartitionKeyFromSchema(t *testing.T) {
 		}
 	}
 }
+
+// At v3 the key indexes found from the schema survive a re-prepare: with PrepareOnOneNode the
+// other nodes answer UNPREPARED, the statement is prepared again on them (whose PREPARED
+// result has no indexes either), and every key still goes to its replica.
+func TestProtocolV3KeyIndexesSurviveReprepare(t *testing.T) {
+	var reprepares atomic.Int32
+	s := simSession(t, cqlsim.Options{Nodes: 3, MaxProtocolVersion: 3}, func(c *native.Config) {
+		c.ProtocolVersion = 3
+		c.PrepareOnOneNode = true
+		c.Observer = func(_ context.Context, a native.Attempt) {
+			if a.Reprepare {
+				reprepares.Add(1)
+			}
+		}
+	})
+	mustExec(t, s, "CREATE KEYSPACE rp WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE rp.ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
+	time.Sleep(500 * time.Millisecond) // the driver learns the keyspace's replication from the event
+	ins := mustPrepare(t, s, "INSERT INTO rp.ck (c, b, a) VALUES (?, ?, ?)")
+	owner := ownerOf(t, s)
+	for k := range 30 {
+		b := "r" + strconv.Itoa(k)
+		res, err := s.Execute(ctxT(t), ins.Bind(0, b, k))
+		if err != nil {
+			t.Fatalf("insert (%d, %q): %v", k, b, err)
+		}
+		rk, _ := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
+		if o := owner(rk); res.Host() != o {
+			t.Errorf("key (%d, %q) went to %s after %d re-prepares, its replica is %s", k, b, res.Host(), reprepares.Load(), o)
+		}
+	}
+	if reprepares.Load() == 0 {
+		t.Error("no re-prepare happened: the test did not exercise it")
+	}
+	if pk := ins.PartitionKeyIndexes(); !slices.Equal(pk, []int{2, 1}) {
+		t.Errorf("PartitionKeyIndexes after re-prepares = %v, want [2 1]", pk)
+	}
+}
