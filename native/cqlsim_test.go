@@ -52,6 +52,31 @@ func ownerOf(t *testing.T, s *native.Session) func(routingKey []byte) string {
 	return func(routingKey []byte) string { return hosts[rg.Owner(ring.Token(routingKey))].Addr }
 }
 
+// routeCompositeKeys executes ins, an "INSERT INTO <table> (c, b, a)" of a table whose partition
+// key is (a int, b text), for n keys, reports (as what) each key that did not reach the node
+// owning its token, and returns how many keys each node served.
+func routeCompositeKeys(t *testing.T, s *native.Session, ins *native.Prepared, n int, what string) map[string]int {
+	t.Helper()
+	owner := ownerOf(t, s)
+	perHost := map[string]int{}
+	for k := range n {
+		b := "k" + strconv.Itoa(k*7919)
+		res, err := s.Execute(ctxT(t), ins.Bind(1, b, k))
+		if err != nil {
+			t.Fatalf("%s (%d, %q): %v", what, k, b, err)
+		}
+		rk, ok := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
+		if !ok {
+			t.Fatalf("no routing key for (%d, %q)", k, b)
+		}
+		if o := owner(rk); res.Host() != o {
+			t.Errorf("%s (%d, %q) went to %s, its replica is %s", what, k, b, res.Host(), o)
+		}
+		perHost[res.Host()]++
+	}
+	return perHost
+}
+
 // On a three-node cluster, token-aware routing sends each prepared statement to the node
 // that owns its partition (replication factor 1: exactly one replica).
 func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
@@ -92,22 +117,7 @@ func TestTokenAwareRoutingOnThreeNodes(t *testing.T) {
 	mustExec(t, s, "CREATE TABLE r.ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
 	time.Sleep(500 * time.Millisecond)
 	insCK := mustPrepare(t, s, "INSERT INTO r.ck (c, b, a) VALUES (?, ?, ?)")
-	perHost = map[string]int{}
-	for k := range 60 {
-		b := "k" + strconv.Itoa(k*7919)
-		res, err := s.Execute(ctxT(t), insCK.Bind(1, b, k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rk, ok := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
-		if !ok {
-			t.Fatalf("no routing key for (%d, %q)", k, b)
-		}
-		if o := owner(rk); res.Host() != o {
-			t.Errorf("composite key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), o)
-		}
-		perHost[res.Host()]++
-	}
+	perHost = routeCompositeKeys(t, s, insCK, 60, "composite key")
 	if len(perHost) != 3 {
 		t.Errorf("60 composite keys reached %d nodes: %v", len(perHost), perHost)
 	}

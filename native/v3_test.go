@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
-	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 )
 
 // frameLog records the version byte of every frame the driver writes, parsing the bytes
@@ -109,7 +107,6 @@ func TestProtocolV3Statements(t *testing.T) {
 	if pk := ins.PartitionKeyIndexes(); !slices.Equal(pk, []int{0}) {
 		t.Errorf("PartitionKeyIndexes at v3 = %v, want [0] (from the schema)", pk)
 	}
-	owner := ownerOf(t, s)
 	for c := 1; c <= 9; c++ {
 		if _, err := s.Execute(ctx, ins.Bind(1, c, "prepared")); err != nil {
 			t.Fatalf("prepared insert %d: %v", c, err)
@@ -122,19 +119,7 @@ func TestProtocolV3Statements(t *testing.T) {
 	if pk := insCK.PartitionKeyIndexes(); !slices.Equal(pk, []int{2, 1}) {
 		t.Errorf("PartitionKeyIndexes of a composite key at v3 = %v, want [2 1]", pk)
 	}
-	perHost := map[string]int{}
-	for k := range 30 {
-		b := "k" + strconv.Itoa(k)
-		res, err := s.Execute(ctx, insCK.Bind(0, b, k))
-		if err != nil {
-			t.Fatalf("prepared insert (%d, %q): %v", k, b, err)
-		}
-		rk, _ := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
-		if o := owner(rk); res.Host() != o {
-			t.Errorf("v3: key (%d, %q) went to %s, its replica is %s", k, b, res.Host(), o)
-		}
-		perHost[res.Host()]++
-	}
+	perHost := routeCompositeKeys(t, s, insCK, 30, "v3: key")
 	if len(perHost) != 3 {
 		t.Errorf("v3: 30 keys reached %d nodes: %v", len(perHost), perHost)
 	}
@@ -479,18 +464,7 @@ func TestProtocolV3KeyIndexesSurviveReprepare(t *testing.T) {
 	mustExec(t, s, "CREATE TABLE rp.ck (a int, b text, c int, PRIMARY KEY ((a, b), c))")
 	time.Sleep(500 * time.Millisecond) // the driver learns the keyspace's replication from the event
 	ins := mustPrepare(t, s, "INSERT INTO rp.ck (c, b, a) VALUES (?, ?, ?)")
-	owner := ownerOf(t, s)
-	for k := range 30 {
-		b := "r" + strconv.Itoa(k)
-		res, err := s.Execute(ctxT(t), ins.Bind(0, b, k))
-		if err != nil {
-			t.Fatalf("insert (%d, %q): %v", k, b, err)
-		}
-		rk, _ := ring.AppendRoutingKey(nil, binary.BigEndian.AppendUint32(nil, uint32(k)), []byte(b))
-		if o := owner(rk); res.Host() != o {
-			t.Errorf("key (%d, %q) went to %s after %d re-prepares, its replica is %s", k, b, res.Host(), reprepares.Load(), o)
-		}
-	}
+	routeCompositeKeys(t, s, ins, 30, "key after re-prepares")
 	if reprepares.Load() == 0 {
 		t.Error("no re-prepare happened: the test did not exercise it")
 	}
