@@ -46,14 +46,15 @@
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
 // including transparent re-prepares. Whatever the policy, a request that was not sent (its
 // node's connections were down, or the server had closed an idle connection, which a request
-// checks before writing to it, on plain TCP connections on Linux) goes to the next node of its
-// plan: a node going down fails only the requests that were in flight on it, and a node that
-// leaves the topology (decommissioned, or rejected by Config.HostFilter) none: it gets no new
-// request, and its connections close once the requests in flight on them are answered. A
-// node's pool reconnects in the background (100 ms between failed attempts, doubling to 10 s,
-// and at once when the control connection sees the node back); the control connection itself
-// is retried at least every second, so after a whole cluster was down a session serves queries
-// again within about a second of its return.
+// checks before writing to it, on plain TCP connections on Linux; or the connection's write
+// failed before reaching the request's frame) goes to the next node of its plan: a node going
+// down fails only the requests that were in flight on it, and a node that leaves the topology
+// (decommissioned, or rejected by Config.HostFilter) none: it gets no new request, and its
+// connections close once the requests in flight on them are answered. A node's pool
+// reconnects in the background (100 ms between failed attempts, doubling to 10 s, and at once
+// when the control connection sees the node back); the control connection itself is retried
+// at least every second, so after a whole cluster was down a session serves queries again
+// within about a second of its return.
 //
 // # Asynchronous requests
 //

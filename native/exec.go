@@ -697,6 +697,11 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		if errors.As(err, &er) {
 			return nil, serverError(er, c.Addr(), c)
 		}
+		if errors.Is(err, conn.ErrNotSent) {
+			// The connection failed before the request was written: it can go to the next
+			// node whatever its idempotence, as when Start finds the connection closed.
+			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
+		}
 		return nil, fmt.Errorf("%w: %s during %q: %w", ErrConnClosed, c.Addr(), abbreviate(info.what), err)
 	}
 	res, err := s.buildResult(resp, info, c.Addr())

@@ -2,12 +2,15 @@ package scenarios
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // serverFrameScenarios cover frames a server sends outside the request they concern. Such a
@@ -21,40 +24,105 @@ func serverFrameScenarios() []Scenario {
 			// the INSERT waits for its context's second; the shim closes the connection and
 			// the INSERT fails at once with ErrConnectionClosed (docs/deviations.md G43). The
 			// next statement works in both.
-			sim, err := cqlsim.Start(cqlsim.Options{})
-			if err != nil {
-				e.R.Record("start cqlsim", err)
+			sim, s := ownSimSession(e, 1, "uf", nil)
+			if s == nil {
 				return
 			}
 			defer sim.Close()
-			c := gocql.NewCluster(sim.Addrs()...)
-			c.Consistency = gocql.One
-			c.ProtoVersion = 4
-			s, err := c.CreateSession()
-			e.R.Record("create session", err)
-			if err != nil {
-				return
-			}
 			defer s.Close()
-			for _, stmt := range []string{
-				"CREATE KEYSPACE uf WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
-				"CREATE TABLE uf.t (k int PRIMARY KEY, v int)",
-			} {
-				if err := s.Query(stmt).WithContext(e.Ctx).Exec(); err != nil {
-					e.R.Record("setup "+stmt, err)
-					return
-				}
-			}
 			e.R.Record("inject", sim.InjectFault(0, cqlsim.Fault{Match: "INSERT INTO uf.t", Times: 1, Unsolicited: true,
 				Error: &message.ServerError{ErrorMessage: "the node reports a failure of the connection"}}))
 			ctx, cancel := context.WithTimeout(e.Ctx, time.Second)
 			defer cancel()
 			start := time.Now()
-			err = s.Query("INSERT INTO uf.t (k, v) VALUES (1, 1)").WithContext(ctx).Exec()
+			err := s.Query("INSERT INTO uf.t (k, v) VALUES (1, 1)").WithContext(ctx).Exec()
 			e.R.Record("insert", err, "waited for the context", time.Since(start) >= 900*time.Millisecond)
 			e.R.Record("next insert", s.Query("INSERT INTO uf.t (k, v) VALUES (2, 2)").WithContext(e.Ctx).Exec())
 			var v int
 			e.R.Record("read", s.Query("SELECT v FROM uf.t WHERE k = 2").WithContext(e.Ctx).Scan(&v), v)
 		}},
+		{"session/write_failed_before_sending", func(e *Env) {
+			// On two nodes, with one connection each, the connection to the second node
+			// fails its next write before a byte is written (as a write to a connection the
+			// server has reset does), while a non-idempotent INSERT, without retry policy,
+			// is being sent on it. gocql v1.7.0 fails the INSERT with the write's error; the
+			// shim, knowing it was not sent, sends it to the first node, where it succeeds
+			// (docs/deviations.md G44). Both sessions work on afterwards.
+			var d *cqltest.WriteBreaker
+			sim, s := ownSimSession(e, 2, "wf", func(c *gocql.ClusterConfig, sim *cqlsim.Cluster) {
+				d = &cqltest.WriteBreaker{Addr: sim.Addrs()[1]}
+				c.NumConns = 1
+				c.Dialer = d
+			})
+			if s == nil {
+				return
+			}
+			defer sim.Close()
+			defer s.Close()
+			// Both nodes serve (the shim learns of the second one from its topology).
+			second := false
+			for deadline := time.Now().Add(10 * time.Second); !second && time.Now().Before(deadline); {
+				iter := s.Query("SELECT key FROM system.local").WithContext(e.Ctx).Iter()
+				second = iter.Host() != nil && net.JoinHostPort(iter.Host().ConnectAddress().String(), strconv.Itoa(sim.Port())) == d.Addr
+				_ = iter.Close()
+			}
+			e.R.Record("second node serving", nil, second)
+			if !second {
+				return
+			}
+			var broken error
+			hit := false
+			for k := 0; k < 40 && !hit; k++ {
+				d.Armed.Store(true)
+				err := s.Query("INSERT INTO wf.t (k, v) VALUES (?, ?)", k, k).WithContext(e.Ctx).Exec()
+				if hit = d.Broken.Load() > 0; hit {
+					broken = err
+				} else if err != nil {
+					e.R.Record("insert", err, k)
+					return
+				}
+			}
+			d.Armed.Store(false)
+			e.R.Record("the insert whose write failed", broken, hit)
+			e.R.Record("next insert", s.Query("INSERT INTO wf.t (k, v) VALUES (100, 100)").WithContext(e.Ctx).Exec())
+		}},
 	}
+}
+
+// ownSimSession starts a cqlsim cluster of the given number of nodes for a scenario of its
+// own, connects a session to it (protocol v4, consistency ONE, configure applied when not
+// nil) and creates the keyspace ks and its table t (k int PRIMARY KEY, v int). It records the
+// session's creation and any failure; on failure it closes what it started and returns a nil
+// session.
+func ownSimSession(e *Env, nodes int, ks string, configure func(*gocql.ClusterConfig, *cqlsim.Cluster)) (*cqlsim.Cluster, *gocql.Session) {
+	sim, err := cqlsim.Start(cqlsim.Options{Nodes: nodes})
+	if err != nil {
+		e.R.Record("start cqlsim", err)
+		return nil, nil
+	}
+	c := gocql.NewCluster(sim.Addrs()[0])
+	c.Port = sim.Port()
+	c.Consistency = gocql.One
+	c.ProtoVersion = 4
+	if configure != nil {
+		configure(c, sim)
+	}
+	s, err := c.CreateSession()
+	e.R.Record("create session", err)
+	if err != nil {
+		sim.Close()
+		return nil, nil
+	}
+	for _, stmt := range []string{
+		"CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE " + ks + ".t (k int PRIMARY KEY, v int)",
+	} {
+		if err := s.Query(stmt).WithContext(e.Ctx).Exec(); err != nil {
+			e.R.Record("setup "+stmt, err)
+			s.Close()
+			sim.Close()
+			return nil, nil
+		}
+	}
+	return sim, s
 }

@@ -93,6 +93,10 @@ type Conn struct {
 	streams chan int16 // free stream ids
 	slots   []atomic.Pointer[Call]
 	writeCh chan *[]byte
+	// batch lists the frames of the writer's current write, by their offset in it: when the
+	// write fails, those it did not reach were not sent (see failWrite). The writer
+	// goroutine's alone.
+	batch []queuedFrame
 	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
 	// own frame (see Start), so frames never interleave.
 	wmu    sync.Mutex
@@ -318,7 +322,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// meanwhile (a node going down): only this check sees it. The request is not sent, so
 		// its caller may send it to another node whatever its idempotence.
 		c.fail(ErrClosedByServer)
-		return nil, fmt.Errorf("%w (the request was not sent)", c.err)
+		return nil, &NotSentError{Err: c.err}
 	}
 	f := proto.GetBuffer(512)
 	*f, err = proto.AppendFrame((*f)[:0], c.version, stream, req, c.comp)
@@ -356,7 +360,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 			if n == 0 && c.slots[stream].CompareAndSwap(call, nil) {
 				// Not a byte of the request was sent: the caller may send it elsewhere.
 				call.recycle(false)
-				return nil, c.err
+				return nil, &NotSentError{Err: c.err}
 			}
 			// Part of it was sent, or the sweep claimed the call first: it completes with
 			// the connection's error, as a request in flight.

@@ -19,6 +19,12 @@ var ErrClosedByClient = errors.New("closed by the client")
 // until then, closed by the server (that request is not sent: Start returns the error).
 var ErrClosedByServer = errors.New("the server closed the connection while it was idle")
 
+// ErrNotSent is matched (errors.Is) by the error of a request that never left the client: its
+// connection failed before the request's frame was written (Start's error, or a Call's when
+// the write carrying it, or an earlier one, failed). Such a request may go to another node
+// whatever its idempotence. The error is a *NotSentError, which also matches ErrConnClosed.
+var ErrNotSent = errors.New("the request was not sent")
+
 // ErrHeartbeat is the cause of a ClosedError when a heartbeat went unanswered.
 var ErrHeartbeat = errors.New("heartbeat failed")
 
@@ -38,6 +44,22 @@ func (e *ClosedError) Is(target error) bool { return target == ErrConnClosed }
 
 // Unwrap returns the cause.
 func (e *ClosedError) Unwrap() error { return e.Cause }
+
+// NotSentError is the error of a request that was not sent because its connection failed
+// first (see ErrNotSent).
+type NotSentError struct {
+	// Err is the connection's error, a *ClosedError.
+	Err error
+}
+
+// Error is the connection's error, saying that the request was not sent.
+func (e *NotSentError) Error() string { return e.Err.Error() + " (the request was not sent)" }
+
+// Is reports whether target is ErrNotSent.
+func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
+
+// Unwrap returns the connection's error.
+func (e *NotSentError) Unwrap() error { return e.Err }
 
 // DialError reports a failure to establish a connection: the address and the step that failed
 // ("connect", "tls handshake", "OPTIONS", "STARTUP", "authentication", "USE").

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -52,8 +53,8 @@ func (c *Conn) writeLoop() {
 		// The write lock is taken before gathering: while another Write is in progress
 		// (a caller writing its own frame), frames keep queuing and this Write takes them all.
 		c.wmu.Lock()
-		buf = append(buf[:0], *f...)
-		proto.PutBuffer(f)
+		c.batch = c.batch[:0]
+		buf = c.appendFrame(buf[:0], f)
 		// Other requests in flight, or a burst (see reader.go): their callers, readied by the
 		// reader, are likely about to queue frames. Yielding lets them run first, so that one write carries them all; the
 		// writer yields again as long as a yield brought new frames. This trades no timer and
@@ -69,10 +70,10 @@ func (c *Conn) writeLoop() {
 		} else {
 			buf = c.gather(buf)
 		}
-		_, err := c.w.Write(buf)
+		n, err := c.w.Write(buf)
 		c.wmu.Unlock()
 		if err != nil {
-			c.fail(fmt.Errorf("writing: %w", err))
+			c.failWrite(err, n)
 			return
 		}
 		if cap(buf) > writeBufferKeep {
@@ -87,13 +88,67 @@ func (c *Conn) gather(buf []byte) []byte {
 	for len(buf) < writeBatchLimit {
 		select {
 		case f := <-c.writeCh:
-			buf = append(buf, *f...)
-			proto.PutBuffer(f)
+			buf = c.appendFrame(buf, f)
 		default:
 			return buf
 		}
 	}
 	return buf
+}
+
+// queuedFrame is a frame of the writer's current write: its offset in the write and its
+// stream id.
+type queuedFrame struct {
+	start  int
+	stream int16
+}
+
+// appendFrame appends the frame f to the writer's buffer, records it in c.batch and gives f
+// back to the pool.
+func (c *Conn) appendFrame(buf []byte, f *[]byte) []byte {
+	c.batch = append(c.batch, queuedFrame{start: len(buf), stream: frameStream(*f)})
+	buf = append(buf, *f...)
+	proto.PutBuffer(f)
+	return buf
+}
+
+// frameStream returns the stream id of an encoded request frame (protocol v3 and later: the
+// header's bytes 2 and 3).
+func frameStream(f []byte) int16 { return int16(binary.BigEndian.Uint16(f[2:4])) }
+
+// failWrite closes the connection after the writer's write failed with err, having written
+// the first n bytes of the batch. The requests whose frames start at n or later, and those
+// still queued for the writer, were not sent: they are claimed before the connection fails
+// (so the sweep cannot take them for requests in flight) and completed with a *NotSentError,
+// so that their callers may send them elsewhere. A frame written in part counts as sent.
+func (c *Conn) failWrite(err error, n int) {
+	var unsent []*Call
+	claim := func(stream int16) {
+		if stream < 0 || int(stream) >= len(c.slots) {
+			return
+		}
+		if call := c.slots[stream].Swap(nil); call != nil && call != interruptedSlot {
+			unsent = append(unsent, call)
+		}
+	}
+	for _, f := range c.batch {
+		if f.start >= n {
+			claim(f.stream)
+		}
+	}
+	for queued := true; queued; {
+		select {
+		case f := <-c.writeCh:
+			claim(frameStream(*f))
+			proto.PutBuffer(f)
+		default:
+			queued = false
+		}
+	}
+	c.fail(fmt.Errorf("writing: %w", err))
+	for _, call := range unsent {
+		call.deliver(proto.Header{}, nil, &NotSentError{Err: c.err})
+	}
 }
 
 func readError(err error) error {

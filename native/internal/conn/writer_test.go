@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"testing"
@@ -46,6 +47,36 @@ func countFrames(b []byte) int {
 	return n
 }
 
+// dialWrapped dials the fake server through a Dialer that wraps the TCP connection with wrap.
+func dialWrapped(t *testing.T, s *fakeServer, wrap func(net.Conn) net.Conn) *Conn {
+	t.Helper()
+	return dialFake(t, s, Config{Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(nc), nil
+	}})
+}
+
+// started is the outcome of Start in startAsync.
+type started struct {
+	call *Call
+	err  error
+}
+
+// startAsync runs Start for the query q in a goroutine of its own, as a caller that Start's
+// direct write may hold.
+func startAsync(c *Conn, q string) <-chan started {
+	done := make(chan started, 1)
+	go func() {
+		call, err := c.Start(context.Background(), query(q))
+		done <- started{call, err}
+	}()
+	return done
+}
+
 // TestWriterBatchesQueuedFrames checks the writer's coalescing: while one Write is in
 // progress, requests queue up, and the next Write carries all of them at once. The first
 // request, alone in flight, is written by its caller (Start's direct write), so it is started
@@ -55,29 +86,16 @@ func TestWriterBatchesQueuedFrames(t *testing.T) {
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
 	})
 	var gc *gatedConn
-	c := dialFake(t, s, Config{Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		nc, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
+	c := dialWrapped(t, s, func(nc net.Conn) net.Conn {
 		gc = &gatedConn{Conn: nc}
-		return gc, nil
-	}})
+		return gc
+	})
 	gc.mu.Lock()
 	handshakeWrites := len(gc.writes)
 	gc.armed, gc.entered, gc.release = true, make(chan struct{}), make(chan struct{})
 	gc.mu.Unlock()
 
-	type started struct {
-		call *Call
-		err  error
-	}
-	firstDone := make(chan started, 1)
-	go func() {
-		call, err := c.Start(context.Background(), query("first"))
-		firstDone <- started{call, err}
-	}()
+	firstDone := startAsync(c, "first")
 	<-gc.entered // a Write with the first frame is in progress
 	const queued = 50
 	var calls []*Call
@@ -105,5 +123,108 @@ func TestWriterBatchesQueuedFrames(t *testing.T) {
 	gc.mu.Unlock()
 	if len(writes) != 2 || writes[0] != 1 || writes[1] != queued {
 		t.Errorf("frames per Write after the handshake = %v, want [1 %d]", writes, queued)
+	}
+}
+
+// scriptedConn runs each Write through the next step queued for it (none: the write goes
+// through). A step waits for its gate, when it has one, after saying so on entered; then it
+// writes the first frame of the write and failBytes more bytes and fails, when failBytes is
+// not negative.
+type scriptedConn struct {
+	net.Conn
+	mu    sync.Mutex
+	steps []writeStep
+}
+
+type writeStep struct {
+	entered, gate chan struct{}
+	failBytes     int
+}
+
+var errInjectedWrite = errors.New("injected write failure")
+
+func (sc *scriptedConn) Write(b []byte) (int, error) {
+	sc.mu.Lock()
+	var st *writeStep
+	if len(sc.steps) > 0 {
+		st = &sc.steps[0]
+		sc.steps = sc.steps[1:]
+	}
+	sc.mu.Unlock()
+	if st == nil {
+		return sc.Conn.Write(b)
+	}
+	if st.gate != nil {
+		close(st.entered)
+		<-st.gate
+	}
+	if st.failBytes < 0 {
+		return sc.Conn.Write(b)
+	}
+	h, err := proto.ParseHeader(b, 0)
+	if err != nil {
+		return 0, err
+	}
+	n, err := sc.Conn.Write(b[:proto.HeaderSize+h.Length+st.failBytes])
+	if err != nil {
+		return n, err
+	}
+	return n, errInjectedWrite
+}
+
+// When the writer's write fails, the requests it did not reach, and those still queued for
+// it, complete with ErrNotSent (their callers may send them elsewhere whatever their
+// idempotence), while those written, in whole or in part, and those written before complete
+// with the connection's error alone: their outcome is unknown.
+func TestFailedWriteCompletesUnsentCallsWithErrNotSent(t *testing.T) {
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {}) // answers no query
+	var sc *scriptedConn
+	c := dialWrapped(t, s, func(nc net.Conn) net.Conn {
+		sc = &scriptedConn{Conn: nc}
+		return sc
+	})
+	// The first request, alone in flight, is written by its caller, held in that Write while
+	// three more queue for the writer goroutine. The writer's write of those three (one
+	// whole, one byte of the next) is held while a fifth queues, then fails.
+	first := writeStep{entered: make(chan struct{}), gate: make(chan struct{}), failBytes: -1}
+	batch := writeStep{entered: make(chan struct{}), gate: make(chan struct{}), failBytes: 1}
+	sc.mu.Lock()
+	sc.steps = []writeStep{first, batch}
+	sc.mu.Unlock()
+
+	firstDone := startAsync(c, "first")
+	<-first.entered
+	var calls []*Call
+	start := func(q string) {
+		t.Helper()
+		call, err := c.Start(context.Background(), query(q))
+		if err != nil {
+			t.Fatalf("Start %s: %v", q, err)
+		}
+		calls = append(calls, call)
+	}
+	start("whole")
+	start("part")
+	start("unreached")
+	close(first.gate)
+	<-batch.entered
+	start("queued")
+	close(batch.gate)
+	f := <-firstDone
+	if f.err != nil {
+		t.Fatal(f.err)
+	}
+	calls = append([]*Call{f.call}, calls...)
+
+	for i, name := range []string{"first", "whole", "part", "unreached", "queued"} {
+		_, err := calls[i].Response()
+		calls[i].Release()
+		wantNotSent := name == "unreached" || name == "queued"
+		if !errors.Is(err, ErrConnClosed) || errors.Is(err, ErrNotSent) != wantNotSent {
+			t.Errorf("%s: %v; want the connection's error, matching ErrNotSent: %v", name, err, wantNotSent)
+		}
+		if wantNotSent && !errors.Is(err, errInjectedWrite) {
+			t.Errorf("%s: %v; want the write's error in it", name, err)
+		}
 	}
 }
