@@ -123,29 +123,46 @@ func frameStream(f []byte) int16 { return int16(binary.BigEndian.Uint16(f[2:4]))
 // so that their callers may send them elsewhere. A frame written in part counts as sent.
 func (c *Conn) failWrite(err error, n int) {
 	var unsent []*Call
-	claim := func(stream int16) {
-		if stream < 0 || int(stream) >= len(c.slots) {
-			return
-		}
-		if call := c.slots[stream].Swap(nil); call != nil && call != interruptedSlot {
-			unsent = append(unsent, call)
-		}
-	}
 	for _, f := range c.batch {
 		if f.start >= n {
-			claim(f.stream)
+			unsent = c.claimUnsent(unsent, f.stream)
 		}
 	}
-	for queued := true; queued; {
+	unsent = c.drainQueued(unsent)
+	c.fail(fmt.Errorf("writing: %w", err))
+	c.completeUnsent(unsent)
+}
+
+// drainQueued takes the frames still queued for the writer, which no write carried, and
+// appends their calls to unsent (see claimUnsent).
+func (c *Conn) drainQueued(unsent []*Call) []*Call {
+	for {
 		select {
 		case f := <-c.writeCh:
-			claim(frameStream(*f))
+			unsent = c.claimUnsent(unsent, frameStream(*f))
 			proto.PutBuffer(f)
 		default:
-			queued = false
+			return unsent
 		}
 	}
-	c.fail(fmt.Errorf("writing: %w", err))
+}
+
+// claimUnsent claims the call waiting on stream, whose frame was not sent, and appends it to
+// unsent, to be completed by completeUnsent; it does nothing when the call completed already
+// (the reader, the sweep or Interrupt claimed it).
+func (c *Conn) claimUnsent(unsent []*Call, stream int16) []*Call {
+	if stream < 0 || int(stream) >= len(c.slots) {
+		return unsent
+	}
+	if call := c.slots[stream].Swap(nil); call != nil && call != interruptedSlot {
+		unsent = append(unsent, call)
+	}
+	return unsent
+}
+
+// completeUnsent completes calls claimed by claimUnsent with a *NotSentError wrapping the
+// connection's error; the connection has failed.
+func (c *Conn) completeUnsent(unsent []*Call) {
 	for _, call := range unsent {
 		call.deliver(proto.Header{}, nil, &NotSentError{Err: c.err})
 	}

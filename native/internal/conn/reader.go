@@ -206,10 +206,12 @@ func (c *Conn) failRead(err error) {
 	c.sweep()
 }
 
-// sweep completes every pending call with the connection's error. It runs after done is
-// closed, so no new call can take a slot without seeing done (see Start); it may run more
-// than once, and each call is completed exactly once.
+// sweep completes every pending call with the connection's error: with a *NotSentError for
+// those whose frames are still queued for the writer (no write carried them), as requests in
+// flight for the others. It runs after done is closed, so no new call can take a slot without
+// seeing done (see Start); it may run more than once, and each call is completed exactly once.
 func (c *Conn) sweep() {
+	c.completeUnsent(c.drainQueued(nil))
 	for i := range c.slots {
 		if call := c.slots[i].Swap(nil); call != nil && call != interruptedSlot {
 			call.deliver(proto.Header{}, nil, c.err)

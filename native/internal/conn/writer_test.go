@@ -228,3 +228,54 @@ func TestFailedWriteCompletesUnsentCallsWithErrNotSent(t *testing.T) {
 		}
 	}
 }
+
+// When the connection fails while requests are still queued for the writer (here: the server
+// closes it while the writer's write is held), those requests complete with ErrNotSent; one
+// the server had read keeps the connection's error alone.
+func TestConnectionFailureCompletesQueuedCallsWithErrNotSent(t *testing.T) {
+	held := make(chan *fakeConn, 1)
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		if queryText(body) == "hold" {
+			held <- fc // no answer
+		}
+	})
+	var sc *scriptedConn
+	c := dialWrapped(t, s, func(nc net.Conn) net.Conn {
+		sc = &scriptedConn{Conn: nc}
+		return sc
+	})
+	hold, err := c.Start(context.Background(), query("hold"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := <-held // the server has read it
+	// The next write, the writer's (two requests are in flight), is held while another
+	// request queues behind it; then the server closes the connection.
+	step := writeStep{entered: make(chan struct{}), gate: make(chan struct{}), failBytes: -1}
+	sc.mu.Lock()
+	sc.steps = []writeStep{step}
+	sc.mu.Unlock()
+	inWrite, err := c.Start(context.Background(), query("in the held write"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-step.entered
+	queued, err := c.Start(context.Background(), query("queued"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.close()
+	_, qerr := queued.Response()
+	_, herr := hold.Response()
+	close(step.gate)
+	_, _ = inWrite.Response() // sent or not, depending on who claims it first: either is right
+	for _, call := range []*Call{hold, inWrite, queued} {
+		call.Release()
+	}
+	if !errors.Is(qerr, ErrConnClosed) || !errors.Is(qerr, ErrNotSent) {
+		t.Errorf("the request still queued: %v; want the connection's error, matching ErrNotSent", qerr)
+	}
+	if !errors.Is(herr, ErrConnClosed) || errors.Is(herr, ErrNotSent) {
+		t.Errorf("the request the server read: %v; want the connection's error, not matching ErrNotSent", herr)
+	}
+}
