@@ -306,7 +306,8 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 // a lone response (no burst of callers is about to send), Start writes it itself, which cannot
 // block since the server has read everything sent before. It waits only for a free stream id
 // (respecting ctx), never for the network. The returned Call completes when the response
-// arrives or the connection fails; call Release when done with it.
+// arrives or the connection fails; call Release when done with it. When Start returns an error,
+// nothing was sent.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	select {
 	case <-c.done:
@@ -342,7 +343,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		proto.PutBuffer(f)
 		if c.slots[stream].CompareAndSwap(call, nil) {
 			call.recycle(false)
-			return nil, c.err
+			return nil, &NotSentError{Err: c.err}
 		}
 		// The sweep claimed the call and completes it with the connection's error.
 		return call, nil
@@ -375,8 +376,13 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	select {
 	case c.writeCh <- f:
 	case <-c.done:
-		// Closed after the check above: the sweep completes the call.
+		// Closed after the check above, and the frame was not queued: nothing was sent.
 		proto.PutBuffer(f)
+		if c.slots[stream].CompareAndSwap(call, nil) {
+			call.recycle(false)
+			return nil, &NotSentError{Err: c.err}
+		}
+		// The sweep claimed the call and completes it with the connection's error.
 	}
 	return call, nil
 }

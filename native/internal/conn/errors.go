@@ -19,10 +19,12 @@ var ErrClosedByClient = errors.New("closed by the client")
 // until then, closed by the server (that request is not sent: Start returns the error).
 var ErrClosedByServer = errors.New("the server closed the connection while it was idle")
 
-// ErrNotSent is matched (errors.Is) by the error of a request that never left the client: its
-// connection failed before the request's frame was written (Start's error, or a Call's when
-// the write carrying it, or an earlier one, failed). Such a request may go to another node
-// whatever its idempotence. The error is a *NotSentError, which also matches ErrConnClosed.
+// ErrNotSent is matched (errors.Is) by the error of a Call whose request never left the client:
+// the connection failed before the request's frame was written (a failed write that did not
+// reach it, or a failure while it was queued for the writer). Such a request may go to another
+// node whatever its idempotence. The error is a *NotSentError, which also matches
+// ErrConnClosed. (Start's errors all mean that nothing was sent; those of a failed connection
+// match ErrNotSent too.)
 var ErrNotSent = errors.New("the request was not sent")
 
 // ErrHeartbeat is the cause of a ClosedError when a heartbeat went unanswered.
