@@ -1,7 +1,6 @@
 package native_test
 
 import (
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -148,39 +148,22 @@ func TestReviewCloseDuringChurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				s.Execute(ctxT(t), native.Query("SELECT * FROM system.local"))
-			}
-		}()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			n := i % 3
-			cl.StopNode(n)
-			time.Sleep(time.Duration(i%7) * time.Millisecond)
-			cl.StartNode(n)
-		}
-	}()
+	ctx := ctxT(t)
+	queries := cqltest.RunWorkers(8, stop, func(int, int) bool {
+		s.Execute(ctx, native.Query("SELECT * FROM system.local"))
+		return true
+	})
+	churn := cqltest.RunWorkers(1, stop, func(_, i int) bool {
+		n := i % 3
+		cl.StopNode(n)
+		time.Sleep(time.Duration(i%7) * time.Millisecond)
+		cl.StartNode(n)
+		return true
+	})
 	time.Sleep(300 * time.Millisecond)
 	s.Close()
 	close(stop)
-	wg.Wait()
+	queries.Wait()
+	churn.Wait()
 	cl.Close()
 }

@@ -34,37 +34,26 @@ func RollingRestarts(tb testing.TB, cl *cqlsim.Cluster, workers int, op func(wor
 		named     bool // op named a node
 		restarted = make(chan struct{})
 		stop      = make(chan struct{})
-		wg        sync.WaitGroup
 	)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				host, err := op(w, i)
-				mu.Lock()
-				if err != nil {
-					failed = append(failed, fmt.Sprintf("goroutine %d, operation %d: %v", w, i, err))
-				} else {
-					ok++
-					if host != "" {
-						named = true
-						select {
-						case <-restarted:
-							served[host]++
-						default:
-						}
-					}
-				}
-				mu.Unlock()
+	wg := RunWorkers(workers, stop, func(w, i int) bool {
+		host, err := op(w, i)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("goroutine %d, operation %d: %v", w, i, err))
+			return true
+		}
+		ok++
+		if host != "" {
+			named = true
+			select {
+			case <-restarted:
+				served[host]++
+			default:
 			}
-		}()
-	}
+		}
+		return true
+	})
 	finish := func() {
 		close(stop)
 		wg.Wait()

@@ -26,3 +26,26 @@ func Concurrently(tb testing.TB, n int, fn func(g int) error) {
 		tb.Fatalf("goroutine failed: %v", err)
 	}
 }
+
+// RunWorkers starts n goroutines, each calling step(w, i) for i = 0, 1, ... until stop is
+// closed or step returns false; wait on the returned WaitGroup for them to end.
+func RunWorkers(n int, stop <-chan struct{}, step func(w, i int) bool) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if !step(w, i) {
+					return
+				}
+			}
+		}()
+	}
+	return &wg
+}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
@@ -28,7 +29,7 @@ func TestStressCancelAndClose(t *testing.T) {
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	counts := map[string]int{}
-	wg := runWorkers(16, stop, func(w, i int) bool {
+	wg := cqltest.RunWorkers(16, stop, func(w, i int) bool {
 		var kind string
 		switch rand.IntN(3) {
 		case 0: // plain round trip
@@ -117,7 +118,7 @@ func TestStressInterrupt(t *testing.T) {
 	}()
 	var mu sync.Mutex
 	counts := map[string]int{}
-	wg := runWorkers(16, stop, func(w, i int) bool {
+	wg := cqltest.RunWorkers(16, stop, func(w, i int) bool {
 		text := fmt.Sprintf("w%d-%d", w, i)
 		call, err := c.Start(context.Background(), query(text))
 		if err != nil {
@@ -171,29 +172,6 @@ func TestStressInterrupt(t *testing.T) {
 	if c.Err() != nil {
 		t.Errorf("connection closed: %v", c.Err())
 	}
-}
-
-// runWorkers starts n goroutines, each calling step(w, i) for i = 0, 1, ... until stop is
-// closed or step returns false; wait on the returned WaitGroup for them to end.
-func runWorkers(n int, stop <-chan struct{}, step func(w, i int) bool) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if !step(w, i) {
-					return
-				}
-			}
-		}()
-	}
-	return &wg
 }
 
 func outcome(err error) string {
