@@ -7,7 +7,9 @@
 //
 // Per run it reports throughput, request latency (p50/p90/p99/p99.9/max from an HDR histogram),
 // with --rate the cycle latency measured from each operation's scheduled start (so a stalled
-// client cannot hide queueing: coordinated omission), client CPU per operation (getrusage of this
+// client cannot hide queueing: coordinated omission; on Linux workers wait for their starts on a
+// timerfd, which is punctual to tens of microseconds where Go timers can be a millisecond late,
+// --pacer timer selects Go timers), client CPU per operation (getrusage of this
 // process; with --sim the server runs as a separate process), allocations and bytes per operation
 // (runtime.MemStats Mallocs and TotalAlloc, as the testing package counts them), all per successful
 // operation, and errors by kind. --compare runs the drivers in turn, in interleaved

@@ -52,6 +52,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--hosts", "h:99999"}, "is not 1..65535"},
 		{[]string{"--hosts", " , "}, "--hosts: no address"},
 		{[]string{"--sim", "--op-context", "nope"}, `--op-context "nope": want cancellable or background`},
+		{[]string{"--sim", "--pacer", "nope"}, `--pacer "nope": want timerfd or timer`},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -74,6 +75,8 @@ func TestFlagsAccepted(t *testing.T) {
 		{[]string{"--sim", "--rate", "1e9"}, []string{"native"}},
 		{[]string{"--sim", "--op-context", "background"}, []string{"native"}},
 		{[]string{"--sim", "--op-context", "cancellable"}, []string{"native"}},
+		{[]string{"--sim", "--rate", "10", "--pacer", "timer"}, []string{"native"}},
+		{[]string{"--sim", "--rate", "10", "--pacer", "timerfd"}, []string{"native"}},
 	} {
 		o, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err != nil {

@@ -41,6 +41,9 @@ type runConfig struct {
 	// cancellable context: drivers can skip watching a context that cannot end, and an
 	// operation in flight when the window closes finishes instead of being cancelled.
 	BackgroundOps bool
+	// PortablePacer makes workers wait for their scheduled starts on Go timers even where a
+	// timerfd is available (see pacer; --pacer timer).
+	PortablePacer bool
 }
 
 // runResult is what one run (or several merged repetitions) measured.
@@ -364,12 +367,14 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		go func(w int) {
 			defer wg.Done()
 			st := &stats[w]
-			// One timer per worker, made before the window and reset for every wait: waiting
-			// allocates nothing that would count against the driver's allocs/op.
-			var timer *time.Timer
+			// One pacer per worker, made before the window and reused for every wait: waiting
+			// allocates nothing that would count against the driver's allocs/op. The end of
+			// the run (window closed, interrupted) ends its wait.
+			var pace *pacer
 			if interval > 0 {
-				timer = time.NewTimer(time.Hour)
-				timer.Stop()
+				pace = newPacer(cfg.PortablePacer)
+				defer pace.close()
+				defer context.AfterFunc(runCtx, pace.stop)()
 			}
 			for runCtx.Err() == nil && phase.Load() != phaseClosed {
 				n := seq.Add(1) - 1
@@ -386,11 +391,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 					if wait := scheduled - time.Since(start); wait > 0 {
 						// The wait ends early when the run ends (window closed, interrupted):
 						// a worker never outlives the run by more than an operation in flight.
-						timer.Reset(wait)
-						select {
-						case <-timer.C:
-						case <-runCtx.Done():
-							timer.Stop()
+						if pace.wait(wait) != nil {
 							return
 						}
 						if phase.Load() == phaseClosed {

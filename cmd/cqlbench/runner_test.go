@@ -61,19 +61,22 @@ func (l *opLog) started() []int64 {
 // run's start) may start in a short window, and the run returns when its window ends instead of
 // waiting for the workers' next scheduled starts, hours away. (Before the fix the workers slept
 // until then and the run hung: this test then fails by the test binary's -timeout.)
+// Both pacers (timerfd and Go timers) are run.
 func TestRateWaitEndsWithWindow(t *testing.T) {
-	var log opLog
-	d := &stubDriver{do: func(_ context.Context, _ int, n int64) error { log.add(n); return nil }}
-	res, err := run(context.Background(), d, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 8,
-		Duration: 50 * time.Millisecond, Rate: 1.0 / 3600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := log.started(); len(got) != 1 || got[0] != 0 {
-		t.Errorf("operations started: %v, want only [0]", got)
-	}
-	if !res.Rated {
-		t.Error("the result is not marked as rated")
+	for _, portable := range []bool{false, true} {
+		var log opLog
+		d := &stubDriver{do: func(_ context.Context, _ int, n int64) error { log.add(n); return nil }}
+		res, err := run(context.Background(), d, runConfig{Driver: "stub", Workload: wlReadPrepared, Concurrency: 8,
+			Duration: 50 * time.Millisecond, Rate: 1.0 / 3600, PortablePacer: portable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := log.started(); len(got) != 1 || got[0] != 0 {
+			t.Errorf("portable pacer %v: operations started: %v, want only [0]", portable, got)
+		}
+		if !res.Rated {
+			t.Errorf("portable pacer %v: the result is not marked as rated", portable)
+		}
 	}
 }
 
@@ -101,8 +104,9 @@ func TestRateWaitEndsOnInterrupt(t *testing.T) {
 	}
 }
 
-// waitForBlockedWorkers returns once n goroutines started by run are blocked (asleep or in a
-// select), as workers are while they wait for their operations' scheduled starts.
+// waitForBlockedWorkers returns once n goroutines started by run are blocked (asleep, in a
+// select, or waiting on the pacer's timerfd), as workers are while they wait for their
+// operations' scheduled starts.
 func waitForBlockedWorkers(n int) {
 	createdByRun := "created by " + runtime.FuncForPC(reflect.ValueOf(run).Pointer()).Name() + " in "
 	buf := make([]byte, 1<<20)
@@ -110,7 +114,7 @@ func waitForBlockedWorkers(n int) {
 		stacks := string(buf[:runtime.Stack(buf, true)])
 		blocked := 0
 		for _, g := range strings.Split(stacks, "\n\n") {
-			if (strings.Contains(g, " [sleep") || strings.Contains(g, " [select")) && strings.Contains(g, createdByRun) {
+			if (strings.Contains(g, " [sleep") || strings.Contains(g, " [select") || strings.Contains(g, " [IO wait")) && strings.Contains(g, createdByRun) {
 				blocked++
 			}
 		}
