@@ -21,8 +21,11 @@ var errPacerStopped = errors.New("pacer stopped")
 //
 // A pacer belongs to one worker; stop may be called from any goroutine.
 type pacer struct {
-	tfd      *timerFD    // nil: the timer below is used; set once, read by stop
-	tfdBroke bool        // the timerfd failed: the timer is used (wait's alone)
+	tfd      *timerFD // nil: the timer below is used; set once, read by stop
+	tfdBroke bool     // the timerfd failed: the timer is used (wait's alone)
+	// fallback is why a pacer asked for a timerfd uses Go timers (none could be made, or it
+	// failed); nil otherwise. Read it only once the pacer's waits are over.
+	fallback error
 	timer    *time.Timer // made once, reset for every wait: waiting allocates nothing
 	stopped  chan struct{}
 	stopOnce sync.Once
@@ -33,10 +36,12 @@ type pacer struct {
 func newPacer(portable bool) *pacer {
 	p := &pacer{stopped: make(chan struct{})}
 	if !portable {
-		if t, err := newTimerFD(); err == nil {
+		t, err := newTimerFD()
+		if err == nil {
 			p.tfd = t
 			return p
 		}
+		p.fallback = err
 	}
 	p.timer = time.NewTimer(time.Hour)
 	p.timer.Stop()
@@ -68,7 +73,7 @@ func (p *pacer) wait(d time.Duration) error {
 		}
 		// The timerfd failed (it should not): the rest of this wait and the later ones use
 		// a time.Timer.
-		p.tfdBroke = true
+		p.tfdBroke, p.fallback = true, err
 		p.timer = time.NewTimer(time.Hour)
 		p.timer.Stop()
 		if d = time.Until(until); d <= 0 {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,8 +20,8 @@ func pacerModes(t *testing.T, f func(t *testing.T, p *pacer)) {
 	t.Run("timer", func(t *testing.T) {
 		p := newPacer(true)
 		defer p.close()
-		if p.tfd != nil {
-			t.Fatal("portable pacer uses a timerfd")
+		if p.tfd != nil || p.fallback != nil {
+			t.Fatalf("portable pacer: timerfd %v, fallback %v; want neither (Go timers were asked for)", p.tfd, p.fallback)
 		}
 		f(t, p)
 	})
@@ -111,8 +113,8 @@ func TestPacerFallsBackWhenTimerfdFails(t *testing.T) {
 			t.Fatalf("wait(2ms) on a broken timerfd: %v after %s", err, elapsed)
 		}
 	}
-	if !p.tfdBroke || p.timer == nil {
-		t.Fatal("the pacer did not switch to its timer")
+	if !p.tfdBroke || p.timer == nil || p.fallback == nil {
+		t.Fatalf("the pacer did not switch to its timer, or does not say why (fallback %v)", p.fallback)
 	}
 	p.stop()
 	if _, err := waitWithin(t, p, time.Hour, 10*time.Second); !errors.Is(err, errPacerStopped) {
@@ -132,4 +134,33 @@ func TestPacerWaitAllocatesNothing(t *testing.T) {
 			t.Errorf("%.1f allocations per wait, want 0", n)
 		}
 	})
+}
+
+// TestCoarsePacersReported: workers whose pacer fell back to Go timers are counted over
+// repetitions, and the table says so with the reason; a run without any says nothing.
+func TestCoarsePacersReported(t *testing.T) {
+	mk := func(coarse int64, why string) *runResult {
+		r := &runResult{Driver: "stub", Workload: wlReadPrepared, Concurrency: 4, Ops: 10, Elapsed: time.Second,
+			Errors: map[string]int64{}, Request: newHistogram(), Cycle: newHistogram(), Rated: true,
+			CoarsePacers: coarse, PacerErr: why}
+		_ = r.Request.RecordValue(100)
+		_ = r.Cycle.RecordValue(120)
+		return r
+	}
+	var out bytes.Buffer
+	printTable(&out, []*runResult{mk(0, "")})
+	if strings.Contains(out.String(), "Go timers") {
+		t.Errorf("a run with no fallback mentions Go timers:\n%s", out.String())
+	}
+	r := mk(0, "")
+	r.merge(mk(3, "timerfd_create: too many open files"))
+	r.merge(mk(1, "another reason"))
+	if r.CoarsePacers != 4 || r.PacerErr != "timerfd_create: too many open files" {
+		t.Fatalf("merged: %d coarse pacers, reason %q", r.CoarsePacers, r.PacerErr)
+	}
+	out.Reset()
+	printTable(&out, []*runResult{r})
+	if want := "stub: 4 workers waited for their scheduled starts on Go timers, not a timerfd (timerfd_create: too many open files)"; !strings.Contains(out.String(), want) {
+		t.Errorf("the table does not say %q:\n%s", want, out.String())
+	}
 }

@@ -108,6 +108,10 @@ func printTable(w io.Writer, results []*runResult) {
 			fmt.Fprintf(w, "%s: fell behind --rate: %d operations due by the end of the window had not started; "+
 				"their cycle latency is in no histogram, so the cycle percentiles understate the queue\n", r.Driver, r.Behind)
 		}
+		if r.CoarsePacers > 0 {
+			fmt.Fprintf(w, "%s: %d workers waited for their scheduled starts on Go timers, not a timerfd (%s): "+
+				"their cycle latencies include those timers' lateness, up to about 1 ms\n", r.Driver, r.CoarsePacers, r.PacerErr)
+		}
 		if r.Saturated > 0 {
 			fmt.Fprintf(w, "%s: %d latencies above the histograms' range (%d µs) were recorded as %d µs: "+
 				"the percentiles that reach it are lower bounds\n", r.Driver, r.Saturated, r.Request.HighestTrackableValue(), r.Request.HighestTrackableValue())

@@ -62,6 +62,11 @@ type runResult struct {
 	Rated       bool
 	Saturated   int64 // latencies above the histograms' range, recorded at its highest value
 	Behind      int64 // with a rate: operations due by the window's end that no worker had started
+	// CoarsePacers counts the workers whose waits for their scheduled starts used Go timers
+	// although a timerfd was asked for (see pacer), whose lateness is then in the cycle
+	// latency; PacerErr says why (the first such worker's reason).
+	CoarsePacers int64
+	PacerErr     string
 }
 
 // histogramHighest is the highest latency the histograms track, in µs (120 s); a variable only
@@ -97,6 +102,10 @@ func (r *runResult) merge(o *runResult) {
 	r.Bytes += o.Bytes
 	r.Saturated += o.Saturated
 	r.Behind += o.Behind
+	r.CoarsePacers += o.CoarsePacers
+	if r.PacerErr == "" {
+		r.PacerErr = o.PacerErr
+	}
 	for k, v := range o.Errors {
 		addErrors(r.Errors, k, v)
 	}
@@ -145,6 +154,7 @@ type workerStats struct {
 	cycle     latencies
 	errors    map[string]int64
 	saturated int64 // latencies recorded at the histograms' highest value
+	pacerErr  error // why the worker's pacer fell back to Go timers (see pacer.fallback)
 }
 
 // latencyBatch is how many latencies a worker keeps before adding them to its histogram.
@@ -373,7 +383,10 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 			var pace *pacer
 			if interval > 0 {
 				pace = newPacer(cfg.PortablePacer)
-				defer pace.close()
+				defer func() {
+					st.pacerErr = pace.fallback // read by run after wg.Wait
+					pace.close()
+				}()
 				defer context.AfterFunc(runCtx, pace.stop)()
 			}
 			for runCtx.Err() == nil && phase.Load() != phaseClosed {
@@ -507,6 +520,12 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		st.cycle.flush(&st.saturated)
 		res.Ops += st.ops
 		res.Saturated += st.saturated
+		if st.pacerErr != nil {
+			res.CoarsePacers++
+			if res.PacerErr == "" {
+				res.PacerErr = st.pacerErr.Error()
+			}
+		}
 		res.Request.Merge(st.request.h)
 		res.Cycle.Merge(st.cycle.h)
 		for _, k := range sortedKeys(stats[i].errors) {
