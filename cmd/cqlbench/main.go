@@ -117,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonPath, "json", "", "write results as JSON to this file")
 	fs.StringVar(&o.compare, "compare", "", "comma-separated drivers to run in turn against the same server (e.g. gocql,compat,native,floor)")
 	fs.IntVar(&o.reps, "reps", 3, "with --compare: interleaved repetitions per driver")
-	fs.StringVar(&o.plotPath, "plot", "", "write an SVG of latency distributions and throughput to this file")
+	fs.StringVar(&o.plotPath, "plot", "", "write an SVG of latency distributions (with --rate, cycle latency dashed) and throughput to this file")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the client process (runs and warm-ups, not the data set-up) to this file")
 	fs.StringVar(&o.opContext, "op-context", opContextCancellable, "the context of each operation: cancellable (the run's, ended with the window; as a request's context in a server) or background (context.Background(), which cannot end)")
 	fs.StringVar(&o.pacer, "pacer", pacerTimerfd, "with --rate, how workers wait for scheduled starts: timerfd (Linux; wakes within tens of µs, one wake-up per operation) or timer (Go timers: up to about 1 ms late when the process is idle, fewer wake-ups); timerfd falls back to timer elsewhere")

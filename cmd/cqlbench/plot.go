@@ -4,13 +4,17 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // plotColors are the series colours, in driver order.
 var plotColors = []string{"#d62728", "#1f77b4", "#2ca02c", "#7f7f7f", "#9467bd", "#ff7f0e"}
 
 // renderPlot draws an SVG with two panels: the request-latency distribution of each result
-// (latency against percentile on a "nines" scale, both logarithmic) and throughput bars.
+// (latency against percentile on a "nines" scale, both logarithmic), with, for a run with
+// --rate, its cycle-latency distribution as a dashed curve of the same colour, and throughput
+// bars.
 func renderPlot(results []*runResult) []byte {
 	const (
 		width, height  = 960, 420
@@ -29,13 +33,18 @@ func renderPlot(results []*runResult) []byte {
 	// Latency panel: x = log10(1/(1-q)) from q=0 to q=0.9999 (0..4 nines), y = log10(µs).
 	maxLat := int64(1)
 	minLat := int64(math.MaxInt64)
+	rated := false
 	for _, r := range results {
-		if m := r.Request.Max(); m > maxLat {
-			maxLat = m
+		for _, h := range []*hdrhistogram.Histogram{r.Request, r.Cycle} {
+			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+			maxLat = max(maxLat, h.Max())
+			if m := h.Min(); m > 0 && m < minLat {
+				minLat = m
+			}
 		}
-		if m := r.Request.Min(); m > 0 && m < minLat {
-			minLat = m
-		}
+		rated = rated || (r.Rated && r.Cycle != nil && r.Cycle.TotalCount() > 0)
 	}
 	if minLat == math.MaxInt64 {
 		minLat = 1
@@ -47,6 +56,7 @@ func renderPlot(results []*runResult) []byte {
 	}
 	yOf := func(us int64) float64 {
 		v := math.Log10(math.Max(float64(us), 1))
+		v = math.Min(math.Max(v, yLo), yHi) // a 0 µs latency sits on the axis, not below it
 		return ly + lh - (v-yLo)/(yHi-yLo)*lh
 	}
 	xOf := func(q float64) float64 { return lx + math.Log10(1/(1-q))/4*lw }
@@ -59,7 +69,26 @@ func renderPlot(results []*runResult) []byte {
 		y := ly + lh - (e-yLo)/(yHi-yLo)*lh
 		fmt.Fprintf(&sb, `<line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/><text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", lx, y, lx+lw, y, lx-6, y+4, fmtMicros(math.Pow(10, e)))
 	}
-	fmt.Fprintf(&sb, `<text x="%.0f" y="%.0f" text-anchor="middle">request latency by percentile</text>`+"\n", lx+lw/2, ly-8)
+	panelTitle := "request latency by percentile"
+	if rated {
+		panelTitle = "request latency (solid) and cycle latency from the scheduled start (dashed) by percentile"
+	}
+	fmt.Fprintf(&sb, `<text x="%.0f" y="%.0f" text-anchor="middle">%s</text>`+"\n", lx+lw/2, ly-8, panelTitle)
+	curve := func(h *hdrhistogram.Histogram, col, dash string) {
+		var pts []string
+		for k := 0; k <= 200; k++ {
+			q := 1 - math.Pow(10, -4*float64(k)/200)
+			if k == 200 {
+				q = 0.9999
+			}
+			v := h.ValueAtQuantile(q * 100)
+			if k == 0 {
+				v = h.Min() // the histogram's p0 is 0 whatever was recorded
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(q), yOf(v)))
+		}
+		fmt.Fprintf(&sb, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`+"\n", col, dash, strings.Join(pts, " "))
+	}
 	for i, r := range results {
 		col := plotColors[i%len(plotColors)]
 		if r.Request.TotalCount() == 0 {
@@ -68,15 +97,10 @@ func renderPlot(results []*runResult) []byte {
 			fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="none" stroke="%s"/><text x="%.0f" y="%.0f">%s (no successful operation)</text>`+"\n", lx+10, ly+10+float64(i)*16, col, lx+24, ly+19+float64(i)*16, r.Driver)
 			continue
 		}
-		var pts []string
-		for k := 0; k <= 200; k++ {
-			q := 1 - math.Pow(10, -4*float64(k)/200)
-			if k == 200 {
-				q = 0.9999
-			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xOf(q), yOf(r.Request.ValueAtQuantile(q*100))))
+		curve(r.Request, col, "")
+		if r.Rated && r.Cycle != nil && r.Cycle.TotalCount() > 0 {
+			curve(r.Cycle, col, ` stroke-dasharray="6,4"`)
 		}
-		fmt.Fprintf(&sb, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", col, strings.Join(pts, " "))
 		fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx+10, ly+10+float64(i)*16, col, lx+24, ly+19+float64(i)*16, r.Driver)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -18,6 +19,16 @@ func plotResult(driver string, ops int64, latencies ...int64) *runResult {
 	return r
 }
 
+// ratedPlotResult is a --rate result with the given request and cycle latencies (µs).
+func ratedPlotResult(driver string, request, cycle []int64) *runResult {
+	r := plotResult(driver, int64(len(request)), request...)
+	r.Rated = true
+	for _, l := range cycle {
+		_ = r.Cycle.RecordValue(l)
+	}
+	return r
+}
+
 // TestPlotWellFormed: the SVG parses as XML and holds no NaN or infinity with one driver, with
 // a driver that had no successful operation, with latencies of 0 µs and at the histogram's top,
 // and with no result at all. A driver without operations gets no latency curve (before the fix
@@ -28,12 +39,15 @@ func TestPlotWellFormed(t *testing.T) {
 		name      string
 		results   []*runResult
 		polylines int
+		dashed    int // cycle-latency curves, among the polylines
 	}{
-		{"one driver", []*runResult{plotResult("native", 2, 100, 250)}, 1},
-		{"no ops", []*runResult{plotResult("native", 0)}, 0},
-		{"one without ops", []*runResult{plotResult("gocql", 0), plotResult("floor", 3, 0, 0, 1)}, 1},
-		{"saturated", []*runResult{plotResult("gocql", 2, histogramHighest, 5)}, 1},
-		{"nothing", nil, 0},
+		{"one driver", []*runResult{plotResult("native", 2, 100, 250)}, 1, 0},
+		{"no ops", []*runResult{plotResult("native", 0)}, 0, 0},
+		{"one without ops", []*runResult{plotResult("gocql", 0), plotResult("floor", 3, 0, 0, 1)}, 1, 0},
+		{"saturated", []*runResult{plotResult("gocql", 2, histogramHighest, 5)}, 1, 0},
+		{"nothing", nil, 0, 0},
+		{"rated", []*runResult{ratedPlotResult("native", []int64{100, 250}, []int64{130, 900}), plotResult("floor", 1, 90)}, 3, 1},
+		{"rated without ops", []*runResult{ratedPlotResult("gocql", nil, nil)}, 0, 0},
 	} {
 		svg := string(renderPlot(tc.results))
 		dec := xml.NewDecoder(strings.NewReader(svg))
@@ -51,6 +65,9 @@ func TestPlotWellFormed(t *testing.T) {
 		}
 		if got := strings.Count(svg, "<polyline"); got != tc.polylines {
 			t.Errorf("%s: %d latency curves, want %d:\n%s", tc.name, got, tc.polylines, svg)
+		}
+		if got := strings.Count(svg, "stroke-dasharray"); got != tc.dashed {
+			t.Errorf("%s: %d dashed (cycle latency) curves, want %d", tc.name, got, tc.dashed)
 		}
 		for _, r := range tc.results {
 			if r.Ops == 0 && !strings.Contains(svg, r.Driver+" (no successful operation)") {
@@ -91,5 +108,42 @@ func TestTableWithoutSuccesses(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "io.EOF=7") {
 		t.Errorf("errors not shown:\n%s", out.String())
+	}
+}
+
+// TestPlotCycleLatencyScale: the latency axis spans the cycle latencies too, which are longer
+// than the request latencies: a cycle latency of 2 s puts a "2s"-or-higher decade on the axis
+// although no request took more than 1 ms.
+func TestPlotCycleLatencyScale(t *testing.T) {
+	svg := string(renderPlot([]*runResult{ratedPlotResult("native", []int64{100, 900}, []int64{150, 2_000_000})}))
+	if !strings.Contains(svg, ">10s<") {
+		t.Errorf("the latency axis does not reach the 2 s cycle latency (no 10s decade):\n%s", svg)
+	}
+	if !strings.Contains(svg, "cycle latency from the scheduled start (dashed)") {
+		t.Error("the panel title does not explain the dashed curves")
+	}
+}
+
+// TestPlotCurvesStayInPanel: every point of every curve lies inside the latency panel. (Before
+// the fix each curve started at the histogram's p0, which is 0 whatever was recorded, drawn
+// below the panel's bottom edge.)
+func TestPlotCurvesStayInPanel(t *testing.T) {
+	svg := string(renderPlot([]*runResult{ratedPlotResult("native", []int64{120, 900}, []int64{150, 4000}), plotResult("floor", 3, 0, 0, 1)}))
+	const top, bottom = 40.0, 360.0 // the panel's y and y+height in renderPlot
+	for _, line := range strings.Split(svg, "\n") {
+		i := strings.Index(line, `points="`)
+		if !strings.HasPrefix(line, "<polyline") || i < 0 {
+			continue
+		}
+		pts := strings.TrimSuffix(line[i+len(`points="`):], `"/>`)
+		for _, pt := range strings.Fields(pts) {
+			var x, y float64
+			if _, err := fmt.Sscanf(pt, "%g,%g", &x, &y); err != nil {
+				t.Fatalf("point %q: %v", pt, err)
+			}
+			if y < top || y > bottom {
+				t.Errorf("point %s lies outside the panel (y %g..%g)", pt, top, bottom)
+			}
+		}
 	}
 }
