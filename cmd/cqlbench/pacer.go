@@ -21,10 +21,10 @@ var errPacerStopped = errors.New("pacer stopped")
 //
 // A pacer belongs to one worker; stop may be called from any goroutine.
 type pacer struct {
-	tfd      *timerFD // nil: the timer below is used; set once, read by stop
-	tfdBroke bool     // the timerfd failed: the timer is used (wait's alone)
+	tfd *timerFD // nil: the timer below is used; set once, read by stop
 	// fallback is why a pacer asked for a timerfd uses Go timers (none could be made, or it
-	// failed); nil otherwise. Read it only once the pacer's waits are over.
+	// failed: the timer is then used although tfd is set); nil otherwise. Read it only once
+	// the pacer's waits are over.
 	fallback error
 	timer    *time.Timer // made once, reset for every wait: waiting allocates nothing
 	stopped  chan struct{}
@@ -43,9 +43,15 @@ func newPacer(portable bool) *pacer {
 		}
 		p.fallback = err
 	}
-	p.timer = time.NewTimer(time.Hour)
-	p.timer.Stop()
+	p.timer = stoppedTimer()
 	return p
+}
+
+// stoppedTimer returns a timer that has not been started: waits Reset it.
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
 }
 
 // wait returns nil after d, or errPacerStopped as soon as stop is called (at once when it was
@@ -60,7 +66,7 @@ func (p *pacer) wait(d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	if p.tfd != nil && !p.tfdBroke {
+	if p.tfd != nil && p.fallback == nil {
 		until := time.Now().Add(d)
 		err := p.tfd.sleep(d)
 		select {
@@ -73,9 +79,7 @@ func (p *pacer) wait(d time.Duration) error {
 		}
 		// The timerfd failed (it should not): the rest of this wait and the later ones use
 		// a time.Timer.
-		p.tfdBroke, p.fallback = true, err
-		p.timer = time.NewTimer(time.Hour)
-		p.timer.Stop()
+		p.fallback, p.timer = err, stoppedTimer()
 		if d = time.Until(until); d <= 0 {
 			return nil
 		}

@@ -44,7 +44,7 @@ func renderPlot(results []*runResult) []byte {
 				minLat = m
 			}
 		}
-		rated = rated || (r.Rated && r.Cycle != nil && r.Cycle.TotalCount() > 0)
+		rated = rated || r.hasCycle()
 	}
 	if minLat == math.MaxInt64 {
 		minLat = 1
@@ -98,7 +98,7 @@ func renderPlot(results []*runResult) []byte {
 			continue
 		}
 		curve(r.Request, col, "")
-		if r.Rated && r.Cycle != nil && r.Cycle.TotalCount() > 0 {
+		if r.hasCycle() {
 			curve(r.Cycle, col, ` stroke-dasharray="6,4"`)
 		}
 		fmt.Fprintf(&sb, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx+10, ly+10+float64(i)*16, col, lx+24, ly+19+float64(i)*16, r.Driver)
@@ -124,6 +124,9 @@ func renderPlot(results []*runResult) []byte {
 	sb.WriteString("</svg>\n")
 	return []byte(sb.String())
 }
+
+// hasCycle reports whether r is a --rate run with cycle latencies to draw.
+func (r *runResult) hasCycle() bool { return r.Rated && r.Cycle != nil && r.Cycle.TotalCount() > 0 }
 
 func fmtMicros(us float64) string {
 	switch {

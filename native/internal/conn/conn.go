@@ -341,12 +341,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	select {
 	case <-c.done:
 		proto.PutBuffer(f)
-		if c.slots[stream].CompareAndSwap(call, nil) {
-			call.recycle(false)
-			return nil, &NotSentError{Err: c.err}
-		}
-		// The sweep claimed the call and completes it with the connection's error.
-		return call, nil
+		return c.withdraw(call)
 	default:
 	}
 	if len(*f) <= directWriteMax && c.InFlight() == 1 && !c.burst.Load() && c.wmu.TryLock() {
@@ -358,13 +353,12 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		proto.PutBuffer(f)
 		if err != nil {
 			c.fail(fmt.Errorf("writing: %w", err))
-			if n == 0 && c.slots[stream].CompareAndSwap(call, nil) {
+			if n == 0 {
 				// Not a byte of the request was sent: the caller may send it elsewhere.
-				call.recycle(false)
-				return nil, &NotSentError{Err: c.err}
+				return c.withdraw(call)
 			}
-			// Part of it was sent, or the sweep claimed the call first: it completes with
-			// the connection's error, as a request in flight.
+			// Part of it was sent: it completes with the connection's error, as a request
+			// in flight.
 		}
 		return call, nil
 	}
@@ -378,13 +372,20 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	case <-c.done:
 		// Closed after the check above, and the frame was not queued: nothing was sent.
 		proto.PutBuffer(f)
-		if c.slots[stream].CompareAndSwap(call, nil) {
-			call.recycle(false)
-			return nil, &NotSentError{Err: c.err}
-		}
-		// The sweep claimed the call and completes it with the connection's error.
+		return c.withdraw(call)
 	}
 	return call, nil
+}
+
+// withdraw takes call, whose request was not sent, back from its slot after the connection
+// failed, and returns a *NotSentError. When the sweep claimed the call first, it returns the
+// call instead, which the sweep completes with the connection's error.
+func (c *Conn) withdraw(call *Call) (*Call, error) {
+	if !c.slots[call.stream].CompareAndSwap(call, nil) {
+		return call, nil
+	}
+	call.recycle(false)
+	return nil, &NotSentError{Err: c.err}
 }
 
 // peerClosedWhileIdle reports whether the server has closed (or reset) the connection, with a
