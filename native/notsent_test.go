@@ -17,7 +17,10 @@ import (
 // TestFailedWriteCompletesUnsentCallsWithErrNotSent.)
 func TestUnsentRequestGoesToNextNode(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	d := &cqltest.WriteBreaker{Addr: cl.Addrs()[1]}
+	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
+	// Only a write holding an INSERT's frame breaks: a handshake or a heartbeat taking the
+	// arm would let the INSERT through on another connection to the same node.
+	d := &cqltest.WriteBreaker{Addr: cl.Addrs()[1], MinLen: len(big)}
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +29,6 @@ func TestUnsentRequestGoesToNextNode(t *testing.T) {
 	waitHostsUp(t, s, 2)
 	mustExec(t, s, "CREATE KEYSPACE ns WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, s, "CREATE TABLE ns.t (k int PRIMARY KEY, v text)")
-	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
 	deadline := time.Now().Add(20 * time.Second)
 	for k := 0; d.Broken.Load() < 3; k++ {
 		if time.Now().After(deadline) {

@@ -13,8 +13,12 @@ import (
 type WriteBreaker struct {
 	// Addr is the host:port whose connections can break.
 	Addr string
-	// Armed, when true, breaks the next write to Addr.
+	// Armed, when true, breaks the next write to Addr (of at least MinLen bytes).
 	Armed atomic.Bool
+	// MinLen, when above zero, spares writes shorter than it: they neither break nor disarm,
+	// so that a test can aim at one large frame while handshakes, heartbeats and other
+	// small frames go through.
+	MinLen int
 	// Broken counts the writes broken.
 	Broken atomic.Int32
 }
@@ -35,7 +39,7 @@ type breakableConn struct {
 }
 
 func (c *breakableConn) Write(b []byte) (int, error) {
-	if c.d.Armed.CompareAndSwap(true, false) {
+	if len(b) >= c.d.MinLen && c.d.Armed.CompareAndSwap(true, false) {
 		c.d.Broken.Add(1)
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
 	}
