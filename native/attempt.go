@@ -78,8 +78,8 @@ type RetryDecision struct {
 // prove the request was not applied (for example UnavailableError). ctx is the request's
 // context, also cancelled when the session closes (context.Cause is then ErrSessionClosed): a
 // policy that waits before retrying should stop waiting when it ends. Like Config.Observer, a
-// policy must not Close the session itself while deciding on an asynchronous request (Close
-// waits for the goroutine that calls the policy); it may start Close in another goroutine.
+// policy may Close the session, also while deciding on an asynchronous request: Close does
+// not wait for that request's goroutine while the policy runs (see Session.Close).
 type RetryPolicy interface {
 	Retry(ctx context.Context, a *Attempt) RetryDecision
 }

@@ -119,10 +119,10 @@ type Config struct {
 	// Observer, when set, is called after every attempt of every request (including
 	// re-prepares and retries), in the goroutine that ran the attempt. It must not block, and
 	// must not Prepare a statement or Close the session when it observes a USE statement
-	// (which holds the session's keyspace lock until it has reached every connection). Nor may
-	// it Close the session while observing an asynchronous request (ExecuteAsync,
-	// NextPageAsync): Close waits for that request's goroutine, which is the one calling it;
-	// hand Close to another goroutine instead.
+	// (which holds the session's keyspace lock until it has reached every connection). It may
+	// Close the session otherwise, asynchronous requests (ExecuteAsync, ExecuteBatchAsync,
+	// NextPageAsync) included: Close does not wait for an asynchronous request while its
+	// Observer runs (see Session.Close).
 	Observer func(ctx context.Context, a Attempt)
 
 	// OnSchemaChange, when set, is called for each schema change event the control
@@ -134,7 +134,8 @@ type Config struct {
 
 	// OnConnect, when set, is called after each attempt to open a connection (the control
 	// connection's and the pools'), successful or not, from the goroutine that made it: it
-	// must not block for long, and must not Close the session. For connection metrics.
+	// must not block for long. It may Close the session: Close does not wait for the
+	// goroutine while OnConnect runs (see Session.Close). For connection metrics.
 	OnConnect func(ConnectEvent)
 
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many

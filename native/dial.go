@@ -71,5 +71,14 @@ func (s *Session) observeConnect(addr string, control bool, start time.Time, err
 	if s.cfg.OnConnect == nil {
 		return
 	}
-	s.cfg.OnConnect(ConnectEvent{Host: s.hostAt(addr), Control: control, Start: start, End: time.Now(), Err: err})
+	e := ConnectEvent{Host: s.hostAt(addr), Control: control, Start: start, End: time.Now(), Err: err}
+	if !s.opened.Load() {
+		// A dial of Connect, in its caller's goroutine or one Connect waits for; no one
+		// holds the session yet.
+		s.cfg.OnConnect(e)
+		return
+	}
+	// Once Connect has returned, connections are opened by goroutines Close waits for:
+	// Close does not wait for one while it runs OnConnect, which may call Close.
+	s.wg.callback(func() { s.cfg.OnConnect(e) })
 }

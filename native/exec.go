@@ -73,6 +73,7 @@ type reqInfo struct {
 	specDelay    time.Duration // speculative execution: delay before each extra attempt
 	specAttempts int           // extra attempts allowed (idempotent requests only)
 	useLocked    bool          // a USE statement holding Session.useMu for writing
+	async        bool          // run by ExecuteAsync or ExecuteBatchAsync, in a goroutine Close waits for
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -102,7 +103,7 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.runBound(ctx, st, req, vals)
+	return s.runBound(ctx, st, req, vals, false)
 }
 
 // checkStatement refuses a statement that cannot run at all: the session is closed, ctx is
@@ -157,9 +158,9 @@ func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValue
 }
 
 // runBound executes a statement whose values bindStatement encoded into vals (req.vals, or
-// the statement's own); the caller owns req.
-func (s *Session) runBound(ctx context.Context, st *Statement, req *request, vals *encodedValues) (*Result, error) {
-	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals}
+// the statement's own); the caller owns req. async is set in ExecuteAsync's goroutine.
+func (s *Session) runBound(ctx context.Context, st *Statement, req *request, vals *encodedValues, async bool) (*Result, error) {
+	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals, async: async}
 	routingKeyspace, routingKey := st.opts.routingKey()
 	payload := st.opts.payload()
 	if st.prepared == nil && isUseStatement(st.cql) {
@@ -244,8 +245,8 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	return res, err
 }
 
-// runBatch executes a batch.
-func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
+// runBatch executes a batch; async is set in ExecuteBatchAsync's goroutine.
+func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, error) {
 	if s.closed.Load() {
 		return nil, ErrSessionClosed
 	}
@@ -261,7 +262,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 		req.bvals = make([]encodedValues, len(b.stmts))
 	}
 	req.bvals = req.bvals[:len(b.stmts)]
-	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent}
+	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent, async: async}
 	for i := range b.stmts {
 		st := &b.stmts[i]
 		if st.prepared != nil && st.prepared.m() == nil {
@@ -510,6 +511,17 @@ func reprepareBudget(info *reqInfo) int {
 	return 1
 }
 
+// observe tells the request's observer of an attempt. An asynchronous request's goroutine is
+// one Close waits for: Close does not wait for it while the observer runs, so that the
+// observer may call Close.
+func (s *Session) observe(ctx context.Context, info *reqInfo, a Attempt) {
+	if !info.async {
+		info.observer(ctx, a)
+		return
+	}
+	s.wg.callback(func() { info.observer(ctx, a) })
+}
+
 // attempt sends the request once on c and waits for the outcome.
 func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout, number int) (*Result, error) {
 	var start time.Time
@@ -533,7 +545,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		rstart := time.Now()
 		rerr := s.reprepare(ctx, c, info, id)
 		if info.observer != nil {
-			info.observer(ctx, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
+			s.observe(ctx, info, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
 		}
 		if rerr != nil {
 			// The re-prepare's failure comes first (errors.As finds it before the UNPREPARED):
@@ -550,7 +562,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		if res != nil {
 			a.Rows = res.rowCount
 		}
-		info.observer(ctx, a)
+		s.observe(ctx, info, a)
 	}
 	if err == nil {
 		if res.kind == ResultSetKeyspace {
@@ -577,7 +589,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		}
 	}
 	a := &Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency), Idempotent: info.idempotent, Err: err}
-	d := s.askRetryPolicy(ctx, info.retry, a)
+	d := s.askRetryPolicy(ctx, info, a)
 	if s.ctx.Err() != nil {
 		return nil, err // the session closed meanwhile: no retry
 	}
@@ -595,17 +607,23 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 	return nil, err
 }
 
-// askRetryPolicy calls policy with a context that also ends when the session closes (cause
-// ErrSessionClosed), so that a policy backing off does not hold Close up. The context costs
-// two allocations, on the retry path only.
-func (s *Session) askRetryPolicy(ctx context.Context, policy RetryPolicy, a *Attempt) RetryDecision {
+// askRetryPolicy calls the request's retry policy with a context that also ends when the
+// session closes (cause ErrSessionClosed), so that a policy backing off does not hold Close
+// up. The context costs two allocations, on the retry path only. As with the Observer (see
+// observe), Close does not wait for an asynchronous request while its policy decides, so that
+// the policy may call Close.
+func (s *Session) askRetryPolicy(ctx context.Context, info *reqInfo, a *Attempt) (d RetryDecision) {
 	pctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(s.ctx, func() { cancel(ErrSessionClosed) })
 	defer func() {
 		stop()
 		cancel(nil)
 	}()
-	return policy.Retry(pctx, a)
+	if !info.async {
+		return info.retry.Retry(pctx, a)
+	}
+	s.wg.callback(func() { d = info.retry.Retry(pctx, a) })
+	return d
 }
 
 // neverEnds reports whether ctx is context.Background() or context.TODO(), which never end. It

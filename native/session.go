@@ -28,8 +28,8 @@ type Session struct {
 	cfg     Config
 	ctx     context.Context // cancelled by Close; bounds background work
 	cancel  context.CancelFunc
-	wg      sync.WaitGroup // background goroutines and asynchronous requests
-	asyncMu sync.RWMutex   // orders goAsync's wg.Add before Close's wg.Wait
+	wg      goroutineSet // background goroutines and asynchronous requests
+	asyncMu sync.RWMutex // orders goAsync's wg.Add before Close's wg.Wait
 	closed  atomic.Bool
 	// opened is set once Connect has filled the first pools itself: until then a topology
 	// snapshot does not start background refills, which would dial alongside it.
@@ -350,7 +350,12 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 // ErrSessionClosed (unless the server's answer came first); later calls fail with
 // ErrSessionClosed. Close waits for the session's goroutines, asynchronous requests
 // included, to exit: when it returns, every Pending started before it is complete (its OnDone
-// hooks may still be running, so that a hook may call Close). Close is idempotent.
+// hooks may still be running, so that a hook may call Close). The exceptions are goroutines
+// running a callback when Close is called or while it waits (Config.OnConnect; an
+// asynchronous request's Observer or RetryPolicy), so that a callback may call Close without
+// waiting for itself: such a goroutine ends after its callback returns, and its request then
+// completes, with its answer or with its error (a request is not retried once Close is
+// called). Close is idempotent.
 func (s *Session) Close() error {
 	s.asyncMu.Lock()
 	already := s.closed.Swap(true)
@@ -466,7 +471,7 @@ func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	}
 	if !s.goAsync(p, func() (*Result, error) {
 		defer putRequest(req)
-		return s.runBound(ctx, &stmt, req, vals)
+		return s.runBound(ctx, &stmt, req, vals, true)
 	}) {
 		putRequest(req)
 	}
@@ -476,13 +481,13 @@ func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 // ExecuteBatch runs a batch and waits for its result (void, or the [applied] rows of a
 // conditional batch).
 func (s *Session) ExecuteBatch(ctx context.Context, b Batch) (*Result, error) {
-	return s.runBatch(ctx, &b)
+	return s.runBatch(ctx, &b, false)
 }
 
 // ExecuteBatchAsync starts running a batch and returns at once.
 func (s *Session) ExecuteBatchAsync(ctx context.Context, b Batch) *Pending {
 	p := newPending()
-	s.goAsync(p, func() (*Result, error) { return s.runBatch(ctx, &b) })
+	s.goAsync(p, func() (*Result, error) { return s.runBatch(ctx, &b, true) })
 	return p
 }
 

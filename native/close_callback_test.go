@@ -1,0 +1,216 @@
+package native_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+	"go.uber.org/goleak"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// closeWithin fails t unless a Close called by a callback (reported on closed) returns
+// within 10 s.
+func closeWithin(t *testing.T, closed <-chan error, what string) {
+	t.Helper()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close from %s: %v", what, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Close called from %s did not return in 10s", what)
+	}
+}
+
+// noLeak returns a function that fails t if goroutines other than those running now and
+// the cqlsim server's are left.
+func noLeak(t *testing.T) func() {
+	cur := goleak.IgnoreCurrent()
+	return func() {
+		t.Helper()
+		goleak.VerifyNone(t, cur,
+			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).worker"),
+			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).readLoop"),
+			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).writeLoop"),
+			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*node).acceptLoop"),
+		)
+	}
+}
+
+// OnConnect may close the session: here on the reconnection to a node that was restarted,
+// made by a pool's refill goroutine, which Close waits for. (Close used to wait for that
+// goroutine, which was waiting in OnConnect for Close: a deadlock.)
+func TestCloseFromOnConnect(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	leaks := noLeak(t)
+	var sess atomic.Pointer[native.Session]
+	var armed atomic.Bool
+	closed := make(chan error, 1)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], OnConnect: func(e native.ConnectEvent) {
+		if e.Err == nil && e.Host.Addr == cl.Addrs()[1] && armed.CompareAndSwap(true, false) {
+			closed <- sess.Load().Close()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Store(s)
+	waitHostsUp(t, s, 2)
+	armed.Store(true)
+	if err := cl.StopNode(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.StartNode(1); err != nil {
+		t.Fatal(err)
+	}
+	closeWithin(t, closed, "OnConnect")
+	if !s.Closed() {
+		t.Fatal("Closed() = false after Close")
+	}
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local")); !errors.Is(err, native.ErrSessionClosed) {
+		t.Fatalf("Execute after Close: %v, want ErrSessionClosed", err)
+	}
+	leaks()
+}
+
+// An Observer may close the session while it observes an asynchronous request (statement
+// or batch), whose goroutine Close waits for; the request then completes with its answer.
+func TestCloseFromObserverOfAsyncRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start func(s *native.Session) *native.Pending
+	}{
+		{"ExecuteAsync", func(s *native.Session) *native.Pending {
+			return s.ExecuteAsync(ctxT(t), native.Query("INSERT INTO cb.t (k, v) VALUES (1, 1)"))
+		}},
+		{"ExecuteBatchAsync", func(s *native.Session) *native.Pending {
+			return s.ExecuteBatchAsync(ctxT(t), native.NewBatch(native.UnloggedBatch, native.Query("INSERT INTO cb.t (k, v) VALUES (2, 2)")))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+			leaks := noLeak(t)
+			var sess atomic.Pointer[native.Session]
+			var armed atomic.Bool
+			closed := make(chan error, 1)
+			s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Observer: func(ctx context.Context, a native.Attempt) {
+				if armed.CompareAndSwap(true, false) {
+					closed <- sess.Load().Close()
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess.Store(s)
+			mustExec(t, s, "CREATE KEYSPACE cb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			mustExec(t, s, "CREATE TABLE cb.t (k int PRIMARY KEY, v int)")
+			armed.Store(true)
+			p := tc.start(s)
+			closeWithin(t, closed, "the Observer")
+			select {
+			case <-p.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the request whose Observer closed the session did not complete")
+			}
+			if _, err := p.Result(); err != nil {
+				t.Fatalf("the request whose Observer closed the session: %v, want its answer", err)
+			}
+			leaks()
+		})
+	}
+}
+
+// Close called elsewhere while an asynchronous request's Observer runs does not wait for
+// that Observer; the request completes once it returns. Close still waits for the session's
+// other goroutines: the other asynchronous requests in flight are complete when it returns.
+func TestCloseDoesNotWaitForARunningObserver(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+	leaks := noLeak(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Observer: func(ctx context.Context, a native.Attempt) {
+		if a.Statement == "SELECT cluster_name FROM system.local" {
+			close(entered)
+			<-release
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.SetNodeDelay(0, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	held := s.ExecuteAsync(ctxT(t), native.Query("SELECT cluster_name FROM system.local"))
+	<-entered
+	var others []*native.Pending
+	for range 5 {
+		others = append(others, s.ExecuteAsync(ctxT(t), native.Query("SELECT key FROM system.local")))
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		close(release) // let Close return, so that the test ends
+		t.Fatal("Close waited for an Observer that was running")
+	}
+	for i, p := range others {
+		select {
+		case <-p.Done():
+		default:
+			t.Fatalf("request %d in flight is not complete when Close returns", i)
+		}
+	}
+	select {
+	case <-held.Done():
+		t.Fatal("the request whose Observer is still running completed")
+	default:
+	}
+	close(release)
+	<-held.Done()
+	if _, err := held.Result(); err != nil {
+		t.Fatalf("the held request: %v, want its answer (it came before Close)", err)
+	}
+	leaks()
+}
+
+// A RetryPolicy may close the session while it decides on an asynchronous request's failed
+// attempt; the request then completes with that attempt's error, not retried.
+func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+	leaks := noLeak(t)
+	var sess atomic.Pointer[native.Session]
+	closed := make(chan error, 1)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), RetryPolicy: funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
+		closed <- sess.Load().Close()
+		return native.RetryDecision{Action: native.RetrySameHost}
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Store(s)
+	if err := cl.InjectFault(0, cqlsim.Fault{Match: "SELECT cluster_name FROM system.local", Times: 1,
+		Error: &message.Overloaded{ErrorMessage: "overloaded"}}); err != nil {
+		t.Fatal(err)
+	}
+	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT cluster_name FROM system.local"))
+	closeWithin(t, closed, "the RetryPolicy")
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request whose RetryPolicy closed the session did not complete")
+	}
+	var oe *native.OverloadedError
+	if _, err := p.Result(); !errors.As(err, &oe) {
+		t.Fatalf("the request whose RetryPolicy closed the session: %v, want the attempt's OverloadedError", err)
+	}
+	leaks()
+}

@@ -1,0 +1,74 @@
+package native
+
+import "sync"
+
+// goroutineSet counts the goroutines that Session.Close waits for (background work and
+// asynchronous requests), as a sync.WaitGroup would, and how many of them are running a
+// user's callback that may call Close (Config.OnConnect; the Observer or RetryPolicy of an
+// asynchronous request). Wait waits only for the others: a callback that calls Close would
+// otherwise wait for its own goroutine, which cannot end before the callback returns.
+type goroutineSet struct {
+	mu      sync.Mutex
+	changed sync.Cond // on mu; signalled when running or inCallback falls while waiters > 0
+	running int       // goroutines added and not done
+	// inCallback is how many callbacks of running goroutines are in progress. It can exceed
+	// running: the speculative attempts of an asynchronous request run in goroutines of their
+	// own, which the request's goroutine waits for.
+	inCallback int
+	waiters    int
+}
+
+// Add adds n goroutines to wait for. As with a WaitGroup, an Add made while the set may be
+// empty must happen before Wait; Session.enter orders it.
+func (g *goroutineSet) Add(n int) {
+	g.mu.Lock()
+	g.running += n
+	g.mu.Unlock()
+}
+
+// Done marks one goroutine as ended.
+func (g *goroutineSet) Done() {
+	g.mu.Lock()
+	g.running--
+	if g.running < 0 {
+		g.mu.Unlock()
+		panic("native: goroutineSet.Done without Add")
+	}
+	g.wakeLocked()
+	g.mu.Unlock()
+}
+
+// Wait waits until every goroutine added has ended or is running a callback.
+func (g *goroutineSet) Wait() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.changed.L == nil {
+		g.changed.L = &g.mu
+	}
+	g.waiters++
+	for g.running > g.inCallback {
+		g.changed.Wait()
+	}
+	g.waiters--
+}
+
+// callback runs f, a user's callback, from a goroutine of the set, which Wait then does not
+// wait for until f returns.
+func (g *goroutineSet) callback(f func()) {
+	g.mu.Lock()
+	g.inCallback++
+	g.wakeLocked()
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.inCallback--
+		g.mu.Unlock()
+	}()
+	f()
+}
+
+func (g *goroutineSet) wakeLocked() {
+	if g.waiters > 0 {
+		g.changed.Broadcast()
+	}
+}
