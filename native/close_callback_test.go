@@ -214,3 +214,27 @@ func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 	}
 	leaks()
 }
+
+// OnSchemaChange may close the session: here on the event of the session's own DDL.
+func TestCloseFromOnSchemaChange(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+	leaks := noLeak(t)
+	var sess atomic.Pointer[native.Session]
+	var armed atomic.Bool
+	closed := make(chan error, 1)
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), OnSchemaChange: func(sc native.SchemaChange) {
+		if sc.Keyspace == "cs" && armed.CompareAndSwap(true, false) {
+			closed <- sess.Load().Close()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Store(s)
+	armed.Store(true)
+	if _, err := s.Execute(ctxT(t), native.Query("CREATE KEYSPACE cs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")); err != nil && !errors.Is(err, native.ErrSessionClosed) {
+		t.Fatal(err)
+	}
+	closeWithin(t, closed, "OnSchemaChange")
+	leaks()
+}

@@ -127,9 +127,10 @@ type Config struct {
 
 	// OnSchemaChange, when set, is called for each schema change event the control
 	// connection receives (the DDL of every client, this one's included), one at a time, in
-	// the order received, in the goroutine that reads events: it must not block for long,
-	// and must not Close the session. Events received while the control connection is being
-	// reopened are missed.
+	// the order received, in the goroutine that reads events: it must not block for long.
+	// It may Close the session (Close does not wait for that goroutine, which ends once the
+	// callback returns). Events received while the control connection is being reopened are
+	// missed.
 	OnSchemaChange func(SchemaChange)
 
 	// OnConnect, when set, is called after each attempt to open a connection (the control
