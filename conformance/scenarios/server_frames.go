@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
@@ -86,6 +88,52 @@ func serverFrameScenarios() []Scenario {
 			e.R.Record("the insert whose write failed", broken, hit)
 			e.R.Record("next insert", s.Query("INSERT INTO wf.t (k, v) VALUES (100, 100)").WithContext(e.Ctx).Exec())
 		}},
+		{"session/close_from_connect_observer", func(e *Env) {
+			// A ConnectObserver closes the session when it sees the reconnection to the
+			// second of two nodes, which was restarted. Close returns in gocql v1.7.0. The
+			// shim's Close used to wait for the goroutine that made the connection, which
+			// was waiting in the observer for Close: it hung. Both sessions refuse queries
+			// afterwards.
+			var sess atomic.Pointer[gocql.Session]
+			var armed atomic.Bool
+			var once sync.Once
+			closed := make(chan struct{})
+			var second string
+			sim, s := ownSimSession(e, 2, "co", func(c *gocql.ClusterConfig, sim *cqlsim.Cluster) {
+				second, _, _ = net.SplitHostPort(sim.Addrs()[1])
+				c.ReconnectInterval = 100 * time.Millisecond // gocql retries a down node this often
+				c.ConnectObserver = connectObserverFunc(func(o gocql.ObservedConnect) {
+					if o.Err == nil && armed.Load() && o.Host.ConnectAddress().String() == second {
+						once.Do(func() {
+							sess.Load().Close()
+							close(closed)
+						})
+					}
+				})
+			})
+			if s == nil {
+				return
+			}
+			defer sim.Close()
+			defer s.Close()
+			sess.Store(s)
+			e.R.Record("stop the second node", sim.StopNode(1))
+			time.Sleep(200 * time.Millisecond) // the session sees the node down
+			armed.Store(true)
+			e.R.Record("start it again", sim.StartNode(1))
+			returned := false
+			select {
+			case <-closed:
+				returned = true
+			case <-time.After(15 * time.Second):
+			}
+			e.R.Record("Close from the observer returned", nil, returned)
+			if !returned {
+				return
+			}
+			e.R.Record("closed", nil, s.Closed())
+			e.R.Record("query after Close", s.Query("SELECT v FROM co.t WHERE k = 1").WithContext(e.Ctx).Exec())
+		}},
 	}
 }
 
@@ -126,3 +174,9 @@ func ownSimSession(e *Env, nodes int, ks string, configure func(*gocql.ClusterCo
 	}
 	return sim, s
 }
+
+// connectObserverFunc is a gocql.ConnectObserver made of a function.
+type connectObserverFunc func(gocql.ObservedConnect)
+
+// ObserveConnect calls f.
+func (f connectObserverFunc) ObserveConnect(c gocql.ObservedConnect) { f(c) }
