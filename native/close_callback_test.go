@@ -43,24 +43,42 @@ func noLeak(t *testing.T) func() {
 	}
 }
 
+// closingSession connects to cl with the Config that configure completes (Hosts preset to
+// every node); configure's callbacks close the session with closeSession, whose error is then
+// sent on the channel returned. closeSession does nothing before Connect has returned.
+func closingSession(t *testing.T, cl *cqlsim.Cluster, configure func(cfg *native.Config, closeSession func())) (*native.Session, <-chan error) {
+	t.Helper()
+	var sess atomic.Pointer[native.Session]
+	closed := make(chan error, 1)
+	cfg := native.Config{Hosts: cl.Addrs()}
+	configure(&cfg, func() {
+		if s := sess.Load(); s != nil {
+			closed <- s.Close()
+		}
+	})
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Store(s)
+	return s, closed
+}
+
 // OnConnect may close the session: here on the reconnection to a node that was restarted,
 // made by a pool's refill goroutine, which Close waits for. (Close used to wait for that
 // goroutine, which was waiting in OnConnect for Close: a deadlock.)
 func TestCloseFromOnConnect(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
 	leaks := noLeak(t)
-	var sess atomic.Pointer[native.Session]
 	var armed atomic.Bool
-	closed := make(chan error, 1)
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], OnConnect: func(e native.ConnectEvent) {
-		if e.Err == nil && e.Host.Addr == cl.Addrs()[1] && armed.CompareAndSwap(true, false) {
-			closed <- sess.Load().Close()
+	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
+		cfg.Hosts = cl.Addrs()[:1]
+		cfg.OnConnect = func(e native.ConnectEvent) {
+			if e.Err == nil && e.Host.Addr == cl.Addrs()[1] && armed.CompareAndSwap(true, false) {
+				closeSession()
+			}
 		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess.Store(s)
+	})
 	waitHostsUp(t, s, 2)
 	armed.Store(true)
 	if err := cl.StopNode(1); err != nil {
@@ -96,18 +114,14 @@ func TestCloseFromObserverOfAsyncRequest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
 			leaks := noLeak(t)
-			var sess atomic.Pointer[native.Session]
 			var armed atomic.Bool
-			closed := make(chan error, 1)
-			s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Observer: func(ctx context.Context, a native.Attempt) {
-				if armed.CompareAndSwap(true, false) {
-					closed <- sess.Load().Close()
+			s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
+				cfg.Observer = func(ctx context.Context, a native.Attempt) {
+					if armed.CompareAndSwap(true, false) {
+						closeSession()
+					}
 				}
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess.Store(s)
+			})
 			mustExec(t, s, "CREATE KEYSPACE cb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 			mustExec(t, s, "CREATE TABLE cb.t (k int PRIMARY KEY, v int)")
 			armed.Store(true)
@@ -187,16 +201,12 @@ func TestCloseDoesNotWaitForARunningObserver(t *testing.T) {
 func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
 	leaks := noLeak(t)
-	var sess atomic.Pointer[native.Session]
-	closed := make(chan error, 1)
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), RetryPolicy: funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
-		closed <- sess.Load().Close()
-		return native.RetryDecision{Action: native.RetrySameHost}
-	})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess.Store(s)
+	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
+		cfg.RetryPolicy = funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
+			closeSession()
+			return native.RetryDecision{Action: native.RetrySameHost}
+		})
+	})
 	if err := cl.InjectFault(0, cqlsim.Fault{Match: "SELECT cluster_name FROM system.local", Times: 1,
 		Error: &message.Overloaded{ErrorMessage: "overloaded"}}); err != nil {
 		t.Fatal(err)
@@ -219,18 +229,14 @@ func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 func TestCloseFromOnSchemaChange(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
 	leaks := noLeak(t)
-	var sess atomic.Pointer[native.Session]
 	var armed atomic.Bool
-	closed := make(chan error, 1)
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), OnSchemaChange: func(sc native.SchemaChange) {
-		if sc.Keyspace == "cs" && armed.CompareAndSwap(true, false) {
-			closed <- sess.Load().Close()
+	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
+		cfg.OnSchemaChange = func(sc native.SchemaChange) {
+			if sc.Keyspace == "cs" && armed.CompareAndSwap(true, false) {
+				closeSession()
+			}
 		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess.Store(s)
+	})
 	armed.Store(true)
 	if _, err := s.Execute(ctxT(t), native.Query("CREATE KEYSPACE cs WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")); err != nil && !errors.Is(err, native.ErrSessionClosed) {
 		t.Fatal(err)
