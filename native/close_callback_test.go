@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -28,18 +29,24 @@ func closeWithin(t *testing.T, closed <-chan error, what string) {
 	}
 }
 
+// resultWithin returns p's outcome, failing t unless p completes within 10 s.
+func resultWithin(t *testing.T, p *native.Pending, what string) (*native.Result, error) {
+	t.Helper()
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not complete in 10s", what)
+	}
+	return p.Result()
+}
+
 // noLeak returns a function that fails t if goroutines other than those running now and
 // the cqlsim server's are left.
 func noLeak(t *testing.T) func() {
 	cur := goleak.IgnoreCurrent()
 	return func() {
 		t.Helper()
-		goleak.VerifyNone(t, cur,
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).worker"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).readLoop"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).writeLoop"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*node).acceptLoop"),
-		)
+		goleak.VerifyNone(t, append(cqltest.ClusterGoleakOptions(), cur)...)
 	}
 }
 
@@ -127,12 +134,7 @@ func TestCloseFromObserverOfAsyncRequest(t *testing.T) {
 			armed.Store(true)
 			p := tc.start(s)
 			closeWithin(t, closed, "the Observer")
-			select {
-			case <-p.Done():
-			case <-time.After(10 * time.Second):
-				t.Fatal("the request whose Observer closed the session did not complete")
-			}
-			if _, err := p.Result(); err != nil {
+			if _, err := resultWithin(t, p, "the request whose Observer closed the session"); err != nil {
 				t.Fatalf("the request whose Observer closed the session: %v, want its answer", err)
 			}
 			leaks()
@@ -189,8 +191,7 @@ func TestCloseDoesNotWaitForARunningObserver(t *testing.T) {
 	default:
 	}
 	close(release)
-	<-held.Done()
-	if _, err := held.Result(); err != nil {
+	if _, err := resultWithin(t, held, "the held request"); err != nil {
 		t.Fatalf("the held request: %v, want its answer (it came before Close)", err)
 	}
 	leaks()
@@ -213,13 +214,8 @@ func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 	}
 	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT cluster_name FROM system.local"))
 	closeWithin(t, closed, "the RetryPolicy")
-	select {
-	case <-p.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the request whose RetryPolicy closed the session did not complete")
-	}
 	var oe *native.OverloadedError
-	if _, err := p.Result(); !errors.As(err, &oe) {
+	if _, err := resultWithin(t, p, "the request whose RetryPolicy closed the session"); !errors.As(err, &oe) {
 		t.Fatalf("the request whose RetryPolicy closed the session: %v, want the attempt's OverloadedError", err)
 	}
 	leaks()

@@ -72,13 +72,8 @@ func (s *Session) observeConnect(addr string, control bool, start time.Time, err
 		return
 	}
 	e := ConnectEvent{Host: s.hostAt(addr), Control: control, Start: start, End: time.Now(), Err: err}
-	if !s.opened.Load() {
-		// A dial of Connect, in its caller's goroutine or one Connect waits for; no one
-		// holds the session yet.
-		s.cfg.OnConnect(e)
-		return
-	}
-	// Once Connect has returned, connections are opened by goroutines Close waits for:
-	// Close does not wait for one while it runs OnConnect, which may call Close.
-	s.wg.callback(func() { s.cfg.OnConnect(e) })
+	// Connect's own dials run in its caller's goroutine or ones it waits for, before anyone
+	// holds the session; once it has returned, connections are opened by goroutines Close
+	// waits for, and Close does not wait for one while OnConnect runs (it may call Close).
+	s.wg.callback(s.opened.Load(), func() { s.cfg.OnConnect(e) })
 }

@@ -515,11 +515,7 @@ func reprepareBudget(info *reqInfo) int {
 // one Close waits for: Close does not wait for it while the observer runs, so that the
 // observer may call Close.
 func (s *Session) observe(ctx context.Context, info *reqInfo, a Attempt) {
-	if !info.async {
-		info.observer(ctx, a)
-		return
-	}
-	s.wg.callback(func() { info.observer(ctx, a) })
+	s.wg.callback(info.async, func() { info.observer(ctx, a) })
 }
 
 // attempt sends the request once on c and waits for the outcome.
@@ -619,10 +615,7 @@ func (s *Session) askRetryPolicy(ctx context.Context, info *reqInfo, a *Attempt)
 		stop()
 		cancel(nil)
 	}()
-	if !info.async {
-		return info.retry.Retry(pctx, a)
-	}
-	s.wg.callback(func() { d = info.retry.Retry(pctx, a) })
+	s.wg.callback(info.async, func() { d = info.retry.Retry(pctx, a) })
 	return d
 }
 

@@ -9,13 +9,12 @@ import "sync"
 // otherwise wait for its own goroutine, which cannot end before the callback returns.
 type goroutineSet struct {
 	mu      sync.Mutex
-	changed sync.Cond // on mu; signalled when running or inCallback falls while waiters > 0
+	changed sync.Cond // on mu (set by Wait); broadcast when Wait's condition may have changed
 	running int       // goroutines added and not done
 	// inCallback is how many callbacks of running goroutines are in progress. It can exceed
 	// running: the speculative attempts of an asynchronous request run in goroutines of their
 	// own, which the request's goroutine waits for.
 	inCallback int
-	waiters    int
 }
 
 // Add adds n goroutines to wait for. As with a WaitGroup, an Add made while the set may be
@@ -34,7 +33,7 @@ func (g *goroutineSet) Done() {
 		g.mu.Unlock()
 		panic("native: goroutineSet.Done without Add")
 	}
-	g.wakeLocked()
+	g.changed.Broadcast()
 	g.mu.Unlock()
 }
 
@@ -45,19 +44,21 @@ func (g *goroutineSet) Wait() {
 	if g.changed.L == nil {
 		g.changed.L = &g.mu
 	}
-	g.waiters++
 	for g.running > g.inCallback {
 		g.changed.Wait()
 	}
-	g.waiters--
 }
 
-// callback runs f, a user's callback, from a goroutine of the set, which Wait then does not
-// wait for until f returns.
-func (g *goroutineSet) callback(f func()) {
+// callback runs f, a user's callback. When inSet, the calling goroutine is one of the set,
+// which Wait then does not wait for until f returns; otherwise f just runs.
+func (g *goroutineSet) callback(inSet bool, f func()) {
+	if !inSet {
+		f()
+		return
+	}
 	g.mu.Lock()
 	g.inCallback++
-	g.wakeLocked()
+	g.changed.Broadcast()
 	g.mu.Unlock()
 	defer func() {
 		g.mu.Lock()
@@ -65,10 +66,4 @@ func (g *goroutineSet) callback(f func()) {
 		g.mu.Unlock()
 	}()
 	f()
-}
-
-func (g *goroutineSet) wakeLocked() {
-	if g.waiters > 0 {
-		g.changed.Broadcast()
-	}
 }

@@ -38,7 +38,7 @@ func TestGoroutineSetWaitsForAllButCallbacks(t *testing.T) {
 	}
 	// The last goroutine enters a callback: Wait no longer waits for it.
 	entered, release := make(chan struct{}), make(chan struct{})
-	go g.callback(func() {
+	go g.callback(true, func() {
 		close(entered)
 		<-release
 	})
@@ -73,6 +73,23 @@ func TestGoroutineSetWaitsForAllButCallbacks(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Wait did not return after the last Done")
 	}
+}
+
+// A callback from a goroutine outside the set runs without changing what Wait waits for.
+func TestGoroutineSetCallbackOutsideTheSet(t *testing.T) {
+	var g goroutineSet
+	g.Add(1)
+	ran := false
+	g.callback(false, func() {
+		ran = true
+		if _, ok := waitReturns(&g, 50*time.Millisecond); ok {
+			t.Error("Wait returned during a callback from outside the set, with a goroutine running")
+		}
+	})
+	if !ran {
+		t.Fatal("the callback did not run")
+	}
+	g.Done()
 }
 
 func TestGoroutineSetDoneWithoutAddPanics(t *testing.T) {

@@ -429,12 +429,7 @@ func TestReviewIterateScanWrongTypes(t *testing.T) {
 func ricNoLeak(t *testing.T) func() {
 	cur := goleak.IgnoreCurrent()
 	return func() {
-		goleak.VerifyNone(t, cur,
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).worker"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).readLoop"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).writeLoop"),
-			goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*node).acceptLoop"),
-		)
+		goleak.VerifyNone(t, append(cqltest.ClusterGoleakOptions(), cur)...)
 	}
 }
 

@@ -47,3 +47,14 @@ func GoleakOptions() []goleak.Option {
 		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*node).acceptLoop"),
 	}
 }
+
+// ClusterGoleakOptions returns GoleakOptions and also ignores the goroutines that serve a
+// cqlsim cluster's connections, for tests that start a cluster of their own (cqlsim.StartT
+// closes it only after the test) and check for leaked goroutines before it closes.
+func ClusterGoleakOptions() []goleak.Option {
+	return append(GoleakOptions(),
+		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).worker"),
+		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).readLoop"),
+		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).writeLoop"),
+	)
+}
