@@ -66,7 +66,7 @@ func TestExecuteAsyncManyInFlight(t *testing.T) {
 }
 
 func TestNoGoroutineLeftAfterClose(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	ks, hosts := testKeyspace(t, 1)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 3})
 	if err != nil {
@@ -90,7 +90,7 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 }
 
 func TestCancelledRequests(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	ks, hosts := testKeyspace(t, 1)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1})
 	if err != nil {
@@ -144,7 +144,7 @@ func TestCancelWhileResponsesAreDelayed(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
 	px := cqltest.NewProxy(t, hosts[0])
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.Addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestServerDropsConnectionMidRequest(t *testing.T) {
 	ks, hosts := testKeyspace(t, 1)
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
 	px := cqltest.NewProxy(t, hosts[0])
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{px.Addr()}, Keyspace: ks, ConnsPerHost: 1, DisablePeerDiscovery: true})
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +301,7 @@ func TestSpeculativeExecution(t *testing.T) {
 	adminExec(t, hosts, "CREATE TABLE "+ks+".kv (k int PRIMARY KEY)")
 	slow := cqltest.NewProxy(t, hosts[0])
 	fast := cqltest.NewProxy(t, hosts[0])
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	// Two contact points that are the same server through two proxies: the session sees two
 	// nodes and routes round-robin over them.
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: []string{slow.Addr(), fast.Addr()}, Keyspace: ks,
