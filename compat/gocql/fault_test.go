@@ -97,7 +97,7 @@ func injectAll(t *testing.T, sim *cqlsim.Cluster, f cqlsim.Fault) {
 func legacyFaulted(t *testing.T, n int, f cqlsim.Fault) (*cqlsim.Cluster, *gocqlv1.Session) {
 	t.Helper()
 	sim := faultCluster(t, n)
-	s := legacySession(t, sim.Addrs()[:1], "")
+	s := legacySession(t, sim.Addrs()[:1], "", nil)
 	t.Cleanup(s.Close)
 	injectAll(t, sim, f)
 	return sim, s

@@ -3,6 +3,7 @@ package gocql_test
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"reflect"
 	"sort"
@@ -36,8 +37,22 @@ type diffPair struct {
 // dropped first).
 func newDiffPair(t *testing.T, ddl ...string) *diffPair {
 	t.Helper()
+	return newDiffPairOn(t, false, ddl...)
+}
+
+// newDiffPairOneNode is newDiffPair with both sessions held to the first test host (a
+// HostFilter accepting only it), for scenarios whose outcome depends on the node that runs
+// each statement, such as those of gocql's per-host prepared cache (docs/deviations.md G19).
+// On a single node it is newDiffPair.
+func newDiffPairOneNode(t *testing.T, ddl ...string) *diffPair {
+	t.Helper()
+	return newDiffPairOn(t, true, ddl...)
+}
+
+func newDiffPairOn(t *testing.T, oneNode bool, ddl ...string) *diffPair {
+	t.Helper()
 	hosts := cqltest.Hosts(t)
-	admin := legacySession(t, hosts, "")
+	admin := legacySession(t, hosts, "", nil)
 	defer admin.Close()
 	if err := admin.Query("CREATE KEYSPACE IF NOT EXISTS " + reviewKeyspace +
 		" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
@@ -54,12 +69,21 @@ func newDiffPair(t *testing.T, ddl ...string) *diffPair {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	p := &diffPair{legacy: legacySession(t, hosts, reviewKeyspace), hosts: hosts}
+	var legacyFilter gocqlv1.HostFilter
+	var compatFilter gocql.HostFilter
+	if oneNode {
+		only := withDefaultPort(hosts[0])
+		hosts = hosts[:1]
+		legacyFilter = gocqlv1.HostFilterFunc(func(h *gocqlv1.HostInfo) bool { return h.ConnectAddressAndPort() == only })
+		compatFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool { return h.ConnectAddressAndPort() == only })
+	}
+	p := &diffPair{legacy: legacySession(t, hosts, reviewKeyspace, legacyFilter), hosts: hosts}
 	t.Cleanup(p.legacy.Close)
 	c := gocql.NewCluster(hosts...)
 	c.Keyspace = reviewKeyspace
 	c.ProtoVersion = 4
 	c.Timeout = 30 * time.Second
+	c.HostFilter = compatFilter
 	s, err := c.CreateSession()
 	if err != nil {
 		t.Fatalf("compat CreateSession: %v", err)
@@ -69,12 +93,24 @@ func newDiffPair(t *testing.T, ddl ...string) *diffPair {
 	return p
 }
 
-func legacySession(t *testing.T, hosts []string, ks string) *gocqlv1.Session {
+// withDefaultPort returns host as host:port, with the native protocol's port 9042 when it
+// names none.
+func withDefaultPort(host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), "9042")
+}
+
+// legacySession connects gocql v1.7.0 to hosts in keyspace ks (none when empty), with filter
+// as its HostFilter when not nil.
+func legacySession(t *testing.T, hosts []string, ks string, filter gocqlv1.HostFilter) *gocqlv1.Session {
 	t.Helper()
 	c := gocqlv1.NewCluster(hosts...)
 	c.Keyspace = ks
 	c.ProtoVersion = 4
 	c.Timeout = 30 * time.Second
+	c.HostFilter = filter
 	s, err := c.CreateSession()
 	if err != nil {
 		t.Fatalf("gocql v1.7.0 CreateSession: %v", err)
