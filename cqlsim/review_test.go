@@ -82,19 +82,32 @@ func mustQuery(rc *rawConn, q string) *frame.Frame {
 }
 
 // setupReviewKeyspace recreates reviewKeyspace on the server behind rc with the given tables,
-// and drops it when the test ends.
+// and drops it when the test ends. On the reference node the statements run through
+// setupExec, which waits for schema agreement after DDL.
 func setupReviewKeyspace(t *testing.T, srv reviewServer, rc *rawConn, stmts ...string) {
 	t.Helper()
-	mustQuery(rc, "DROP KEYSPACE IF EXISTS "+reviewKeyspace)
-	mustQuery(rc, "CREATE KEYSPACE "+reviewKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	exec := func(q string) { mustQuery(rc, q) }
+	if srv.name == "cassandra" {
+		exec = func(q string) { setupExec(t, srv, q) }
+	}
+	exec("DROP KEYSPACE IF EXISTS " + reviewKeyspace)
+	exec("CREATE KEYSPACE " + reviewKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	for _, s := range stmts {
-		mustQuery(rc, s)
+		exec(s)
 	}
 	t.Cleanup(func() {
 		if srv.name == "cassandra" {
 			_ = cqltest.ExecErr(srv.addr, "DROP KEYSPACE IF EXISTS "+reviewKeyspace)
 		}
 	})
+}
+
+// setupExec runs a set-up statement on the reference node over a connection of its own
+// (cqltest.Exec), which waits for schema agreement after DDL: on a cluster the statements that
+// follow may need a node that has not heard of the change yet (it answers INCOMPATIBLE_SCHEMA).
+func setupExec(t *testing.T, srv reviewServer, q string) {
+	t.Helper()
+	cqltest.Exec(t, srv.addr, q)
 }
 
 // TestReviewConsistencyValidation: Cassandra refuses consistency levels that make no sense for a
@@ -216,13 +229,17 @@ func TestReviewV5MetadataChanged(t *testing.T) {
 	for _, srv := range reviewServers(t, cqlsim.Options{MaxProtocolVersion: 5}) {
 		t.Run(srv.name, func(t *testing.T) {
 			vc := handshakeV5(t, srv.addr, "")
-			vc.query(3, "DROP KEYSPACE IF EXISTS "+reviewKeyspace)
-			vc.query(4, "CREATE KEYSPACE "+reviewKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			exec := func(stream int16, q string) { vc.query(stream, q) }
+			if srv.name == "cassandra" {
+				exec = func(_ int16, q string) { setupExec(t, srv, q) }
+			}
+			exec(3, "DROP KEYSPACE IF EXISTS "+reviewKeyspace)
+			exec(4, "CREATE KEYSPACE "+reviewKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 			if srv.name == "cassandra" {
 				t.Cleanup(func() { _ = cqltest.ExecErr(srv.addr, "DROP KEYSPACE IF EXISTS "+reviewKeyspace) })
 			}
-			vc.query(5, "CREATE TABLE review_sim.t (k int PRIMARY KEY, v int)")
-			vc.query(6, "INSERT INTO review_sim.t (k, v) VALUES (1, 1)")
+			exec(5, "CREATE TABLE review_sim.t (k int PRIMARY KEY, v int)")
+			exec(6, "INSERT INTO review_sim.t (k, v) VALUES (1, 1)")
 
 			prepare := func(q string) *message.PreparedResult {
 				t.Helper()
