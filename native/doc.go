@@ -22,8 +22,8 @@
 // the session; concurrent ones apply one after the other, so when they have returned every
 // connection uses the keyspace Session.Keyspace reports. A statement prepared before a USE keeps
 // its keyspace: should a node need it re-prepared while the session uses another keyspace, an
-// unqualified statement fails with an error saying so, rather than be prepared against the other
-// keyspace's tables (prepare it again, or qualify its tables).
+// unqualified statement fails with an error saying so (ErrPreparedKeyspaceChanged), rather than
+// be prepared against the other keyspace's tables (prepare it again, or qualify its tables).
 //
 // # Results
 //

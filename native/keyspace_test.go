@@ -1,6 +1,8 @@
 package native_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,15 +30,26 @@ func twoKeyspaces(t *testing.T, mod ...func(*native.Config)) (s *native.Session,
 // readW reads w's row through an unqualified statement: the name of the keyspace it hit.
 func readW(t *testing.T, s *native.Session, stmt native.Statement) string {
 	t.Helper()
-	res, err := s.Execute(ctxT(t), stmt)
+	v, err := tryReadW(s, stmt)
 	if err != nil {
-		t.Fatalf("reading w: %v", err)
+		t.Fatal(err)
+	}
+	return v
+}
+
+// tryReadW is readW returning the error.
+func tryReadW(s *native.Session, stmt native.Statement) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := s.Execute(ctx, stmt)
+	if err != nil {
+		return "", fmt.Errorf("reading w: %w", err)
 	}
 	v, err := native.ScanOne[string](res)
 	if err != nil {
-		t.Fatalf("reading w: %v", err)
+		return "", fmt.Errorf("reading w: %w", err)
 	}
-	return v
+	return v, nil
 }
 
 // Two USE statements at the same time, while statements are being prepared: afterwards every
@@ -86,7 +99,17 @@ func TestConcurrentUseLeavesOneKeyspace(t *testing.T) {
 		}
 		p := <-prepared
 		for i := range 3 * conns {
-			if got := readW(t, s, p.Bind(1)); got != p.Keyspace() {
+			got, err := tryReadW(s, p.Bind(1))
+			if errors.Is(err, native.ErrPreparedKeyspaceChanged) && len(s.Hosts()) > 1 && p.Keyspace() != want {
+				// On a cluster, a node the USE overtook the background PREPARE to does not
+				// know the statement, and re-preparing it there would read the other
+				// keyspace: refused, as documented. On one node it cannot happen.
+				continue
+			}
+			if err != nil {
+				t.Fatalf("round %d, execute %d: %v", round, i, err)
+			}
+			if got != p.Keyspace() {
 				t.Fatalf("round %d, execute %d: a statement prepared in keyspace %s read keyspace %s", round, i, p.Keyspace(), got)
 			}
 		}
@@ -126,7 +149,7 @@ func TestReprepareAfterUse(t *testing.T) {
 	mustExec(t, s, "USE kb")
 
 	_, err = s.Execute(ctxT(t), unqualified.Bind(1).WithHost(hostU))
-	if err == nil || !strings.Contains(err.Error(), `prepared in keyspace "ka"`) {
+	if !errors.Is(err, native.ErrPreparedKeyspaceChanged) || !strings.Contains(err.Error(), `prepared in keyspace "ka"`) {
 		t.Fatalf("unqualified statement re-prepared after USE kb: err = %v, want the keyspace error", err)
 	}
 	if got := readW(t, s, qualified.Bind(1).WithHost(hostQ)); got != "ka" {

@@ -128,6 +128,16 @@ func (s *Session) prepareEntry(ctx context.Context, e *prepEntry, key prepKey, t
 // so binding the same values again and executing the new Statement encodes them for those.
 var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared statement changed types on the server")
 
+// ErrPreparedKeyspaceChanged is wrapped by the error of a request whose prepared statement a
+// node did not know (it answered UNPREPARED) after a USE had moved the session to another
+// keyspace than the one the statement was prepared in. Prepared again there, its unqualified
+// tables would be the other keyspace's (or, for a statement with neither bind markers nor
+// result columns, whose metadata names no keyspace to compare, might be), so the request is not
+// sent. On a cluster this happens to a statement prepared just before a USE on the nodes that
+// had not been sent it yet (see Config.PrepareOnOneNode). Prepare the statement again (it is
+// then prepared in the session's keyspace), or qualify its tables.
+var ErrPreparedKeyspaceChanged = errors.New("native: prepared statement's keyspace is no longer the session's")
+
 // errPrepareTimeout is the cause of a Prepare's context when Config.Timeout passed.
 var errPrepareTimeout = errors.New("prepare timeout")
 
@@ -303,7 +313,7 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if ks := c.Keyspace(); ks != target.keyspace && target.keyspace != "" && !sameKeyspaces(target.m(), m) {
 		// A USE moved the session to another keyspace since Prepare: prepared again here,
 		// the statement's unqualified tables would be the other keyspace's.
-		return fmt.Errorf("native: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables (its metadata names no keyspace to compare when it has neither bind markers nor result columns): prepare it again", abbreviate(target.cql), target.keyspace, c.Addr(), ks)
+		return fmt.Errorf("%w: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables: prepare it again", ErrPreparedKeyspaceChanged, abbreviate(target.cql), target.keyspace, c.Addr(), ks)
 	}
 	bound := target.m()
 	if info.prepared != nil && info.meta != nil {
