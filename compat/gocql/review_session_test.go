@@ -207,6 +207,9 @@ func TestReviewCreateSessionConfig(t *testing.T) {
 		}
 	}
 	var lt, ct trace
+	// One contact point: both drivers try the contact points in a random order, and an error
+	// names the last one tried.
+	contact := p.hosts[:1]
 	for _, c := range cases {
 		render := func(err error) string {
 			if c.loose != nil {
@@ -216,7 +219,7 @@ func TestReviewCreateSessionConfig(t *testing.T) {
 		}
 		reset()
 		{
-			cfg := gocqlv1.NewCluster(p.hosts...)
+			cfg := gocqlv1.NewCluster(contact...)
 			cfg.Keyspace, cfg.ProtoVersion = reviewKeyspace, 4
 			c.legacy(cfg)
 			s, err := cfg.CreateSession()
@@ -242,7 +245,7 @@ func TestReviewCreateSessionConfig(t *testing.T) {
 		}
 		reset()
 		{
-			cfg := gocql.NewCluster(p.hosts...)
+			cfg := gocql.NewCluster(contact...)
 			cfg.Keyspace, cfg.ProtoVersion = reviewKeyspace, 4
 			c.compat(cfg)
 			s, err := cfg.CreateSession()
