@@ -72,10 +72,12 @@ func newDiffPairOn(t *testing.T, oneNode bool, ddl ...string) *diffPair {
 	var legacyFilter gocqlv1.HostFilter
 	var compatFilter gocql.HostFilter
 	if oneNode {
-		only := withDefaultPort(hosts[0])
+		// By address alone: gocql gives a node it read from system.local the configured port
+		// (9042), not the contact point's, and the nodes of a test cluster differ by address.
+		only := hostIP(t, hosts[0])
 		hosts = hosts[:1]
-		legacyFilter = gocqlv1.HostFilterFunc(func(h *gocqlv1.HostInfo) bool { return h.ConnectAddressAndPort() == only })
-		compatFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool { return h.ConnectAddressAndPort() == only })
+		legacyFilter = gocqlv1.HostFilterFunc(func(h *gocqlv1.HostInfo) bool { return h.ConnectAddress().Equal(only) })
+		compatFilter = gocql.HostFilterFunc(func(h *gocql.HostInfo) bool { return h.ConnectAddress().Equal(only) })
 	}
 	p := &diffPair{legacy: legacySession(t, hosts, reviewKeyspace, legacyFilter), hosts: hosts}
 	t.Cleanup(p.legacy.Close)
@@ -93,13 +95,17 @@ func newDiffPairOn(t *testing.T, oneNode bool, ddl ...string) *diffPair {
 	return p
 }
 
-// withDefaultPort returns host as host:port, with the native protocol's port 9042 when it
-// names none.
-func withDefaultPort(host string) string {
-	if _, _, err := net.SplitHostPort(host); err == nil {
-		return host
+// hostIP returns the IP address of a test host (host:port, or an address alone).
+func hostIP(t *testing.T, host string) net.IP {
+	t.Helper()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
 	}
-	return net.JoinHostPort(strings.Trim(host, "[]"), "9042")
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	if ip == nil {
+		t.Fatalf("test host %q is not an IP address", host)
+	}
+	return ip
 }
 
 // legacySession connects gocql v1.7.0 to hosts in keyspace ks (none when empty), with filter
