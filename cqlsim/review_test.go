@@ -82,14 +82,10 @@ func mustQuery(rc *rawConn, q string) *frame.Frame {
 }
 
 // setupReviewKeyspace recreates reviewKeyspace on the server behind rc with the given tables,
-// and drops it when the test ends. On the reference node the statements run through
-// setupExec, which waits for schema agreement after DDL.
+// and drops it when the test ends.
 func setupReviewKeyspace(t *testing.T, srv reviewServer, rc *rawConn, stmts ...string) {
 	t.Helper()
-	exec := func(q string) { mustQuery(rc, q) }
-	if srv.name == "cassandra" {
-		exec = func(q string) { setupExec(t, srv, q) }
-	}
+	exec := setupRunner(t, srv, func(q string) { mustQuery(rc, q) })
 	exec("DROP KEYSPACE IF EXISTS " + reviewKeyspace)
 	exec("CREATE KEYSPACE " + reviewKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	for _, s := range stmts {
@@ -102,12 +98,15 @@ func setupReviewKeyspace(t *testing.T, srv reviewServer, rc *rawConn, stmts ...s
 	})
 }
 
-// setupExec runs a set-up statement on the reference node over a connection of its own
-// (cqltest.Exec), which waits for schema agreement after DDL: on a cluster the statements that
-// follow may need a node that has not heard of the change yet (it answers INCOMPATIBLE_SCHEMA).
-func setupExec(t *testing.T, srv reviewServer, q string) {
-	t.Helper()
-	cqltest.Exec(t, srv.addr, q)
+// setupRunner returns how a test's set-up statements run on srv: on cqlsim through run (the
+// test's own connection); on the reference node through cqltest.Exec, over a connection of its
+// own, which waits for schema agreement after DDL (on a cluster the statements that follow may
+// need a node that has not heard of the change yet, which answers INCOMPATIBLE_SCHEMA).
+func setupRunner(t *testing.T, srv reviewServer, run func(q string)) func(q string) {
+	if srv.name == "cassandra" {
+		return func(q string) { cqltest.Exec(t, srv.addr, q) }
+	}
+	return run
 }
 
 // TestReviewConsistencyValidation: Cassandra refuses consistency levels that make no sense for a
@@ -229,17 +228,14 @@ func TestReviewV5MetadataChanged(t *testing.T) {
 	for _, srv := range reviewServers(t, cqlsim.Options{MaxProtocolVersion: 5}) {
 		t.Run(srv.name, func(t *testing.T) {
 			vc := handshakeV5(t, srv.addr, "")
-			exec := func(stream int16, q string) { vc.query(stream, q) }
-			if srv.name == "cassandra" {
-				exec = func(_ int16, q string) { setupExec(t, srv, q) }
-			}
-			exec(3, "DROP KEYSPACE IF EXISTS "+reviewKeyspace)
-			exec(4, "CREATE KEYSPACE "+reviewKeyspace+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			exec := setupRunner(t, srv, func(q string) { vc.query(3, q) })
+			exec("DROP KEYSPACE IF EXISTS " + reviewKeyspace)
+			exec("CREATE KEYSPACE " + reviewKeyspace + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 			if srv.name == "cassandra" {
 				t.Cleanup(func() { _ = cqltest.ExecErr(srv.addr, "DROP KEYSPACE IF EXISTS "+reviewKeyspace) })
 			}
-			exec(5, "CREATE TABLE review_sim.t (k int PRIMARY KEY, v int)")
-			exec(6, "INSERT INTO review_sim.t (k, v) VALUES (1, 1)")
+			exec("CREATE TABLE review_sim.t (k int PRIMARY KEY, v int)")
+			exec("INSERT INTO review_sim.t (k, v) VALUES (1, 1)")
 
 			prepare := func(q string) *message.PreparedResult {
 				t.Helper()

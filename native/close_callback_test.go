@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
-	"go.uber.org/goleak"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -40,16 +39,6 @@ func resultWithin(t *testing.T, p *native.Pending, what string) (*native.Result,
 	return p.Result()
 }
 
-// noLeak returns a function that fails t if goroutines other than those running now and
-// the cqlsim server's are left.
-func noLeak(t *testing.T) func() {
-	cur := goleak.IgnoreCurrent()
-	return func() {
-		t.Helper()
-		goleak.VerifyNone(t, append(cqltest.ClusterGoleakOptions(), cur)...)
-	}
-}
-
 // closingSession connects to cl with the Config that configure completes (Hosts preset to
 // every node); configure's callbacks close the session with closeSession, whose error is then
 // sent on the channel returned. closeSession does nothing before Connect has returned.
@@ -76,7 +65,7 @@ func closingSession(t *testing.T, cl *cqlsim.Cluster, configure func(cfg *native
 // goroutine, which was waiting in OnConnect for Close: a deadlock.)
 func TestCloseFromOnConnect(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	leaks := noLeak(t)
+	leaks := cqltest.LeakCheck(t)
 	var armed atomic.Bool
 	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
 		cfg.Hosts = cl.Addrs()[:1]
@@ -120,7 +109,7 @@ func TestCloseFromObserverOfAsyncRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
-			leaks := noLeak(t)
+			leaks := cqltest.LeakCheck(t)
 			var armed atomic.Bool
 			s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
 				cfg.Observer = func(ctx context.Context, a native.Attempt) {
@@ -147,7 +136,7 @@ func TestCloseFromObserverOfAsyncRequest(t *testing.T) {
 // other goroutines: the other asynchronous requests in flight are complete when it returns.
 func TestCloseDoesNotWaitForARunningObserver(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
-	leaks := noLeak(t)
+	leaks := cqltest.LeakCheck(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Observer: func(ctx context.Context, a native.Attempt) {
 		if a.Statement == "SELECT cluster_name FROM system.local" {
@@ -201,7 +190,7 @@ func TestCloseDoesNotWaitForARunningObserver(t *testing.T) {
 // attempt; the request then completes with that attempt's error, not retried.
 func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
-	leaks := noLeak(t)
+	leaks := cqltest.LeakCheck(t)
 	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
 		cfg.RetryPolicy = funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
 			closeSession()
@@ -224,7 +213,7 @@ func TestCloseFromRetryPolicyOfAsyncRequest(t *testing.T) {
 // OnSchemaChange may close the session: here on the event of the session's own DDL.
 func TestCloseFromOnSchemaChange(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
-	leaks := noLeak(t)
+	leaks := cqltest.LeakCheck(t)
 	var armed atomic.Bool
 	s, closed := closingSession(t, cl, func(cfg *native.Config, closeSession func()) {
 		cfg.OnSchemaChange = func(sc native.SchemaChange) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
-	"go.uber.org/goleak"
 )
 
 // ricRows is the number of rows of the review table; ricPage its page size (8 pages).
@@ -65,22 +64,22 @@ func ricConnect(t *testing.T, addr string, mod ...func(*Config)) *Session {
 }
 
 // ricProxied starts the review node (ricSetup) behind a proxy and connects a session (mod
-// changes its Config) through the proxy. The caller defers the returned leak check (ricNoLeak,
-// which ignores the goroutines started before the session).
+// changes its Config) through the proxy. The caller defers the returned leak check
+// (cqltest.LeakCheck, which ignores the goroutines started before the session).
 func ricProxied(t *testing.T, mod ...func(*Config)) (*cqltest.Proxy, *Session, func()) {
 	t.Helper()
 	px := cqltest.NewProxy(t, ricSetup(t))
-	noLeak := ricNoLeak(t)
+	noLeak := cqltest.LeakCheck(t)
 	return px, ricConnect(t, px.Addr(), mod...), noLeak
 }
 
 // ricSession starts the review node (ricSetup) and connects a session to it. The caller
-// defers the returned leak check (ricNoLeak, which ignores the goroutines started before the
-// session).
+// defers the returned leak check (cqltest.LeakCheck, which ignores the goroutines started
+// before the session).
 func ricSession(t *testing.T) (*Session, func()) {
 	t.Helper()
 	addr := ricSetup(t)
-	noLeak := ricNoLeak(t)
+	noLeak := cqltest.LeakCheck(t)
 	return ricConnect(t, addr), noLeak
 }
 
@@ -424,15 +423,6 @@ func TestReviewIterateScanWrongTypes(t *testing.T) {
 	}()
 }
 
-// ricNoLeak returns a function that fails t if goroutines other than those running now,
-// and those of the cqlsim server, are left.
-func ricNoLeak(t *testing.T) func() {
-	cur := goleak.IgnoreCurrent()
-	return func() {
-		goleak.VerifyNone(t, append(cqltest.ClusterGoleakOptions(), cur)...)
-	}
-}
-
 // ricConn returns the only connection of a ConnsPerHost 1, one-node session.
 func (s *Session) ricConn(t *testing.T) any {
 	st := s.state.Load()
@@ -660,7 +650,7 @@ func TestReviewIterateCloseDuringIterationAndAsync(t *testing.T) {
 // its own session.
 func TestReviewIteratePagingStateAcrossSessions(t *testing.T) {
 	addr := ricSetup(t)
-	defer ricNoLeak(t)()
+	defer cqltest.LeakCheck(t)()
 	a := ricConnect(t, addr)
 	b := ricConnect(t, addr)
 	ctx := ricCtx(t)

@@ -95,15 +95,13 @@ func newDiffPairOn(t *testing.T, oneNode bool, ddl ...string) *diffPair {
 	return p
 }
 
-// hostIP returns the IP address of a test host (host:port, or an address alone).
-func hostIP(t *testing.T, host string) net.IP {
+// hostIP returns the IP address of a test host (host:port, as cqltest.Hosts gives them).
+func hostIP(t *testing.T, hostport string) net.IP {
 	t.Helper()
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	if ip == nil {
-		t.Fatalf("test host %q is not an IP address", host)
+	host, _, err := net.SplitHostPort(hostport)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil {
+		t.Fatalf("test host %q is not an IP address and port", hostport)
 	}
 	return ip
 }

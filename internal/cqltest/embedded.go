@@ -3,6 +3,7 @@ package cqltest
 import (
 	"fmt"
 	"sync"
+	"testing"
 
 	"go.uber.org/goleak"
 
@@ -48,13 +49,19 @@ func GoleakOptions() []goleak.Option {
 	}
 }
 
-// ClusterGoleakOptions returns GoleakOptions and also ignores the goroutines that serve a
-// cqlsim cluster's connections, for tests that start a cluster of their own (cqlsim.StartT
+// LeakCheck returns a function that fails tb if goroutines are left other than those running
+// when LeakCheck was called, the shared embedded server's (GoleakOptions) and those that serve
+// a cqlsim cluster's connections: for tests that start a cluster of their own (cqlsim.StartT
 // closes it only after the test) and check for leaked goroutines before it closes.
-func ClusterGoleakOptions() []goleak.Option {
-	return append(GoleakOptions(),
+func LeakCheck(tb testing.TB) func() {
+	opts := append(GoleakOptions(),
+		goleak.IgnoreCurrent(),
 		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).worker"),
 		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).readLoop"),
 		goleak.IgnoreAnyFunction("github.com/cqlbridge/cqlbridge/cqlsim.(*conn).writeLoop"),
 	)
+	return func() {
+		tb.Helper()
+		goleak.VerifyNone(tb, opts...)
+	}
 }
