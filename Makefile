@@ -7,6 +7,7 @@ run:
 	go run ./examples/quickstart
 
 # Every test: Cassandra up, static checks, go test -race ./... with CQL_HOSTS, fuzz and extra suites,
+# the cluster-dependent packages on three nodes (CQL_CLUSTER_NODES=0 leaves them out),
 # Cassandra down even when tests fail.
 test:
 	scripts/test

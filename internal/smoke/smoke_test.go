@@ -81,8 +81,8 @@ func TestGocqlSmoke(t *testing.T) {
 }
 
 // TestGocqlSeesAllNodes checks a multi-node cluster (scripts/cassandra up --nodes 3): gocql must
-// discover every node. It runs only when CQL_EXPECT_NODES is set, because the default CI run uses
-// one node.
+// discover every node. It runs only when CQL_EXPECT_NODES is set: scripts/test's cluster step
+// sets it (on three nodes), its other steps run on one node.
 func TestGocqlSeesAllNodes(t *testing.T) {
 	want := os.Getenv("CQL_EXPECT_NODES")
 	if want == "" {
