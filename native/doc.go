@@ -21,9 +21,9 @@
 // it sends and returns its trace id. A USE statement changes the keyspace of every connection of
 // the session; concurrent ones apply one after the other, so when they have returned every
 // connection uses the keyspace Session.Keyspace reports. A statement prepared before a USE keeps
-// its keyspace: should a node need it re-prepared while the session uses another keyspace, an
-// unqualified statement fails with an error saying so (ErrPreparedKeyspaceChanged), rather than
-// be prepared against the other keyspace's tables (prepare it again, or qualify its tables).
+// its keyspace: should a node need it re-prepared while the session uses another keyspace, it is
+// prepared there again in its own keyspace, on a short-lived connection of its own, and never
+// against the other keyspace's tables (ErrPreparedKeyspaceChanged when that fails).
 //
 // # Results
 //

@@ -99,13 +99,9 @@ func TestConcurrentUseLeavesOneKeyspace(t *testing.T) {
 		}
 		p := <-prepared
 		for i := range 3 * conns {
+			// On a cluster, a node the USE overtook the background PREPARE to does not know
+			// the statement: it is prepared there again in its own keyspace.
 			got, err := tryReadW(s, p.Bind(1))
-			if errors.Is(err, native.ErrPreparedKeyspaceChanged) && len(s.Hosts()) > 1 && p.Keyspace() != want {
-				// On a cluster, a node the USE overtook the background PREPARE to does not
-				// know the statement, and re-preparing it there would read the other
-				// keyspace: refused, as documented. On one node it cannot happen.
-				continue
-			}
 			if err != nil {
 				t.Fatalf("round %d, execute %d: %v", round, i, err)
 			}
@@ -117,8 +113,9 @@ func TestConcurrentUseLeavesOneKeyspace(t *testing.T) {
 }
 
 // A statement prepared in one keyspace and re-prepared (UNPREPARED) on a node after a USE
-// moved the session to another keyspace: unqualified, it fails with an error saying so rather
-// than reading the other keyspace's table; qualified, it is re-prepared and reads its own.
+// moved the session to another keyspace is prepared there again in its own keyspace, qualified
+// or not, and reads its own keyspace's table; when that keyspace is gone, the request fails
+// with ErrPreparedKeyspaceChanged rather than read the session keyspace's table.
 func TestReprepareAfterUse(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
 	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true})
@@ -148,18 +145,50 @@ func TestReprepareAfterUse(t *testing.T) {
 	hostU, hostQ := other(unqualified), other(qualified)
 	mustExec(t, s, "USE kb")
 
-	_, err = s.Execute(ctxT(t), unqualified.Bind(1).WithHost(hostU))
-	if !errors.Is(err, native.ErrPreparedKeyspaceChanged) || !strings.Contains(err.Error(), `prepared in keyspace "ka"`) {
-		t.Fatalf("unqualified statement re-prepared after USE kb: err = %v, want the keyspace error", err)
+	if got := readW(t, s, unqualified.Bind(1).WithHost(hostU)); got != "ka" {
+		t.Fatalf("unqualified statement prepared in ka, re-prepared after USE kb, read %s", got)
+	}
+	if !cl.KnowsPrepared(nodeIndex(t, cl, hostU), unqualified.ID()) {
+		t.Fatalf("%s does not know the statement after re-preparing it", hostU)
 	}
 	if got := readW(t, s, qualified.Bind(1).WithHost(hostQ)); got != "ka" {
 		t.Fatalf("qualified statement re-prepared after USE kb read %s, want ka", got)
+	}
+	// The session's own connections stayed in kb.
+	if got := readW(t, s, native.Query("SELECT v FROM w WHERE k = 1").WithHost(hostU)); got != "kb" {
+		t.Fatalf("an unqualified query on %s after the re-prepare read %s, want kb", hostU, got)
 	}
 	// Prepared again, the unqualified text is the session keyspace's statement.
 	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
 	if p.Keyspace() != "kb" || readW(t, s, p.Bind(1)) != "kb" {
 		t.Fatalf("prepared after USE kb: keyspace %q", p.Keyspace())
 	}
+
+	// A statement whose keyspace was dropped cannot be prepared again in it: the request
+	// fails and says why, and does not read kb's table.
+	mustExec(t, s, "CREATE KEYSPACE kc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE kc.w (k int PRIMARY KEY, v text)")
+	mustExec(t, s, "USE kc")
+	gone := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
+	hostG := other(gone)
+	mustExec(t, s, "USE kb")
+	mustExec(t, s, "DROP KEYSPACE kc")
+	_, err = s.Execute(ctxT(t), gone.Bind(1).WithHost(hostG))
+	if !errors.Is(err, native.ErrPreparedKeyspaceChanged) || !strings.Contains(err.Error(), `prepared in keyspace "kc"`) {
+		t.Fatalf("statement of a dropped keyspace re-prepared after USE kb: err = %v, want ErrPreparedKeyspaceChanged", err)
+	}
+}
+
+// nodeIndex returns the index of addr among cl's nodes.
+func nodeIndex(t *testing.T, cl *cqlsim.Cluster, addr string) int {
+	t.Helper()
+	for i, a := range cl.Addrs() {
+		if a == addr {
+			return i
+		}
+	}
+	t.Fatalf("%s is not a node of the cluster", addr)
+	return -1
 }
 
 // A node that stops answering during a USE: the switch of the other nodes' connections does

@@ -130,12 +130,13 @@ var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared s
 
 // ErrPreparedKeyspaceChanged is wrapped by the error of a request whose prepared statement a
 // node did not know (it answered UNPREPARED) after a USE had moved the session to another
-// keyspace than the one the statement was prepared in. Prepared again there, its unqualified
-// tables would be the other keyspace's (or, for a statement with neither bind markers nor
-// result columns, whose metadata names no keyspace to compare, might be), so the request is not
-// sent. On a cluster this happens to a statement prepared just before a USE on the nodes that
-// had not been sent it yet (see Config.PrepareOnOneNode). Prepare the statement again (it is
-// then prepared in the session's keyspace), or qualify its tables.
+// keyspace than the one the statement was prepared in, and which could not be prepared again
+// in its own keyspace there. Such a statement is prepared again on a short-lived connection of
+// its own to that node, in the statement's keyspace (prepared on the session's connections its
+// unqualified tables would be the other keyspace's); this error says that connection could not
+// be opened or could not use the keyspace (it was dropped, say). On a cluster the case arises
+// for a statement prepared just before a USE, on the nodes that had not been sent it yet (see
+// Config.PrepareOnOneNode), and after a node restarted and forgot its prepared statements.
 var ErrPreparedKeyspaceChanged = errors.New("native: prepared statement's keyspace is no longer the session's")
 
 // errPrepareTimeout is the cause of a Prepare's context when Config.Timeout passed.
@@ -297,7 +298,20 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	}
 	s.useMu.RLock()
 	defer s.useMu.RUnlock()
-	fresh, _, err := s.prepareOn(ctx, c, target.cql, target.keyspace, false)
+	pc := c
+	if ks := c.Keyspace(); target.keyspace != "" && ks != target.keyspace {
+		// A USE moved the session to another keyspace since Prepare: prepared on c, the
+		// statement's unqualified tables would be that keyspace's. A node binds a prepared
+		// statement to the keyspace it was prepared in, so it is prepared on a connection of
+		// its own in the statement's keyspace, and c then executes it by its id.
+		tc, err := s.dialInKeyspace(ctx, c.Addr(), target.keyspace)
+		if err != nil {
+			return fmt.Errorf("%w: statement %q was prepared in keyspace %q, and %s, whose connections use keyspace %q since a USE, does not know it; preparing it again there in %q failed: %w", ErrPreparedKeyspaceChanged, abbreviate(target.cql), target.keyspace, c.Addr(), ks, target.keyspace, err)
+		}
+		defer tc.Close()
+		pc = tc
+	}
+	fresh, _, err := s.prepareOn(ctx, pc, target.cql, target.keyspace, false)
 	if err != nil {
 		var re *RequestError
 		if errors.As(err, &re) {
@@ -310,11 +324,6 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		return err
 	}
 	m := fresh.m()
-	if ks := c.Keyspace(); ks != target.keyspace && target.keyspace != "" && !sameKeyspaces(target.m(), m) {
-		// A USE moved the session to another keyspace since Prepare: prepared again here,
-		// the statement's unqualified tables would be the other keyspace's.
-		return fmt.Errorf("%w: statement %q was prepared in keyspace %q, but %s uses keyspace %q since a USE, where it may name other tables: prepare it again", ErrPreparedKeyspaceChanged, abbreviate(target.cql), target.keyspace, c.Addr(), ks)
-	}
 	bound := target.m()
 	if info.prepared != nil && info.meta != nil {
 		bound = info.meta // the metadata this request's values were encoded with
@@ -434,27 +443,6 @@ func describeParams(params []Column) string {
 	}
 	b.WriteByte(')')
 	return b.String()
-}
-
-// sameKeyspaces reports whether two preparations of a statement resolved its tables in the
-// same keyspaces: both describe bind markers or result columns, naming the same keyspaces.
-func sameKeyspaces(a, b *preparedMeta) bool {
-	ka, kb := keyspacesOf(a), keyspacesOf(b)
-	return len(ka) > 0 && slices.Equal(ka, kb)
-}
-
-// keyspacesOf returns the sorted keyspaces named by m's bind markers and result columns.
-func keyspacesOf(m *preparedMeta) []string {
-	var ks []string
-	for _, cols := range [][]Column{m.params, m.columns} {
-		for _, c := range cols {
-			if c.Keyspace != "" && !slices.Contains(ks, c.Keyspace) {
-				ks = append(ks, c.Keyspace)
-			}
-		}
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // columnsOf converts protocol column specs.
