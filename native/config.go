@@ -136,7 +136,9 @@ type Config struct {
 	// OnConnect, when set, is called after each attempt to open a connection (the control
 	// connection's and the pools'), successful or not, from the goroutine that made it: it
 	// must not block for long. It may Close the session: Close does not wait for the
-	// goroutine while OnConnect runs (see Session.Close). For connection metrics.
+	// goroutine while OnConnect runs (see Session.Close). For connection metrics. The
+	// short-lived connection that prepares a statement again in the keyspace it was prepared
+	// in, after a USE (see ErrPreparedKeyspaceChanged), is not reported.
 	OnConnect func(ConnectEvent)
 
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,17 +114,17 @@ func TestConcurrentUseLeavesOneKeyspace(t *testing.T) {
 	}
 }
 
-// A statement prepared in one keyspace and re-prepared (UNPREPARED) on a node after a USE
-// moved the session to another keyspace is prepared there again in its own keyspace, qualified
-// or not, and reads its own keyspace's table; when that keyspace is gone, the request fails
-// with ErrPreparedKeyspaceChanged rather than read the session keyspace's table.
-func TestReprepareAfterUse(t *testing.T) {
+// kaKbOnThreeNodes starts three cqlsim nodes and a session (PrepareOnOneNode, with dialer
+// when not nil) in keyspace ka, after making keyspaces ka and kb, each with table w holding the
+// row k = 1 whose v is the keyspace's name.
+func kaKbOnThreeNodes(t *testing.T, dialer native.Dialer) (*cqlsim.Cluster, *native.Session) {
+	t.Helper()
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true, Dialer: dialer})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	waitHostsUp(t, s, 3)
 	for _, ks := range []string{"ka", "kb"} {
 		mustExec(t, s, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
@@ -130,6 +132,15 @@ func TestReprepareAfterUse(t *testing.T) {
 		mustExec(t, s, "INSERT INTO "+ks+".w (k, v) VALUES (1, '"+ks+"')")
 	}
 	mustExec(t, s, "USE ka")
+	return cl, s
+}
+
+// A statement prepared in one keyspace and re-prepared (UNPREPARED) on a node after a USE
+// moved the session to another keyspace is prepared there again in its own keyspace, qualified
+// or not, and reads its own keyspace's table; when that keyspace is gone, the request fails
+// with ErrPreparedKeyspaceChanged rather than read the session keyspace's table.
+func TestReprepareAfterUse(t *testing.T) {
+	cl, s := kaKbOnThreeNodes(t, nil)
 	unqualified := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
 	qualified := mustPrepare(t, s, "SELECT v FROM ka.w WHERE k = ?")
 	// A node that has not prepared them (PrepareOnOneNode: exactly one node knows each).
@@ -173,7 +184,7 @@ func TestReprepareAfterUse(t *testing.T) {
 	hostG := other(gone)
 	mustExec(t, s, "USE kb")
 	mustExec(t, s, "DROP KEYSPACE kc")
-	_, err = s.Execute(ctxT(t), gone.Bind(1).WithHost(hostG))
+	_, err := s.Execute(ctxT(t), gone.Bind(1).WithHost(hostG))
 	if !errors.Is(err, native.ErrPreparedKeyspaceChanged) || !strings.Contains(err.Error(), `prepared in keyspace "kc"`) {
 		t.Fatalf("statement of a dropped keyspace re-prepared after USE kb: err = %v, want ErrPreparedKeyspaceChanged", err)
 	}
@@ -253,5 +264,69 @@ func TestUseWithAFrozenNode(t *testing.T) {
 	}
 	if s.Keyspace() != ks2 {
 		t.Fatalf("session keyspace %q, want %s", s.Keyspace(), ks2)
+	}
+}
+
+// slowCountingDialer counts the connections opened to one address once armed, and makes each
+// take a while, so that requests needing one pile up meanwhile.
+type slowCountingDialer struct {
+	addr  string
+	armed atomic.Bool
+	n     atomic.Int32
+}
+
+func (d *slowCountingDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if d.armed.Load() && address == d.addr {
+		d.n.Add(1)
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, address)
+}
+
+// Many requests at once for a statement prepared before a USE, on a node that does not know
+// it: one connection in the statement's keyspace prepares it for all of them (a restarted
+// node does not get a connection per request), and every request reads its keyspace.
+func TestReprepareAfterUseSharesOneConnection(t *testing.T) {
+	d := &slowCountingDialer{}
+	cl, s := kaKbOnThreeNodes(t, d)
+	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
+	host := ""
+	for i, h := range cl.Addrs() {
+		if !cl.KnowsPrepared(i, p.ID()) {
+			host = h
+			break
+		}
+	}
+	mustExec(t, s, "USE kb")
+	d.addr = host
+	d.armed.Store(true)
+	const requests = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, requests)
+	for range requests {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := tryReadW(s, p.Bind(1).WithHost(host))
+			if err == nil && got != "ka" {
+				err = fmt.Errorf("read keyspace %s, want ka", got)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := d.n.Load(); n != 1 {
+		t.Errorf("%d requests re-preparing the statement on %s opened %d connections, want 1", requests, host, n)
 	}
 }

@@ -131,10 +131,11 @@ var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared s
 // ErrPreparedKeyspaceChanged is wrapped by the error of a request whose prepared statement a
 // node did not know (it answered UNPREPARED) after a USE had moved the session to another
 // keyspace than the one the statement was prepared in, and which could not be prepared again
-// in its own keyspace there. Such a statement is prepared again on a short-lived connection of
-// its own to that node, in the statement's keyspace (prepared on the session's connections its
-// unqualified tables would be the other keyspace's); this error says that connection could not
-// be opened or could not use the keyspace (it was dropped, say). On a cluster the case arises
+// in its own keyspace there. Such a statement is prepared again on a short-lived connection to
+// that node in the statement's keyspace (prepared on the session's connections its unqualified
+// tables would be the other keyspace's), one for all the requests that need it at the same
+// time; this error says that connection could not be opened or could not use the keyspace (it
+// was dropped, say). On a cluster the case arises
 // for a statement prepared just before a USE, on the nodes that had not been sent it yet (see
 // Config.PrepareOnOneNode), and after a node restarted and forgot its prepared statements.
 var ErrPreparedKeyspaceChanged = errors.New("native: prepared statement's keyspace is no longer the session's")
@@ -298,20 +299,17 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	}
 	s.useMu.RLock()
 	defer s.useMu.RUnlock()
-	pc := c
+	var fresh *Prepared
+	var err error
 	if ks := c.Keyspace(); target.keyspace != "" && ks != target.keyspace {
 		// A USE moved the session to another keyspace since Prepare: prepared on c, the
 		// statement's unqualified tables would be that keyspace's. A node binds a prepared
 		// statement to the keyspace it was prepared in, so it is prepared on a connection of
 		// its own in the statement's keyspace, and c then executes it by its id.
-		tc, err := s.dialInKeyspace(ctx, c.Addr(), target.keyspace)
-		if err != nil {
-			return fmt.Errorf("%w: statement %q was prepared in keyspace %q, and %s, whose connections use keyspace %q since a USE, does not know it; preparing it again there in %q failed: %w", ErrPreparedKeyspaceChanged, abbreviate(target.cql), target.keyspace, c.Addr(), ks, target.keyspace, err)
-		}
-		defer tc.Close()
-		pc = tc
+		fresh, err = s.prepareAside(ctx, c.Addr(), ks, target)
+	} else {
+		fresh, _, err = s.prepareOn(ctx, c, target.cql, target.keyspace, false)
 	}
-	fresh, _, err := s.prepareOn(ctx, pc, target.cql, target.keyspace, false)
 	if err != nil {
 		var re *RequestError
 		if errors.As(err, &re) {
@@ -357,6 +355,82 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 		}
 	}
 	return nil
+}
+
+// asideKey identifies a statement being prepared aside (see prepareAside): the node, the
+// keyspace and the text.
+type asideKey struct{ addr, keyspace, cql string }
+
+// asideFlight is one preparation aside; done is closed when p or err is set.
+type asideFlight struct {
+	done chan struct{}
+	p    *Prepared
+	err  error
+	// retry is set when the preparation ended with its own requester's context, which says
+	// nothing about the statement: the requests waiting for it try themselves.
+	retry bool
+}
+
+// prepareAside prepares target (its text, in its keyspace) on addr, whose connections use
+// keyspace ks since a USE, on a short-lived connection of its own in target's keyspace: a node
+// binds a prepared statement to the keyspace it was prepared in, so the session's connections
+// then execute it by its id. Requests that need the same statement on the same node at the same
+// time share one connection and one PREPARE (a restarted node, which forgot its statements,
+// does not get a connection per request). The work is bounded by the session's background
+// timeout and ends when the session closes.
+func (s *Session) prepareAside(ctx context.Context, addr, ks string, target *Prepared) (*Prepared, error) {
+	key := asideKey{addr: addr, keyspace: target.keyspace, cql: target.cql}
+	for {
+		s.asideMu.Lock()
+		f := s.aside[key]
+		if f == nil {
+			break // with asideMu held
+		}
+		s.asideMu.Unlock()
+		select {
+		case <-f.done:
+			if !f.retry {
+				return f.p, f.err
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("native: preparing %q in keyspace %q on %s: %w", abbreviate(target.cql), target.keyspace, addr, ctx.Err())
+		}
+	}
+	f := &asideFlight{done: make(chan struct{})}
+	if s.aside == nil {
+		s.aside = make(map[asideKey]*asideFlight)
+	}
+	s.aside[key] = f
+	s.asideMu.Unlock()
+	defer func() {
+		s.asideMu.Lock()
+		delete(s.aside, key)
+		s.asideMu.Unlock()
+		close(f.done)
+	}()
+
+	wctx, cancel := context.WithTimeout(ctx, s.backgroundTimeout())
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)()
+	tc, err := s.dialInKeyspace(wctx, addr, target.keyspace)
+	if err == nil {
+		defer tc.Close()
+		f.p, _, err = s.prepareOn(wctx, tc, target.cql, target.keyspace, false)
+	}
+	var re *RequestError
+	switch {
+	case err == nil:
+	case tc != nil && errors.As(err, &re):
+		// The server refused the statement itself (its table was dropped): reprepare
+		// handles that as on the session's connections.
+		f.err = err
+	default:
+		// No connection in target's keyspace (the keyspace was dropped, the node is down),
+		// or it failed.
+		f.retry = ctx.Err() != nil
+		f.err = fmt.Errorf("%w: statement %q was prepared in keyspace %q, and %s, whose connections use keyspace %q since a USE, does not know it; preparing it there again in %q failed: %w", ErrPreparedKeyspaceChanged, abbreviate(target.cql), target.keyspace, addr, ks, target.keyspace, err)
+	}
+	return f.p, f.err
 }
 
 // sameParamNames reports whether a and b name the same bind markers, in the same order.

@@ -53,6 +53,9 @@ type Session struct {
 	prepared map[prepKey]*prepEntry
 	prepRing prepRing // bounds prepared (Config.MaxPreparedStatements); guarded by prepMu
 
+	asideMu sync.Mutex
+	aside   map[asideKey]*asideFlight // statements being prepared aside (see prepareAside)
+
 	voids sync.Map // host -> shared *Result of kind ResultVoid
 
 	clock *coarseClock // checks the request timeouts of waiting requests
