@@ -143,17 +143,7 @@ func TestReprepareAfterUse(t *testing.T) {
 	cl, s := kaKbOnThreeNodes(t, nil)
 	unqualified := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
 	qualified := mustPrepare(t, s, "SELECT v FROM ka.w WHERE k = ?")
-	// A node that has not prepared them (PrepareOnOneNode: exactly one node knows each).
-	other := func(p *native.Prepared) string {
-		for i, h := range cl.Addrs() {
-			if !cl.KnowsPrepared(i, p.ID()) {
-				return h
-			}
-		}
-		t.Fatalf("every node knows %q", p.CQL())
-		return ""
-	}
-	hostU, hostQ := other(unqualified), other(qualified)
+	hostU, hostQ := unpreparedNode(t, cl, unqualified), unpreparedNode(t, cl, qualified)
 	mustExec(t, s, "USE kb")
 
 	if got := readW(t, s, unqualified.Bind(1).WithHost(hostU)); got != "ka" {
@@ -181,13 +171,26 @@ func TestReprepareAfterUse(t *testing.T) {
 	mustExec(t, s, "CREATE TABLE kc.w (k int PRIMARY KEY, v text)")
 	mustExec(t, s, "USE kc")
 	gone := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
-	hostG := other(gone)
+	hostG := unpreparedNode(t, cl, gone)
 	mustExec(t, s, "USE kb")
 	mustExec(t, s, "DROP KEYSPACE kc")
 	_, err := s.Execute(ctxT(t), gone.Bind(1).WithHost(hostG))
 	if !errors.Is(err, native.ErrPreparedKeyspaceChanged) || !strings.Contains(err.Error(), `prepared in keyspace "kc"`) {
 		t.Fatalf("statement of a dropped keyspace re-prepared after USE kb: err = %v, want ErrPreparedKeyspaceChanged", err)
 	}
+}
+
+// unpreparedNode returns a node of cl that has not prepared p (with PrepareOnOneNode exactly
+// one node knows each statement).
+func unpreparedNode(t *testing.T, cl *cqlsim.Cluster, p *native.Prepared) string {
+	t.Helper()
+	for i, h := range cl.Addrs() {
+		if !cl.KnowsPrepared(i, p.ID()) {
+			return h
+		}
+	}
+	t.Fatalf("every node knows %q", p.CQL())
+	return ""
 }
 
 // nodeIndex returns the index of addr among cl's nodes.
@@ -295,13 +298,7 @@ func TestReprepareAfterUseSharesOneConnection(t *testing.T) {
 	d := &slowCountingDialer{}
 	cl, s := kaKbOnThreeNodes(t, d)
 	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
-	host := ""
-	for i, h := range cl.Addrs() {
-		if !cl.KnowsPrepared(i, p.ID()) {
-			host = h
-			break
-		}
-	}
+	host := unpreparedNode(t, cl, p)
 	mustExec(t, s, "USE kb")
 	d.addr = host
 	d.armed.Store(true)

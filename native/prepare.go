@@ -135,9 +135,9 @@ var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared s
 // that node in the statement's keyspace (prepared on the session's connections its unqualified
 // tables would be the other keyspace's), one for all the requests that need it at the same
 // time; this error says that connection could not be opened or could not use the keyspace (it
-// was dropped, say). On a cluster the case arises
-// for a statement prepared just before a USE, on the nodes that had not been sent it yet (see
-// Config.PrepareOnOneNode), and after a node restarted and forgot its prepared statements.
+// was dropped, say). On a cluster the case arises for a statement prepared just before a USE,
+// on the nodes that had not been sent it yet (see Config.PrepareOnOneNode), and after a node
+// restarted and forgot its prepared statements.
 var ErrPreparedKeyspaceChanged = errors.New("native: prepared statement's keyspace is no longer the session's")
 
 // errPrepareTimeout is the cause of a Prepare's context when Config.Timeout passed.
@@ -412,7 +412,12 @@ func (s *Session) prepareAside(ctx context.Context, addr, ks string, target *Pre
 	wctx, cancel := context.WithTimeout(ctx, s.backgroundTimeout())
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	tc, err := s.dialInKeyspace(wctx, addr, target.keyspace)
+	// The session's connection settings in target's keyspace. Not one of the node's pool, the
+	// connection is not reported to Config.OnConnect.
+	cc := s.connConfig(addr, nil)
+	cc.Keyspace = target.keyspace
+	tc, err := conn.Dial(wctx, addr, cc)
+	err = dialError(addr, err)
 	if err == nil {
 		defer tc.Close()
 		f.p, _, err = s.prepareOn(wctx, tc, target.cql, target.keyspace, false)

@@ -13,13 +13,7 @@ import (
 // nothing to check; TestPrepareOnAllNodes covers the behaviour on three cqlsim nodes.)
 func TestPrepareReachesEveryNode(t *testing.T) {
 	s, _ := connect(t)
-	var hosts []string
-	for _, h := range s.Hosts() {
-		hosts = append(hosts, h.Addr)
-	}
-	if len(hosts) < 2 {
-		t.Skipf("needs a cluster of two or more nodes (CQL_HOSTS), the session sees %d", len(hosts))
-	}
+	hosts := clusterHosts(t, s)
 	if _, err := s.Execute(ctxT(t), native.Query("SELECT prepared_id FROM system.prepared_statements LIMIT 1")); err != nil {
 		t.Skipf("the server has no system.prepared_statements table: %v", err)
 	}
@@ -51,13 +45,7 @@ func TestPrepareReachesEveryNode(t *testing.T) {
 // (TestReprepareAfterUse covers the same on three cqlsim nodes.)
 func TestReprepareAfterUseOnCluster(t *testing.T) {
 	s, ks1, ks2 := twoKeyspaces(t, func(c *native.Config) { c.PrepareOnOneNode = true })
-	var hosts []string
-	for _, h := range s.Hosts() {
-		hosts = append(hosts, h.Addr)
-	}
-	if len(hosts) < 2 {
-		t.Skipf("needs a cluster of two or more nodes (CQL_HOSTS), the session sees %d", len(hosts))
-	}
+	hosts := clusterHosts(t, s)
 	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
 	if p.Keyspace() != ks1 {
 		t.Fatalf("prepared in keyspace %q, want %q", p.Keyspace(), ks1)
@@ -87,4 +75,18 @@ func TestReprepareAfterUseOnCluster(t *testing.T) {
 			t.Errorf("system.prepared_statements on %s: keyspace %q (%v), want %q", h, got, err, ks1)
 		}
 	}
+}
+
+// clusterHosts returns the addresses of the nodes s sees, skipping the test when there are
+// fewer than two (CQL_HOSTS is not a cluster).
+func clusterHosts(t *testing.T, s *native.Session) []string {
+	t.Helper()
+	var hosts []string
+	for _, h := range s.Hosts() {
+		hosts = append(hosts, h.Addr)
+	}
+	if len(hosts) < 2 {
+		t.Skipf("needs a cluster of two or more nodes (CQL_HOSTS), the session sees %d", len(hosts))
+	}
+	return hosts
 }

@@ -250,16 +250,6 @@ func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
 	return c, err
 }
 
-// dialInKeyspace opens a connection to addr with the session's settings in keyspace ks instead
-// of the session's, for one request (see reprepare); the caller closes it. It is not one of the
-// node's pool, and Config.OnConnect is not told of it.
-func (s *Session) dialInKeyspace(ctx context.Context, addr, ks string) (*conn.Conn, error) {
-	cc := s.connConfig(addr, nil)
-	cc.Keyspace = ks
-	c, err := conn.Dial(ctx, addr, cc)
-	return c, dialError(addr, err)
-}
-
 // dialError turns a server ERROR met during the handshake (bad credentials, say) into the
 // typed error for its code, keeping the step that failed in the message.
 func dialError(addr string, err error) error {
