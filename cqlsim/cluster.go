@@ -16,14 +16,17 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
 
-// Cluster is a running simulated cluster: one listener per node, all sharing one engine (one
-// in-memory store and schema). It is safe for concurrent use.
+// Cluster is a running simulated cluster: one listener per node (two with a shard-aware port),
+// all sharing one engine (one in-memory store and schema). It is safe for concurrent use.
 type Cluster struct {
 	opts   Options
 	engine *engine.Engine
 	nodes  []*node
 	events *eventHub
 	port   int
+
+	shardPort  int           // the shard-aware port (Options.ShardAwarePort), else 0
+	shardCount shardCounters // behind ShardStats
 
 	life     sync.Mutex // serialises Close, StopNode and StartNode
 	closed   bool
@@ -44,6 +47,9 @@ func Start(opts Options) (*Cluster, error) {
 		if err := checkNodeTokens(opts.NodeTokens, opts.Nodes); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSharding(opts); err != nil {
+		return nil, err
 	}
 	host, portStr, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
@@ -71,6 +77,13 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	port = listeners[0].Addr().(*net.TCPAddr).Port
+	var shardLns []net.Listener // the shard-aware port's, when asked for
+	if opts.ShardAwarePort {
+		if shardLns, err = listenAll(addrs, 0); err != nil {
+			closeListeners(listeners)
+			return nil, err
+		}
+	}
 
 	tokens := nodeTokens(opts.Nodes)
 	if opts.NodeTokens != nil {
@@ -96,9 +109,8 @@ func Start(opts Options) (*Cluster, error) {
 		SchemaPropagationDelay: opts.SchemaPropagationDelay,
 	})
 	if err != nil {
-		for _, l := range listeners {
-			_ = l.Close()
-		}
+		closeListeners(listeners)
+		closeListeners(shardLns)
 		return nil, fmt.Errorf("cqlsim: starting the engine: %w", err)
 	}
 	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port}
@@ -106,6 +118,7 @@ func Start(opts Options) (*Cluster, error) {
 		n := newNode(c, i, l)
 		c.nodes = append(c.nodes, n)
 	}
+	c.setupShards(shardLns)
 	for _, n := range c.nodes {
 		n.start()
 	}
@@ -133,15 +146,20 @@ func listenAll(addrs []netip.Addr, port int) ([]net.Listener, error) {
 		if err == nil {
 			return ls, nil
 		}
-		for _, l := range ls {
-			_ = l.Close()
-		}
+		closeListeners(ls)
 		lastErr = err
 		if port != 0 {
 			break
 		}
 	}
 	return nil, fmt.Errorf("cqlsim: listening: %w", lastErr)
+}
+
+// closeListeners closes every listener of ls.
+func closeListeners(ls []net.Listener) {
+	for _, l := range ls {
+		_ = l.Close()
+	}
 }
 
 // newHostID returns a random (version 4) uuid.

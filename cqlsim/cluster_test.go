@@ -83,6 +83,9 @@ func TestStartRejectsBadOptions(t *testing.T) {
 		{Nodes: 2, NodeTokens: [][]string{{"1"}, {}}},
 		{Nodes: 2, NodeTokens: [][]string{{"1"}, {"x"}}},
 		{Nodes: 2, NodeTokens: [][]string{{"1", "2"}, {"2"}}},
+		{Shards: -1},
+		{Shards: 1 << 20},
+		{ShardAwarePort: true},
 	} {
 		c, err := cqlsim.Start(opts)
 		if err == nil {

@@ -59,6 +59,8 @@ type conn struct {
 	readSegments segment.Codec          // set when the next frames arrive in v5 segments
 	workers      int
 
+	shard int // the connection's shard (Options.Shards), fixed when accepted; else 0
+
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]
 	events   atomic.Uint32 // bit set of registered event types (eventTopology, ...)

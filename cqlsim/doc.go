@@ -53,6 +53,20 @@
 // instead of running them, or answer them late, for tests of error decoding, retry policies and
 // timeouts.
 //
+// # Sharding
+//
+// With Options.Shards set, each node emulates a ScyllaDB node of that many shards, for tests of
+// shard-aware drivers and pools. SUPPORTED announces the connection's shard and the sharding
+// parameters as ScyllaDB does (SCYLLA_SHARD, SCYLLA_NR_SHARDS, SCYLLA_PARTITIONER,
+// SCYLLA_SHARDING_ALGORITHM biased-token-round-robin, SCYLLA_SHARDING_IGNORE_MSB 12). A
+// connection's shard is fixed when it is accepted: round-robin per node on the regular port
+// (counting every connection since Start, a driver's control connection too), and (client's
+// source port) % Shards on the shard-aware port that Options.ShardAwarePort opens, the same on
+// every node and announced as SCYLLA_SHARD_AWARE_PORT. Cluster.ShardConns counts each node's
+// open connections per shard, and Cluster.ShardStats counts the EXECUTEs whose partition key is
+// bound that arrived on the shard owning the partition and those that arrived on another.
+// Shards only label connections: every shard of a node serves every request.
+//
 // # Engine
 //
 // CQL parsing, storage, system and schema tables and statement execution live in the internal

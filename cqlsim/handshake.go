@@ -30,11 +30,15 @@ func (c *conn) supported() *message.Supported {
 	if c.node.cluster.opts.MaxProtocolVersion >= 5 {
 		versions = append(versions, "5/v5")
 	}
-	return &message.Supported{Options: map[string][]string{
+	opts := map[string][]string{
 		"CQL_VERSION":       {cqlVersion},
 		"COMPRESSION":       {"lz4", "snappy"},
 		"PROTOCOL_VERSIONS": versions,
-	}}
+	}
+	if c.node.shards != nil {
+		c.addShardOptions(opts)
+	}
+	return &message.Supported{Options: opts}
 }
 
 func (c *conn) startup(h wire.Header, opts map[string]string) {

@@ -10,8 +10,9 @@ import (
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 )
 
-// node is one simulated node: a listener and the connections it accepted. A node can be stopped
-// and started again (Cluster.StopNode, Cluster.StartNode) on the same address.
+// node is one simulated node: a listener (two with a shard-aware port) and the connections it
+// accepted. A node can be stopped and started again (Cluster.StopNode, Cluster.StartNode) on
+// the same address.
 type node struct {
 	cluster *Cluster
 	index   int
@@ -21,6 +22,7 @@ type node struct {
 
 	mu      sync.Mutex // guards the fields below
 	ln      net.Listener
+	shardLn net.Listener // the shard-aware port's listener (Options.ShardAwarePort), else nil
 	conns   map[*conn]struct{}
 	running bool
 	wg      sync.WaitGroup // accept loop and connection goroutines
@@ -36,6 +38,8 @@ type node struct {
 
 	delay  atomic.Int64 // time.Duration every statement waits before it runs (SetNodeDelay)
 	faults faultList    // errors answered in place of statements (InjectFault)
+
+	shards *nodeShards // sharding state (Options.Shards), else nil; set before start
 }
 
 func newNode(c *Cluster, index int, ln net.Listener) *node {
@@ -43,14 +47,20 @@ func newNode(c *Cluster, index int, ln net.Listener) *node {
 		prepared: make(map[string]struct{})}
 }
 
-// start runs the accept loop on the node's current listener.
+// start runs the accept loops on the node's current listeners.
 func (n *node) start() {
 	n.mu.Lock()
 	n.running = true
-	ln := n.ln
+	ln, shardLn := n.ln, n.shardLn
 	n.wg.Add(1)
+	if shardLn != nil {
+		n.wg.Add(1)
+	}
 	n.mu.Unlock()
-	go n.acceptLoop(ln)
+	go n.acceptLoop(ln, false)
+	if shardLn != nil {
+		go n.acceptLoop(shardLn, true)
+	}
 }
 
 // learn records that the statement with the given id was prepared on the node.
@@ -78,7 +88,9 @@ func (n *node) isRunning() bool {
 	return n.running
 }
 
-func (n *node) acceptLoop(ln net.Listener) {
+// acceptLoop accepts connections on ln: the regular port's listener, or the shard-aware
+// port's when shardAware.
+func (n *node) acceptLoop(ln net.Listener, shardAware bool) {
 	defer n.wg.Done()
 	log := n.cluster.opts.Logger
 	for {
@@ -97,6 +109,9 @@ func (n *node) acceptLoop(ln net.Listener) {
 			return
 		}
 		n.conns[c] = struct{}{}
+		if n.shards != nil {
+			n.shards.accepted(c, shardAware)
+		}
 		n.wg.Add(2)
 		n.mu.Unlock()
 		log.Debug("cqlsim: connection accepted", "node", n.addr, "client", nc.RemoteAddr().String())
@@ -110,9 +125,12 @@ func (n *node) forget(c *conn) {
 	n.mu.Lock()
 	delete(n.conns, c)
 	n.mu.Unlock()
+	if n.shards != nil {
+		n.shards.closed(c)
+	}
 }
 
-// stop closes the listener and every connection and waits for their goroutines. Stopping a
+// stop closes the listeners and every connection and waits for their goroutines. Stopping a
 // stopped node does nothing.
 func (n *node) stop() error {
 	n.life.Lock()
@@ -127,21 +145,29 @@ func (n *node) stop() error {
 	for c := range n.conns {
 		conns = append(conns, c)
 	}
-	ln := n.ln
+	ln, shardLn := n.ln, n.shardLn
 	n.mu.Unlock()
-	err := ln.Close()
+	err := closeListener(ln)
+	if shardLn != nil {
+		err = errors.Join(err, closeListener(shardLn))
+	}
 	for _, c := range conns {
 		c.shutdown()
 	}
 	n.wg.Wait()
-	if errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
 	return err
 }
 
-// restart listens again on the node's address and starts accepting. Restarting a running node
-// does nothing.
+// closeListener closes ln; closing a closed listener is not an error.
+func closeListener(ln net.Listener) error {
+	if err := ln.Close(); !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// restart listens again on the node's address (and shard-aware port) and starts accepting.
+// Restarting a running node does nothing.
 func (n *node) restart() error {
 	n.life.Lock()
 	defer n.life.Unlock()
@@ -152,8 +178,16 @@ func (n *node) restart() error {
 	if err != nil {
 		return fmt.Errorf("cqlsim: restarting node %s: %w", n.addr, err)
 	}
+	var shardLn net.Listener
+	if n.cluster.shardPort != 0 {
+		if shardLn, err = n.listenShardAware(); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("cqlsim: restarting node %s: shard-aware port: %w", n.addr, err)
+		}
+	}
 	n.mu.Lock()
 	n.ln = ln
+	n.shardLn = shardLn
 	n.mu.Unlock()
 	n.start()
 	return nil

@@ -52,6 +52,19 @@ type Options struct {
 	// no token twice. By default each node owns 4 tokens spread evenly over the ring and dealt
 	// round-robin.
 	NodeTokens [][]string
+	// Shards, when > 0, makes each node emulate a ScyllaDB node with that many shards (cores),
+	// for tests of shard-aware drivers: SUPPORTED announces the connection's shard and the
+	// sharding parameters (SCYLLA_SHARD, SCYLLA_NR_SHARDS, ...), each connection gets a shard
+	// when accepted (round-robin per node on the regular port), and Cluster.ShardConns and
+	// Cluster.ShardStats count connections per shard and requests that reached the shard
+	// owning their partition. 0 (the default) emulates no sharding; a negative value, or more
+	// than 1024 shards, is an error.
+	Shards int
+	// ShardAwarePort, with Shards set, makes every node also listen on a shard-aware port, the
+	// same free port on every node's address (see Cluster.ShardAwarePort), announced in
+	// SUPPORTED as SCYLLA_SHARD_AWARE_PORT: as on ScyllaDB, a connection to it belongs to the
+	// shard (client's source port) % Shards. Setting it without Shards is an error.
+	ShardAwarePort bool
 	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).

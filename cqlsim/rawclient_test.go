@@ -36,6 +36,11 @@ func dialRaw(t testing.TB, addr string) *rawConn {
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
+	return newRawConn(t, nc)
+}
+
+// newRawConn wraps a connection to cqlsim, which is closed when the test ends.
+func newRawConn(t testing.TB, nc net.Conn) *rawConn {
 	t.Cleanup(func() { _ = nc.Close() })
 	return &rawConn{t: t, nc: nc, br: bufio.NewReader(nc)}
 }

@@ -24,6 +24,9 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
+	if c.node.shards != nil {
+		c.countShard(req)
+	}
 	if !c.waitDelay(h.Opcode) {
 		return // the connection closed during the delay
 	}

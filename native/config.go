@@ -44,8 +44,28 @@ type Config struct {
 	ConnectTimeout time.Duration
 
 	// ConnsPerHost is the number of connections kept to each node. Zero selects 2. Each
-	// connection multiplexes up to 32768 concurrent requests.
+	// connection multiplexes up to 32768 concurrent requests. A ScyllaDB node that says it
+	// is sharded gets one connection per shard instead (see DisableShardAwareness).
 	ConnsPerHost int
+
+	// DisableShardAwareness treats ScyllaDB nodes like any other node: ConnsPerHost
+	// connections, each served by whichever shard (core) the node gives it. By default, a
+	// node whose SUPPORTED options describe its sharding (SCYLLA_NR_SHARDS above 1, the
+	// biased-token-round-robin algorithm, the Murmur3 partitioner) gets one connection per
+	// shard, and a request whose partition token is known (Routing TokenAware, see there)
+	// goes on the connection of the shard that owns it, which spares the node a hop between
+	// its cores; the others go on the least busy connection. Connections to a
+	// shard are opened through the node's shard-aware port (SCYLLA_SHARD_AWARE_PORT, or
+	// SCYLLA_SHARD_AWARE_PORT_SSL with TLS) from a local port that selects the shard;
+	// without one, or with a custom Dialer, or when that port does not answer or does not
+	// give the shard asked for (a NAT rewriting source ports), through the node's own port,
+	// which hands out shards itself: connections to shards already covered are closed, and
+	// the missing ones are tried again after a backoff. A node reporting more than 1024
+	// shards is treated as not sharded.
+	DisableShardAwareness bool
+	// DisableShardAwarePort opens every connection to a sharded ScyllaDB node through its
+	// ordinary port (for networks that rewrite source ports or block the shard-aware port).
+	DisableShardAwarePort bool
 
 	// Compression is the frame compression: "" (none), "lz4" or "snappy".
 	Compression string

@@ -20,6 +20,13 @@ import (
 // simSession starts an embedded cqlsim cluster and connects to it.
 func simSession(t *testing.T, opts cqlsim.Options, mod ...func(*native.Config)) *native.Session {
 	t.Helper()
+	_, s := simClusterSession(t, opts, mod...)
+	return s
+}
+
+// simClusterSession is simSession, returning the cluster too.
+func simClusterSession(t *testing.T, opts cqlsim.Options, mod ...func(*native.Config)) (*cqlsim.Cluster, *native.Session) {
+	t.Helper()
 	cl := cqlsim.StartT(t, opts)
 	cfg := native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second}
 	for _, m := range mod {
@@ -30,7 +37,7 @@ func simSession(t *testing.T, opts cqlsim.Options, mod ...func(*native.Config)) 
 		t.Fatalf("Connect to cqlsim: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s
+	return cl, s
 }
 
 // ownerOf returns, for the nodes s knows, the address of the node that owns a routing key's

@@ -41,7 +41,10 @@
 //
 // Requests go to a replica of their partition when the partition key is known (a prepared
 // statement with its key bound; Murmur3 tokens as Cassandra computes them), otherwise
-// round-robin; Config.LocalDC keeps them in one data center. Statement.WithHost pins a
+// round-robin; Config.LocalDC keeps them in one data center. On ScyllaDB, a node that
+// describes its sharding gets one connection per shard (core), opened through its
+// shard-aware port when it has one, and a request whose partition is known goes on the
+// connection of the shard that owns it (see Config.DisableShardAwareness). Statement.WithHost pins a
 // request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
 // including transparent re-prepares. Whatever the policy, a request that was not sent (its

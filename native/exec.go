@@ -188,7 +188,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 		req.exec.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: payload}
 		params.SkipMetadata = len(m.columns) > 0 && (st.opts.set&setSkipMetadata == 0 || st.opts.skipMetadata)
 		info.msg = &req.exec
-		if s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 && routingKey == nil {
+		if s.wantToken() && len(m.pkIndexes) > 0 && routingKey == nil {
 			info.token, info.hasToken = vals.token(m.pkIndexes, &req.rk)
 			info.keyspace = m.routingKeyspace
 		}
@@ -198,7 +198,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: payload}
 		info.msg = &req.query
 	}
-	if routingKey != nil && s.cfg.Routing == TokenAware {
+	if routingKey != nil && s.wantToken() {
 		info.token, info.hasToken = ring.Token(routingKey), true
 		switch {
 		case routingKeyspace != "":
@@ -286,7 +286,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 		}
 		if m != nil {
 			bs.ID = m.id
-			if !info.hasToken && s.cfg.Routing == TokenAware && len(m.pkIndexes) > 0 {
+			if !info.hasToken && s.wantToken() && len(m.pkIndexes) > 0 {
 				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
 				info.keyspace = m.routingKeyspace
 			}
@@ -368,7 +368,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		}
 	} else {
 		var replicas []int32
-		if info.hasToken {
+		if info.hasToken && s.cfg.Routing == TokenAware {
 			replicas = st.snap.Replicas(info.keyspace, info.token)
 		}
 		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
@@ -415,7 +415,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			node = n
 		}
 		pool := st.pools[node]
-		c, err := pool.pick()
+		c, err := pool.pickFor(info.token, info.hasToken)
 		if err != nil {
 			// Nothing was sent: not an attempt (Attempt.Number, which retry policies count
 			// their retries with, counts the attempts made), and the plan moves on.
@@ -501,6 +501,10 @@ type retryError struct {
 }
 
 func (e *retryError) Error() string { return e.err.Error() }
+
+// wantToken reports whether requests compute their partition's token: to route to its
+// replicas (Config.Routing TokenAware), or to the connection of its shard on a sharded node.
+func (s *Session) wantToken() bool { return s.cfg.Routing == TokenAware || s.sharded.Load() }
 
 // reprepareBudget is how many times one attempt may prepare again and resend after
 // UNPREPARED: once for a statement, once per statement for a batch.

@@ -11,13 +11,17 @@ import (
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 )
 
-// hostPool keeps Config.ConnsPerHost connections to one node. pick never blocks: when no
-// connection is open it starts refilling in the background and reports the last dial error.
+// hostPool keeps Config.ConnsPerHost connections to one node, or one per shard to a sharded
+// ScyllaDB node (see shard.go). pick never blocks: when no connection is open it starts
+// refilling in the background and reports the last dial error.
 type hostPool struct {
 	s    *Session
 	addr string
 
 	conns atomic.Pointer[[]*conn.Conn] // open (or recently open) connections; replaced, never modified
+	// shards is the connection of each shard once a connection found the node sharded (nil
+	// before, and with Config.DisableShardAwareness); replaced with conns, never modified.
+	shards atomic.Pointer[shardConns]
 
 	mu        sync.Mutex
 	refilling bool
@@ -26,6 +30,9 @@ type hostPool struct {
 	lostErr   error         // why the last pruned connection closed, until a connection opens
 	wasUp     bool          // a connection was open at some point
 	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
+	// awarePortFailed: the node's shard-aware port did not answer or did not give the shard
+	// asked for; its connections go through the ordinary port.
+	awarePortFailed bool
 }
 
 func newHostPool(s *Session, addr string) *hostPool {
@@ -53,7 +60,7 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 			best, bestLoad = c, load
 		}
 	}
-	if dead != nil || len(conns) < p.s.cfg.ConnsPerHost {
+	if dead != nil || p.short(len(conns)) {
 		p.startRefill()
 	}
 	if best == nil {
@@ -79,6 +86,14 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConnClosed, err)
 	}
 	return best, nil
+}
+
+// short reports whether the pool, holding n connections, lacks some.
+func (p *hostPool) short(n int) bool {
+	if sc := p.shards.Load(); sc != nil {
+		return sc.missing > 0
+	}
+	return n < p.s.cfg.ConnsPerHost
 }
 
 // all returns the open connections.
@@ -107,8 +122,10 @@ func (p *hostPool) down() bool {
 }
 
 // fill dials connections until the pool is full, in the caller's goroutine. It returns the
-// first dial error when no connection could be opened.
+// first dial error when no connection could be opened, and errShardsMissing when a sharded
+// node's ordinary port kept giving shards already served (4 connections per shard tried).
 func (p *hostPool) fill(ctx context.Context) error {
+	tries := 0
 	for {
 		p.mu.Lock()
 		if p.closed {
@@ -117,10 +134,24 @@ func (p *hostPool) fill(ctx context.Context) error {
 		}
 		live := p.pruneLocked()
 		p.mu.Unlock()
-		if live >= p.s.cfg.ConnsPerHost {
-			return nil
+		var c *conn.Conn
+		var err error
+		if sc := p.shards.Load(); sc != nil {
+			shard := sc.firstMissing()
+			if shard < 0 {
+				return nil
+			}
+			if tries >= 4*sc.sh.shards {
+				return errShardsMissing
+			}
+			tries++
+			c, err = p.dialShard(ctx, sc.sh, shard)
+		} else {
+			if live >= p.s.cfg.ConnsPerHost {
+				return nil
+			}
+			c, err = p.s.dial(ctx, p.addr)
 		}
-		c, err := p.s.dial(ctx, p.addr)
 		if err != nil {
 			p.mu.Lock()
 			p.lastErr = err
@@ -153,12 +184,29 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 		return ErrSessionClosed
 	}
 	p.lastErr, p.lostErr, p.wasUp = nil, nil, true
-	if p.pruneLocked() >= p.s.cfg.ConnsPerHost {
-		c.Close() // a concurrent fill got there first
-		return nil
+	live := p.pruneLocked()
+	sc := p.shards.Load()
+	if sh, ok := shardingOf(c.Supported()); ok && !p.s.cfg.DisableShardAwareness {
+		p.s.sharded.Store(true)
+		if sc == nil || sc.sh != sh {
+			sc = newShardConns(sh, *p.conns.Load()) // the first connection, or the node restarted resharded
+		}
+		p.shards.Store(sc)
+		if shard, ok := connShard(c, sh); !ok || sc.conns[shard] != nil {
+			c.Close() // the node gave a shard already served (or a concurrent fill got there first)
+			return nil
+		}
+	} else {
+		if sc != nil {
+			p.shards.Store(nil) // the node restarted unsharded
+		}
+		if live >= p.s.cfg.ConnsPerHost {
+			c.Close() // a concurrent fill got there first
+			return nil
+		}
 	}
 	next := append(append([]*conn.Conn(nil), *p.conns.Load()...), c)
-	p.conns.Store(&next)
+	p.setConnsLocked(next)
 	// When c closes (the server dropped it, a heartbeat found it dead), the pool refills at
 	// once, as gocql's does: otherwise a node whose connections closed without a topology
 	// event would stay without connection until a request picked it, and a caller that routes
@@ -186,9 +234,18 @@ func (p *hostPool) pruneLocked() int {
 		live = append(live, c)
 	}
 	if len(live) != len(conns) {
-		p.conns.Store(&live)
+		p.setConnsLocked(live)
 	}
 	return len(live)
+}
+
+// setConnsLocked makes conns the pool's connections, and places them in their shards when the
+// node is sharded.
+func (p *hostPool) setConnsLocked(conns []*conn.Conn) {
+	p.conns.Store(&conns)
+	if sc := p.shards.Load(); sc != nil {
+		p.shards.Store(newShardConns(sc.sh, conns))
+	}
 }
 
 // startRefill starts a background refill unless one is running.
@@ -318,5 +375,6 @@ func (p *hostPool) takeAll() []*conn.Conn {
 	conns := *p.conns.Load()
 	empty := []*conn.Conn{}
 	p.conns.Store(&empty)
+	p.shards.Store(nil)
 	return conns
 }

@@ -33,7 +33,11 @@ type Session struct {
 	closed  atomic.Bool
 	// opened is set once Connect has filled the first pools itself: until then a topology
 	// snapshot does not start background refills, which would dial alongside it.
-	opened   atomic.Bool
+	opened atomic.Bool
+	// sharded is set once a pool found its node sharded (a ScyllaDB node, see shard.go):
+	// from then on requests compute their partition's token whatever Config.Routing says,
+	// to choose the shard's connection.
+	sharded  atomic.Bool
 	keyspace atomic.Pointer[string]
 	// useMu orders keyspace changes against what must see every connection in the session
 	// keyspace: a USE and its propagation to every connection hold it for writing; a PREPARE
@@ -199,7 +203,9 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = p.fill(ctx)
+			if err := p.fill(ctx); !errors.Is(err, errShardsMissing) {
+				errs[i] = err // a sharded node with shards still missing is reachable
+			}
 		}()
 	}
 	wg.Wait()
@@ -243,8 +249,16 @@ func (s *Session) checkLocalDC() error {
 
 // dial opens one connection to addr with the session's settings.
 func (s *Session) dial(ctx context.Context, addr string) (*conn.Conn, error) {
+	return s.dialPorts(ctx, addr, 0, 0)
+}
+
+// dialPorts is dial through port instead of addr's own, and from localPort, when not 0 (a
+// ScyllaDB node's shard-aware port, see hostPool.dialShard).
+func (s *Session) dialPorts(ctx context.Context, addr string, port, localPort int) (*conn.Conn, error) {
 	start := time.Now()
-	c, err := conn.Dial(ctx, addr, s.connConfig(addr, nil))
+	cc := s.connConfig(addr, nil)
+	cc.Port, cc.LocalPort = port, localPort
+	c, err := conn.Dial(ctx, addr, cc)
 	err = dialError(addr, err)
 	s.observeConnect(addr, false, start, err)
 	return c, err

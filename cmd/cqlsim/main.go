@@ -52,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxVersion := fs.Int("max-protocol-version", 4, "highest native protocol version served (3, 4 or 5)")
 	dcs := fs.String("datacenters", "", "comma-separated data centre of each node, in order (default: all in datacenter1); a shorter list leaves the rest in datacenter1")
 	racks := fs.String("racks", "", "comma-separated rack of each node, in order (default: all in rack1)")
+	shards := fs.Int("shards", 0, "emulate ScyllaDB nodes with this many shards each (0: no sharding)")
+	shardPort := fs.Bool("shard-aware-port", false, "with --shards, also listen on a shard-aware port (announced in SUPPORTED and printed to stderr)")
 	verbose := fs.Bool("v", false, "log connections and protocol errors to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,10 +78,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxProtocolVersion: *maxVersion,
 		NodeDataCenters:    perNode(*dcs),
 		NodeRacks:          perNode(*racks),
+		Shards:             *shards,
+		ShardAwarePort:     *shardPort,
 		Logger:             logger,
 	})
 	if err != nil {
 		return err
+	}
+	if p := c.ShardAwarePort(); p != 0 {
+		fmt.Fprintf(stderr, "cqlsim: shard-aware port %d\n", p)
 	}
 	if _, err := fmt.Fprintf(stdout, "cqlsim ready %s\n", strings.Join(c.Addrs(), ",")); err != nil {
 		_ = c.Close()

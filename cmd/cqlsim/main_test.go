@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"io"
 	"net"
 	"os"
@@ -102,11 +103,49 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"--max-protocol-version", "6"},
 		{"--nodes", "2", "--datacenters", "dc1,dc2,dc3"},
 		{"--racks", "r1,r2"},
+		{"--shards", "-1"},
+		{"--shard-aware-port"},
 		{"extra"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("run(%q) succeeded, want an error", args)
 		}
+	}
+}
+
+// With --shards and --shard-aware-port the nodes describe their sharding, and a session keeps
+// a connection per shard.
+func TestRunShards(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--shards", "3", "--shard-aware-port")
+	addrs := readyLine(t, pr, 1)
+	// OPTIONS, protocol v4, stream 0; the SUPPORTED answer is a string multimap.
+	nc, err := net.DialTimeout("tcp", addrs[0], 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := nc.Write([]byte{4, 0, 0, 0, 5, 0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	hdr := make([]byte, 9)
+	if _, err := io.ReadFull(nc, hdr); err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, binary.BigEndian.Uint32(hdr[5:]))
+	if _, err := io.ReadFull(nc, body); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\x00\x10SCYLLA_NR_SHARDS\x00\x01\x00\x013", "SCYLLA_SHARD_AWARE_PORT"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("SUPPORTED %q lacks %q", body, want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 

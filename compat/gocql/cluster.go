@@ -48,7 +48,8 @@ type ClusterConfig struct {
 
 	// NumConns is the number of connections per host (default 2). As in gocql, 0 opens none:
 	// CreateSession returns ErrNoConnectionsStarted. A negative value, on which gocql panics,
-	// fails CreateSession.
+	// fails CreateSession. A ScyllaDB node that describes its sharding gets one connection
+	// per shard instead, as with scylladb/gocql (see docs/deviations.md, G45).
 	NumConns int
 
 	// Consistency is the default consistency of queries and batches (default Quorum).

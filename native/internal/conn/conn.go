@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -76,6 +77,14 @@ type Config struct {
 	// net.Dialer. Its context lasts as long as the connection; a dial that outlives
 	// DialTimeout is abandoned (see dialCustom).
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Port, when not 0, is the port connected to instead of the address's own (a ScyllaDB
+	// node's shard-aware port); the address still names the connection (Addr). Only without
+	// Dialer.
+	Port int
+	// LocalPort, when not 0, is the connection's local (source) port, which a ScyllaDB
+	// node's shard-aware port maps to a shard. Only without Dialer; a port in use fails the
+	// dial's "connect" step with an error matching syscall.EADDRINUSE.
+	LocalPort int
 }
 
 // Conn is one connection to a CQL server. Its methods are safe for concurrent use.
@@ -201,6 +210,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	case "", "lz4", "snappy":
 	default:
 		return cfg, fmt.Errorf("conn: unknown compression %q (want \"\", \"lz4\" or \"snappy\")", cfg.Compression)
+	}
+	if cfg.Port < 0 || cfg.Port > 65535 || cfg.LocalPort < 0 || cfg.LocalPort > 65535 {
+		return cfg, fmt.Errorf("conn: port %d or local port %d out of range 0..65535", cfg.Port, cfg.LocalPort)
+	}
+	if cfg.Dialer != nil && (cfg.Port != 0 || cfg.LocalPort != 0) {
+		return cfg, errors.New("conn: Port and LocalPort need the built-in dialer (Dialer is set)")
 	}
 	return cfg, nil
 }

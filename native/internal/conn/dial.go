@@ -32,7 +32,19 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	if cfg.Dialer == nil {
 		dctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 		var d net.Dialer
-		nc, err = d.DialContext(dctx, "tcp", addr)
+		target := addr
+		if cfg.Port != 0 {
+			host, _, serr := net.SplitHostPort(addr)
+			if serr != nil {
+				cancel()
+				return nil, &DialError{Addr: addr, Step: "config", Err: serr}
+			}
+			target = net.JoinHostPort(host, strconv.Itoa(cfg.Port))
+		}
+		if cfg.LocalPort != 0 {
+			d.LocalAddr = &net.TCPAddr{Port: cfg.LocalPort}
+		}
+		nc, err = d.DialContext(dctx, "tcp", target)
 		cancel()
 	} else {
 		nc, release, err = dialCustom(ctx, cfg.Dialer, addr, cfg.DialTimeout)
