@@ -186,13 +186,18 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	p.lastErr, p.lostErr, p.wasUp = nil, nil, true
 	live := p.pruneLocked()
 	sc := p.shards.Load()
-	if sh, ok := shardingOf(c.Supported()); ok && !p.s.cfg.DisableShardAwareness {
+	sh, sharded := shardingOf(c.Supported())
+	var shard int
+	if sharded {
+		shard, sharded = connShard(c, sh) // a node naming no shard for c is taken as unsharded
+	}
+	if sharded && !p.s.cfg.DisableShardAwareness {
 		p.s.sharded.Store(true)
 		if sc == nil || sc.sh != sh {
 			sc = newShardConns(sh, *p.conns.Load()) // the first connection, or the node restarted resharded
 		}
 		p.shards.Store(sc)
-		if shard, ok := connShard(c, sh); !ok || sc.conns[shard] != nil {
+		if sc.conns[shard] != nil {
 			c.Close() // the node gave a shard already served (or a concurrent fill got there first)
 			return nil
 		}
