@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // refShard is the owning shard of token computed with big integers, from the algorithm's
@@ -142,5 +143,69 @@ func TestShardAwarePortSelectsTheShard(t *testing.T) {
 		if selected < 3 {
 			t.Errorf("pool of %s: %d connections from a port selecting their shard, want at least 3", p.addr, selected)
 		}
+	}
+}
+
+// A shard-aware port that gives connections other shards than their source ports select (a
+// proxy or NAT in between rewrites them) or that does not answer is given up for the node's
+// ordinary port, which still connects.
+func TestShardAwarePortFallbacks(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Shards: 4, ShardAwarePort: true})
+	s, err := Connect(context.Background(), Config{Hosts: cl.Addrs()[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p := s.state.Load().pools[0]
+	sc := p.shards.Load()
+	if sc == nil {
+		t.Fatal("the pool did not find the node sharded")
+	}
+	host, _, _ := net.SplitHostPort(p.addr)
+	portOf := func(addr string) int {
+		_, port, _ := net.SplitHostPort(addr)
+		n, _ := strconv.Atoi(port)
+		return n
+	}
+	proxy := cqltest.NewProxy(t, net.JoinHostPort(host, strconv.Itoa(cl.ShardAwarePort())))
+	closed := cqltest.Listen(t)
+	closedPort := portOf(closed.Addr().String())
+	closed.Close()
+	for _, tc := range []struct {
+		name string
+		port int
+	}{{"source ports rewritten", portOf(proxy.Addr())}, {"port closed", closedPort}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.mu.Lock()
+			p.awarePortFailed = false
+			p.mu.Unlock()
+			sh := sc.sh
+			sh.port = tc.port
+			// Through the proxy a connection reaches the shard asked for one time in four.
+			failed := func() bool {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return p.awarePortFailed
+			}
+			for try := 0; try < 20 && !failed(); try++ {
+				c, err := p.dialShard(context.Background(), sh, 1)
+				if err != nil {
+					t.Fatalf("dialShard: %v", err)
+				}
+				c.Close()
+			}
+			if !failed() {
+				t.Fatal("the shard-aware port is still used")
+			}
+			sent := proxy.Sent()
+			c, err := p.dialShard(context.Background(), sh, 1)
+			if err != nil {
+				t.Fatalf("dialShard after the fallback: %v", err)
+			}
+			c.Close()
+			if proxy.Sent() != sent {
+				t.Errorf("after the fallback a connection went through the shard-aware port (the proxy sent %d more bytes)", proxy.Sent()-sent)
+			}
+		})
 	}
 }
