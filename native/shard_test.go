@@ -146,6 +146,14 @@ func TestShardAwarePoolAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitShardConns(t, cl, onePerShard)
+	// The node counts a connection when it accepts it, the session once its handshake is
+	// done: wait for the session too, or the requests of a shard whose connection is still
+	// being opened go to another.
+	for deadline := time.Now().Add(10 * time.Second); !native.ShardsCovered(s); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session's pools did not cover every shard again")
+		}
+	}
 	on, off := runKeyed(t, cl, s, 50)
 	if off != 0 || on != 200 {
 		t.Errorf("keyed requests after the restart: %d on the owning shard, %d on another; want 200 and 0", on, off)
