@@ -186,12 +186,8 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	p.lastErr, p.lostErr, p.wasUp = nil, nil, true
 	live := p.pruneLocked()
 	sc := p.shards.Load()
-	sh, sharded := shardingOf(c.Supported())
-	var shard int
-	if sharded {
-		shard, sharded = connShard(c, sh) // a node naming no shard for c is taken as unsharded
-	}
-	if sharded && !p.s.cfg.DisableShardAwareness {
+	// A node naming no valid shard for c is taken as unsharded.
+	if sh, shard, sharded := connSharding(c); sharded && !p.s.cfg.DisableShardAwareness {
 		p.s.sharded.Store(true)
 		if sc == nil || sc.sh != sh {
 			sc = newShardConns(sh, *p.conns.Load()) // the first connection, or the node restarted resharded

@@ -87,17 +87,19 @@ func (sh sharding) shardOf(token int64) int {
 	return int(hi)
 }
 
-// connShard returns the shard serving c, when c's node is sharded as sh says.
-func connShard(c *conn.Conn, sh sharding) (int, bool) {
+// connSharding reads, from the SUPPORTED options of c, its node's sharding and the shard
+// serving c; ok is false when the node is not sharded in a way this package knows, or names
+// no valid shard for c.
+func connSharding(c *conn.Conn) (sh sharding, shard int, ok bool) {
 	sup := c.Supported()
-	if own, ok := shardingOf(sup); !ok || own != sh {
-		return 0, false
+	if sh, ok = shardingOf(sup); !ok {
+		return sharding{}, 0, false
 	}
 	shard, err := strconv.Atoi(option(sup, "SCYLLA_SHARD"))
 	if err != nil || shard < 0 || shard >= sh.shards {
-		return 0, false
+		return sharding{}, 0, false
 	}
-	return shard, true
+	return sh, shard, true
 }
 
 // localPortFor picks a random local port that the shard-aware port maps to shard (the port
@@ -119,7 +121,7 @@ type shardConns struct {
 func newShardConns(sh sharding, live []*conn.Conn) *shardConns {
 	sc := &shardConns{sh: sh, conns: make([]*conn.Conn, sh.shards), missing: sh.shards}
 	for _, c := range live {
-		if shard, ok := connShard(c, sh); ok && sc.conns[shard] == nil {
+		if own, shard, ok := connSharding(c); ok && own == sh && sc.conns[shard] == nil {
 			sc.conns[shard] = c
 			sc.missing--
 		}
@@ -170,7 +172,7 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 	for range shardPortTries {
 		c, err := p.s.dialPorts(ctx, p.addr, port, localPortFor(shard, sh.shards))
 		if err == nil {
-			if got, ok := connShard(c, sh); !ok || got != shard {
+			if own, got, ok := connSharding(c); !ok || own != sh || got != shard {
 				// Something between here and the node rewrites source ports: the port
 				// cannot select shards. The connection serves a shard all the same.
 				p.markAwarePortFailed()

@@ -121,13 +121,9 @@ func TestShardAwarenessDisabled(t *testing.T) {
 		}
 		return n
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for total(0) != 3 || total(1) != 2 || total(2) != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("connections on the three nodes: %d %d %d, want 3 (two and the control connection), 2, 2", total(0), total(1), total(2))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pollUntil(t, 10*time.Second, "3 connections on node 0 (two and the control connection), 2 on the others", func() bool {
+		return total(0) == 3 && total(1) == 2 && total(2) == 2
+	})
 	on, off := runKeyed(t, cl, s, 100)
 	if on+off != 400 || off == 0 {
 		t.Errorf("keyed requests: %d on the owning shard, %d on another; want 400 in all, some on another shard", on, off)
@@ -149,11 +145,7 @@ func TestShardAwarePoolAfterRestart(t *testing.T) {
 	// The node counts a connection when it accepts it, the session once its handshake is
 	// done: wait for the session too, or the requests of a shard whose connection is still
 	// being opened go to another.
-	for deadline := time.Now().Add(10 * time.Second); !native.ShardsCovered(s); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the session's pools did not cover every shard again")
-		}
-	}
+	pollUntil(t, 10*time.Second, "the session's pools cover every shard again", func() bool { return native.ShardsCovered(s) })
 	on, off := runKeyed(t, cl, s, 50)
 	if off != 0 || on != 200 {
 		t.Errorf("keyed requests after the restart: %d on the owning shard, %d on another; want 200 and 0", on, off)
