@@ -20,6 +20,7 @@ func Deviations() []Deviation {
 		{"session/host_dialer_returns_nothing", "gocql v1.7.0 panics (nil pointer) when a HostDialer returns neither a connection nor an error; the shim fails CreateSession with an error saying so (docs/deviations.md G40)."},
 		{"session/proto_version_3_date", "at protocol v3 a date column is described as a custom type (SimpleDateType); gocql v1.7.0 cannot bind a time.Time to it or scan it into one, the shim binds and reads it as a date (docs/deviations.md G25)."},
 		{"session/proto_version_3_unset", "gocql v1.7.0 sends UnsetValue at protocol v3, which has no unset value, and the server reads it as NULL, silently overwriting the column; the shim refuses the statement before sending it (docs/deviations.md G42)."},
+		{"session/proto_version_5", "gocql v1.7.0 sends protocol v5 frames flagged beta and without v5's segment framing, so CreateSession fails on a node that speaks v5; the shim speaks v5 (docs/deviations.md G46)."},
 		{"iter/mapscan_nil_map", "gocql v1.7.0 panics (assignment to entry in nil map) when MapScan is given a nil map for a row; the shim returns false and Close reports the error (docs/deviations.md G41)."},
 		{"iter/scanner_next_after_err", "gocql v1.7.0 panics (nil pointer) when Scanner.Next is called after Scanner.Err; the shim returns false and Err reports the misuse (docs/deviations.md G41)."},
 		{"batch/execute_nil", "gocql v1.7.0 panics (nil pointer) in ExecuteBatch(nil); the shim returns an error (docs/deviations.md G41)."},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -134,28 +135,15 @@ func BenchmarkInsertPrepared(b *testing.B) {
 func BenchmarkReadPreparedParallel(b *testing.B) {
 	ns, gs := benchSessions(b)
 	ctx := context.Background()
-	b.Run("native", func(b *testing.B) {
-		sel, err := ns.Prepare(ctx, benchSelect)
+	b.Run("native", func(b *testing.B) { readParallel(b, ns) })
+	b.Run("native-v5", func(b *testing.B) {
+		// The same on a protocol v5 session: the cost of v5's checksummed segments.
+		v5, err := native.Connect(ctx, native.Config{Hosts: cqltest.Hosts(b), Keyspace: ns.Keyspace(), Consistency: native.One, ProtocolVersion: 5})
 		if err != nil {
-			b.Fatal(err)
+			b.Skipf("the server does not speak protocol v5: %v", err)
 		}
-		b.ReportAllocs()
-		b.SetParallelism(64)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				res, err := ns.Execute(ctx, sel.Bind(1))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				row, _ := res.First()
-				if v, err := native.Get[string](row, 1); err != nil || v != "hello world" {
-					b.Error(v, err)
-					return
-				}
-			}
-		})
+		defer v5.Close()
+		readParallel(b, v5)
 	})
 	b.Run("gocql", func(b *testing.B) {
 		b.ReportAllocs()
@@ -170,6 +158,31 @@ func BenchmarkReadPreparedParallel(b *testing.B) {
 				}
 			}
 		})
+	})
+}
+
+// readParallel reads row 1 with a prepared statement from 64 goroutines per processor.
+func readParallel(b *testing.B, s *native.Session) {
+	sel, err := s.Prepare(context.Background(), benchSelect)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetParallelism(64)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			res, err := s.Execute(context.Background(), sel.Bind(1))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			row, _ := res.First()
+			if v, err := native.Get[string](row, 1); err != nil || v != "hello world" {
+				b.Error(v, err)
+				return
+			}
+		}
 	})
 }
 

@@ -55,6 +55,9 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		if err := r.indexRows(); err != nil {
 			return nil, fmt.Errorf("%w (from %s)", err, host)
 		}
+		if m.Metadata.NewMetadataID != nil && m.Metadata.Columns != nil && info.prepared != nil && info.meta != nil {
+			adoptResultMetadata(info.prepared, info.meta, m.Metadata.NewMetadataID, r.columns)
+		}
 		if m.Metadata.HasMorePages() && info.resumable {
 			r.pagingState = bytes.Clone(m.Metadata.PagingState)
 			r.next = nextPageStatement(info, r.pagingState)
@@ -114,4 +117,17 @@ func nextPageStatement(info *reqInfo, pagingState []byte) *Statement {
 // schemaChangeOf converts the protocol's description of a schema change.
 func schemaChangeOf(sc proto.SchemaChange) SchemaChange {
 	return SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes}
+}
+
+// adoptResultMetadata records, on protocol v5, the result metadata a node sent with a new
+// result metadata id because the statement's result columns changed since it was prepared
+// (a column added to the table of a SELECT *): later executions send the new id and decode
+// with the new columns, so the node stops sending the metadata with every result. bound is
+// the metadata the request was sent with; when another request replaced it meanwhile,
+// nothing changes.
+func adoptResultMetadata(p *Prepared, bound *preparedMeta, id []byte, columns []Column) {
+	m := *bound
+	m.resultMetadataID = bytes.Clone(id)
+	m.columns = columns
+	p.meta.CompareAndSwap(bound, &m)
 }

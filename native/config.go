@@ -103,7 +103,7 @@ type Config struct {
 	// Zero selects 30s; a negative value disables heartbeats.
 	HeartbeatInterval time.Duration
 
-	// ProtocolVersion is the native protocol version to speak: 3 or 4. Every connection
+	// ProtocolVersion is the native protocol version to speak: 3, 4 or 5. Every connection
 	// speaks it, with no negotiation: a node that does not speak it fails the dial. Zero
 	// discovers the version, as gocql does: the control connection's first dial speaks v4,
 	// and when the server refuses v4 as a version it does not speak (a protocol error saying
@@ -122,6 +122,16 @@ type Config struct {
 	// binding Unset fails before it is sent (a v3 server would
 	// read the value as NULL), with an error wrapping ErrUnsupported; and a custom payload
 	// fails the request. Warnings are never received.
+	//
+	// Protocol v5 (Cassandra 4.0 and later; not ScyllaDB) is used only when asked for: after
+	// the handshake every frame travels in segments checksummed with CRC24 and CRC32, so a
+	// corrupted byte fails the connection instead of reaching a result; Compression "lz4"
+	// compresses whole segments ("snappy" is refused, v5 has no snappy); statements and
+	// batches can name their keyspace (Statement.WithKeyspace); and a prepared statement
+	// carries its result metadata id, so that when its result columns change (a column added
+	// to the table of a SELECT *) the node sends the new columns once, with a new id the
+	// session keeps (Prepared.Columns then reports them), instead of the statement being
+	// prepared again.
 	ProtocolVersion int
 
 	// Routing chooses the coordinator of each request. The zero value is TokenAware.

@@ -8,6 +8,11 @@
 // documented default (LOCAL_QUORUM, 5000 rows per page, a 12 s timeout, two connections per
 // node, token-aware routing). A Session is safe for concurrent use; share one per cluster.
 //
+// The session speaks protocol v4, or v3 with a server that refuses v4. Config.ProtocolVersion
+// 5 (Cassandra 4.0 and later) adds checksummed framing, lz4 compression of whole segments,
+// per-statement keyspaces (Statement.WithKeyspace) and result metadata ids, which let a
+// prepared statement pick up its new result columns without being prepared again.
+//
 // # Statements
 //
 // A Statement is a value: Query makes a simple statement, Prepared.Bind a bound prepared one,

@@ -116,7 +116,12 @@ func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
 		return errNilContext
 	}
 	if ks := st.opts.keyspace(); ks != "" {
-		return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
+		if s.cfg.ProtocolVersion < 5 {
+			return fmt.Errorf("native: statement keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
+		}
+		if st.prepared != nil {
+			return fmt.Errorf("native: statement keyspace %q on a prepared statement, which runs in the keyspace it was prepared in (%q): %w", ks, st.prepared.keyspace, ErrUnsupported)
+		}
 	}
 	if st.prepared != nil && st.prepared.m() == nil {
 		return errUnusablePrepared
@@ -195,6 +200,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	} else {
 		req.query.Query = st.cql
 		params = &req.query.Params
+		params.Keyspace = st.opts.keyspace() // checked: only on v5
 		req.query.FrameOptions = proto.FrameOptions{Tracing: st.opts.tracing, CustomPayload: payload}
 		info.msg = &req.query
 	}
@@ -205,6 +211,8 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 			info.keyspace = routingKeyspace
 		case st.prepared != nil:
 			info.keyspace = st.prepared.m().routingKeyspace
+		case st.opts.keyspace() != "":
+			info.keyspace = st.opts.keyspace()
 		default:
 			info.keyspace = s.Keyspace()
 		}
@@ -253,7 +261,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 	if ctx == nil {
 		return nil, errNilContext
 	}
-	if ks := b.opts.keyspace(); ks != "" {
+	if ks := b.opts.keyspace(); ks != "" && s.cfg.ProtocolVersion < 5 {
 		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
 	}
 	req := getRequest()
@@ -305,6 +313,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 	bt.FrameOptions = proto.FrameOptions{Tracing: b.opts.tracing, CustomPayload: b.opts.payload()}
 	bt.Type = proto.BatchType(b.typ)
 	bt.Statements = req.bstmts
+	bt.Keyspace = b.opts.keyspace() // checked: only on v5
 	bt.Consistency = proto.Consistency(s.cfg.Consistency)
 	if b.opts.set&setConsistency != 0 {
 		if !b.opts.consistency.valid() {

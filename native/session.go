@@ -152,8 +152,12 @@ func (cfg Config) withDefaults() (Config, error) {
 	case 0:
 		cfg.ProtocolVersion = 4
 	case 3, 4:
+	case 5:
+		if cfg.Compression == "snappy" {
+			return cfg, errors.New("native: Config.Compression \"snappy\" with ProtocolVersion 5: v5 compresses only with lz4")
+		}
 	default:
-		return cfg, fmt.Errorf("native: Config.ProtocolVersion %d: only versions 3 and 4 are supported", cfg.ProtocolVersion)
+		return cfg, fmt.Errorf("native: Config.ProtocolVersion %d: only versions 3, 4 and 5 are supported", cfg.ProtocolVersion)
 	}
 	if cfg.Routing != TokenAware && cfg.Routing != RoundRobin {
 		return cfg, fmt.Errorf("native: Config.Routing %d is not TokenAware or RoundRobin", cfg.Routing)

@@ -258,10 +258,13 @@ func (s Statement) WithTracing(trace bool) Statement {
 	return s
 }
 
-// WithKeyspace returns a copy of s that runs in keyspace ks instead of the session's. The
-// protocol carries a per-statement keyspace from version 5 on; with version 4, executing the
-// statement fails with an error wrapping ErrUnsupported (name the keyspace in the CQL text
-// instead).
+// WithKeyspace returns a copy of s that runs in keyspace ks instead of the session's: its
+// unqualified table names are ks's, and with a routing key (WithRoutingKey naming no keyspace)
+// its replicas are ks's. The protocol carries a per-statement keyspace from version 5 on
+// (Config.ProtocolVersion 5); with an earlier version, executing the statement fails with an
+// error wrapping ErrUnsupported (name the keyspace in the CQL text instead). A prepared
+// statement runs in the keyspace it was prepared in: executing a bound statement with
+// WithKeyspace fails the same way.
 func (s Statement) WithKeyspace(ks string) Statement {
 	s.opts.editRare().keyspace = ks
 	return s

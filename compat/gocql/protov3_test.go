@@ -204,7 +204,7 @@ func TestProtoVersion1And2Refused(t *testing.T) {
 		c := NewCluster(sim.Addrs()...)
 		c.ProtoVersion = v
 		s, err := c.CreateSession()
-		if err == nil || !strings.Contains(err.Error(), "only versions 3 and 4 are supported") {
+		if err == nil || !strings.Contains(err.Error(), "only versions 3, 4 and 5 are supported") {
 			if s != nil {
 				s.Close()
 			}

@@ -117,7 +117,7 @@ func TestCreateSessionErrors(t *testing.T) {
 	}
 	v2 := NewCluster(cqltest.Hosts(t)...)
 	v2.ProtoVersion = 2
-	if s, err := v2.CreateSession(); err == nil || !strings.Contains(err.Error(), "only versions 3 and 4 are supported") {
+	if s, err := v2.CreateSession(); err == nil || !strings.Contains(err.Error(), "only versions 3, 4 and 5 are supported") {
 		if s != nil {
 			s.Close()
 		}

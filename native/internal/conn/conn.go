@@ -31,10 +31,12 @@ const (
 // Config configures a connection. The zero value is usable: no compression, no
 // authentication, plain TCP, DefaultMaxStreams, DefaultHeartbeatInterval.
 type Config struct {
-	// Version is the native protocol version the connection speaks: proto.Version3 or
-	// proto.Version4; 0 means proto.Version4. Every frame is sent with it, and a response
-	// frame of another version is refused (an ERROR excepted: a server answers a version it
-	// does not speak with an ERROR frame of its own version).
+	// Version is the native protocol version the connection speaks: proto.Version3,
+	// proto.Version4 or proto.Version5; 0 means proto.Version4. Every frame is sent with it,
+	// and a response frame of another version is refused (an ERROR excepted: a server answers
+	// a version it does not speak with an ERROR frame of its own version). With v5 the frames
+	// after the handshake travel in segments (see segment.go), and Compression (lz4 only)
+	// compresses segments instead of frames.
 	Version proto.Version
 	// Compression is "", "lz4" or "snappy".
 	Compression string
@@ -108,10 +110,17 @@ type Conn struct {
 	batch []queuedFrame
 	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
 	// own frame (see Start), so frames never interleave.
-	wmu    sync.Mutex
-	w      io.Writer     // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
-	raw    *rawio.Conn   // nc's rawio.Conn, nil when there is none
-	frames atomic.Uint64 // frames (and parts of large frames) read, for idle detection
+	wmu sync.Mutex
+	w   io.Writer   // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
+	raw *rawio.Conn // nc's rawio.Conn, nil when there is none
+	// segmented is set (under wmu and rmu, once) when a protocol v5 connection's handshake
+	// reaches READY or AUTHENTICATE: from then on frames travel in segments (see segment.go).
+	segmented bool
+	// segCompress says that the segments are lz4-compressed: set by the handshake before
+	// STARTUP, read by the reader when it switches to segments.
+	segCompress atomic.Bool
+	segBuf      []byte        // the writer's segments, under wmu
+	frames      atomic.Uint64 // frames (and parts of large frames) read, for idle detection
 	// burst reports that the last read of the socket brought several frames at once: other
 	// callers are about to send, so a request alone in flight is not written or read by its
 	// caller but left to the writer and reader goroutines, which batch it with the others.
@@ -202,12 +211,16 @@ func (cfg Config) withDefaults() (Config, error) {
 	switch cfg.Version {
 	case 0:
 		cfg.Version = proto.Version4
-	case proto.Version3, proto.Version4:
+	case proto.Version3, proto.Version4, proto.Version5:
 	default:
-		return cfg, fmt.Errorf("conn: protocol version %d is not supported (want 3 or 4)", cfg.Version)
+		return cfg, fmt.Errorf("conn: protocol version %d is not supported (want 3, 4 or 5)", cfg.Version)
 	}
 	switch cfg.Compression {
-	case "", "lz4", "snappy":
+	case "", "lz4":
+	case "snappy":
+		if cfg.Version >= proto.Version5 {
+			return cfg, errors.New("conn: protocol v5 compresses only with lz4, not snappy")
+		}
 	default:
 		return cfg, fmt.Errorf("conn: unknown compression %q (want \"\", \"lz4\" or \"snappy\")", cfg.Compression)
 	}
@@ -363,7 +376,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
 		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
-		n, err := c.w.Write(*f)
+		n, err := c.writeFrames(*f)
 		c.wmu.Unlock()
 		proto.PutBuffer(f)
 		if err != nil {

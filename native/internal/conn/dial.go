@@ -211,6 +211,14 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 			return step, err
 		}
 	}
+	if c.version >= proto.Version5 && c.dopts.Compressor != nil {
+		// v5 compresses segments (with lz4 only), never frames.
+		if name := c.dopts.Compressor.Name(); name != "lz4" {
+			return "STARTUP", fmt.Errorf("STARTUP option %s=%q: protocol v5 compresses only with lz4", proto.StartupCompression, name)
+		}
+		c.segCompress.Store(true)
+		c.dopts.Compressor = nil
+	}
 	resp, err = c.Do(ctx, &proto.Startup{Options: opts})
 	if err != nil {
 		return "STARTUP", err

@@ -70,7 +70,7 @@ func (c *Conn) writeLoop() {
 		} else {
 			buf = c.gather(buf)
 		}
-		n, err := c.w.Write(buf)
+		n, err := c.writeFrames(buf)
 		c.wmu.Unlock()
 		if err != nil {
 			c.failWrite(err, n)

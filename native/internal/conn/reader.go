@@ -153,6 +153,9 @@ func (c *Conn) readOne() error {
 		}
 	}
 	c.frames.Add(1)
+	if !c.segmented && c.version >= proto.Version5 && (h.Opcode == proto.OpReady || h.Opcode == proto.OpAuthenticate) {
+		c.startSegments()
+	}
 	if h.Stream < 0 {
 		if h.Opcode == proto.OpError {
 			return c.unsolicitedError(h, body)
