@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +17,18 @@ import (
 // policy is set. (Requests written before the connection failed keep its error: conn's
 // TestFailedWriteCompletesUnsentCallsWithErrNotSent.)
 func TestUnsentRequestGoesToNextNode(t *testing.T) {
-	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	for _, v := range []int{4, 5} { // at v5 the frames travel in segments
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testUnsentRequestGoesToNextNode(t, v) })
+	}
+}
+
+func testUnsentRequestGoesToNextNode(t *testing.T, version int) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, MaxProtocolVersion: version})
 	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
 	// Only a write holding an INSERT's frame breaks: a handshake or a heartbeat taking the
 	// arm would let the INSERT through on another connection to the same node.
 	d := &cqltest.WriteBreaker{Addr: cl.Addrs()[1], MinLen: len(big)}
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, Timeout: 30 * time.Second})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, Timeout: 30 * time.Second, ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
