@@ -60,6 +60,9 @@ type conn struct {
 	workers      int
 
 	shard int // the connection's shard (Options.Shards), fixed when accepted; else 0
+	// lwtMark is set when the client's STARTUP opted in to ScyllaDB's LWT mark (see
+	// lwtMarkOption): PREPARED then flags conditional statements.
+	lwtMark atomic.Bool
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]

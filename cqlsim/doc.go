@@ -65,7 +65,9 @@
 // every node and announced as SCYLLA_SHARD_AWARE_PORT. Cluster.ShardConns counts each node's
 // open connections per shard, and Cluster.ShardStats counts the EXECUTEs whose partition key is
 // bound that arrived on the shard owning the partition and those that arrived on another.
-// Shards only label connections: every shard of a node serves every request.
+// Shards only label connections: every shard of a node serves every request. Sharded nodes also
+// offer ScyllaDB's LWT mark (SCYLLA_LWT_ADD_METADATA_MARK): to a driver that echoes it in
+// STARTUP, PREPARED flags conditional statements with bit 31 of the bind metadata flags.
 //
 // # Engine
 //

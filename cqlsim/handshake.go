@@ -50,6 +50,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 			cqlVer, hasCQLVersion = v, true
 		case "COMPRESSION":
 			compressionName = strings.ToLower(v)
+		case lwtMarkOption:
+			c.lwtMark.Store(c.node.cluster.opts.Shards > 0)
 		}
 	}
 	if !hasCQLVersion {

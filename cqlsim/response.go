@@ -39,6 +39,13 @@ func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte,
 	if e, ok := msg.(ownError); ok {
 		return encodeOwnError(h, e, warnings)
 	}
+	if lp, ok := msg.(lwtPrepared); ok {
+		b, err := encodeFrame(h, lp.PreparedResult, nil)
+		if err == nil {
+			markLWT(b, lp.PreparedResult, h.Version)
+		}
+		return b, err
+	}
 	hdr := &frame.Header{
 		IsResponse: true,
 		Version:    primitive.ProtocolVersion(h.Version),

@@ -122,6 +122,9 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 			return errorMessage(err), rowsReply{}, nil
 		}
 		c.node.learn(p.ID)
+		if p.Conditional && c.lwtMark.Load() {
+			return lwtPrepared{preparedMessage(p, h.Version)}, rowsReply{}, nil
+		}
 		return preparedMessage(p, h.Version), rowsReply{}, nil
 	case req.Query != nil:
 		q := req.Query

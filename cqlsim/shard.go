@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
+
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 	"github.com/cqlbridge/cqlbridge/internal/murmur3"
@@ -149,6 +151,34 @@ func (c *conn) addShardOptions(opts map[string][]string) {
 	opts["SCYLLA_SHARDING_IGNORE_MSB"] = []string{strconv.Itoa(shardIgnoreMSB)}
 	if cl.shardPort != 0 {
 		opts["SCYLLA_SHARD_AWARE_PORT"] = []string{strconv.Itoa(cl.shardPort)}
+	}
+	opts[lwtMarkOption] = []string{lwtMarkValue}
+}
+
+// ScyllaDB's LWT mark: a node offers it in SUPPORTED; a driver that echoes the option in
+// STARTUP gets conditional statements flagged in PREPARED with the mask's bit (bit 31) set in
+// the bind metadata's flags, so that it can send them to the partition's primary replica.
+const (
+	lwtMarkOption = "SCYLLA_LWT_ADD_METADATA_MARK"
+	lwtMarkValue  = "LWT_OPTIMIZATION_META_BIT_MASK=2147483648"
+	lwtMarkBit    = 0x80000000
+)
+
+// lwtPrepared is a PREPARED answer whose bind metadata flags carry the LWT mark: encoded as
+// the plain message, then the flags patched (go-cassandra-native-protocol computes them).
+type lwtPrepared struct {
+	*message.PreparedResult
+}
+
+// markLWT sets the LWT bit in the bind metadata flags of frame, the encoded lwtPrepared p of
+// protocol version (no warnings: PREPARED carries none here).
+func markLWT(frame []byte, p *message.PreparedResult, version uint8) {
+	off := 9 + 4 + 2 + len(p.PreparedQueryId) // header, result kind, [short bytes] id
+	if version >= 5 {
+		off += 2 + len(p.ResultMetadataId)
+	}
+	if off+4 <= len(frame) {
+		binary.BigEndian.PutUint32(frame[off:], binary.BigEndian.Uint32(frame[off:])|lwtMarkBit)
 	}
 }
 

@@ -157,13 +157,14 @@ func TestShardSupported(t *testing.T) {
 		conns = append(conns, rc)
 		opts := supportedOptions(t, rc)
 		want := map[string][]string{
-			"SCYLLA_SHARD":               {strconv.Itoa(i % 3)},
-			"SCYLLA_NR_SHARDS":           {"3"},
-			"SCYLLA_PARTITIONER":         {"org.apache.cassandra.dht.Murmur3Partitioner"},
-			"SCYLLA_SHARDING_ALGORITHM":  {"biased-token-round-robin"},
-			"SCYLLA_SHARDING_IGNORE_MSB": {"12"},
-			"SCYLLA_SHARD_AWARE_PORT":    {strconv.Itoa(port)},
-			"CQL_VERSION":                {"3.4.7"},
+			"SCYLLA_SHARD":                 {strconv.Itoa(i % 3)},
+			"SCYLLA_NR_SHARDS":             {"3"},
+			"SCYLLA_PARTITIONER":           {"org.apache.cassandra.dht.Murmur3Partitioner"},
+			"SCYLLA_SHARDING_ALGORITHM":    {"biased-token-round-robin"},
+			"SCYLLA_SHARDING_IGNORE_MSB":   {"12"},
+			"SCYLLA_SHARD_AWARE_PORT":      {strconv.Itoa(port)},
+			"SCYLLA_LWT_ADD_METADATA_MARK": {"LWT_OPTIMIZATION_META_BIT_MASK=2147483648"}, // TestLWTMark
+			"CQL_VERSION":                  {"3.4.7"},
 		}
 		for k, v := range want {
 			if !slices.Equal(opts[k], v) {

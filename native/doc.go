@@ -49,7 +49,10 @@
 // round-robin; Config.LocalDC keeps them in one data center. On ScyllaDB, a node that
 // describes its sharding gets one connection per shard (core), opened through its
 // shard-aware port when it has one, and a request whose partition is known goes on the
-// connection of the shard that owns it (see Config.DisableShardAwareness). Statement.WithHost pins a
+// connection of the shard that owns it (see Config.DisableShardAwareness); a prepared
+// lightweight transaction that ScyllaDB flags (its LWT mark) goes to the partition's primary
+// replica every time, so that its Paxos rounds do not contend across coordinators, where other
+// statements rotate over the replicas. Statement.WithHost pins a
 // request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
 // including transparent re-prepares. Whatever the policy, a request that was not sent (its

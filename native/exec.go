@@ -64,6 +64,7 @@ type reqInfo struct {
 	keyspace     string             // keyspace for token routing
 	token        int64
 	hasToken     bool
+	lwt          bool   // a lightweight transaction the node flagged: replicas in ring order
 	host         string // Statement.WithHost
 	idempotent   bool
 	timeout      time.Duration
@@ -187,6 +188,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	if p := st.prepared; p != nil {
 		m := p.m()
 		info.meta = m
+		info.lwt = m.lwt
 		req.exec.ID = m.id
 		req.exec.ResultMetadataID = m.resultMetadataID
 		params = &req.exec.Params
@@ -294,6 +296,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 		}
 		if m != nil {
 			bs.ID = m.id
+			info.lwt = info.lwt || m.lwt
 			if !info.hasToken && s.wantToken() && len(m.pkIndexes) > 0 {
 				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
 				info.keyspace = m.routingKeyspace
@@ -381,6 +384,9 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			replicas = st.snap.Replicas(info.keyspace, info.token)
 		}
 		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
+		if info.lwt {
+			plan.InOrder()
+		}
 	}
 	if info.specAttempts > 0 && info.idempotent && fixed < 0 {
 		return s.sendSpeculative(ctx, info, &plan, st, to.C())

@@ -35,6 +35,7 @@ type preparedMeta struct {
 	params           []Column
 	pkIndexes        []int
 	columns          []Column
+	lwt              bool // a lightweight transaction, as the node flagged it (ScyllaDB's LWT mark)
 }
 
 func (p *Prepared) m() *preparedMeta { return p.meta.Load() }

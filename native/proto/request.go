@@ -1,6 +1,10 @@
 package proto
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Request is a request message. AppendBody appends the message body, encoded for version, to dst
 // and returns the extended slice; it must not retain dst.
@@ -28,6 +32,9 @@ const (
 	StartupCompression = "COMPRESSION"
 	StartupDriverName  = "DRIVER_NAME"
 	StartupDriverVer   = "DRIVER_VERSION"
+	// StartupLWTMark is ScyllaDB's LWT mark extension: a SUPPORTED option whose value
+	// names the mask (see ParseLWTMark), echoed in STARTUP to opt in.
+	StartupLWTMark = "SCYLLA_LWT_ADD_METADATA_MARK"
 	// DefaultCQLVersion is the CQL_VERSION sent when Startup.Options does not name one.
 	DefaultCQLVersion = "3.0.0"
 )
@@ -127,4 +134,19 @@ func (p *Prepare) AppendBody(dst []byte, version Version) ([]byte, error) {
 	}
 	dst = AppendInt(dst, 0x01)
 	return AppendString(dst, p.Keyspace)
+}
+
+// ParseLWTMark returns the mask of a SCYLLA_LWT_ADD_METADATA_MARK value
+// ("LWT_OPTIMIZATION_META_BIT_MASK=2147483648"): the bit that marks a lightweight transaction
+// in the flags of a PREPARED answer's bind metadata. It returns 0 for a value it cannot read.
+func ParseLWTMark(v string) uint32 {
+	name, num, ok := strings.Cut(v, "=")
+	if !ok || name != "LWT_OPTIMIZATION_META_BIT_MASK" {
+		return 0
+	}
+	m, err := strconv.ParseUint(num, 10, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(m)
 }

@@ -64,3 +64,19 @@ func TestDecodeCompressedBodyLargerThanThePooledBuffers(t *testing.T) {
 		r.Release()
 	}
 }
+
+func TestParseLWTMark(t *testing.T) {
+	for v, want := range map[string]uint32{
+		"LWT_OPTIMIZATION_META_BIT_MASK=2147483648": 0x80000000,
+		"LWT_OPTIMIZATION_META_BIT_MASK=4":          4,
+		"LWT_OPTIMIZATION_META_BIT_MASK=":           0,
+		"LWT_OPTIMIZATION_META_BIT_MASK=4294967296": 0, // beyond 32 bits
+		"LWT_OPTIMIZATION_META_BIT_MASK=-1":         0,
+		"OTHER=4":                                   0,
+		"2147483648":                                0,
+	} {
+		if got := ParseLWTMark(v); got != want {
+			t.Errorf("ParseLWTMark(%q) = %#x, want %#x", v, got, want)
+		}
+	}
+}

@@ -55,6 +55,9 @@ type Prepared struct {
 	Vars      []Column // bind variables, in marker order (named markers carry their name)
 	PKIndexes []uint16 // indexes into Vars of the partition key columns, in key order (v4)
 	Result    []Column // result metadata (nil for statements that return no rows)
+	// Conditional marks a lightweight transaction (INSERT ... IF NOT EXISTS, UPDATE or
+	// DELETE ... IF ...), which ScyllaDB flags in PREPARED for drivers that ask.
+	Conditional bool
 }
 
 // Values are the bind values of a request: positional, or named (never both).

@@ -250,6 +250,9 @@ func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
 		Result:   pl.resultColumns(),
 	}
 	prep.PKIndexes = pl.pkIndexes()
+	if m, ok := pl.(*modPlan); ok {
+		prep.Conditional = m.ifNotExists || m.ifExists || len(m.conds) > 0
+	}
 	e.pmu.Lock()
 	e.prepared[hex.EncodeToString(prep.ID)] = prep
 	e.prepTabs[hex.EncodeToString(prep.ID)] = tabs

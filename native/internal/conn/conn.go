@@ -99,6 +99,7 @@ type Conn struct {
 	dopts   proto.DecodeOptions
 
 	supported map[string][]string
+	lwtMask   uint32                 // see LWTMask; set by the handshake
 	keyspace  atomic.Pointer[string] // the keyspace of the last USE seen on this connection
 
 	streams chan int16 // free stream ids
@@ -254,6 +255,11 @@ func (c *Conn) Version() proto.Version { return c.version }
 // Supported returns the options of the server's SUPPORTED answer to the handshake's OPTIONS.
 // The map must not be modified.
 func (c *Conn) Supported() map[string][]string { return c.supported }
+
+// LWTMask returns the bit that marks a lightweight transaction in a PREPARED answer's bind
+// metadata flags (proto.PreparedResult.Flags) on this connection: ScyllaDB offers the mark
+// (SCYLLA_LWT_ADD_METADATA_MARK) and the handshake opts in. It is 0 on other servers.
+func (c *Conn) LWTMask() uint32 { return c.lwtMask }
 
 // InFlight returns the number of stream ids in use: requests sent or being sent whose response
 // has not arrived yet, including abandoned ones.

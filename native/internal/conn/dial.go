@@ -193,6 +193,13 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 	if c.cfg.Compression != "" {
 		opts[proto.StartupCompression] = c.cfg.Compression
 	}
+	if v := c.supported[proto.StartupLWTMark]; len(v) == 1 {
+		if mask := proto.ParseLWTMark(v[0]); mask != 0 {
+			// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
+			opts[proto.StartupLWTMark] = v[0]
+			c.lwtMask = mask
+		}
+	}
 	for k, v := range c.cfg.StartupOptions {
 		opts[k] = v
 	}

@@ -11,8 +11,9 @@ type Plan struct {
 	remote   []bool  // remote[i] marks node i as remote; nil when every node is local
 	nodes    int
 	start    int
-	phase    int // 0 local replicas, 1 local others, 2 remote replicas, 3 remote others
-	k        int // position within the phase
+	inOrder  bool // replicas are offered in ring order (InOrder)
+	phase    int  // 0 local replicas, 1 local others, 2 remote replicas, 3 remote others
+	k        int  // position within the phase
 }
 
 // NewPlan returns a plan over nodes nodes that tries replicas first. start rotates the order
@@ -25,6 +26,11 @@ func NewPlan(replicas []int32, nodes int, remote []bool, start uint64) Plan {
 	return Plan{replicas: replicas, remote: remote, nodes: nodes, start: s}
 }
 
+// InOrder makes the plan offer the replicas in ring order, the primary replica first, instead
+// of from the rotating offset: for lightweight transactions, whose Paxos rounds contend when
+// several coordinators run them on one partition at once. Call it before Next.
+func (p *Plan) InOrder() { p.inOrder = true }
+
 func (p *Plan) isRemote(n int) bool { return p.remote != nil && n < len(p.remote) && p.remote[n] }
 
 // Next returns the next node to try, and false when every node has been offered once.
@@ -32,8 +38,12 @@ func (p *Plan) Next() (node int, ok bool) {
 	for p.phase < 4 {
 		wantRemote := p.phase >= 2
 		if p.phase%2 == 0 {
+			first := p.start
+			if p.inOrder {
+				first = 0
+			}
 			for p.k < len(p.replicas) {
-				n := int(p.replicas[(p.start+p.k)%len(p.replicas)])
+				n := int(p.replicas[(first+p.k)%len(p.replicas)])
 				p.k++
 				if n < p.nodes && p.isRemote(n) == wantRemote {
 					return n, true

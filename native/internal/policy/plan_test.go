@@ -32,6 +32,23 @@ func TestPlanReplicasFirstEachNodeOnce(t *testing.T) {
 	}
 }
 
+// InOrder offers the replicas primary first whatever the start; the other nodes still rotate,
+// and local replicas still come before remote ones.
+func TestPlanInOrder(t *testing.T) {
+	for start, want := range [][]int{{3, 1, 0, 2, 4}, {3, 1, 2, 4, 0}, {3, 1, 2, 4, 0}} {
+		p := NewPlan([]int32{3, 1}, 5, nil, uint64(start))
+		p.InOrder()
+		if got := collect(p); !slices.Equal(got, want) {
+			t.Errorf("start %d: %v, want %v", start, got, want)
+		}
+	}
+	p := NewPlan([]int32{1, 3, 2}, 4, []bool{false, true, false, true}, 1)
+	p.InOrder()
+	if got, want := collect(p), []int{2, 0, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("with a remote primary: %v, want %v", got, want)
+	}
+}
+
 func TestPlanLocalBeforeRemote(t *testing.T) {
 	remote := []bool{false, true, false, true}
 	got := collect(NewPlan([]int32{1, 2}, 4, remote, 0))
