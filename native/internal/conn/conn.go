@@ -128,9 +128,11 @@ type Conn struct {
 	burst atomic.Bool
 
 	// rmu is held by the goroutine reading the socket: the reader goroutine or a caller in
-	// Pump (see reader.go). br, fr and deadlineSet are used only under it.
+	// Pump (see reader.go). br, segReader, segSrc, fr and deadlineSet are used only under it.
 	rmu          sync.Mutex
 	br           *bufio.Reader
+	segReader    *proto.SegmentReader // with segments: what br reads (see segment.go)
+	segSrc       *bufio.Reader        // with segments: the socket's buffer, what segReader reads
 	fr           frameReader
 	deadlineSet  bool          // a read deadline may be set on nc
 	pumpDeadline time.Time     // the read deadline set by the last Pump

@@ -141,14 +141,14 @@ func (c *Conn) readFrame() (proto.Header, *[]byte, error) {
 // responses to the call waiting on their stream. It returns a timeout error when the read
 // deadline passed first, and any other error when the connection is unusable.
 func (c *Conn) readOne() error {
-	fresh := c.br.Buffered() == 0
+	fresh := c.buffered() == 0
 	h, body, err := c.readFrame()
 	if err != nil {
 		return err
 	}
 	if fresh {
 		// This frame came with a new read: it brought others too, or came alone.
-		if burst := c.br.Buffered() > 0; c.burst.Load() != burst {
+		if burst := c.buffered() > 0; c.burst.Load() != burst {
 			c.burst.Store(burst)
 		}
 	}

@@ -21,11 +21,23 @@ import (
 
 // startSegments switches the connection to segments. It runs under rmu.
 func (c *Conn) startSegments() {
-	sr := &proto.SegmentReader{R: c.br, Compressed: c.segCompress.Load()}
-	c.br = bufio.NewReaderSize(sr, readBufferSize)
+	c.segSrc = c.br
+	c.segReader = &proto.SegmentReader{R: c.segSrc, Compressed: c.segCompress.Load()}
+	c.br = bufio.NewReaderSize(c.segReader, readBufferSize)
 	c.wmu.Lock()
 	c.segmented = true
 	c.wmu.Unlock()
+}
+
+// buffered returns how many bytes were received and not yet read as frames: in c.br and, with
+// segments, in the segment reader and the socket's buffer beneath it (segments not yet
+// opened). It runs under rmu.
+func (c *Conn) buffered() int {
+	n := c.br.Buffered()
+	if c.segReader != nil {
+		n += c.segReader.Buffered() + c.segSrc.Buffered()
+	}
+	return n
 }
 
 // writeFrames writes buf, whole frames back to back, as segments once the connection uses
