@@ -40,7 +40,7 @@ func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte,
 		return encodeOwnError(h, e, warnings)
 	}
 	if lp, ok := msg.(lwtPrepared); ok {
-		b, err := encodeFrame(h, lp.PreparedResult, nil)
+		b, err := encodeFrame(h, lp.PreparedResult, warnings)
 		if err == nil {
 			markLWT(b, lp.PreparedResult, h.Version)
 		}

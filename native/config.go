@@ -128,10 +128,12 @@ type Config struct {
 	// corrupted byte fails the connection instead of reaching a result; Compression "lz4"
 	// compresses whole segments ("snappy" is refused, v5 has no snappy); statements and
 	// batches can name their keyspace (Statement.WithKeyspace); and a prepared statement
-	// carries its result metadata id, so that when its result columns change (a column added
-	// to the table of a SELECT *) the node sends the new columns once, with a new id the
-	// session keeps (Prepared.Columns then reports them), instead of the statement being
-	// prepared again.
+	// carries its result metadata id. When its result columns change (a column added to the
+	// table of a SELECT *), Cassandra forgets the statement and the session prepares it again
+	// on its next execution, as at v4; but when another client has already prepared it
+	// again, the node knows the id and sends the new columns once, with a new result metadata
+	// id that the session keeps (Prepared.Columns then reports them), where at v4 the rows
+	// would come without metadata and the session would have to prepare the statement again.
 	ProtocolVersion int
 
 	// Routing chooses the coordinator of each request. The zero value is TokenAware.

@@ -10,8 +10,9 @@
 //
 // The session speaks protocol v4, or v3 with a server that refuses v4. Config.ProtocolVersion
 // 5 (Cassandra 4.0 and later) adds checksummed framing, lz4 compression of whole segments,
-// per-statement keyspaces (Statement.WithKeyspace) and result metadata ids, which let a
-// prepared statement pick up its new result columns without being prepared again.
+// per-statement keyspaces (Statement.WithKeyspace) and result metadata ids, with which a
+// prepared statement that another client prepared again after its result columns changed
+// picks up the new columns without being prepared again (see Config.ProtocolVersion).
 //
 // # Statements
 //
@@ -49,10 +50,11 @@
 // round-robin; Config.LocalDC keeps them in one data center. On ScyllaDB, a node that
 // describes its sharding gets one connection per shard (core), opened through its
 // shard-aware port when it has one, and a request whose partition is known goes on the
-// connection of the shard that owns it (see Config.DisableShardAwareness); a prepared
-// lightweight transaction that ScyllaDB flags (its LWT mark) goes to the partition's primary
-// replica every time, so that its Paxos rounds do not contend across coordinators, where other
-// statements rotate over the replicas. Statement.WithHost pins a
+// connection of the shard that owns it (see Config.DisableShardAwareness). With TokenAware
+// routing and the partition known, a prepared lightweight transaction that ScyllaDB flags
+// (its LWT mark) goes to the partition's primary replica (the first in ring order in
+// Config.LocalDC), not to a rotating one, so that its Paxos rounds do not contend across
+// coordinators; the plan moves on to the next replica only when that node cannot take it. Statement.WithHost pins a
 // request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
 // including transparent re-prepares. Whatever the policy, a request that was not sent (its

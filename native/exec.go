@@ -278,6 +278,9 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 		if st.prepared != nil && st.prepared.m() == nil {
 			return nil, fmt.Errorf("native: batch statement %d: %w", i, errUnusablePrepared)
 		}
+		if ks := st.opts.keyspace(); ks != "" {
+			return nil, fmt.Errorf("native: batch statement %d: its own keyspace %q is not sent in a batch (set it on the batch with Batch.WithKeyspace): %w", i, ks, ErrUnsupported)
+		}
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
 		var m *preparedMeta // nil for a simple statement

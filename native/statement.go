@@ -264,7 +264,8 @@ func (s Statement) WithTracing(trace bool) Statement {
 // (Config.ProtocolVersion 5); with an earlier version, executing the statement fails with an
 // error wrapping ErrUnsupported (name the keyspace in the CQL text instead). A prepared
 // statement runs in the keyspace it was prepared in: executing a bound statement with
-// WithKeyspace fails the same way.
+// WithKeyspace fails the same way. A batch sends only its own keyspace (Batch.WithKeyspace):
+// a statement with one of its own fails the batch.
 func (s Statement) WithKeyspace(ks string) Statement {
 	s.opts.editRare().keyspace = ks
 	return s

@@ -141,6 +141,10 @@ func TestProtocolV5StatementKeyspace(t *testing.T) {
 	if res.Len() != 2 {
 		t.Fatalf("WithKeyspace read %d rows of the other keyspace, want 2", res.Len())
 	}
+	inner := native.NewBatch(native.LoggedBatch, native.Query("INSERT INTO t (k, v) VALUES (3, 'x')").WithKeyspace(other))
+	if _, err := s.ExecuteBatch(ctx, inner); !errors.Is(err, native.ErrUnsupported) {
+		t.Fatalf("a batch statement with its own keyspace: %v, want ErrUnsupported (only the batch's is sent)", err)
+	}
 	p := mustPrepare(t, s, "SELECT v FROM t WHERE k = ?")
 	if _, err := s.Execute(ctx, p.Bind(1).WithKeyspace(other)); !errors.Is(err, native.ErrUnsupported) {
 		t.Fatalf("a prepared statement with WithKeyspace: %v, want ErrUnsupported", err)

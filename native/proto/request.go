@@ -138,15 +138,16 @@ func (p *Prepare) AppendBody(dst []byte, version Version) ([]byte, error) {
 
 // ParseLWTMark returns the mask of a SCYLLA_LWT_ADD_METADATA_MARK value
 // ("LWT_OPTIMIZATION_META_BIT_MASK=2147483648"): the bit that marks a lightweight transaction
-// in the flags of a PREPARED answer's bind metadata. It returns 0 for a value it cannot read.
+// in the flags of a PREPARED answer's bind metadata. It returns 0 for a value it cannot read, and
+// for a mask that is not a single bit or that is one of the protocol's own metadata flags.
 func ParseLWTMark(v string) uint32 {
 	name, num, ok := strings.Cut(v, "=")
 	if !ok || name != "LWT_OPTIMIZATION_META_BIT_MASK" {
 		return 0
 	}
 	m, err := strconv.ParseUint(num, 10, 32)
-	if err != nil {
-		return 0
+	if err != nil || m == 0 || m&(m-1) != 0 || m&0xf != 0 {
+		return 0 // not one bit, or one of the metadata flags the protocol defines
 	}
 	return uint32(m)
 }

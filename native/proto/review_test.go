@@ -68,7 +68,9 @@ func TestDecodeCompressedBodyLargerThanThePooledBuffers(t *testing.T) {
 func TestParseLWTMark(t *testing.T) {
 	for v, want := range map[string]uint32{
 		"LWT_OPTIMIZATION_META_BIT_MASK=2147483648": 0x80000000,
-		"LWT_OPTIMIZATION_META_BIT_MASK=4":          4,
+		"LWT_OPTIMIZATION_META_BIT_MASK=4":          0, // the protocol's own metadata flag
+		"LWT_OPTIMIZATION_META_BIT_MASK=1024":       1024,
+		"LWT_OPTIMIZATION_META_BIT_MASK=3072":       0, // two bits
 		"LWT_OPTIMIZATION_META_BIT_MASK=":           0,
 		"LWT_OPTIMIZATION_META_BIT_MASK=4294967296": 0, // beyond 32 bits
 		"LWT_OPTIMIZATION_META_BIT_MASK=-1":         0,

@@ -137,7 +137,8 @@ func appendSegment(dst, payload []byte, selfContained bool, compress bool) []byt
 	var h uint64
 	if err != nil || n == 0 || n >= len(payload) {
 		// Not smaller (or not compressible at all): sent as it is, its uncompressed length
-		// 0 saying so.
+		// 0 saying so. This is what Cassandra and the other drivers read; the text of the
+		// specification (section 2.3.2) says the compressed length would be 0 instead.
 		n = copy(body[:len(payload)], payload)
 		h = uint64(n) | sc<<34
 	} else {
@@ -260,7 +261,7 @@ func (s *SegmentReader) next() error {
 	s.out = payload
 	if s.plain != 0 {
 		if cap(s.dec) < s.plain {
-			s.dec = make([]byte, s.plain)
+			s.dec = make([]byte, growTo(cap(s.dec), s.plain))
 		}
 		s.dec = s.dec[:s.plain]
 		n, err := lz4.UncompressBlock(payload, s.dec)
@@ -295,6 +296,13 @@ func fill(r io.Reader, b []byte, n *int, inPayload bool) error {
 	return nil
 }
 
+// growTo returns the capacity for a segment buffer of capacity had that must hold need bytes:
+// at least double, so that segments growing a little at a time do not reallocate each time,
+// and at most what the largest segment needs.
+func growTo(had, need int) int {
+	return max(need, min(2*had, MaxSegmentPayload+SegmentTrailerSize))
+}
+
 // parseHeader checks and decodes the hs header bytes read.
 func (s *SegmentReader) parseHeader(hs int) error {
 	var h uint64
@@ -312,7 +320,7 @@ func (s *SegmentReader) parseHeader(hs int) error {
 		s.plain = int(h & MaxSegmentPayload)
 	}
 	if cap(s.raw) < s.wire+SegmentTrailerSize {
-		s.raw = make([]byte, s.wire+SegmentTrailerSize)
+		s.raw = make([]byte, growTo(cap(s.raw), s.wire+SegmentTrailerSize))
 	}
 	s.raw = s.raw[:s.wire+SegmentTrailerSize]
 	s.parsed = true

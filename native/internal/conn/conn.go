@@ -118,7 +118,7 @@ type Conn struct {
 	// reaches READY or AUTHENTICATE: from then on frames travel in segments (see segment.go).
 	segmented bool
 	// segCompress says that the segments are lz4-compressed: set by the handshake before
-	// STARTUP, read by the reader when it switches to segments.
+	// STARTUP, read by the reader when it switches to segments and by every segmented write.
 	segCompress atomic.Bool
 	segBuf      []byte        // the writer's segments, under wmu
 	frames      atomic.Uint64 // frames (and parts of large frames) read, for idle detection

@@ -193,16 +193,14 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 	if c.cfg.Compression != "" {
 		opts[proto.StartupCompression] = c.cfg.Compression
 	}
-	if v := c.supported[proto.StartupLWTMark]; len(v) == 1 {
-		if mask := proto.ParseLWTMark(v[0]); mask != 0 {
-			// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
-			opts[proto.StartupLWTMark] = v[0]
-			c.lwtMask = mask
-		}
+	if v := c.supported[proto.StartupLWTMark]; len(v) == 1 && proto.ParseLWTMark(v[0]) != 0 {
+		// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
+		opts[proto.StartupLWTMark] = v[0]
 	}
 	for k, v := range c.cfg.StartupOptions {
 		opts[k] = v
 	}
+	c.lwtMask = proto.ParseLWTMark(opts[proto.StartupLWTMark]) // as sent (StartupOptions may change it)
 	// The COMPRESSION sent (Config.Compression, or StartupOptions' when given there) is the
 	// one the server compresses its responses with once it has accepted STARTUP, READY
 	// included: both directions use its codec. An empty one in StartupOptions turns

@@ -170,7 +170,7 @@ func (c *Conn) completeUnsent(unsent []*Call) {
 
 func readError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("reading: connection closed in the middle of a frame: %w", err)
+		return fmt.Errorf("reading: connection closed in the middle of a frame (or, at v5, of a segment): %w", err)
 	}
 	if errors.Is(err, net.ErrClosed) {
 		return ErrClosedByClient
