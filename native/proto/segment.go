@@ -199,6 +199,10 @@ func SegmentedPrefix(segs []byte, n int, compressed bool) int {
 type SegmentReader struct {
 	R          io.Reader // the connection, after the handshake
 	Compressed bool      // the segments use the lz4 (compressed) format
+	// Partial, when set, is called after a read of R that brought part of a segment without
+	// completing it: progress a caller watching for a dead peer can count, as no payload
+	// byte is returned before its whole segment has arrived.
+	Partial func()
 
 	hdr    [CompressedSegmentHeaderSize]byte
 	hn     int    // header bytes read
@@ -240,7 +244,7 @@ func (s *SegmentReader) next() error {
 	if s.Compressed {
 		hs = CompressedSegmentHeaderSize
 	}
-	if err := fill(s.R, s.hdr[:hs], &s.hn, false); err != nil {
+	if err := s.fill(s.hdr[:hs], &s.hn, false); err != nil {
 		return err
 	}
 	if !s.parsed {
@@ -250,7 +254,7 @@ func (s *SegmentReader) next() error {
 		}
 	}
 	need := s.wire + SegmentTrailerSize
-	if err := fill(s.R, s.raw[:need], &s.rn, true); err != nil {
+	if err := s.fill(s.raw[:need], &s.rn, true); err != nil {
 		return err
 	}
 	payload := s.raw[:s.wire]
@@ -275,16 +279,19 @@ func (s *SegmentReader) next() error {
 	return nil
 }
 
-// fill reads from r into b[*n:] until b is full, adding what each read brings to *n, so that
-// a read failing with a timeout keeps it for the next call. An end of r inside the segment
+// fill reads from R into b[*n:] until b is full, adding what each read brings to *n, so that
+// a read failing with a timeout keeps it for the next call. An end of R inside the segment
 // (after the header has begun, or anywhere in the payload when inPayload) is
 // io.ErrUnexpectedEOF.
-func fill(r io.Reader, b []byte, n *int, inPayload bool) error {
+func (s *SegmentReader) fill(b []byte, n *int, inPayload bool) error {
 	for *n < len(b) {
-		m, err := r.Read(b[*n:])
+		m, err := s.R.Read(b[*n:])
 		*n += m
 		if *n == len(b) {
 			return nil
+		}
+		if m > 0 && s.Partial != nil {
+			s.Partial()
 		}
 		if err != nil {
 			if err == io.EOF && (inPayload || *n > 0) {

@@ -349,3 +349,35 @@ func FuzzSegmentReader(f *testing.F) {
 		}
 	})
 }
+
+// Partial is called for every read that brings part of a segment, and never when each segment
+// arrives whole.
+func TestSegmentReaderPartial(t *testing.T) {
+	frames, _ := testFrames(t, rand.New(rand.NewPCG(11, 12)), []int{100}, true)
+	segs, err := AppendSegments(nil, frames, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := 0
+	sr := &SegmentReader{R: &timeoutReader{r: bytes.NewReader(segs), step: 10}, Partial: func() { partial++ }}
+	buf := make([]byte, 1000)
+	for {
+		_, err := sr.Read(buf)
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatal(err)
+		}
+	}
+	// 10 bytes a read: the 6-byte header in one, then the payload and trailer in 10-byte
+	// reads, of which the last completes the segment.
+	if want := (len(segs)-SegmentHeaderSize+9)/10 - 1; partial != want {
+		t.Errorf("Partial called %d times for a %d-byte segment read 10 bytes at a time, want %d", partial, len(segs), want)
+	}
+	partial = 0
+	sr = &SegmentReader{R: bytes.NewReader(segs), Partial: func() { partial++ }}
+	if _, err := io.ReadAll(sr); err != nil || partial != 0 {
+		t.Errorf("a segment read whole: Partial called %d times (%v)", partial, err)
+	}
+}

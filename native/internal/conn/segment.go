@@ -22,7 +22,9 @@ import (
 // startSegments switches the connection to segments. It runs under rmu.
 func (c *Conn) startSegments() {
 	c.segSrc = c.br
-	c.segReader = &proto.SegmentReader{R: c.segSrc, Compressed: c.segCompress.Load()}
+	c.segReader = &proto.SegmentReader{R: c.segSrc, Compressed: c.segCompress.Load(),
+		// A segment arriving slowly is progress (see heartbeatLoop), as part of a frame is.
+		Partial: func() { c.frames.Add(1) }}
 	c.br = bufio.NewReaderSize(c.segReader, readBufferSize)
 	c.wmu.Lock()
 	c.segmented = true
