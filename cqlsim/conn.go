@@ -63,6 +63,9 @@ type conn struct {
 	// lwtMark is set when the client's STARTUP opted in to ScyllaDB's LWT mark (see
 	// lwtMarkOption): PREPARED then flags conditional statements.
 	lwtMark atomic.Bool
+	// rateLimit is set when the client's STARTUP opted in to ScyllaDB's rate limit error
+	// (see RateLimitReached).
+	rateLimit atomic.Bool
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]

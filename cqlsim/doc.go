@@ -67,7 +67,10 @@
 // bound that arrived on the shard owning the partition and those that arrived on another.
 // Shards only label connections: every shard of a node serves every request. Sharded nodes also
 // offer ScyllaDB's LWT mark (SCYLLA_LWT_ADD_METADATA_MARK): to a driver that echoes it in
-// STARTUP, PREPARED flags conditional statements with bit 31 of the bind metadata flags.
+// STARTUP, PREPARED flags conditional statements with bit 31 of the bind metadata flags. They
+// offer ScyllaDB's rate limit error too (SCYLLA_RATE_LIMIT_ERROR): an injected
+// RateLimitReached reaches a driver that opted in with its own code, and others as a
+// CONFIG_ERROR.
 //
 // # Engine
 //

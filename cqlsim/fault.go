@@ -31,7 +31,8 @@ type Fault struct {
 	// messages of github.com/datastax/go-cassandra-native-protocol/message
 	// (*message.ReadTimeout, *message.WriteTimeout, *message.Unavailable,
 	// *message.Overloaded, *message.ReadFailure and so on), or this package's *CDCWriteFailure
-	// (CDC_WRITE_FAILURE) and *CASWriteUnknown (CAS_WRITE_UNKNOWN). It is encoded in each
+	// (CDC_WRITE_FAILURE), *CASWriteUnknown (CAS_WRITE_UNKNOWN) and *RateLimitReached
+	// (ScyllaDB's rate limit error). It is encoded in each
 	// connection's protocol version: a read or write failure carries its NumFailures up to v4
 	// and its Reasons from v5 on. CDC_WRITE_FAILURE and CAS_WRITE_UNKNOWN, defined by the v5
 	// spec, are sent the same in every version, for drivers that decode them whatever the
@@ -83,11 +84,70 @@ type CASWriteUnknown struct {
 	Received, BlockFor int32
 }
 
+// RateLimitReached is ScyllaDB's per-partition rate limit error: the statement's partition
+// is read or written more often than its table's per-partition rate limit allows. Sharded
+// nodes (Options.Shards) offer it in SUPPORTED as SCYLLA_RATE_LIMIT_ERROR=ERROR_CODE=61440
+// (0xF000); to a client that echoes the option in STARTUP it is sent with that code and the
+// body <op_type><rejected_by_coordinator>, to any other client as a CONFIG_ERROR with the
+// same message, as ScyllaDB does. Give a *RateLimitReached as Fault.Error.
+type RateLimitReached struct {
+	// ErrorMessage is the server's message.
+	ErrorMessage string
+	// OpType is the operation that went over the limit: 0 a read, 1 a write.
+	OpType byte
+	// RejectedByCoordinator is true when the coordinator refused the operation, false when
+	// a replica did.
+	RejectedByCoordinator bool
+}
+
 // Error codes that go-cassandra-native-protocol does not define.
 const (
 	errorCodeCDCWriteFailure primitive.ErrorCode = 0x1600
 	errorCodeCASWriteUnknown primitive.ErrorCode = 0x1700
+	errorCodeRateLimit       primitive.ErrorCode = 0xF000 // ScyllaDB's default
 )
+
+// rateLimitOption is ScyllaDB's rate limit error extension (see RateLimitReached).
+const rateLimitOption = "SCYLLA_RATE_LIMIT_ERROR"
+
+// rateLimitFor returns the error to send for e on c: a *RateLimitReached becomes a
+// CONFIG_ERROR for a client that did not opt in to the rate limit error.
+func (c *conn) rateLimitFor(e message.Error) message.Error {
+	if r, ok := e.(*RateLimitReached); ok && !c.rateLimit.Load() {
+		return &message.ConfigError{ErrorMessage: r.ErrorMessage}
+	}
+	return e
+}
+
+// IsResponse returns true: the message is a server's.
+func (*RateLimitReached) IsResponse() bool { return true }
+
+// GetOpCode returns OpCodeError.
+func (*RateLimitReached) GetOpCode() primitive.OpCode { return primitive.OpCodeError }
+
+// GetErrorCode returns 0xF000.
+func (*RateLimitReached) GetErrorCode() primitive.ErrorCode { return errorCodeRateLimit }
+
+// GetErrorMessage returns ErrorMessage.
+func (m *RateLimitReached) GetErrorMessage() string { return m.ErrorMessage }
+
+// DeepCopyMessage returns a copy of m.
+func (m *RateLimitReached) DeepCopyMessage() message.Message { c := *m; return &c }
+
+// String describes the error and its fields, as go-cassandra-native-protocol's messages do.
+func (m *RateLimitReached) String() string {
+	return fmt.Sprintf("ERROR RATE LIMIT REACHED (code=%#x, msg=%v, op_type=%v, rejected_by_coordinator=%v)",
+		uint32(errorCodeRateLimit), m.ErrorMessage, m.OpType, m.RejectedByCoordinator)
+}
+
+// appendFields appends the body after the code and message: <op_type><rejected_by_coordinator>.
+func (m *RateLimitReached) appendFields(dst []byte) []byte {
+	rejected := byte(0)
+	if m.RejectedByCoordinator {
+		rejected = 1
+	}
+	return append(dst, m.OpType, rejected)
+}
 
 // IsResponse returns true: the message is a server's.
 func (*CDCWriteFailure) IsResponse() bool { return true }

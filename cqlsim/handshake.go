@@ -52,6 +52,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 			compressionName = strings.ToLower(v)
 		case lwtMarkOption:
 			c.lwtMark.Store(c.node.cluster.opts.Shards > 0)
+		case rateLimitOption:
+			c.rateLimit.Store(c.node.cluster.opts.Shards > 0)
 		}
 	}
 	if !hasCQLVersion {

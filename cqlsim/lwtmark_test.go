@@ -74,3 +74,34 @@ func TestLWTMark(t *testing.T) {
 		})
 	}
 }
+
+// A sharded node sends an injected RateLimitReached with the code it offers and its fields to a
+// client that opted in, and as a CONFIG_ERROR to one that did not.
+func TestRateLimitReached(t *testing.T) {
+	for _, optIn := range []bool{true, false} {
+		cl := cqlsim.StartT(t, cqlsim.Options{Shards: 2})
+		if err := cl.InjectFault(0, cqlsim.Fault{Match: "system.local", Error: &cqlsim.RateLimitReached{ErrorMessage: "too fast", OpType: 1, RejectedByCoordinator: true}}); err != nil {
+			t.Fatal(err)
+		}
+		c := dialRaw(t, cl.Addrs()[0])
+		opts := map[string]string{"CQL_VERSION": "3.0.0"}
+		if optIn {
+			opts["SCYLLA_RATE_LIMIT_ERROR"] = ""
+		}
+		c.startup(opts)
+		c.send(primitive.ProtocolVersion4, 2, &message.Query{Query: "SELECT key FROM system.local"})
+		head := c.readRaw(9)
+		body := c.readRaw(int(binary.BigEndian.Uint32(head[5:9])))
+		code := binary.BigEndian.Uint32(body)
+		msgLen := int(binary.BigEndian.Uint16(body[4:]))
+		rest := body[6+msgLen:]
+		switch {
+		case head[4] != byte(primitive.OpCodeError) || string(body[6:6+msgLen]) != "too fast":
+			t.Fatalf("opt-in %v: opcode %#x, body % x", optIn, head[4], body)
+		case optIn && (code != 0xF000 || len(rest) != 2 || rest[0] != 1 || rest[1] != 1):
+			t.Errorf("opted in: code %#x, fields % x; want 0xf000 and 01 01", code, rest)
+		case !optIn && (code != 0x2300 || len(rest) != 0):
+			t.Errorf("not opted in: code %#x, fields % x; want CONFIG_ERROR 0x2300 alone", code, rest)
+		}
+	}
+}

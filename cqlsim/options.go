@@ -58,7 +58,8 @@ type Options struct {
 	// when accepted (round-robin per node on the regular port), and Cluster.ShardConns and
 	// Cluster.ShardStats count connections per shard and requests that reached the shard
 	// owning their partition; PREPARED flags lightweight transactions for a driver that opts
-	// in to ScyllaDB's LWT mark. 0 (the default) emulates no sharding; a negative value, or more
+	// in to ScyllaDB's LWT mark, and an injected RateLimitReached keeps its code for a driver
+	// that opts in to ScyllaDB's rate limit error. 0 (the default) emulates no sharding; a negative value, or more
 	// than 1024 shards, is an error.
 	Shards int
 	// ShardAwarePort, with Shards set, makes every node also listen on a shard-aware port, the

@@ -38,7 +38,7 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			if f.Unsolicited {
 				h.Stream = -1 // see Fault.Unsolicited: the statement gets no answer
 			}
-			c.reply(h, f.Error, f.Warnings)
+			c.reply(h, c.rateLimitFor(f.Error), f.Warnings)
 			return
 		}
 	}

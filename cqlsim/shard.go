@@ -154,6 +154,7 @@ func (c *conn) addShardOptions(opts map[string][]string) {
 		opts["SCYLLA_SHARD_AWARE_PORT"] = []string{strconv.Itoa(cl.shardPort)}
 	}
 	opts[lwtMarkOption] = []string{lwtMarkValue}
+	opts[rateLimitOption] = []string{"ERROR_CODE=" + strconv.Itoa(int(errorCodeRateLimit))}
 }
 
 // ScyllaDB's LWT mark: a node offers it in SUPPORTED; a driver that echoes the option in

@@ -35,6 +35,10 @@ const (
 	// StartupLWTMark is ScyllaDB's LWT mark extension: a SUPPORTED option whose value
 	// names the mask (see ParseLWTMark), echoed in STARTUP to opt in.
 	StartupLWTMark = "SCYLLA_LWT_ADD_METADATA_MARK"
+	// StartupRateLimitError is ScyllaDB's rate limit error extension: a SUPPORTED option
+	// naming the error code (ERROR_CODE=n), echoed in STARTUP to opt in; a server then sends
+	// its per-partition rate limit error with that code instead of a CONFIG_ERROR.
+	StartupRateLimitError = "SCYLLA_RATE_LIMIT_ERROR"
 	// DefaultCQLVersion is the CQL_VERSION sent when Startup.Options does not name one.
 	DefaultCQLVersion = "3.0.0"
 )

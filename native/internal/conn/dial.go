@@ -193,6 +193,10 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 	if c.cfg.Compression != "" {
 		opts[proto.StartupCompression] = c.cfg.Compression
 	}
+	if _, ok := c.supported[proto.StartupRateLimitError]; ok {
+		// ScyllaDB: without opting in, a rate limit error comes as a CONFIG_ERROR.
+		opts[proto.StartupRateLimitError] = ""
+	}
 	if v := c.supported[proto.StartupLWTMark]; len(v) == 1 && proto.ParseLWTMark(v[0]) != 0 {
 		// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
 		opts[proto.StartupLWTMark] = v[0]
