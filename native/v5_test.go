@@ -152,8 +152,8 @@ func TestProtocolV5StatementKeyspace(t *testing.T) {
 }
 
 // TestProtocolV5ResultMetadataChange: a column is added to the table of a prepared SELECT *,
-// and another client prepares the statement again (nodes forget a table's statements when it
-// changes). Executing the statement, whose id the node knows again, with its old result
+// and another client prepares the statement again on every node (nodes forget a table's
+// statements when it changes). Executing the statement, whose id the node knows again, with its old result
 // metadata id, gets the new columns with a new id, which the session keeps: no re-prepare (at
 // v4 the rows would come without metadata and the session would have to prepare again), and
 // the rows and Prepared.Columns have the new column.
@@ -181,7 +181,12 @@ func TestProtocolV5ResultMetadataChange(t *testing.T) {
 	execT(t, s, sel.Bind(1))
 	mustExec(t, s, "ALTER TABLE kv ADD w int")
 	mustExec(t, s, "UPDATE kv SET w = 7 WHERE k = 1")
-	execT(t, other, mustPrepare(t, other, cql).Bind(1)) // prepared again, by the other session
+	// The other session prepares the statement again on every node (each forgot it), so that
+	// wherever this session's next execution goes, the node knows the id.
+	again := mustPrepare(t, other, cql)
+	for _, h := range other.Hosts() {
+		execT(t, other, again.Bind(1).WithHost(h.Addr))
+	}
 	before := sel.Columns()
 	for i := 0; i < 3; i++ {
 		res := execT(t, s, sel.Bind(1))
