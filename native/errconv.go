@@ -1,9 +1,6 @@
 package native
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
@@ -70,12 +67,6 @@ func isRateLimitCode(code proto.ErrorCode, c *conn.Conn) bool {
 	if c == nil {
 		return false
 	}
-	for _, v := range c.Supported()["SCYLLA_RATE_LIMIT_ERROR"] {
-		if s, ok := strings.CutPrefix(v, "ERROR_CODE="); ok {
-			if n, err := strconv.ParseInt(s, 10, 32); err == nil && proto.ErrorCode(n) == code {
-				return true
-			}
-		}
-	}
-	return false
+	announced, ok := proto.RateLimitCode(c.Supported())
+	return ok && announced == code
 }

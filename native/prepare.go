@@ -253,7 +253,7 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 		resultMetadataID: bytes.Clone(pr.ResultMetadataID),
 		params:           columnsOf(pr.Bind),
 		columns:          columnsOf(pr.Result.Columns),
-		lwt:              c.LWTMask() != 0 && uint32(pr.Flags)&c.LWTMask() != 0,
+		lwt:              uint32(pr.Flags)&c.LWTMask() != 0, // the mask is 0 unless the node marks LWTs
 	}
 	if len(pr.PKIndexes) > 0 {
 		m.pkIndexes = make([]int, len(pr.PKIndexes))

@@ -155,3 +155,16 @@ func ParseLWTMark(v string) uint32 {
 	}
 	return uint32(m)
 }
+
+// RateLimitCode returns the error code a ScyllaDB server announced in SUPPORTED for its rate
+// limit error (StartupRateLimitError, "ERROR_CODE=n"), and whether it announced one.
+func RateLimitCode(supported map[string][]string) (ErrorCode, bool) {
+	for _, v := range supported[StartupRateLimitError] {
+		if s, ok := strings.CutPrefix(v, "ERROR_CODE="); ok {
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				return ErrorCode(n), true
+			}
+		}
+	}
+	return 0, false
+}

@@ -82,3 +82,20 @@ func TestParseLWTMark(t *testing.T) {
 		}
 	}
 }
+
+func TestRateLimitCode(t *testing.T) {
+	for _, tc := range []struct {
+		sup  map[string][]string
+		code ErrorCode
+		ok   bool
+	}{
+		{map[string][]string{StartupRateLimitError: {"ERROR_CODE=61440"}}, 0xF000, true},
+		{map[string][]string{StartupRateLimitError: {"OTHER=1", "ERROR_CODE=4096"}}, 0x1000, true},
+		{map[string][]string{StartupRateLimitError: {"ERROR_CODE=x"}}, 0, false},
+		{map[string][]string{}, 0, false},
+	} {
+		if code, ok := RateLimitCode(tc.sup); code != tc.code || ok != tc.ok {
+			t.Errorf("RateLimitCode(%v) = %#x, %v; want %#x, %v", tc.sup, code, ok, tc.code, tc.ok)
+		}
+	}
+}

@@ -151,6 +151,26 @@ func appendSegment(dst, payload []byte, selfContained bool, compress bool) []byt
 	return binary.LittleEndian.AppendUint32(dst, segmentCRC32(dst[len(dst)-n:]))
 }
 
+// readLittle returns the value of b (at most 8 bytes), least significant byte first.
+func readLittle(b []byte) uint64 {
+	var v uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// segmentLengths decodes a segment header's value h (without its CRC24): the payload's length
+// on the wire and, for a compressed segment whose payload is compressed, its uncompressed
+// length (0 otherwise).
+func segmentLengths(h uint64, compressed bool) (wire, plain int) {
+	wire = int(h & MaxSegmentPayload)
+	if compressed {
+		plain = int(h >> 17 & MaxSegmentPayload)
+	}
+	return wire, plain
+}
+
 // appendLittle appends the n low bytes of v, least significant first.
 func appendLittle(dst []byte, v uint64, n int) []byte {
 	for i := 0; i < n; i++ {
@@ -170,15 +190,9 @@ func SegmentedPrefix(segs []byte, n int, compressed bool) int {
 	}
 	carried, pos := 0, 0
 	for pos+hs <= len(segs) {
-		var h uint64
-		for i := hs - 4; i >= 0; i-- {
-			h = h<<8 | uint64(segs[pos+i])
-		}
-		wire, plain := int(h&MaxSegmentPayload), int(h&MaxSegmentPayload)
-		if compressed {
-			if u := int(h >> 17 & MaxSegmentPayload); u != 0 {
-				plain = u
-			}
+		wire, plain := segmentLengths(readLittle(segs[pos:pos+hs-3]), compressed)
+		if plain == 0 {
+			plain = wire
 		}
 		end := pos + hs + wire + SegmentTrailerSize
 		if end > n {
@@ -312,20 +326,12 @@ func growTo(had, need int) int {
 
 // parseHeader checks and decodes the hs header bytes read.
 func (s *SegmentReader) parseHeader(hs int) error {
-	var h uint64
-	for i := hs - 4; i >= 0; i-- {
-		h = h<<8 | uint64(s.hdr[i])
-	}
-	want := uint32(s.hdr[hs-3]) | uint32(s.hdr[hs-2])<<8 | uint32(s.hdr[hs-1])<<16
+	h := readLittle(s.hdr[:hs-3])
+	want := uint32(readLittle(s.hdr[hs-3 : hs]))
 	if got := crc24(h, hs-3); got != want {
 		return fmt.Errorf("%w (%w): segment header % x has CRC24 %06x, it says %06x", ErrSegmentChecksum, ErrMalformed, s.hdr[:hs-3], got, want)
 	}
-	s.wire = int(h & MaxSegmentPayload)
-	h >>= 17
-	s.plain = 0
-	if s.Compressed {
-		s.plain = int(h & MaxSegmentPayload)
-	}
+	s.wire, s.plain = segmentLengths(h, s.Compressed)
 	if cap(s.raw) < s.wire+SegmentTrailerSize {
 		s.raw = make([]byte, growTo(cap(s.raw), s.wire+SegmentTrailerSize))
 	}

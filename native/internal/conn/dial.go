@@ -337,14 +337,11 @@ func QuoteIdentifier(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
-// rateLimitCode reads ScyllaDB's SCYLLA_RATE_LIMIT_ERROR=ERROR_CODE=n option.
+// rateLimitCode returns the rate limit error code a ScyllaDB server announced, else ScyllaDB's
+// default.
 func rateLimitCode(supported map[string][]string) proto.ErrorCode {
-	for _, v := range supported["SCYLLA_RATE_LIMIT_ERROR"] {
-		if s, ok := strings.CutPrefix(v, "ERROR_CODE="); ok {
-			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
-				return proto.ErrorCode(n)
-			}
-		}
+	if code, ok := proto.RateLimitCode(supported); ok {
+		return code
 	}
 	return proto.ErrCodeRateLimit
 }
