@@ -27,6 +27,7 @@ type Cluster struct {
 
 	shardPort  int           // the shard-aware port (Options.ShardAwarePort), else 0
 	shardCount shardCounters // behind ShardStats
+	tablets    *tabletRing   // the tablet layout (Options.Tablets), else nil
 
 	life     sync.Mutex // serialises Close, StopNode and StartNode
 	closed   bool
@@ -49,6 +50,9 @@ func Start(opts Options) (*Cluster, error) {
 		}
 	}
 	if err := checkSharding(opts); err != nil {
+		return nil, err
+	}
+	if err := checkTablets(opts); err != nil {
 		return nil, err
 	}
 	host, portStr, err := net.SplitHostPort(opts.Listen)
@@ -90,11 +94,13 @@ func Start(opts Options) (*Cluster, error) {
 		tokens = opts.NodeTokens
 	}
 	infos := make([]engine.NodeInfo, opts.Nodes)
+	hostIDs := make([][16]byte, opts.Nodes)
 	for i := range infos {
+		hostIDs[i] = newHostID()
 		infos[i] = engine.NodeInfo{
 			Addr:       addrs[i].String(),
 			Port:       port,
-			HostID:     newHostID(),
+			HostID:     hostIDs[i],
 			DataCenter: nodeSetting(opts.NodeDataCenters, i, opts.DataCenter),
 			Rack:       nodeSetting(opts.NodeRacks, i, opts.Rack),
 			Tokens:     tokens[i],
@@ -113,7 +119,7 @@ func Start(opts Options) (*Cluster, error) {
 		closeListeners(shardLns)
 		return nil, fmt.Errorf("cqlsim: starting the engine: %w", err)
 	}
-	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port}
+	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port, tablets: newTabletRing(opts, hostIDs)}
 	for i, l := range listeners {
 		n := newNode(c, i, l)
 		c.nodes = append(c.nodes, n)

@@ -66,6 +66,10 @@ type conn struct {
 	// rateLimit is set when the client's STARTUP opted in to ScyllaDB's rate limit error
 	// (see RateLimitReached).
 	rateLimit atomic.Bool
+	// tabletsRouting is set when the client's STARTUP opted in to ScyllaDB's tablets routing
+	// (see tabletsOption): results of EXECUTEs that missed the tablet's replica then carry
+	// its routing information.
+	tabletsRouting atomic.Bool
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]

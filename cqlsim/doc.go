@@ -70,7 +70,24 @@
 // STARTUP, PREPARED flags conditional statements with bit 31 of the bind metadata flags. They
 // offer ScyllaDB's rate limit error too (SCYLLA_RATE_LIMIT_ERROR): an injected
 // RateLimitReached reaches a driver that opted in with its own code, and others as a
-// CONFIG_ERROR.
+// CONFIG_ERROR. With Options.Tablets, they offer ScyllaDB's tablets routing
+// (TABLETS_ROUTING_V1) as well: see Tablets below.
+//
+// # Tablets
+//
+// With Options.Tablets set as well, every table outside the system keyspaces uses ScyllaDB's
+// tablets, for tests of tablet-aware routing: the token ring is split into that many tablets
+// of equal width, each with as many replicas (a node and one of its shards) as its keyspace's
+// replication factor, laid out as Options.Tablets describes. The nodes offer ScyllaDB's tablets
+// routing (TABLETS_ROUTING_V1, with the value ""); to a driver that sends the option in
+// STARTUP, the result of an EXECUTE whose partition key is bound and that reached a node
+// holding no replica of the partition's tablet, or a connection of another shard than the
+// replica's, carries the tablet's first and last tokens and its replicas' host ids and shards
+// in the custom payload tablets-routing-v1 (protocol v4 and later; errors carry none), as
+// ScyllaDB does. Cluster.MoveTablets moves every tablet by one node and one shard, as a
+// migration would, and Cluster.TabletStats counts the EXECUTEs that reached a replica's shard,
+// those that did not and the payloads sent; for tablet tables, Cluster.ShardStats counts the
+// same on and off replica's shard.
 //
 // # Engine
 //

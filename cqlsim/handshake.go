@@ -54,6 +54,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 			c.lwtMark.Store(c.node.cluster.opts.Shards > 0)
 		case rateLimitOption:
 			c.rateLimit.Store(c.node.cluster.opts.Shards > 0)
+		case tabletsOption:
+			c.tabletsRouting.Store(c.node.cluster.tablets != nil)
 		}
 	}
 	if !hasCQLVersion {

@@ -59,14 +59,35 @@ type Options struct {
 	// Cluster.ShardStats count connections per shard and requests that reached the shard
 	// owning their partition; PREPARED flags lightweight transactions for a driver that opts
 	// in to ScyllaDB's LWT mark, and an injected RateLimitReached keeps its code for a driver
-	// that opts in to ScyllaDB's rate limit error. 0 (the default) emulates no sharding; a negative value, or more
-	// than 1024 shards, is an error.
+	// that opts in to ScyllaDB's rate limit error; with Tablets set, the nodes also offer
+	// ScyllaDB's tablets routing. 0 (the default) emulates no sharding; a negative value, or
+	// more than 1024 shards, is an error.
 	Shards int
 	// ShardAwarePort, with Shards set, makes every node also listen on a shard-aware port, the
 	// same free port on every node's address (see Cluster.ShardAwarePort), announced in
 	// SUPPORTED as SCYLLA_SHARD_AWARE_PORT: as on ScyllaDB, a connection to it belongs to the
 	// shard (client's source port) % Shards. Setting it without Shards is an error.
 	ShardAwarePort bool
+	// Tablets, when > 0 (with Shards set), makes every table of every keyspace whose name
+	// does not start with "system" use ScyllaDB's tablets, split into this many tablets, for
+	// tests of tablet-aware drivers. The nodes offer ScyllaDB's tablets routing in SUPPORTED
+	// (TABLETS_ROUTING_V1, value ""); to a driver that sends the option in STARTUP, the result
+	// of an EXECUTE whose partition key is bound, when it reached a node that holds no
+	// replica of the partition's tablet or a connection of another shard than the replica's,
+	// carries the tablet's routing information (its first and last tokens, its replicas' host
+	// ids and shards) in the custom payload tablets-routing-v1 (protocol v4 and later).
+	//
+	// Tablet t (0-based) covers the tokens (first_t, last_t], with
+	// first_t = math.MinInt64 + floor(t * (2^64-1) / Tablets) and last_t = first_(t+1): the
+	// first tablet starts at math.MinInt64, the last ends at math.MaxInt64. Its replicas are
+	// as many nodes as the keyspace's replication factor (SimpleStrategy's
+	// replication_factor, the sum of NetworkTopologyStrategy's data centers' factors; at
+	// least 1, at most Nodes): replica j (0-based) is node (t+g+j) % Nodes on its shard
+	// (t+g+j) % Shards, g being the number of Cluster.MoveTablets calls so far.
+	// Cluster.TabletStats counts the EXECUTEs that reached a replica's shard and the others.
+	// 0 (the default) uses no tablets; a negative value, more than 65536 tablets, or Tablets
+	// without Shards, is an error.
+	Tablets int
 	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).

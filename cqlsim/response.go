@@ -110,6 +110,40 @@ func (c *conn) reply(h wire.Header, msg message.Message, warnings []string) {
 	c.send(outFrame{b: b})
 }
 
+// encodeResult encodes the answer to a statement request: msg, or the rows when msg is nil
+// (see rowsReply), with warnings and, when payload is set, that custom payload (an encoded
+// [bytes map], counted in Cluster.TabletStats). An answer that cannot be encoded becomes a
+// SERVER_ERROR without the payload; when even that fails the connection is shut down and
+// encodeResult returns nil.
+func (c *conn) encodeResult(h wire.Header, msg message.Message, rows rowsReply, warnings []string, payload []byte) []byte {
+	var (
+		b   []byte
+		err error
+	)
+	if msg == nil && rows.res != nil {
+		b, err = appendRowsFrame(nil, h, rows.res, rows.noMetadata, rows.newMetadataID)
+	} else {
+		b, err = encodeFrame(h, msg, warnings)
+	}
+	if err != nil {
+		c.log.Warn("cqlsim: cannot encode response", "err", err)
+		if b, err = encodeFrame(h, &message.ServerError{ErrorMessage: "internal error in cqlsim: " + err.Error()}, nil); err != nil {
+			c.shutdown()
+			return nil
+		}
+		return b
+	}
+	if payload != nil {
+		var ok bool
+		if b, ok = withCustomPayload(b, payload); ok {
+			c.node.cluster.tablets.payloads.Add(1)
+		} else {
+			c.log.Warn("cqlsim: cannot add a custom payload to a response", "opcode", wire.OpcodeName(b[4]))
+		}
+	}
+	return b
+}
+
 // replyCompressing replies msg (the answer to STARTUP) and, when comp is non-nil, has the writer
 // compress that answer and every later frame of the connection with it.
 func (c *conn) replyCompressing(h wire.Header, msg message.Message, comp compression.Compressor) {

@@ -24,8 +24,9 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 			c.reply(h, &message.ServerError{ErrorMessage: fmt.Sprintf("internal error in cqlsim: %v", p)}, nil)
 		}
 	}()
+	var payload []byte // the tablets-routing-v1 custom payload the result owes the client
 	if c.node.shards != nil {
-		c.countShard(req)
+		payload = c.countShard(h, req)
 	}
 	if !c.waitDelay(h.Opcode) {
 		return // the connection closed during the delay
@@ -48,8 +49,19 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 		started = time.Now()
 	}
 	msg, rows, warnings := c.execute(h, req)
+	if payload != nil {
+		if _, failed := msg.(message.Error); failed {
+			payload = nil // errors carry no routing information
+		}
+	}
 	if traced {
-		c.replyTraced(h, msg, rows, warnings, c.recordTrace(req, started))
+		c.replyTraced(h, msg, rows, warnings, payload, c.recordTrace(req, started))
+		return
+	}
+	if payload != nil {
+		if b := c.encodeResult(h, msg, rows, warnings, payload); b != nil {
+			c.send(outFrame{b: b})
+		}
 		return
 	}
 	if msg == nil && rows.res != nil {

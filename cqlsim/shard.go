@@ -30,7 +30,13 @@ const (
 	maxShards = 1024
 )
 
-// ShardStats counts requests with a known partition, with Options.Shards set: EXECUTEs of prepared statements whose whole partition key is bound.
+// ShardStats counts requests with a known partition, with Options.Shards set: EXECUTEs of
+// prepared statements whose whole partition key is bound.
+//
+// The shard that owns a partition is the one its token maps to under ScyllaDB's sharding
+// (biased-token-round-robin), except for a table that uses tablets (Options.Tablets): there
+// it is the shard of the node's replica of the partition's tablet, and an EXECUTE that
+// reaches a node holding no replica of that tablet counts OffShard (see TabletStats).
 //
 // An EXECUTE is counted when it arrives, before any delay (Cluster.SetNodeDelay) or injected
 // fault, whether the statement then succeeds or fails; values bound by name count too. QUERY
@@ -155,6 +161,9 @@ func (c *conn) addShardOptions(opts map[string][]string) {
 	}
 	opts[lwtMarkOption] = []string{lwtMarkValue}
 	opts[rateLimitOption] = []string{"ERROR_CODE=" + strconv.Itoa(int(errorCodeRateLimit))}
+	if cl.tablets != nil {
+		opts[tabletsOption] = []string{""}
+	}
 }
 
 // ScyllaDB's LWT mark: a node offers it in SUPPORTED; a driver that echoes the option in
@@ -199,27 +208,36 @@ func markLWT(frame []byte, p *message.PreparedResult, version uint8) {
 	}
 }
 
-// countShard counts an EXECUTE whose partition key is bound in Cluster.ShardStats: on or off
-// the connection's shard. Other requests are not counted.
-func (c *conn) countShard(req *wire.Request) {
+// countShard counts an EXECUTE (of header h) whose partition key is bound in
+// Cluster.ShardStats: on or off the connection's shard; for a tablet table (Options.Tablets)
+// in Cluster.TabletStats too, and it then returns the tablets-routing-v1 custom payload the
+// result owes the client, if any (see countTablet). Other requests are not counted.
+func (c *conn) countShard(h wire.Header, req *wire.Request) []byte {
 	e := req.Execute
 	if e == nil {
-		return
+		return nil
 	}
 	p, ok := c.node.lookup(e.ID)
 	if !ok || len(p.PKIndexes) == 0 {
-		return
+		return nil
 	}
 	key, ok := boundPartitionKey(p, e.Params.Values)
 	if !ok {
-		return
+		return nil
 	}
 	cl := c.node.cluster
-	if shardOf(murmur3.Token(key), cl.opts.Shards) == c.shard {
+	token := murmur3.Token(key)
+	if cl.tablets != nil && p.Table != "" && usesTablets(p.TableKeyspace) {
+		if rf, ok := cl.engine.ReplicationFactor(p.TableKeyspace); ok {
+			return c.countTablet(h, token, rf)
+		}
+	}
+	if shardOf(token, cl.opts.Shards) == c.shard {
 		cl.shardCount.on.Add(1)
 	} else {
 		cl.shardCount.off.Add(1)
 	}
+	return nil
 }
 
 // boundPartitionKey serializes the partition key bound to p's variables, as Cassandra does: a

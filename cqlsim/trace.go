@@ -52,26 +52,13 @@ func clientIP(a net.Addr) string {
 	return "127.0.0.1"
 }
 
-// replyTraced queues the response to a traced request: the same frame as without tracing, with
-// the tracing flag and the trace's session id. Errors are traced too, as in Cassandra.
-func (c *conn) replyTraced(h wire.Header, msg message.Message, rows rowsReply, warnings []string, id [16]byte) {
-	var (
-		b   []byte
-		err error
-	)
-	if msg == nil && rows.res != nil {
-		b, err = appendRowsFrame(nil, h, rows.res, rows.noMetadata, rows.newMetadataID)
-	} else {
-		b, err = encodeFrame(h, msg, warnings)
+// replyTraced queues the response to a traced request: the same frame as without tracing (with
+// the custom payload, when set: see encodeResult), with the tracing flag and the trace's
+// session id. Errors are traced too, as in Cassandra.
+func (c *conn) replyTraced(h wire.Header, msg message.Message, rows rowsReply, warnings []string, payload []byte, id [16]byte) {
+	if b := c.encodeResult(h, msg, rows, warnings, payload); b != nil {
+		c.send(outFrame{b: withTracingID(b, id)})
 	}
-	if err != nil {
-		c.log.Warn("cqlsim: cannot encode response", "err", err)
-		if b, err = encodeFrame(h, &message.ServerError{ErrorMessage: "internal error in cqlsim: " + err.Error()}, nil); err != nil {
-			c.shutdown()
-			return
-		}
-	}
-	c.send(outFrame{b: withTracingID(b, id)})
 }
 
 // withTracingID returns a copy of the response frame b (protocol v3 or later) with the tracing

@@ -136,8 +136,11 @@ func (ctl *control) order(addrs []string) []string {
 }
 
 func (ctl *control) onEvent(e proto.Event) {
-	if f := ctl.s.cfg.OnSchemaChange; f != nil && e.Type == proto.EventSchemaChange {
-		f(schemaChangeOf(e.Schema))
+	if e.Type == proto.EventSchemaChange {
+		ctl.s.tablets.schemaChanged(e.Schema)
+		if f := ctl.s.cfg.OnSchemaChange; f != nil {
+			f(schemaChangeOf(e.Schema))
+		}
 	}
 	select {
 	case ctl.refresh <- struct{}{}:

@@ -50,7 +50,12 @@
 // round-robin; Config.LocalDC keeps them in one data center. On ScyllaDB, a node that
 // describes its sharding gets one connection per shard (core), opened through its
 // shard-aware port when it has one, and a request whose partition is known goes on the
-// connection of the shard that owns it (see Config.DisableShardAwareness). With TokenAware
+// connection of the shard that owns it (see Config.DisableShardAwareness). A table in a
+// keyspace that uses tablets (ScyllaDB 6 and later) has no replicas on the token ring: the
+// session opts in to ScyllaDB's tablets routing, and once a node has described a partition's
+// tablet (it does so in its answer to a request that reached a node or shard holding no
+// replica), the requests for that tablet's partitions go to its replicas, on the shard holding
+// it there; a tablet moved to other nodes is learnt again the same way. With TokenAware
 // routing and the partition known, a prepared lightweight transaction that ScyllaDB flags
 // (its LWT mark) goes to the partition's primary replica (the first in ring order in
 // Config.LocalDC), not to a rotating one, so that its Paxos rounds do not contend across

@@ -64,8 +64,10 @@ type reqInfo struct {
 	keyspace     string             // keyspace for token routing
 	token        int64
 	hasToken     bool
-	lwt          bool   // a lightweight transaction the node flagged: replicas in ring order
-	host         string // Statement.WithHost
+	lwt          bool         // a lightweight transaction the node flagged: replicas in ring order
+	tablets      *tabletTable // the tablets of the statement's table (ScyllaDB); nil elsewhere
+	tablet       *tabletNodes // the replicas of the partition's tablet, when known (see sendPlan)
+	host         string       // Statement.WithHost
 	idempotent   bool
 	timeout      time.Duration
 	values       *encodedValues
@@ -199,6 +201,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 			info.token, info.hasToken = vals.token(m.pkIndexes, &req.rk)
 			info.keyspace = m.routingKeyspace
 		}
+		info.tablets = m.tablets
 	} else {
 		req.query.Query = st.cql
 		params = &req.query.Params
@@ -303,6 +306,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 			if !info.hasToken && s.wantToken() && len(m.pkIndexes) > 0 {
 				info.token, info.hasToken = ev.token(m.pkIndexes, &req.rk)
 				info.keyspace = m.routingKeyspace
+				info.tablets = m.tablets
 			}
 		} else {
 			if ev.named {
@@ -376,6 +380,13 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 	st := s.state.Load()
 	var plan policy.Plan
 	fixed := -1
+	if info.hasToken && info.tablets != nil {
+		// A table using tablets (ScyllaDB): the replicas of the partition's tablet, on their
+		// shard, once a node has described the tablet; until then the token ring's.
+		if tb := info.tablets.find(info.token); tb != nil {
+			info.tablet = tb.resolve(st.snap)
+		}
+	}
 	if info.host != "" {
 		fixed = st.snap.Index(info.host)
 		if fixed < 0 {
@@ -384,7 +395,11 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 	} else {
 		var replicas []int32
 		if info.hasToken && s.cfg.Routing == TokenAware {
-			replicas = st.snap.Replicas(info.keyspace, info.token)
+			if info.tablet != nil {
+				replicas = info.tablet.nodes
+			} else {
+				replicas = st.snap.Replicas(info.keyspace, info.token)
+			}
 		}
 		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
 		if info.lwt {
@@ -433,7 +448,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			node = n
 		}
 		pool := st.pools[node]
-		c, err := pool.pickFor(info.token, info.hasToken)
+		c, err := pool.pickFor(info.token, info.hasToken, info.tablet.shardOn(node))
 		if err != nil {
 			// Nothing was sent: not an attempt (Attempt.Number, which retry policies count
 			// their retries with, counts the attempts made), and the plan moves on.
@@ -736,6 +751,9 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
 		}
 		return nil, fmt.Errorf("%w: %s during %q: %w", ErrConnClosed, c.Addr(), abbreviate(info.what), err)
+	}
+	if resp.CustomPayload != nil && info.tablets != nil {
+		learnTablet(info, resp.CustomPayload)
 	}
 	res, err := s.buildResult(resp, info, c.Addr())
 	call.Release()

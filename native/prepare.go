@@ -270,6 +270,11 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 	if len(m.params) > 0 && m.params[0].Keyspace != "" {
 		m.routingKeyspace = m.params[0].Keyspace
 	}
+	if c.TabletRouting() && len(m.pkIndexes) > 0 {
+		if key := m.params[m.pkIndexes[0]]; key.Table != "" {
+			m.tablets = s.tablets.table(m.routingKeyspace, key.Table)
+		}
+	}
 	p := &Prepared{cql: cql, keyspace: keyspace}
 	p.meta.Store(m)
 	return p, traceID, nil

@@ -36,6 +36,9 @@ type preparedMeta struct {
 	pkIndexes        []int
 	columns          []Column
 	lwt              bool // a lightweight transaction, as the node flagged it (ScyllaDB's LWT mark)
+	// tablets are the tablets of the statement's table, when the node it was prepared on
+	// offered tablet routing (ScyllaDB) and the statement has a partition key; else nil.
+	tablets *tabletTable
 }
 
 func (p *Prepared) m() *preparedMeta { return p.meta.Load() }

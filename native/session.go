@@ -62,6 +62,8 @@ type Session struct {
 
 	voids sync.Map // host -> shared *Result of kind ResultVoid
 
+	tablets tabletMap // tablets learnt from ScyllaDB nodes (see tablets.go)
+
 	clock *coarseClock // checks the request timeouts of waiting requests
 
 	// refuseUnset is set when the session speaks protocol v3, which has no unset value:

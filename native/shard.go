@@ -140,11 +140,16 @@ func (sc *shardConns) firstMissing() int {
 }
 
 // pickFor returns the connection of the shard owning token when the node is sharded and that
-// connection is open and has a free stream id, else what pick returns.
-func (p *hostPool) pickFor(token int64, hasToken bool) (*conn.Conn, error) {
+// connection is open and has a free stream id, else what pick returns. shard, when not -1, is
+// the shard owning the partition on this node (its tablet's, see tablets.go), which the token
+// does not tell.
+func (p *hostPool) pickFor(token int64, hasToken bool, shard int) (*conn.Conn, error) {
 	if hasToken {
 		if sc := p.shards.Load(); sc != nil {
-			if c := sc.conns[sc.sh.shardOf(token)]; c != nil && c.Err() == nil && !c.Saturated() {
+			if shard < 0 || shard >= len(sc.conns) {
+				shard = sc.sh.shardOf(token)
+			}
+			if c := sc.conns[shard]; c != nil && c.Err() == nil && !c.Saturated() {
 				if sc.missing > 0 {
 					p.startRefill()
 				}

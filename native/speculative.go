@@ -64,7 +64,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				return false
 			}
 			pool := st.pools[node]
-			c, err := pool.pickFor(info.token, info.hasToken)
+			c, err := pool.pickFor(info.token, info.hasToken, info.tablet.shardOn(node))
 			if err != nil {
 				failed = append(failed, HostError{Host: pool.addr, Err: err})
 				continue

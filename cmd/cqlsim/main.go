@@ -13,6 +13,11 @@
 // A cluster of several data centres gives each node its data centre (and rack) in order:
 //
 //	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 4 --datacenters dc1,dc1,dc2,dc2 --racks r1,r2,r1,r2
+//
+// ScyllaDB nodes, for shard-aware and tablet-aware drivers, have shards, a shard-aware port and,
+// optionally, tables split into tablets:
+//
+//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 3 --shards 4 --shard-aware-port --tablets 16
 package main
 
 import (
@@ -54,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	racks := fs.String("racks", "", "comma-separated rack of each node, in order (default: all in rack1)")
 	shards := fs.Int("shards", 0, "emulate ScyllaDB nodes with this many shards each (0: no sharding)")
 	shardPort := fs.Bool("shard-aware-port", false, "with --shards, also listen on a shard-aware port (announced in SUPPORTED and printed to stderr)")
+	tablets := fs.Int("tablets", 0, "with --shards, split every table outside the system keyspaces into this many ScyllaDB tablets and offer tablets routing (TABLETS_ROUTING_V1) (0: no tablets)")
 	verbose := fs.Bool("v", false, "log connections and protocol errors to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -80,6 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		NodeRacks:          perNode(*racks),
 		Shards:             *shards,
 		ShardAwarePort:     *shardPort,
+		Tablets:            *tablets,
 		Logger:             logger,
 	})
 	if err != nil {

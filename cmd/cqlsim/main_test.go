@@ -105,6 +105,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"--racks", "r1,r2"},
 		{"--shards", "-1"},
 		{"--shard-aware-port"},
+		{"--tablets", "4"},
+		{"--shards", "2", "--tablets", "-1"},
+		{"--shards", "2", "--tablets", "65537"},
 		{"extra"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
@@ -113,12 +116,12 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	}
 }
 
-// With --shards and --shard-aware-port the nodes describe their sharding, and a session keeps
-// a connection per shard.
+// With --shards, --shard-aware-port and --tablets the nodes describe their sharding and offer
+// tablets routing.
 func TestRunShards(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--shards", "3", "--shard-aware-port")
+	pr, done := runInBackground(ctx, "--listen", "127.0.0.1:0", "--shards", "3", "--shard-aware-port", "--tablets", "8")
 	addrs := readyLine(t, pr, 1)
 	// OPTIONS, protocol v4, stream 0; the SUPPORTED answer is a string multimap.
 	nc, err := net.DialTimeout("tcp", addrs[0], 5*time.Second)
@@ -138,7 +141,7 @@ func TestRunShards(t *testing.T) {
 	if _, err := io.ReadFull(nc, body); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"\x00\x10SCYLLA_NR_SHARDS\x00\x01\x00\x013", "SCYLLA_SHARD_AWARE_PORT"} {
+	for _, want := range []string{"\x00\x10SCYLLA_NR_SHARDS\x00\x01\x00\x013", "SCYLLA_SHARD_AWARE_PORT", "\x00\x12TABLETS_ROUTING_V1\x00\x01\x00\x00"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("SUPPORTED %q lacks %q", body, want)
 		}

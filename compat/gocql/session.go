@@ -19,6 +19,7 @@ import (
 
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
+	"github.com/cqlbridge/cqlbridge/native/proto"
 )
 
 // protoVersion4 is the protocol version of a Session with no native session.
@@ -1683,7 +1684,7 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 		}
 	}
 	iter := newIter()
-	iter.host, iter.warnings, iter.customPayload, iter.res = host, res.Warnings(), res.CustomPayload(), res
+	iter.host, iter.warnings, iter.customPayload, iter.res = host, res.Warnings(), appPayload(res.CustomPayload()), res
 	switch res.Kind() {
 	case native.ResultRows:
 		iter.fillRows(s.protoVersion(), res, info)
@@ -1858,9 +1859,28 @@ func (s *Session) attemptBatchOnce(ctx context.Context, b *Batch, host *HostInfo
 	if id, ok := res.TraceID(); ok && b.trace != nil {
 		b.trace.Trace(id[:])
 	}
-	iter = &Iter{host: host, warnings: res.Warnings(), customPayload: res.CustomPayload(), res: res}
+	iter = &Iter{host: host, warnings: res.Warnings(), customPayload: appPayload(res.CustomPayload()), res: res}
 	if res.Kind() == native.ResultRows {
 		iter.fillRows(s.protoVersion(), res, nil)
 	}
 	return iter, false
+}
+
+// appPayload returns the custom payload of a response as gocql v1.7.0 shows it: without the
+// tablet description a ScyllaDB node adds for a session that opted in to tablets routing
+// (which the native core does and gocql does not), nil when nothing else is left.
+func appPayload(p map[string][]byte) map[string][]byte {
+	if _, ok := p[proto.TabletsRoutingPayload]; !ok {
+		return p
+	}
+	if len(p) == 1 {
+		return nil
+	}
+	out := make(map[string][]byte, len(p)-1)
+	for k, v := range p {
+		if k != proto.TabletsRoutingPayload {
+			out[k] = v
+		}
+	}
+	return out
 }

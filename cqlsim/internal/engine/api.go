@@ -58,6 +58,11 @@ type Prepared struct {
 	// Conditional marks a lightweight transaction (INSERT ... IF NOT EXISTS, UPDATE or
 	// DELETE ... IF ...), which ScyllaDB flags in PREPARED for drivers that ask.
 	Conditional bool
+	// TableKeyspace and Table name the table of a statement on one table (INSERT, UPDATE,
+	// DELETE, SELECT): the keyspace is the table's own, which differs from Keyspace when the
+	// query names ks.tbl. Both are "" for other statements (BATCH, DDL, USE, ...).
+	TableKeyspace string
+	Table         string
 }
 
 // Values are the bind values of a request: positional, or named (never both).

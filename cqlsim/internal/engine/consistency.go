@@ -49,6 +49,35 @@ func (e *Engine) replicas(k *keyspace, localDC string) (total, local, alive, loc
 	return total, local, alive, localAlive
 }
 
+// ReplicationFactor returns the number of replicas keyspace ks asks for: its
+// replication_factor under SimpleStrategy, the sum of its data centers' factors under
+// NetworkTopologyStrategy (whether or not the cluster has those data centers), 1 under
+// LocalStrategy. It reports false when there is no such keyspace.
+func (e *Engine) ReplicationFactor(ks string) (int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k, ok := e.keyspaces[ks]
+	if !ok {
+		return 0, false
+	}
+	repl := k.replication
+	switch class := repl["class"]; {
+	case strings.HasSuffix(class, "SimpleStrategy"):
+		rf, _ := strconv.Atoi(repl["replication_factor"])
+		return rf, true
+	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		total := 0
+		for dc, v := range repl {
+			if dc != "class" {
+				rf, _ := strconv.Atoi(v)
+				total += rf
+			}
+		}
+		return total, true
+	}
+	return 1, true
+}
+
 // checkConsistency fails with Unavailable, as a real cluster would, when the consistency level
 // needs more replicas of the keyspace than the simulated cluster has.
 func (e *Engine) checkConsistency(k *keyspace, cl uint16, node int) error {

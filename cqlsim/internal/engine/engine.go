@@ -250,8 +250,12 @@ func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
 		Result:   pl.resultColumns(),
 	}
 	prep.PKIndexes = pl.pkIndexes()
-	if m, ok := pl.(*modPlan); ok {
-		prep.Conditional = m.ifNotExists || m.ifExists || len(m.conds) > 0
+	switch pl := pl.(type) {
+	case *modPlan:
+		prep.Conditional = pl.ifNotExists || pl.ifExists || len(pl.conds) > 0
+		prep.TableKeyspace, prep.Table = pl.t.ks, pl.t.name
+	case *selectPlan:
+		prep.TableKeyspace, prep.Table = pl.t.ks, pl.t.name
 	}
 	e.pmu.Lock()
 	e.prepared[hex.EncodeToString(prep.ID)] = prep

@@ -100,6 +100,7 @@ type Conn struct {
 
 	supported map[string][]string
 	lwtMask   uint32                 // see LWTMask; set by the handshake
+	tablets   bool                   // see TabletRouting; set by the handshake
 	keyspace  atomic.Pointer[string] // the keyspace of the last USE seen on this connection
 
 	streams chan int16 // free stream ids
@@ -262,6 +263,12 @@ func (c *Conn) Supported() map[string][]string { return c.supported }
 // metadata flags (proto.PreparedResult.Flags) on this connection: ScyllaDB offers the mark
 // (SCYLLA_LWT_ADD_METADATA_MARK) and the handshake opts in. It is 0 on other servers.
 func (c *Conn) LWTMask() uint32 { return c.lwtMask }
+
+// TabletRouting reports whether the handshake opted in to ScyllaDB's tablets routing
+// (proto.StartupTabletsRouting, which the node offered): the node then describes, in a
+// custom payload of the RESULT, the tablet of a request that reached a node or shard holding
+// no replica of it.
+func (c *Conn) TabletRouting() bool { return c.tablets }
 
 // InFlight returns the number of stream ids in use: requests sent or being sent whose response
 // has not arrived yet, including abandoned ones.

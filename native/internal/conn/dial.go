@@ -201,9 +201,15 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 		// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
 		opts[proto.StartupLWTMark] = v[0]
 	}
+	if _, ok := c.supported[proto.StartupTabletsRouting]; ok {
+		// ScyllaDB: opting in gets the tablet of a misrouted request described in the
+		// RESULT's custom payload (TabletRouting).
+		opts[proto.StartupTabletsRouting] = ""
+	}
 	for k, v := range c.cfg.StartupOptions {
 		opts[k] = v
 	}
+	_, c.tablets = opts[proto.StartupTabletsRouting]           // as sent
 	c.lwtMask = proto.ParseLWTMark(opts[proto.StartupLWTMark]) // as sent (StartupOptions may change it)
 	// The COMPRESSION sent (Config.Compression, or StartupOptions' when given there) is the
 	// one the server compresses its responses with once it has accepted STARTUP, READY

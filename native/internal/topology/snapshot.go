@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
 	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 )
 
@@ -44,17 +45,21 @@ type Snapshot struct {
 	replicas map[string]*ring.Replicas
 	murmur3  bool
 	byAddr   map[string]int
+	byHostID map[[16]byte]int32
 }
 
 // Build makes a snapshot of nodes with the replica sets of keyspaces (name to replication).
 // Token-aware routing is available only when every node uses the Murmur3 partitioner and
 // lists its tokens; otherwise Replicas always returns nil.
 func Build(nodes []Node, keyspaces map[string]ring.Replication) (*Snapshot, error) {
-	s := &Snapshot{Nodes: nodes, byAddr: make(map[string]int, len(nodes)), murmur3: len(nodes) > 0}
+	s := &Snapshot{Nodes: nodes, byAddr: make(map[string]int, len(nodes)), byHostID: make(map[[16]byte]int32, len(nodes)), murmur3: len(nodes) > 0}
 	tokens := make([][]int64, len(nodes))
 	placement := make([]ring.Node, len(nodes))
 	for i, n := range nodes {
 		s.byAddr[n.Addr] = i
+		if id, err := cqltype.ParseUUID(n.HostID); err == nil {
+			s.byHostID[id] = int32(i)
+		}
 		placement[i] = ring.Node{DC: n.DataCenter, Rack: n.Rack}
 		if n.Partitioner != "" && n.Partitioner != "org.apache.cassandra.dht.Murmur3Partitioner" {
 			s.murmur3 = false
@@ -97,6 +102,14 @@ func (s *Snapshot) Replicas(keyspace string, token int64) []int32 {
 // Index returns the index of the node with address addr, or -1.
 func (s *Snapshot) Index(addr string) int {
 	if i, ok := s.byAddr[addr]; ok {
+		return i
+	}
+	return -1
+}
+
+// IndexOfHostID returns the index of the node whose host_id is id, or -1.
+func (s *Snapshot) IndexOfHostID(id [16]byte) int32 {
+	if i, ok := s.byHostID[id]; ok {
 		return i
 	}
 	return -1
