@@ -95,13 +95,15 @@ func Start(opts Options) (*Cluster, error) {
 	}
 	infos := make([]engine.NodeInfo, opts.Nodes)
 	hostIDs := make([][16]byte, opts.Nodes)
+	dcOf := make([]string, opts.Nodes)
 	for i := range infos {
 		hostIDs[i] = newHostID()
+		dcOf[i] = nodeSetting(opts.NodeDataCenters, i, opts.DataCenter)
 		infos[i] = engine.NodeInfo{
 			Addr:       addrs[i].String(),
 			Port:       port,
 			HostID:     hostIDs[i],
-			DataCenter: nodeSetting(opts.NodeDataCenters, i, opts.DataCenter),
+			DataCenter: dcOf[i],
 			Rack:       nodeSetting(opts.NodeRacks, i, opts.Rack),
 			Tokens:     tokens[i],
 		}
@@ -119,7 +121,7 @@ func Start(opts Options) (*Cluster, error) {
 		closeListeners(shardLns)
 		return nil, fmt.Errorf("cqlsim: starting the engine: %w", err)
 	}
-	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port, tablets: newTabletRing(opts, hostIDs)}
+	c := &Cluster{opts: opts, engine: eng, events: newEventHub(), port: port, tablets: newTabletRing(opts, hostIDs, dcOf)}
 	for i, l := range listeners {
 		n := newNode(c, i, l)
 		c.nodes = append(c.nodes, n)

@@ -77,17 +77,24 @@
 //
 // With Options.Tablets set as well, every table outside the system keyspaces uses ScyllaDB's
 // tablets, for tests of tablet-aware routing: the token ring is split into that many tablets
-// of equal width, each with as many replicas (a node and one of its shards) as its keyspace's
-// replication factor, laid out as Options.Tablets describes. The nodes offer ScyllaDB's tablets
-// routing (TABLETS_ROUTING_V1, with the value ""); to a driver that sends the option in
-// STARTUP, the result of an EXECUTE whose partition key is bound and that reached a node
-// holding no replica of the partition's tablet, or a connection of another shard than the
-// replica's, carries the tablet's first and last tokens and its replicas' host ids and shards
-// in the custom payload tablets-routing-v1 (protocol v4 and later; errors carry none), as
-// ScyllaDB does. Cluster.MoveTablets moves every tablet by one node and one shard, as a
-// migration would, and Cluster.TabletStats counts the EXECUTEs that reached a replica's shard,
-// those that did not and the payloads sent; for tablet tables, Cluster.ShardStats counts the
-// same on and off replica's shard.
+// of equal width, each with its replicas (a node and one of its shards) laid out as
+// Options.Tablets describes. Under SimpleStrategy a tablet's replicas are as many consecutive
+// nodes (wrapping around) as the keyspace's replication factor. Under NetworkTopologyStrategy
+// they are placed per data center, as ScyllaDB places them: each data center that the
+// keyspace names and the cluster has holds as many replicas as its factor (at most one per
+// node of the data center), on consecutive nodes of its own, the data centers listed in the
+// order of their names; data centers the cluster lacks hold none (a keyspace left with no
+// replica has one). The nodes offer ScyllaDB's tablets routing (TABLETS_ROUTING_V1, with the
+// value ""); to a driver that sends the option in STARTUP, the result of an EXECUTE whose
+// partition key is bound and that reached a node holding no replica of the partition's
+// tablet, or a connection of another shard than the replica's, carries the tablet's first
+// and last tokens and its replicas' host ids and shards in the custom payload
+// tablets-routing-v1 (protocol v4 and later; errors carry none), as ScyllaDB does.
+// Cluster.MoveTablets moves every replica of every tablet by one node (to the next node of
+// its data center, under NetworkTopologyStrategy) and one shard, as a migration would, and
+// Cluster.TabletStats counts the EXECUTEs that reached a replica's shard, those that did not
+// and the payloads sent; for tablet tables, Cluster.ShardStats counts the same on and off
+// replica's shard.
 //
 // # Engine
 //

@@ -9,3 +9,15 @@ var (
 	TabletRange       = tabletRange
 	WithCustomPayload = withCustomPayload
 )
+
+// TabletShardOn returns, as an EXECUTE of a partition with token on a table of keyspace ks
+// finds it, the shard of the replica of its tablet on node, and false when node holds none
+// or there is no keyspace ks.
+func (c *Cluster) TabletShardOn(ks string, token int64, node int) (int, bool) {
+	var buf [stackDCs]int
+	tb, ok := c.tablets.locate(c.engine, ks, token, buf[:])
+	if !ok {
+		return 0, false
+	}
+	return c.tablets.shardOn(tb, node)
+}

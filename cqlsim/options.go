@@ -79,11 +79,23 @@ type Options struct {
 	//
 	// Tablet t (0-based) covers the tokens (first_t, last_t], with
 	// first_t = math.MinInt64 + floor(t * (2^64-1) / Tablets) and last_t = first_(t+1): the
-	// first tablet starts at math.MinInt64, the last ends at math.MaxInt64. Its replicas are
-	// as many nodes as the keyspace's replication factor (SimpleStrategy's
-	// replication_factor, the sum of NetworkTopologyStrategy's data centers' factors; at
-	// least 1, at most Nodes): replica j (0-based) is node (t+g+j) % Nodes on its shard
-	// (t+g+j) % Shards, g being the number of Cluster.MoveTablets calls so far.
+	// first tablet starts at math.MinInt64, the last ends at math.MaxInt64. With g the number
+	// of Cluster.MoveTablets calls so far, its replicas, in the order the payload lists them,
+	// are:
+	//   - under SimpleStrategy, nodes (t+g+j) % Nodes for j = 0 .. r-1, r being the
+	//     replication_factor brought within 1 and Nodes;
+	//   - under NetworkTopologyStrategy, placed per data center as ScyllaDB does: for each data
+	//     center that the keyspace names and the cluster has, in the order of their names
+	//     (sorted bytewise), its nodes numbered (t+g+j) % n for j = 0 .. f-1, the data center's
+	//     n nodes being numbered 0 .. n-1 in node index order and f being the keyspace's factor
+	//     for it capped at n. Data centers the cluster lacks contribute none; a keyspace left
+	//     with no replica that way (its data centers all absent or of factor 0) has one, as
+	//     under SimpleStrategy with a factor of 1: node (t+g) % Nodes;
+	//   - under another strategy, that one replica too.
+	//
+	// Under every strategy, the replica at position p (0-based) of that list is on shard
+	// (t+g+p) % Shards. The replication is read at each EXECUTE, so an ALTER KEYSPACE takes
+	// effect at once.
 	// Cluster.TabletStats counts the EXECUTEs that reached a replica's shard and the others.
 	// 0 (the default) uses no tablets; a negative value, more than 65536 tablets, or Tablets
 	// without Shards, is an error.

@@ -228,8 +228,8 @@ func (c *conn) countShard(h wire.Header, req *wire.Request) []byte {
 	cl := c.node.cluster
 	token := murmur3.Token(key)
 	if cl.tablets != nil && p.Table != "" && usesTablets(p.TableKeyspace) {
-		if rf, ok := cl.engine.ReplicationFactor(p.TableKeyspace); ok {
-			return c.countTablet(h, token, rf)
+		if payload, ok := c.countTablet(h, token, p.TableKeyspace); ok {
+			return payload
 		}
 	}
 	if shardOf(token, cl.opts.Shards) == c.shard {

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync/atomic"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
 
@@ -24,6 +26,9 @@ const (
 	tabletsPayloadKey = "tablets-routing-v1"
 	// maxTablets bounds Options.Tablets.
 	maxTablets = 65536
+	// stackDCs is how many data centers' replica counts a request's tablet lookup keeps on
+	// the stack; a cluster of more data centers allocates them.
+	stackDCs = 8
 )
 
 // TabletStats counts EXECUTEs of statements on tablet tables (Options.Tablets) whose whole
@@ -49,16 +54,27 @@ type tabletRing struct {
 	count   uint64     // tablets per table
 	shards  uint64     // Options.Shards
 	hostIDs [][16]byte // host id of each node, by index
+	dcs     []string   // the cluster's data centers, sorted
+	dcNodes [][]int    // dcNodes[d]: the nodes of data center dcs[d], in index order
+	nodeDC  []int      // nodeDC[i]: node i's data center, an index into dcs
+	nodePos []int      // nodePos[i]: node i's position in dcNodes[nodeDC[i]]
 	gen     atomic.Uint64
 
 	onReplica, offReplica, payloads atomic.Int64
 }
 
-// tablet is one tablet of a table, at one generation, for a keyspace's replication factor.
+// tablet is one tablet of a table, at one generation, for a keyspace's replication.
+//
+// With perDC nil (SimpleStrategy, and the fallback to one replica), replica j (j < rf) is node
+// (base+j) % nodes. Otherwise (NetworkTopologyStrategy) the replicas are perDC[d] nodes of
+// each data center dcs[d] in turn, d ascending: the j-th of data center d is its node
+// dcNodes[d][(base+j) % len(dcNodes[d])], and rf is the sum of perDC. Either way the replica
+// at position p of that list (0-based) is on shard (base+p) % shards.
 type tablet struct {
 	index uint64
-	base  uint64 // index + generation: replica j is node (base+j) % nodes, shard (base+j) % shards
-	rf    int
+	base  uint64 // index + generation
+	rf    int    // replicas, at least 1
+	perDC []int  // replicas in each data center (NetworkTopologyStrategy), each at most its nodes; else nil
 }
 
 // checkTablets checks Options.Tablets.
@@ -72,13 +88,24 @@ func checkTablets(o Options) error {
 	return nil
 }
 
-// newTabletRing returns the tablet layout of o for the nodes with the given host ids, or nil
-// without Options.Tablets.
-func newTabletRing(o Options, hostIDs [][16]byte) *tabletRing {
+// newTabletRing returns the tablet layout of o for the nodes with the given host ids and data
+// centers, or nil without Options.Tablets.
+func newTabletRing(o Options, hostIDs [][16]byte, dcOf []string) *tabletRing {
 	if o.Tablets == 0 {
 		return nil
 	}
-	return &tabletRing{count: uint64(o.Tablets), shards: uint64(o.Shards), hostIDs: hostIDs}
+	r := &tabletRing{count: uint64(o.Tablets), shards: uint64(o.Shards), hostIDs: hostIDs,
+		nodeDC: make([]int, len(dcOf)), nodePos: make([]int, len(dcOf))}
+	r.dcs = slices.Clone(dcOf)
+	slices.Sort(r.dcs)
+	r.dcs = slices.Compact(r.dcs)
+	r.dcNodes = make([][]int, len(r.dcs))
+	for i, dc := range dcOf {
+		d, _ := slices.BinarySearch(r.dcs, dc)
+		r.nodeDC[i], r.nodePos[i] = d, len(r.dcNodes[d])
+		r.dcNodes[d] = append(r.dcNodes[d], i)
+	}
+	return r
 }
 
 // usesTablets reports whether the tables of keyspace ks use tablets (when the cluster has
@@ -119,22 +146,77 @@ func tabletRange(t, count uint64) (first, last int64) {
 	return int64(tabletBound(t, count) ^ 1<<63), int64(tabletBound(t+1, count) ^ 1<<63)
 }
 
-// locate returns the tablet holding token, now, for a keyspace of replication factor rf
-// (brought within 1 and the number of nodes).
-func (r *tabletRing) locate(token int64, rf int) tablet {
+// locate returns the tablet holding token, now, for keyspace ks as the engine describes its
+// replication now, and false when there is no such keyspace. Under NetworkTopologyStrategy,
+// the tablet's perDC is buf (or a new slice when the cluster has more data centers than buf
+// holds) and holds, for each data center of the cluster, the keyspace's factor for it capped
+// by its nodes; when that leaves no replica, or under another strategy, perDC is nil and rf
+// the keyspace's replication factor brought within 1 and the number of nodes.
+func (r *tabletRing) locate(e *engine.Engine, ks string, token int64, buf []int) (tablet, bool) {
+	var perDC []int
+	if len(r.dcs) <= cap(buf) {
+		perDC = buf[:len(r.dcs)]
+	} else {
+		perDC = make([]int, len(r.dcs))
+	}
+	rf, nts, ok := e.Replication(ks, r.dcs, perDC)
+	if !ok {
+		return tablet{}, false
+	}
 	t := tabletIndex(token, r.count)
-	return tablet{index: t, base: t + r.gen.Load(), rf: min(max(rf, 1), len(r.hostIDs))}
+	tb := tablet{index: t, base: t + r.gen.Load()}
+	if nts {
+		total := 0
+		for d, f := range perDC {
+			perDC[d] = min(f, len(r.dcNodes[d]))
+			total += perDC[d]
+		}
+		if total > 0 {
+			tb.rf, tb.perDC = total, perDC
+			return tb, true
+		}
+		rf = 1 // no replica in the cluster's data centers: one, as for SimpleStrategy
+	}
+	tb.rf = min(max(rf, 1), len(r.hostIDs))
+	return tb, true
 }
 
 // shardOn returns the shard of tb's replica on node i, and false when node i holds no
 // replica of tb.
 func (r *tabletRing) shardOn(tb tablet, i int) (int, bool) {
-	nodes := uint64(len(r.hostIDs))
-	j := (uint64(i) + nodes - tb.base%nodes) % nodes // the replica node i would be
-	if j >= uint64(tb.rf) {
+	if tb.perDC == nil {
+		nodes := uint64(len(r.hostIDs))
+		j := (uint64(i) + nodes - tb.base%nodes) % nodes // the replica node i would be
+		if j >= uint64(tb.rf) {
+			return 0, false
+		}
+		return int((tb.base + j) % r.shards), true
+	}
+	d := r.nodeDC[i]
+	nodes := uint64(len(r.dcNodes[d]))
+	j := (uint64(r.nodePos[i]) + nodes - tb.base%nodes) % nodes // the replica of its data center node i would be
+	if j >= uint64(tb.perDC[d]) {
 		return 0, false
 	}
-	return int((tb.base + j) % r.shards), true
+	p := j // its position among all the replicas
+	for _, f := range tb.perDC[:d] {
+		p += uint64(f)
+	}
+	return int((tb.base + p) % r.shards), true
+}
+
+// replicaNode returns the node of tb's replica at position p (0-based, p < tb.rf).
+func (r *tabletRing) replicaNode(tb tablet, p int) int {
+	if tb.perDC == nil {
+		return int((tb.base + uint64(p)) % uint64(len(r.hostIDs)))
+	}
+	d := 0
+	for p >= tb.perDC[d] {
+		p -= tb.perDC[d]
+		d++
+	}
+	dcNodes := r.dcNodes[d]
+	return dcNodes[(tb.base+uint64(p))%uint64(len(dcNodes))]
 }
 
 // appendPayload appends the custom payload ([bytes map]) that routes a client to tb: one
@@ -156,38 +238,42 @@ func (r *tabletRing) appendPayload(dst []byte, tb tablet) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(last))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(listLen))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(tb.rf))
-	nodes := uint64(len(r.hostIDs))
-	for j := range uint64(tb.rf) {
+	for p := range tb.rf {
 		dst = binary.BigEndian.AppendUint32(dst, replicaLen)
 		dst = binary.BigEndian.AppendUint32(dst, 16)
-		dst = append(dst, r.hostIDs[(tb.base+j)%nodes][:]...)
+		dst = append(dst, r.hostIDs[r.replicaNode(tb, p)][:]...)
 		dst = binary.BigEndian.AppendUint32(dst, 4)
-		dst = binary.BigEndian.AppendUint32(dst, uint32((tb.base+j)%r.shards))
+		dst = binary.BigEndian.AppendUint32(dst, uint32((tb.base+uint64(p))%r.shards))
 	}
 	return dst
 }
 
-// countTablet counts an EXECUTE of the partition with token of a tablet table, in a keyspace
-// of replication factor rf, in Cluster.TabletStats and Cluster.ShardStats (on shard when it
-// reached the replica's shard), and returns the custom payload its result owes the client:
-// the tablet's routing information when the EXECUTE missed the replica's shard, the client
-// opted in to tablets routing and speaks protocol v4 or later (custom payloads appeared in
-// v4); else nil.
-func (c *conn) countTablet(h wire.Header, token int64, rf int) []byte {
+// countTablet counts an EXECUTE of the partition with token of a tablet table of keyspace ks
+// in Cluster.TabletStats and Cluster.ShardStats (on shard when it reached the replica's
+// shard), and returns the custom payload its result owes the client: the tablet's routing
+// information when the EXECUTE missed the replica's shard, the client opted in to tablets
+// routing and speaks protocol v4 or later (custom payloads appeared in v4); else nil. It
+// reports false, counting nothing, when there is no keyspace ks. An EXECUTE that reaches its
+// replica's shard allocates nothing here.
+func (c *conn) countTablet(h wire.Header, token int64, ks string) ([]byte, bool) {
 	cl := c.node.cluster
 	r := cl.tablets
-	tb := r.locate(token, rf)
+	var buf [stackDCs]int
+	tb, ok := r.locate(cl.engine, ks, token, buf[:])
+	if !ok {
+		return nil, false
+	}
 	if shard, ok := r.shardOn(tb, c.node.index); ok && shard == c.shard {
 		r.onReplica.Add(1)
 		cl.shardCount.on.Add(1)
-		return nil
+		return nil, true
 	}
 	r.offReplica.Add(1)
 	cl.shardCount.off.Add(1)
 	if h.Version < 4 || !c.tabletsRouting.Load() {
-		return nil
+		return nil, true
 	}
-	return r.appendPayload(nil, tb)
+	return r.appendPayload(nil, tb), true
 }
 
 // withCustomPayload returns a copy of the uncompressed response frame b (protocol v4 or
@@ -230,11 +316,15 @@ func withCustomPayload(b, payload []byte) ([]byte, bool) {
 }
 
 // MoveTablets emulates a tablet migration: every tablet of every tablet table moves by one
-// node and one shard. Tablet t, whose replica j was node (t+g+j) % Nodes on shard
-// (t+g+j) % Shards at generation g, has it on node (t+g+1+j) % Nodes, shard
-// (t+g+1+j) % Shards afterwards, so that a driver's cached routing goes stale and the next
-// EXECUTE it routes by it gets a new tablets-routing-v1 payload. Without Options.Tablets it
-// does nothing. It is safe for concurrent use.
+// node and one shard, g (the number of calls so far) growing by one in the layout that
+// Options.Tablets describes. Under SimpleStrategy, tablet t's replica j, node
+// (t+g+j) % Nodes, moves to node (t+g+1+j) % Nodes; under NetworkTopologyStrategy, each
+// replica moves to the next node of its own data center (its node (t+g+j) % n of the data
+// center's n nodes to its node (t+g+1+j) % n), so every data center keeps its share of
+// replicas. The replica at position p of the list moves from shard (t+g+p) % Shards to
+// (t+g+1+p) % Shards. A driver's cached routing thus goes stale, and the next EXECUTE it
+// routes by it gets a new tablets-routing-v1 payload. Without Options.Tablets it does
+// nothing. It is safe for concurrent use.
 func (c *Cluster) MoveTablets() {
 	if c.tablets != nil {
 		c.tablets.gen.Add(1)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -298,6 +299,7 @@ type tabletCluster struct {
 	shards int
 	count  int        // tablets
 	hosts  [][16]byte // host id of each node, from its system.local
+	dcs    []string   // data center of each node, from its system.local
 	optIn  [][]*rawConn
 	plain  [][]*rawConn // connections that did not opt in to tablets routing
 }
@@ -306,8 +308,16 @@ type tabletCluster struct {
 // port, and opens to each shard of each node a connection that opted in and one that did not.
 func startTablets(t *testing.T, nodes, shards, count int) *tabletCluster {
 	t.Helper()
-	tc := &tabletCluster{t: t, nodes: nodes, shards: shards, count: count,
-		c: cqlsim.StartT(t, cqlsim.Options{Nodes: nodes, Shards: shards, ShardAwarePort: true, Tablets: count})}
+	return startTabletsWith(t, cqlsim.Options{Nodes: nodes, Shards: shards, Tablets: count})
+}
+
+// startTabletsWith is startTablets for a cluster of opts (with a shard-aware port), whose
+// Nodes, Shards and Tablets must be set.
+func startTabletsWith(t *testing.T, opts cqlsim.Options) *tabletCluster {
+	t.Helper()
+	opts.ShardAwarePort = true
+	nodes, shards := opts.Nodes, opts.Shards
+	tc := &tabletCluster{t: t, nodes: nodes, shards: shards, count: opts.Tablets, c: cqlsim.StartT(t, opts)}
 	for i := range nodes {
 		host, _, _ := net.SplitHostPort(tc.c.Addrs()[i])
 		var in, out []*rawConn
@@ -320,17 +330,23 @@ func startTablets(t *testing.T, nodes, shards, count int) *tabletCluster {
 			out = append(out, rc)
 		}
 		tc.optIn, tc.plain = append(tc.optIn, in), append(tc.plain, out)
-		rows := mustQuery(in[0], "SELECT host_id FROM system.local").Body.Message.(*message.RowsResult)
+		rows := mustQuery(in[0], "SELECT host_id, data_center FROM system.local").Body.Message.(*message.RowsResult)
 		var id [16]byte
 		copy(id[:], rows.Data[0][0])
 		tc.hosts = append(tc.hosts, id)
+		tc.dcs = append(tc.dcs, string(rows.Data[0][1]))
 	}
-	// The others' host ids in system.peers agree.
-	peers := mustQuery(tc.optIn[0][0], "SELECT peer, host_id FROM system.peers").Body.Message.(*message.RowsResult)
-	for _, row := range peers.Data {
-		i := int(row[0][3]) - 1 // 127.0.0.(i+1)
-		if i < 1 || i >= nodes || !bytes.Equal(row[1], tc.hosts[i][:]) {
-			t.Fatalf("system.peers has host %x at %v; system.local says %x", row[1], row[0], tc.hosts)
+	// The others' host ids and data centers in each node's system.peers agree.
+	for n := range nodes {
+		peers := mustQuery(tc.optIn[n][0], "SELECT peer, host_id, data_center FROM system.peers").Body.Message.(*message.RowsResult)
+		if len(peers.Data) != nodes-1 {
+			t.Fatalf("node %d: system.peers has %d rows, want %d", n, len(peers.Data), nodes-1)
+		}
+		for _, row := range peers.Data {
+			i := int(row[0][3]) - 1 // 127.0.0.(i+1)
+			if i < 0 || i >= nodes || i == n || !bytes.Equal(row[1], tc.hosts[i][:]) || string(row[2]) != tc.dcs[i] {
+				t.Fatalf("node %d: system.peers has host %x in %q at %v; system.local says %x in %q", n, row[1], row[2], row[0], tc.hosts, tc.dcs)
+			}
 		}
 	}
 	return tc
@@ -503,9 +519,10 @@ func TestTabletsRouting(t *testing.T) {
 }
 
 // TestTabletsReplicationFactors: the replicas are as many as the keyspace's replication
-// factor, at least one (a keyspace of factor 0 has one, though its statements fail as
-// Unavailable) and at most one per node; NetworkTopologyStrategy's data centers add up; tables
-// named through the session keyspace route like qualified ones.
+// factor, at least one (a keyspace of factor 0, or of no data center the cluster has, has one,
+// though its statements fail as Unavailable) and at most one per node; NetworkTopologyStrategy counts the factors of the
+// data centers the cluster has (a one-data-center cluster lays its replicas out as
+// SimpleStrategy does); tables named through the session keyspace route like qualified ones.
 func TestTabletsReplicationFactors(t *testing.T) {
 	const nodes, shards, count = 3, 2, 5
 	tc := startTablets(t, nodes, shards, count)
@@ -516,7 +533,9 @@ func TestTabletsReplicationFactors(t *testing.T) {
 		{"zero", "{'class': 'SimpleStrategy', 'replication_factor': 0}", 1},
 		{"one", "{'class': 'SimpleStrategy', 'replication_factor': 1}", 1},
 		{"seven", "{'class': 'SimpleStrategy', 'replication_factor': 7}", nodes},
-		{"nts", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 1, 'dc2': 1}", 2},
+		{"nts", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 2, 'dc2': 1}", 2},
+		{"ntsbig", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 5}", nodes},
+		{"ntsnone", "{'class': 'NetworkTopologyStrategy', 'dc2': 2}", 1},
 	} {
 		mustQuery(tc.optIn[0][0], "CREATE KEYSPACE "+k.ks+" WITH replication = "+k.repl)
 		mustQuery(tc.optIn[0][0], "CREATE TABLE "+k.ks+".t (k int PRIMARY KEY)")
@@ -535,9 +554,9 @@ func TestTabletsReplicationFactors(t *testing.T) {
 		for i := range nodes {
 			for s := range shards {
 				r := execute(t, tc.optIn[i][s], id, key)
-				if k.ks == "zero" {
+				if k.ks == "zero" || k.ks == "ntsnone" { // Unavailable: no replica in the cluster
 					if r.opcode != byte(primitive.OpCodeError) || r.payload != nil {
-						t.Errorf("keyspace zero: opcode %#x, payload %q; want an ERROR without payload", r.opcode, r.payload)
+						t.Errorf("keyspace %s: opcode %#x, payload %q; want an ERROR without payload", k.ks, r.opcode, r.payload)
 					}
 					continue
 				}
@@ -550,6 +569,291 @@ func TestTabletsReplicationFactors(t *testing.T) {
 		after := tc.c.TabletStats()
 		if on, off := after.OnReplica-before.OnReplica, after.OffReplica-before.OffReplica; on != int64(k.rf) || on+off != nodes*shards {
 			t.Errorf("keyspace %s: %d EXECUTEs on a replica's shard, %d off; want %d of %d", k.ks, on, off, k.rf, nodes*shards)
+		}
+	}
+}
+
+// wantDCRoute is the route of tablet t of count at generation gen under
+// NetworkTopologyStrategy with factors per data center, among hosts (node i has hosts[i] in
+// data center dcs[i]) with shards shards each: for each data center the cluster has, in the
+// order of their names, its nodes (in index order, n of them) numbered (t+gen+j) % n for
+// j < min(factor, n); replica p of the list on shard (t+gen+p) % shards. With no replica that
+// way, the one replica of SimpleStrategy with factor 1.
+func wantDCRoute(t, count, gen, shards int, hosts [][16]byte, dcs []string, factors map[string]int) tabletRoute {
+	byDC := map[string][]int{}
+	for i, dc := range dcs {
+		byDC[dc] = append(byDC[dc], i)
+	}
+	names := slices.Sorted(maps.Keys(byDC))
+	first, last := refTabletRange(t, count)
+	r := tabletRoute{first: first, last: last}
+	for _, dc := range names {
+		nodes := byDC[dc]
+		for j := range min(factors[dc], len(nodes)) {
+			node := nodes[(t+gen+j)%len(nodes)]
+			r.replicas = append(r.replicas, tabletReplica{host: hosts[node], shard: int32((t + gen + len(r.replicas)) % shards)})
+		}
+	}
+	if len(r.replicas) == 0 {
+		return wantRoute(t, count, gen, 1, shards, hosts)
+	}
+	return r
+}
+
+// keysPerTablet returns, for each tablet of count, an int key whose token it holds.
+func keysPerTablet(t *testing.T, count int) []*primitive.Value {
+	t.Helper()
+	keys := make([]*primitive.Value, count)
+	found := 0
+	for k := int32(0); found < count; k++ {
+		if k > 100000 {
+			t.Fatalf("no key for some of %d tablets", count)
+		}
+		key := intValue(k)
+		if tab := refTabletOf(murmur3.Token(key.Contents), count); keys[tab] == nil {
+			keys[tab] = key
+			found++
+		}
+	}
+	return keys
+}
+
+// TestTabletsDataCenters: under NetworkTopologyStrategy each data center the keyspace names
+// holds its factor of replicas (capped by its nodes) on its own nodes, data centers the
+// cluster lacks hold none, a keyspace left with none has one, and MoveTablets moves each
+// replica to the next node of its data center; SimpleStrategy ignores data centers. The
+// replicas' data centers are those the nodes report in system.local and system.peers.
+func TestTabletsDataCenters(t *testing.T) {
+	type keyspace struct {
+		name, repl string
+		simple     int            // SimpleStrategy's factor, else 0
+		factors    map[string]int // NetworkTopologyStrategy's factors
+		perDC      map[string]int // how many replicas each data center holds (NetworkTopologyStrategy)
+	}
+	for _, cl := range []struct {
+		name      string
+		opts      cqlsim.Options
+		keyspaces []keyspace
+	}{
+		{"dc1,dc1,dc2,dc2", cqlsim.Options{Nodes: 4, Shards: 2, Tablets: 8, NodeDataCenters: []string{"dc1", "dc1", "dc2", "dc2"}}, []keyspace{
+			{name: "both", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}",
+				factors: map[string]int{"dc1": 1, "dc2": 1}, perDC: map[string]int{"dc1": 1, "dc2": 1}},
+			{name: "capped", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 5, 'dc2': 1}",
+				factors: map[string]int{"dc1": 5, "dc2": 1}, perDC: map[string]int{"dc1": 2, "dc2": 1}},
+			{name: "unknown", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc3': 2}",
+				factors: map[string]int{"dc1": 1, "dc3": 2}, perDC: map[string]int{"dc1": 1}},
+			{name: "dc2only", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 0, 'dc2': 2}",
+				factors: map[string]int{"dc1": 0, "dc2": 2}, perDC: map[string]int{"dc2": 2}},
+			{name: "absent", repl: "{'class': 'NetworkTopologyStrategy', 'dc3': 2}",
+				factors: map[string]int{"dc3": 2}},
+			{name: "simple", repl: "{'class': 'SimpleStrategy', 'replication_factor': 2}", simple: 2},
+		}},
+		// Data centers interleaved, listed out of their names' order.
+		{"b,a,b,a,b", cqlsim.Options{Nodes: 5, Shards: 3, Tablets: 5, NodeDataCenters: []string{"b", "a", "b", "a", "b"}}, []keyspace{
+			{name: "ab", repl: "{'class': 'NetworkTopologyStrategy', 'b': 2, 'a': 1}",
+				factors: map[string]int{"a": 1, "b": 2}, perDC: map[string]int{"a": 1, "b": 2}},
+			{name: "all", repl: "{'class': 'NetworkTopologyStrategy', 'b': 3, 'a': 2}",
+				factors: map[string]int{"a": 2, "b": 3}, perDC: map[string]int{"a": 2, "b": 3}},
+			{name: "simple", repl: "{'class': 'SimpleStrategy', 'replication_factor': 3}", simple: 3},
+		}},
+	} {
+		t.Run(cl.name, func(t *testing.T) {
+			tc := startTabletsWith(t, cl.opts)
+			if !slices.Equal(tc.dcs, cl.opts.NodeDataCenters) {
+				t.Fatalf("system.local reports data centers %q, want %q", tc.dcs, cl.opts.NodeDataCenters)
+			}
+			dcOf := map[[16]byte]string{}
+			byDC := map[string][]int{} // each data center's nodes, in index order
+			for i, h := range tc.hosts {
+				dcOf[h] = tc.dcs[i]
+				byDC[tc.dcs[i]] = append(byDC[tc.dcs[i]], i)
+			}
+			nodeOf := func(h [16]byte) int { return slices.Index(tc.hosts, h) }
+			keys := keysPerTablet(t, tc.count)
+			sel := map[string][]byte{}
+			for _, k := range cl.keyspaces {
+				mustQuery(tc.optIn[0][0], "CREATE KEYSPACE "+k.name+" WITH replication = "+k.repl)
+				mustQuery(tc.optIn[0][0], "CREATE TABLE "+k.name+".t (k int PRIMARY KEY)")
+				sel[k.name] = tc.prepare("SELECT k FROM " + k.name + ".t WHERE k = ?")
+			}
+
+			// routes executes the statement of keyspace k on each tablet on every shard of
+			// every node and returns each tablet's route, checking that exactly the EXECUTEs
+			// that TabletStats counts on a replica's shard get no payload and that the others
+			// all get the same route, naming those replicas. A keyspace with no replica in the
+			// cluster's data centers fails as Unavailable, without payload: its route is then
+			// made of the replicas TabletStats counts.
+			routes := func(k keyspace) []tabletRoute {
+				t.Helper()
+				fails := k.simple == 0 && k.perDC == nil
+				out := make([]tabletRoute, tc.count)
+				for tab, key := range keys {
+					var route *tabletRoute
+					var ons [][2]int
+					for i := range tc.nodes {
+						for s := range tc.shards {
+							before := tc.c.TabletStats()
+							r := execute(t, tc.optIn[i][s], sel[k.name], key)
+							after := tc.c.TabletStats()
+							on := after.OnReplica-before.OnReplica == 1
+							want := before
+							switch {
+							case on:
+								want.OnReplica++
+								ons = append(ons, [2]int{i, s})
+							case fails: // an error carries no payload
+								want.OffReplica++
+							default:
+								want.OffReplica++
+								want.Payloads++
+							}
+							if after != want {
+								t.Fatalf("%s tablet %d node %d shard %d: TabletStats went from %+v to %+v, want %+v", k.name, tab, i, s, before, after, want)
+							}
+							if fails {
+								if r.opcode != byte(primitive.OpCodeError) || r.payload != nil {
+									t.Fatalf("%s tablet %d: opcode %#x, payload %q; want an ERROR without payload", k.name, tab, r.opcode, r.payload)
+								}
+								continue
+							}
+							got, has := routeOf(t, r)
+							if has == on {
+								t.Fatalf("%s tablet %d node %d shard %d: on a replica's shard %v, payload %v (%v)", k.name, tab, i, s, on, got, has)
+							}
+							if !has {
+								continue
+							}
+							if route == nil {
+								route = &got
+							} else if fmt.Sprint(got) != fmt.Sprint(*route) {
+								t.Fatalf("%s tablet %d: node %d shard %d routes to %v, another to %v", k.name, tab, i, s, got, *route)
+							}
+						}
+					}
+					first, last := refTabletRange(tab, tc.count)
+					if fails {
+						route = &tabletRoute{first: first, last: last}
+						for _, on := range ons {
+							route.replicas = append(route.replicas, tabletReplica{host: tc.hosts[on[0]], shard: int32(on[1])})
+						}
+					}
+					if route == nil {
+						t.Fatalf("%s tablet %d: no payload on any shard", k.name, tab)
+					}
+					if route.first != first || route.last != last {
+						t.Fatalf("%s tablet %d: route %v, want range (%d, %d]", k.name, tab, *route, first, last)
+					}
+					var named [][2]int
+					for _, p := range route.replicas {
+						named = append(named, [2]int{nodeOf(p.host), int(p.shard)})
+					}
+					slices.SortFunc(named, func(a, b [2]int) int { return a[0]*1000 + a[1] - b[0]*1000 - b[1] })
+					if !slices.Equal(ons, named) {
+						t.Fatalf("%s tablet %d: EXECUTEs on a replica's shard on (node, shard) %v; the route %v names %v", k.name, tab, ons, *route, named)
+					}
+					out[tab] = *route
+				}
+				return out
+			}
+
+			var gen0 map[string][]tabletRoute
+			for gen := range 3 {
+				got := map[string][]tabletRoute{}
+				for _, k := range cl.keyspaces {
+					got[k.name] = routes(k)
+					for tab, route := range got[k.name] {
+						var want tabletRoute
+						if k.simple > 0 {
+							want = wantRoute(tab, tc.count, gen, k.simple, tc.shards, tc.hosts)
+						} else {
+							want = wantDCRoute(tab, tc.count, gen, tc.shards, tc.hosts, tc.dcs, k.factors)
+						}
+						if fmt.Sprint(route) != fmt.Sprint(want) {
+							t.Errorf("generation %d, keyspace %s, tablet %d: route %v, want %v", gen, k.name, tab, route, want)
+						}
+						hosts := map[[16]byte]bool{}
+						perDC := map[string]int{}
+						for _, p := range route.replicas {
+							hosts[p.host] = true
+							perDC[dcOf[p.host]]++
+						}
+						if len(hosts) != len(route.replicas) {
+							t.Errorf("generation %d, keyspace %s, tablet %d: route %v names a node twice", gen, k.name, tab, route)
+						}
+						switch {
+						case k.simple > 0:
+						case k.perDC == nil: // no replica in the cluster's data centers: one anywhere
+							if len(route.replicas) != 1 {
+								t.Errorf("generation %d, keyspace %s, tablet %d: route %v, want one replica", gen, k.name, tab, route)
+							}
+						case !maps.Equal(perDC, k.perDC):
+							t.Errorf("generation %d, keyspace %s, tablet %d: route %v has replicas %v per data center, want %v", gen, k.name, tab, route, perDC, k.perDC)
+						}
+						if k.perDC == nil || gen == 0 {
+							continue
+						}
+						// Each replica moved gen nodes on within its data center, and as many shards.
+						for p, r := range route.replicas {
+							old := gen0[k.name][tab].replicas[p]
+							nodes := byDC[dcOf[old.host]]
+							wantNode := nodes[(slices.Index(nodes, nodeOf(old.host))+gen)%len(nodes)]
+							if dcOf[r.host] != dcOf[old.host] || nodeOf(r.host) != wantNode || int(r.shard) != (int(old.shard)+gen)%tc.shards {
+								t.Errorf("generation %d, keyspace %s, tablet %d: replica %d on node %d shard %d, was on node %d shard %d; want node %d of %s",
+									gen, k.name, tab, p, nodeOf(r.host), r.shard, nodeOf(old.host), old.shard, wantNode, dcOf[old.host])
+							}
+						}
+					}
+				}
+				if gen == 0 {
+					gen0 = got
+				}
+				tc.c.MoveTablets()
+			}
+
+			// An ALTER KEYSPACE between the strategies takes effect at the next EXECUTE.
+			if cl.opts.Nodes == 4 {
+				mustQuery(tc.optIn[0][0], "ALTER KEYSPACE simple WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 2}")
+				simple := cl.keyspaces[len(cl.keyspaces)-1]
+				for tab, route := range routes(simple) {
+					if want := wantDCRoute(tab, tc.count, 3, tc.shards, tc.hosts, tc.dcs, map[string]int{"dc1": 1, "dc2": 2}); fmt.Sprint(route) != fmt.Sprint(want) {
+						t.Errorf("after ALTER to NetworkTopologyStrategy: tablet %d route %v, want %v", tab, route, want)
+					}
+				}
+				mustQuery(tc.optIn[0][0], "ALTER KEYSPACE simple WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
+				for tab, route := range routes(simple) {
+					if want := wantRoute(tab, tc.count, 3, 3, tc.shards, tc.hosts); fmt.Sprint(route) != fmt.Sprint(want) {
+						t.Errorf("after ALTER to SimpleStrategy: tablet %d route %v, want %v", tab, route, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTabletsNoAllocation: finding that an EXECUTE reached its replica's shard allocates
+// nothing, under either strategy.
+func TestTabletsNoAllocation(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 4, Shards: 2, Tablets: 8, NodeDataCenters: []string{"dc1", "dc1", "dc2", "dc2"}})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	mustQuery(rc, "CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 2}")
+	mustQuery(rc, "CREATE KEYSPACE simple WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+	for _, ks := range []string{"nts", "simple"} {
+		replicas := 0
+		for node := range 4 {
+			if _, ok := c.TabletShardOn(ks, 42, node); ok {
+				replicas++
+			}
+		}
+		if want := map[string]int{"nts": 3, "simple": 2}[ks]; replicas != want {
+			t.Errorf("%s: %d nodes hold a replica, want %d", ks, replicas, want)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			for node := range 4 {
+				c.TabletShardOn(ks, 42, node)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations to find the replicas", ks, n)
 		}
 	}
 }

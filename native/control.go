@@ -26,6 +26,9 @@ type control struct {
 	mu      sync.Mutex
 	c       *conn.Conn
 	refresh chan struct{} // buffered 1: a refresh is wanted
+	// connected is set once a control connection has been installed (guarded by mu): the
+	// next one replaces a connection whose events may have been lost meanwhile.
+	connected bool
 	// resolved is the last non-empty list of contact points Config.ResolveHosts gave, nil
 	// before any: with DisablePeerDiscovery the cluster's nodes are the contact points, these
 	// in place of Config.Hosts (see contactList).
@@ -79,9 +82,17 @@ func (ctl *control) connectTo(ctx context.Context, addr string) error {
 	}
 	old := ctl.c
 	ctl.c = c
+	again := ctl.connected
+	ctl.connected = true
 	ctl.mu.Unlock()
 	if old != nil {
 		old.Close()
+	}
+	if again {
+		// Schema events may have been missed while no control connection listened: a
+		// table may have been dropped, or made again without tablets, which no node would
+		// then correct. Tablets are learnt again on demand.
+		ctl.s.tablets.forget("", "")
 	}
 	return nil
 }

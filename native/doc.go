@@ -52,13 +52,15 @@
 // shard-aware port when it has one, and a request whose partition is known goes on the
 // connection of the shard that owns it (see Config.DisableShardAwareness). A table in a
 // keyspace that uses tablets (ScyllaDB 6 and later) has no replicas on the token ring: the
-// session opts in to ScyllaDB's tablets routing, and once a node has described a partition's
-// tablet (it does so in its answer to a request that reached a node or shard holding no
-// replica), the requests for that tablet's partitions go to its replicas, on the shard holding
-// it there; a tablet moved to other nodes is learnt again the same way. With TokenAware
+// session opts in to ScyllaDB's tablets routing (at protocol v4), and once a node has
+// described a partition's tablet (it does so in its answer to a request that reached a node or
+// shard holding no replica), the requests for that tablet's partitions go to its replicas, on
+// the shard holding it there; a tablet moved to other nodes is learnt again the same way, and
+// the tablets of a dropped table or keyspace are forgotten. With TokenAware
 // routing and the partition known, a prepared lightweight transaction that ScyllaDB flags
 // (its LWT mark) goes to the partition's primary replica (the first in ring order in
-// Config.LocalDC), not to a rotating one, so that its Paxos rounds do not contend across
+// Config.LocalDC, or for a table using tablets the first of its tablet's replicas in the
+// order the node gave), not to a rotating one, so that its Paxos rounds do not contend across
 // coordinators; the plan moves on to the next replica only when that node cannot take it. Statement.WithHost pins a
 // request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,

@@ -173,7 +173,10 @@ func (r *Result) Warnings() []string { return r.warnings }
 // TraceID returns the tracing session id when the statement was traced (WithTracing).
 func (r *Result) TraceID() (id [16]byte, ok bool) { return r.traceID, r.traced }
 
-// CustomPayload returns the custom payload of the response, or nil. Do not modify it.
+// CustomPayload returns the custom payload of the response, or nil. Do not modify it. On
+// ScyllaDB it may hold proto.TabletsRoutingPayload, the description of the partition's
+// tablet that a node adds when the request missed the tablet's replicas (see
+// proto.DecodeTablet); the session has learnt it already.
 func (r *Result) CustomPayload() map[string][]byte { return r.payload }
 
 // SchemaChange describes the change made by a DDL statement, or returns nil.

@@ -45,13 +45,14 @@ func (m *tabletMap) table(keyspace, table string) *tabletTable {
 	return t
 }
 
-// forget drops the tablets learnt for keyspace.table, or for every table of keyspace when
-// table is "": the table was dropped or made again, or the keyspace's replication changed.
+// forget drops the tablets learnt for keyspace.table, for every table of keyspace when table
+// is "" (the table was dropped or made again, or the keyspace's replication changed), or for
+// every table when both are "".
 func (m *tabletMap) forget(keyspace, table string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k, t := range m.tables {
-		if k.keyspace == keyspace && (table == "" || k.table == table) {
+		if (keyspace == "" || k.keyspace == keyspace) && (table == "" || k.table == table) {
 			t.reset()
 		}
 	}
@@ -101,8 +102,14 @@ func (t *tabletTable) find(token int64) *tablet {
 }
 
 // learn records nt, dropping the tablets whose range overlaps its own (those the node's
-// tablets were split, merged or moved from).
+// tablets were split, merged or moved from). A tablet known already, as nt describes it,
+// changes nothing: nodes describe a tablet again with every request that misses its replicas
+// (round-robin routing, WithHost, a replica outside the local data center, the shim's
+// policies), and the list is not rebuilt for those.
 func (t *tabletTable) learn(nt proto.Tablet) {
+	if known := t.find(nt.LastToken); known != nil && sameTablet(&known.Tablet, &nt) {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var old []*tablet
@@ -125,6 +132,11 @@ func (t *tabletTable) learn(nt proto.Tablet) {
 		list = append(list, &tablet{Tablet: nt})
 	}
 	t.list.Store(&list)
+}
+
+// sameTablet reports whether a and b have the same range and the same replicas, in order.
+func sameTablet(a, b *proto.Tablet) bool {
+	return a.FirstToken == b.FirstToken && a.LastToken == b.LastToken && slices.Equal(a.Replicas, b.Replicas)
 }
 
 // reset drops every tablet of the table.

@@ -141,3 +141,20 @@ func TestTabletResolve(t *testing.T) {
 		t.Error("shardOn on no tablet must be -1")
 	}
 }
+
+// A node describes a tablet again with every request that misses its replicas: a tablet
+// known already, the same way, leaves the list (and its resolved replicas) as it is.
+func TestTabletLearnKnownTabletKeepsList(t *testing.T) {
+	var tt tabletTable
+	tt.learn(tabletOf(0, 100, 1, 2))
+	tt.learn(tabletOf(100, 200, 3))
+	before := tt.list.Load()
+	tt.learn(tabletOf(0, 100, 1, 2))
+	if tt.list.Load() != before {
+		t.Error("learning a known tablet again rebuilt the list")
+	}
+	tt.learn(tabletOf(0, 100, 2, 1)) // the same replicas in another order: a change
+	if tt.list.Load() == before || tt.find(50).Replicas[0].HostID[15] != 2 {
+		t.Error("a tablet whose replicas changed was not learnt")
+	}
+}

@@ -139,3 +139,58 @@ func TestTabletDescriptionInResult(t *testing.T) {
 		t.Errorf("%d results carried a tablet description, cqlsim sent %d; want the same, above 0", seen, sent)
 	}
 }
+
+// Schema events are missed while no control connection listens: when the session has to open
+// a new one, it forgets every tablet (a table may have been made again without tablets, which
+// no node would then correct) and learns them again from the nodes.
+func TestTabletsForgottenWhenControlReconnects(t *testing.T) {
+	cl, s := simClusterSession(t, cqlsim.Options{Nodes: 3, Shards: 2, ShardAwarePort: true, Tablets: 8})
+	stmts := tabletStatements(t, s)
+	tabletPass(t, cl, s, stmts, 100)
+	if p, _ := tabletPass(t, cl, s, stmts, 100); p.OffReplica != 0 {
+		t.Fatalf("with every tablet known: %+v, want every request on a replica", p)
+	}
+	// Node 0 holds the control connection (the only contact point). Every tablet has a
+	// replica on node 1 or 2 (replication factor 2), so the known tablets route around it.
+	if err := cl.StopNode(0); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		p, _ := tabletPass(t, cl, s, stmts, 40)
+		if p.Payloads > 0 {
+			break // routed by the token ring again: the tablets were forgotten
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the control connection moved to another node, and the session still routes by the tablets it knew")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := cl.StartNode(0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// With Config.LocalDC, a tablet's replicas in the local data center come first: once the
+// tablets are known, every request goes to the local replica, on its shard.
+func TestTabletRoutingLocalDC(t *testing.T) {
+	cl, s := simClusterSession(t, cqlsim.Options{Nodes: 4, Shards: 2, ShardAwarePort: true, Tablets: 8,
+		NodeDataCenters: []string{"dc1", "dc1", "dc2", "dc2"}}, func(c *native.Config) { c.LocalDC = "dc1" })
+	mustExec(t, s, "CREATE KEYSPACE IF NOT EXISTS tb WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc2': 1}")
+	stmts := tabletStatements(t, s)
+	tabletPass(t, cl, s, stmts, 100)
+	p, offShard := tabletPass(t, cl, s, stmts, 100)
+	if p.OffReplica != 0 || offShard != 0 {
+		t.Errorf("with every tablet known: %+v and %d requests on another shard, want every request on a replica's shard", p, offShard)
+	}
+	local := map[string]bool{cl.Addrs()[0]: true, cl.Addrs()[1]: true}
+	for k := range 50 {
+		res, err := s.Execute(ctxT(t), stmts[1].Bind(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !local[res.Host()] {
+			t.Fatalf("key %d: answered by %s, outside LocalDC dc1 (%v)", k, res.Host(), cl.Addrs()[:2])
+		}
+	}
+}

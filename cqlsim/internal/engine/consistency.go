@@ -49,33 +49,62 @@ func (e *Engine) replicas(k *keyspace, localDC string) (total, local, alive, loc
 	return total, local, alive, localAlive
 }
 
-// ReplicationFactor returns the number of replicas keyspace ks asks for: its
-// replication_factor under SimpleStrategy, the sum of its data centers' factors under
-// NetworkTopologyStrategy (whether or not the cluster has those data centers), 1 under
-// LocalStrategy. It reports false when there is no such keyspace.
-func (e *Engine) ReplicationFactor(ks string) (int, bool) {
+// Replication describes how keyspace ks replicates, for the tablet layout. It returns rf,
+// the number of replicas ks asks for: its replication_factor under SimpleStrategy, the sum of
+// its data centers' factors under NetworkTopologyStrategy (whether or not the cluster has
+// those data centers), 1 under LocalStrategy. Under NetworkTopologyStrategy it also reports
+// perDC and sets factors[d], for each d, to the factor ks gives data center dcs[d]: 0 when ks
+// names no such data center or gives it a negative or non-numeric factor; factors must be at
+// least as long as dcs, and is left alone under the other strategies. It reports ok false
+// when there is no such keyspace. It allocates nothing, and reads the replication as it is
+// now, so that an ALTER KEYSPACE takes effect at once.
+func (e *Engine) Replication(ks string, dcs []string, factors []int) (rf int, perDC, ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	k, ok := e.keyspaces[ks]
 	if !ok {
-		return 0, false
+		return 0, false, false
 	}
 	repl := k.replication
 	switch class := repl["class"]; {
 	case strings.HasSuffix(class, "SimpleStrategy"):
 		rf, _ := strconv.Atoi(repl["replication_factor"])
-		return rf, true
+		return rf, false, true
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
 		total := 0
 		for dc, v := range repl {
 			if dc != "class" {
-				rf, _ := strconv.Atoi(v)
-				total += rf
+				total += atoi(v)
 			}
 		}
-		return total, true
+		for d, dc := range dcs {
+			factors[d] = 0
+			if v, ok := repl[dc]; ok && dc != "class" {
+				factors[d] = max(atoi(v), 0)
+			}
+		}
+		return total, true, true
 	}
-	return 1, true
+	return 1, false, true
+}
+
+// atoi returns strconv.Atoi(v), or 0 when v is not a decimal number of at most 18 digits
+// (with an optional sign), without allocating the error strconv.Atoi would.
+func atoi(v string) int {
+	digits := v
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		digits = digits[1:]
+	}
+	if digits == "" || len(digits) > 18 {
+		return 0
+	}
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0
+		}
+	}
+	n, _ := strconv.Atoi(v)
+	return n
 }
 
 // checkConsistency fails with Unavailable, as a real cluster would, when the consistency level

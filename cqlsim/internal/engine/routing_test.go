@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestPreparedTable: a statement on one table names that table and its own keyspace (not the
 // session's when the query qualifies the table); other statements name none.
@@ -30,21 +33,42 @@ func TestPreparedTable(t *testing.T) {
 	}
 }
 
-// TestReplicationFactor: the factor of SimpleStrategy, the sum of NetworkTopologyStrategy's
-// data centers, 1 for LocalStrategy, and an ALTER KEYSPACE is seen at once.
-func TestReplicationFactor(t *testing.T) {
+// TestReplication: the factor of SimpleStrategy, the sum of NetworkTopologyStrategy's data
+// centers (and the factor of each data center asked about, 0 for those it does not name or
+// names with a bad factor), 1 for LocalStrategy, and an ALTER KEYSPACE is seen at once.
+func TestReplication(t *testing.T) {
 	te := setupKS(t)
-	te.mustExec("CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 3}")
-	for ks, want := range map[string]int{"ks": 1, "nts": 5, "system": 1, "system_traces": 2} {
-		if got, ok := te.ReplicationFactor(ks); !ok || got != want {
-			t.Errorf("ReplicationFactor(%s) = %d, %v; want %d", ks, got, ok, want)
+	te.mustExec("CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 3, 'dc4': -1, 'dc5': 'x'}")
+	dcs := []string{"dc0", "dc1", "dc2", "dc4", "dc5"}
+	for ks, want := range map[string]struct {
+		rf      int
+		perDC   bool
+		factors []int
+	}{
+		"ks":            {1, false, []int{7, 7, 7, 7, 7}},
+		"nts":           {4, true, []int{0, 2, 3, 0, 0}},
+		"system":        {1, false, []int{7, 7, 7, 7, 7}},
+		"system_traces": {2, false, []int{7, 7, 7, 7, 7}},
+	} {
+		factors := []int{7, 7, 7, 7, 7}
+		if rf, perDC, ok := te.Replication(ks, dcs, factors); !ok || rf != want.rf || perDC != want.perDC || !slices.Equal(factors, want.factors) {
+			t.Errorf("Replication(%s) = %d, %v, %v, factors %v; want %d, %v, true, %v", ks, rf, perDC, ok, factors, want.rf, want.perDC, want.factors)
 		}
 	}
 	te.mustExec("ALTER KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}")
-	if got, ok := te.ReplicationFactor("ks"); !ok || got != 3 {
-		t.Errorf("after ALTER: ReplicationFactor(ks) = %d, %v; want 3", got, ok)
+	if rf, perDC, ok := te.Replication("ks", nil, nil); !ok || rf != 3 || perDC {
+		t.Errorf("after ALTER: Replication(ks) = %d, %v, %v; want 3, false, true", rf, perDC, ok)
 	}
-	if got, ok := te.ReplicationFactor("nosuch"); ok {
-		t.Errorf("ReplicationFactor(nosuch) = %d, true; want false", got)
+	te.mustExec("ALTER KEYSPACE ks WITH replication = {'class': 'NetworkTopologyStrategy', 'dc2': 1}")
+	factors := make([]int, 2)
+	if rf, perDC, ok := te.Replication("ks", dcs[1:3], factors); !ok || rf != 1 || !perDC || !slices.Equal(factors, []int{0, 1}) {
+		t.Errorf("after ALTER: Replication(ks) = %d, %v, %v, factors %v; want 1, true, true, [0 1]", rf, perDC, ok, factors)
+	}
+	if rf, _, ok := te.Replication("nosuch", dcs, make([]int, len(dcs))); ok {
+		t.Errorf("Replication(nosuch) = %d, true; want false", rf)
+	}
+	factors = make([]int, len(dcs))
+	if n := testing.AllocsPerRun(100, func() { te.Replication("nts", dcs, factors) }); n != 0 {
+		t.Errorf("Replication allocates %v times per call", n)
 	}
 }

@@ -265,9 +265,9 @@ func (c *Conn) Supported() map[string][]string { return c.supported }
 func (c *Conn) LWTMask() uint32 { return c.lwtMask }
 
 // TabletRouting reports whether the handshake opted in to ScyllaDB's tablets routing
-// (proto.StartupTabletsRouting, which the node offered): the node then describes, in a
-// custom payload of the RESULT, the tablet of a request that reached a node or shard holding
-// no replica of it.
+// (proto.StartupTabletsRouting, sent at protocol v4 or later when the node offers it, or
+// through Config.StartupOptions): the node then describes, in a custom payload of the RESULT,
+// the tablet of a request that reached a node or shard holding no replica of it.
 func (c *Conn) TabletRouting() bool { return c.tablets }
 
 // InFlight returns the number of stream ids in use: requests sent or being sent whose response

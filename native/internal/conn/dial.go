@@ -201,9 +201,9 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 		// ScyllaDB: opting in gets conditional statements flagged in PREPARED (LWTMask).
 		opts[proto.StartupLWTMark] = v[0]
 	}
-	if _, ok := c.supported[proto.StartupTabletsRouting]; ok {
+	if _, ok := c.supported[proto.StartupTabletsRouting]; ok && c.version >= proto.Version4 {
 		// ScyllaDB: opting in gets the tablet of a misrouted request described in the
-		// RESULT's custom payload (TabletRouting).
+		// RESULT's custom payload (TabletRouting), which v3 frames cannot carry.
 		opts[proto.StartupTabletsRouting] = ""
 	}
 	for k, v := range c.cfg.StartupOptions {
