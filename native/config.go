@@ -58,9 +58,10 @@ type Config struct {
 	// shard are opened through the node's shard-aware port (SCYLLA_SHARD_AWARE_PORT, or
 	// SCYLLA_SHARD_AWARE_PORT_SSL with TLS) from a local port that selects the shard;
 	// without one, or with a custom Dialer, or when that port does not answer or does not
-	// give the shard asked for (a NAT rewriting source ports), through the node's own port,
-	// which hands out shards itself: connections to shards already covered are closed, and
-	// the missing ones are tried again after a backoff. A node reporting more than 1024
+	// give the shard asked for (a NAT rewriting source ports), through the node's own port
+	// (the shard-aware port is tried again a minute later), which hands out shards itself:
+	// connections to shards already covered are closed, and the missing ones are tried again
+	// after a backoff. A node reporting more than 1024
 	// shards is treated as not sharded.
 	DisableShardAwareness bool
 	// DisableShardAwarePort opens every connection to a sharded ScyllaDB node through its

@@ -30,9 +30,10 @@ type hostPool struct {
 	lostErr   error         // why the last pruned connection closed, until a connection opens
 	wasUp     bool          // a connection was open at some point
 	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
-	// awarePortFailed: the node's shard-aware port did not answer or did not give the shard
-	// asked for; its connections go through the ordinary port.
-	awarePortFailed bool
+	// awarePortFailed is when the node's shard-aware port last did not answer or did not
+	// give the shard asked for (zero when never): for awarePortRetry after that, its
+	// connections go through the ordinary port.
+	awarePortFailed time.Time
 }
 
 func newHostPool(s *Session, addr string) *hostPool {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 )
@@ -169,7 +170,7 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 		port = sh.portTLS
 	}
 	p.mu.Lock()
-	failed := p.awarePortFailed
+	failed := !p.awarePortFailed.IsZero() && time.Since(p.awarePortFailed) < awarePortRetry
 	p.mu.Unlock()
 	if port == 0 || failed || p.s.cfg.DisableShardAwarePort || p.s.cfg.Dialer != nil {
 		return p.s.dial(ctx, p.addr)
@@ -200,9 +201,18 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 	return c, err
 }
 
-// markAwarePortFailed makes the pool's next connections use the node's ordinary port.
+// awarePortRetry is how long a pool whose node's shard-aware port failed it dials the
+// ordinary port only. The port is then tried again: it may have failed only for a while (the
+// node was starting, a firewall rule changed), and keeping away from it for the session's life
+// would leave the node's shards to its ordinary port's choice. Where it fails for good (a
+// network that rewrites source ports), trying it costs one connection every awarePortRetry,
+// which still serves a shard.
+const awarePortRetry = time.Minute
+
+// markAwarePortFailed makes the pool's connections use the node's ordinary port for
+// awarePortRetry.
 func (p *hostPool) markAwarePortFailed() {
 	p.mu.Lock()
-	p.awarePortFailed = true
+	p.awarePortFailed = time.Now()
 	p.mu.Unlock()
 }

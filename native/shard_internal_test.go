@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -177,7 +178,7 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 	}{{"source ports rewritten", portOf(proxy.Addr())}, {"port closed", closedPort}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p.mu.Lock()
-			p.awarePortFailed = false
+			p.awarePortFailed = time.Time{}
 			p.mu.Unlock()
 			sh := sc.sh
 			sh.port = tc.port
@@ -185,7 +186,7 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 			failed := func() bool {
 				p.mu.Lock()
 				defer p.mu.Unlock()
-				return p.awarePortFailed
+				return !p.awarePortFailed.IsZero()
 			}
 			for try := 0; try < 20 && !failed(); try++ {
 				c, err := p.dialShard(context.Background(), sh, 1)
@@ -205,6 +206,35 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 			c.Close()
 			if proxy.Sent() != sent {
 				t.Errorf("after the fallback a connection went through the shard-aware port (the proxy sent %d more bytes)", proxy.Sent()-sent)
+			}
+			// awarePortRetry later, the port is tried again.
+			p.mu.Lock()
+			p.awarePortFailed = time.Now().Add(-awarePortRetry - time.Second)
+			p.mu.Unlock()
+			if tc.port == closedPort {
+				c, err := p.dialShard(context.Background(), sh, 1)
+				if err != nil {
+					t.Fatalf("dialShard once the port may be tried again: %v", err)
+				}
+				c.Close()
+				if time.Since(p.awarePortFailed) > awarePortRetry {
+					t.Error("the closed shard-aware port was not tried again (the pool did not mark it failed anew)")
+				}
+				return
+			}
+			sent = proxy.Sent()
+			for try := 0; try < 20 && proxy.Sent() == sent; try++ {
+				c, err := p.dialShard(context.Background(), sh, 1)
+				if err != nil {
+					t.Fatalf("dialShard once the port may be tried again: %v", err)
+				}
+				c.Close()
+				p.mu.Lock()
+				p.awarePortFailed = time.Now().Add(-awarePortRetry - time.Second)
+				p.mu.Unlock()
+			}
+			if proxy.Sent() == sent {
+				t.Error("awarePortRetry after the fallback, no connection went through the shard-aware port again")
 			}
 		})
 	}
