@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -386,3 +387,14 @@ func (e *Engine) plan(p *cql.Parsed, ks string) (plan, error) {
 }
 
 func voidResult() *Result { return &Result{Kind: ResultVoid} }
+
+// dataCenters returns the names of the cluster's data centers, each once, in node order.
+func (e *Engine) dataCenters() []string {
+	var dcs []string
+	for _, n := range e.opts.Nodes {
+		if !slices.Contains(dcs, n.DataCenter) {
+			dcs = append(dcs, n.DataCenter)
+		}
+	}
+	return dcs
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,11 +35,11 @@ func TestPreparedTable(t *testing.T) {
 }
 
 // TestReplication: the factor of SimpleStrategy, the sum of NetworkTopologyStrategy's data
-// centers (and the factor of each data center asked about, 0 for those it does not name or
-// names with a bad factor), 1 for LocalStrategy, and an ALTER KEYSPACE is seen at once.
+// centers (and the factor of each data center asked about, 0 for those it does not name), 1
+// for LocalStrategy, and an ALTER KEYSPACE is seen at once.
 func TestReplication(t *testing.T) {
 	te := setupKS(t)
-	te.mustExec("CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 3, 'dc4': -1, 'dc5': 'x'}")
+	te.mustExec("CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2, 'dc2': 3}")
 	dcs := []string{"dc0", "dc1", "dc2", "dc4", "dc5"}
 	for ks, want := range map[string]struct {
 		rf      int
@@ -46,7 +47,7 @@ func TestReplication(t *testing.T) {
 		factors []int
 	}{
 		"ks":            {1, false, []int{7, 7, 7, 7, 7}},
-		"nts":           {4, true, []int{0, 2, 3, 0, 0}},
+		"nts":           {5, true, []int{0, 2, 3, 0, 0}},
 		"system":        {1, false, []int{7, 7, 7, 7, 7}},
 		"system_traces": {2, false, []int{7, 7, 7, 7, 7}},
 	} {
@@ -70,5 +71,30 @@ func TestReplication(t *testing.T) {
 	factors = make([]int, len(dcs))
 	if n := testing.AllocsPerRun(100, func() { te.Replication("nts", dcs, factors) }); n != 0 {
 		t.Errorf("Replication allocates %v times per call", n)
+	}
+}
+
+// TestNetworkTopologyReplicationFactor: as in Cassandra 4.0 and later, NetworkTopologyStrategy's
+// replication_factor stands for every data center of the cluster the map does not name (and is
+// not stored); factors must be non-negative integers.
+func TestNetworkTopologyReplicationFactor(t *testing.T) {
+	te := setupKS(t) // one node, in datacenter1
+	te.mustExec("CREATE KEYSPACE auto WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 2}")
+	te.mustExec("CREATE KEYSPACE named WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 2, 'datacenter1': 1, 'dc9': 3}")
+	for ks, want := range map[string][]int{"auto": {2, 0}, "named": {1, 3}} {
+		factors := make([]int, 2)
+		if _, perDC, ok := te.Replication(ks, []string{"datacenter1", "dc9"}, factors); !ok || !perDC || !slices.Equal(factors, want) {
+			t.Errorf("%s: factors of datacenter1 and dc9 %v (per DC %v, %v), want %v", ks, factors, perDC, ok, want)
+		}
+		rows := te.rows("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '" + ks + "'")
+		if len(rows) != 1 || strings.Contains(rows[0], "replication_factor") || !strings.Contains(rows[0], "datacenter1") {
+			t.Errorf("%s: system_schema.keyspaces has %q, want datacenter1's factor and no replication_factor", ks, rows)
+		}
+	}
+	for _, bad := range []string{"'dc1': -1", "'dc1': 'x'", "'replication_factor': 'two'"} {
+		q := "CREATE KEYSPACE bad WITH replication = {'class': 'NetworkTopologyStrategy', " + bad + "}"
+		if _, err := te.exec(q); err == nil {
+			t.Errorf("%s: accepted", q)
+		}
 	}
 }

@@ -191,8 +191,10 @@ func (t *table) column(name string) (*column, error) {
 	return c, nil
 }
 
-// replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE.
-func replicationFrom(ks string, opts map[string]*cql.Term) (map[string]string, error) {
+// replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE. dcs
+// are the cluster's data centers: as in Cassandra 4.0 and later, NetworkTopologyStrategy's
+// replication_factor stands for each of them that the map does not name, and is not stored.
+func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string) (map[string]string, error) {
 	rt, ok := opts["replication"]
 	if !ok {
 		return nil, invalid("Missing mandatory option 'replication'")
@@ -226,6 +228,24 @@ func replicationFrom(ks string, opts map[string]*cql.Term) (map[string]string, e
 		}
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
+		for k, v := range repl {
+			if k == "class" {
+				continue
+			}
+			if n, err := strconv.Atoi(v); err != nil {
+				return nil, configError("For input string: %q", v) // Java's NumberFormatException
+			} else if n < 0 {
+				return nil, configError("Replication factor must be non-negative; found %s", v)
+			}
+		}
+		if rf, ok := repl["replication_factor"]; ok {
+			delete(repl, "replication_factor")
+			for _, dc := range dcs {
+				if _, named := repl[dc]; !named {
+					repl[dc] = rf
+				}
+			}
+		}
 	case strings.HasSuffix(class, "LocalStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.LocalStrategy"
 	default:
