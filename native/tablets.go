@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cqlbridge/cqlbridge/native/internal/ring"
 	"github.com/cqlbridge/cqlbridge/native/internal/topology"
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
@@ -23,35 +24,57 @@ type tabletKey struct{ keyspace, table string }
 // tabletMap holds the tablets the session learnt, by table. A table's entry is made when a
 // statement on it is prepared on a node offering tablet routing, and kept for the session's
 // life (an entry without tablets costs a few words); prepared statements hold their table's
-// entry, so that a request finds its tablets without a map lookup.
+// entry, so that a request finds its tablets without a map lookup. The map itself is
+// immutable, swapped whole when an entry is added, so that lookup takes no lock.
 type tabletMap struct {
-	mu     sync.Mutex
-	tables map[tabletKey]*tabletTable
+	mu     sync.Mutex // orders the swaps
+	tables atomic.Pointer[map[tabletKey]*tabletTable]
 }
 
 // table returns the entry of keyspace.table, made on first use.
 func (m *tabletMap) table(keyspace, table string) *tabletTable {
 	k := tabletKey{keyspace, table}
+	if t := m.lookup(k); t != nil {
+		return t
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.tables[k]
-	if t == nil {
-		if m.tables == nil {
-			m.tables = make(map[tabletKey]*tabletTable)
+	old := m.tables.Load()
+	if old != nil {
+		if t := (*old)[k]; t != nil {
+			return t
 		}
-		t = &tabletTable{}
-		m.tables[k] = t
 	}
+	tables := make(map[tabletKey]*tabletTable, 1)
+	if old != nil {
+		tables = make(map[tabletKey]*tabletTable, len(*old)+1)
+		for k, v := range *old {
+			tables[k] = v
+		}
+	}
+	t := &tabletTable{}
+	tables[k] = t
+	m.tables.Store(&tables)
 	return t
+}
+
+// lookup returns the entry of k, or nil when there is none.
+func (m *tabletMap) lookup(k tabletKey) *tabletTable {
+	if p := m.tables.Load(); p != nil {
+		return (*p)[k]
+	}
+	return nil
 }
 
 // forget drops the tablets learnt for keyspace.table, for every table of keyspace when table
 // is "" (the table was dropped or made again, or the keyspace's replication changed), or for
 // every table when both are "".
 func (m *tabletMap) forget(keyspace, table string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k, t := range m.tables {
+	p := m.tables.Load()
+	if p == nil {
+		return
+	}
+	for k, t := range *p {
 		if (keyspace == "" || k.keyspace == keyspace) && (table == "" || k.table == table) {
 			t.reset()
 		}
@@ -206,4 +229,34 @@ func (m *tabletMap) schemaChanged(sc proto.SchemaChange) {
 	case sc.Target == "TABLE" && sc.Change != "UPDATED":
 		m.forget(sc.Keyspace, sc.Name)
 	}
+}
+
+// AppendTabletReplicas appends to dst the addresses (as Host.Addr gives them, and as
+// Statement.WithHost takes them) of the replicas of the tablet holding the partition whose
+// routing key (its serialized partition key, as Statement.WithRoutingKey takes it) is
+// routingKey in keyspace.table,
+// in the order the node that described the tablet gave them, and returns the extended slice. It
+// appends nothing when the session knows no such tablet: the table does not use tablets (the
+// cluster is not ScyllaDB, or the keyspace uses the token ring), no statement on the table was
+// prepared yet, or no node has described the tablet yet (see the package documentation on
+// routing). Replicas on nodes the session does not know are left out. It does not allocate
+// when dst has room.
+func (s *Session) AppendTabletReplicas(dst []string, keyspace, table string, routingKey []byte) []string {
+	t := s.tablets.lookup(tabletKey{keyspace, table})
+	if t == nil {
+		return dst
+	}
+	tb := t.find(ring.Token(routingKey))
+	if tb == nil {
+		return dst
+	}
+	st := s.state.Load()
+	n := tb.resolve(st.snap)
+	if n == nil {
+		return dst
+	}
+	for _, i := range n.nodes {
+		dst = append(dst, st.snap.Nodes[i].Addr)
+	}
+	return dst
 }

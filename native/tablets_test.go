@@ -1,7 +1,9 @@
 package native_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -73,6 +75,22 @@ func TestTabletRouting(t *testing.T) {
 	second, offShard := tabletPass(t, cl, s, stmts, keys)
 	if second.OffReplica != 0 || second.Payloads != 0 || offShard != 0 {
 		t.Errorf("once every tablet is known: %+v and %d requests on another shard, want every request on a replica's shard", second, offShard)
+	}
+
+	// The session lists a known tablet's replicas; the coordinator is one of them.
+	for k := range 20 {
+		key := binary.BigEndian.AppendUint32(nil, uint32(k))
+		addrs := s.AppendTabletReplicas(nil, "tb", "one", key)
+		res, err := s.Execute(ctxT(t), stmts[1].Bind(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(addrs) != 2 || !slices.Contains(addrs, res.Host()) {
+			t.Errorf("key %d: AppendTabletReplicas = %v, want the tablet's 2 replicas, one of them %s (the coordinator)", k, addrs, res.Host())
+		}
+	}
+	if addrs := s.AppendTabletReplicas(nil, "tb", "nosuch", []byte{0, 0, 0, 1}); addrs != nil {
+		t.Errorf("AppendTabletReplicas on a table without known tablets = %v, want nothing", addrs)
 	}
 
 	// The tablets move (every replica to the next node and shard): the session learns them again.

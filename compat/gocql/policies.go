@@ -617,6 +617,10 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 		// token's owner.
 		replicas = ring.appendReplicas(scratch[:0], token, 1)
 	}
+	var tabletScratch [maxPlanReplicas]*HostInfo
+	if tr := t.tabletReplicas(q, key, &tabletScratch); len(tr) > 0 {
+		replicas = tr
+	}
 	if t.shuffleReplicas {
 		rand.Shuffle(len(replicas), func(i, j int) { replicas[i], replicas[j] = replicas[j], replicas[i] })
 	}
@@ -657,6 +661,34 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 		}
 	}
 	return n, more
+}
+
+// tabletReplicas returns the replicas of the tablet holding q's partition, when q's table
+// uses tablets (ScyllaDB) and the native session knows the tablet, as scylladb/gocql routes
+// (docs/deviations.md G48); nil otherwise, and the token ring decides, as in gocql v1.7.0.
+// Replicas outside the policy's hosts (HostFilter) are left out.
+func (t *tokenAwareHostPolicy) tabletReplicas(q ExecutableQuery, key []byte, buf *[maxPlanReplicas]*HostInfo) []*HostInfo {
+	s := t.session.Load()
+	if s == nil || s.native == nil {
+		return nil
+	}
+	table := q.Table()
+	if table == "" {
+		return nil
+	}
+	var abuf [maxPlanReplicas]string
+	addrs := s.native.AppendTabletReplicas(abuf[:0], q.Keyspace(), table, key)
+	if len(addrs) == 0 {
+		return nil
+	}
+	out := buf[:0]
+	hosts := t.hosts.get()
+	for _, a := range addrs {
+		if h := s.hostByAddr(a); h != nil && isReplica(hosts, h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // isReplica reports whether h is one of replicas (the same node).
