@@ -193,7 +193,8 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 		}
 	}
 	// The shard-aware port does not answer, or no local port could be had. When the ordinary
-	// port answers, the shard-aware one is blocked (a firewall): it is not tried again.
+	// port answers, the shard-aware one is blocked (a firewall): it is not tried again for
+	// awarePortRetry.
 	c, err := p.s.dial(ctx, p.addr)
 	if err == nil {
 		p.markAwarePortFailed()
@@ -201,12 +202,13 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 	return c, err
 }
 
-// awarePortRetry is how long a pool whose node's shard-aware port failed it dials the
-// ordinary port only. The port is then tried again: it may have failed only for a while (the
-// node was starting, a firewall rule changed), and keeping away from it for the session's life
-// would leave the node's shards to its ordinary port's choice. Where it fails for good (a
-// network that rewrites source ports), trying it costs one connection every awarePortRetry,
-// which still serves a shard.
+// awarePortRetry is how long a pool whose node's shard-aware port failed dials the ordinary
+// port only. The port is then tried again, at the pool's next dial (a refill, while shards
+// lack a connection): it may have failed only for a while (the node was starting, a firewall
+// rule changed), and keeping away from it for the session's life would leave the node's shards
+// to its ordinary port's choice. Where it fails for good, trying it costs one dial every
+// awarePortRetry: a connection that still serves a shard (a network that rewrites source
+// ports), or up to ConnectTimeout (a firewall that drops packets).
 const awarePortRetry = time.Minute
 
 // markAwarePortFailed makes the pool's connections use the node's ordinary port for

@@ -45,12 +45,14 @@ func (m *tabletMap) table(keyspace, table string) *tabletTable {
 			return t
 		}
 	}
-	tables := make(map[tabletKey]*tabletTable, 1)
+	var tables map[tabletKey]*tabletTable
 	if old != nil {
 		tables = make(map[tabletKey]*tabletTable, len(*old)+1)
 		for k, v := range *old {
 			tables[k] = v
 		}
+	} else {
+		tables = make(map[tabletKey]*tabletTable, 1)
 	}
 	t := &tabletTable{}
 	tables[k] = t

@@ -85,7 +85,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			}
 			return nil, keyspaceExists(st.Name)
 		}
-		repl, err := replicationFrom(st.Name, st.Options, e.dataCenters())
+		repl, err := replicationFrom(st.Name, st.Options, e.dataCenters(), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, err
 		}
 		if _, ok := st.Options["replication"]; ok {
-			repl, err := replicationFrom(st.Name, st.Options, e.dataCenters())
+			repl, err := replicationFrom(st.Name, st.Options, e.dataCenters(), k.replication)
 			if err != nil {
 				return nil, err
 			}

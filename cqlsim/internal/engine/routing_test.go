@@ -91,6 +91,24 @@ func TestNetworkTopologyReplicationFactor(t *testing.T) {
 			t.Errorf("%s: system_schema.keyspaces has %q, want datacenter1's factor and no replication_factor", ks, rows)
 		}
 	}
+	// As Cassandra: an ALTER's replication_factor keeps the factors the keyspace had, a map
+	// naming no data center takes the previous replication_factor (or 1), and 0 is not stored.
+	te.mustExec("CREATE KEYSPACE alt WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 3}")
+	te.mustExec("CREATE KEYSPACE simple WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 2}")
+	te.mustExec("CREATE KEYSPACE empty WITH replication = {'class': 'NetworkTopologyStrategy'}")
+	te.mustExec("CREATE KEYSPACE zero WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 0, 'dc2': 1}")
+	te.mustExec("ALTER KEYSPACE alt WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1}")
+	te.mustExec("ALTER KEYSPACE simple WITH replication = {'class': 'NetworkTopologyStrategy'}")
+	for ks, want := range map[string]string{
+		"alt":    "{'class': 'org.apache.cassandra.locator.NetworkTopologyStrategy', 'datacenter1': '3'}",
+		"simple": "{'class': 'org.apache.cassandra.locator.NetworkTopologyStrategy', 'datacenter1': '2'}",
+		"empty":  "{'class': 'org.apache.cassandra.locator.NetworkTopologyStrategy', 'datacenter1': '1'}",
+		"zero":   "{'class': 'org.apache.cassandra.locator.NetworkTopologyStrategy', 'dc2': '1'}",
+	} {
+		if got := te.rows("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = '" + ks + "'"); len(got) != 1 || got[0] != want {
+			t.Errorf("%s: replication %q, want %s", ks, got, want)
+		}
+	}
 	for _, bad := range []string{"'dc1': -1", "'dc1': 'x'", "'replication_factor': 'two'"} {
 		q := "CREATE KEYSPACE bad WITH replication = {'class': 'NetworkTopologyStrategy', " + bad + "}"
 		if _, err := te.exec(q); err == nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"crypto/md5"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,9 +193,13 @@ func (t *table) column(name string) (*column, error) {
 }
 
 // replicationFrom validates and converts the replication map of CREATE/ALTER KEYSPACE. dcs
-// are the cluster's data centers: as in Cassandra 4.0 and later, NetworkTopologyStrategy's
-// replication_factor stands for each of them that the map does not name, and is not stored.
-func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string) (map[string]string, error) {
+// are the cluster's data centers, prev the keyspace's replication before an ALTER (nil for a
+// CREATE). As in Cassandra 4.0 and later, NetworkTopologyStrategy's replication_factor stands
+// for each data center that the map does not name and, on ALTER, that the keyspace did not
+// list (their factors are kept), and is not stored; a map naming no data center takes the
+// previous replication_factor (an ALTER from SimpleStrategy) or 1 for every data center; a
+// factor of 0 is not stored.
+func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string, prev map[string]string) (map[string]string, error) {
 	rt, ok := opts["replication"]
 	if !ok {
 		return nil, invalid("Missing mandatory option 'replication'")
@@ -228,23 +233,8 @@ func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string) (map[st
 		}
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
-		for k, v := range repl {
-			if k == "class" {
-				continue
-			}
-			if n, err := strconv.Atoi(v); err != nil {
-				return nil, configError("For input string: %q", v) // Java's NumberFormatException
-			} else if n < 0 {
-				return nil, configError("Replication factor must be non-negative; found %s", v)
-			}
-		}
-		if rf, ok := repl["replication_factor"]; ok {
-			delete(repl, "replication_factor")
-			for _, dc := range dcs {
-				if _, named := repl[dc]; !named {
-					repl[dc] = rf
-				}
-			}
+		if err := networkTopologyOptions(repl, dcs, prev); err != nil {
+			return nil, err
 		}
 	case strings.HasSuffix(class, "LocalStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.LocalStrategy"
@@ -255,4 +245,52 @@ func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string) (map[st
 		return nil, configError("Unable to find replication strategy class '%s'", class)
 	}
 	return repl, nil
+}
+
+// networkTopologyOptions checks and completes the NetworkTopologyStrategy map repl (see
+// replicationFrom): factors in key order, so that the first bad one is reported every time.
+func networkTopologyOptions(repl map[string]string, dcs []string, prev map[string]string) error {
+	keys := make([]string, 0, len(repl))
+	for k := range repl {
+		if k != "class" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := repl[k]
+		if n, err := strconv.Atoi(v); err != nil {
+			return configError("For input string: %q", v) // Java's NumberFormatException
+		} else if n < 0 {
+			return configError("Replication factor must be non-negative; found %s", v)
+		}
+	}
+	rf, auto := repl["replication_factor"]
+	delete(repl, "replication_factor")
+	if !auto && len(repl) == 1 { // only the class: no data center named
+		rf, auto = "1", true
+		if p, ok := prev["replication_factor"]; ok {
+			rf = p
+		}
+	}
+	if auto {
+		if strings.HasSuffix(prev["class"], "NetworkTopologyStrategy") {
+			for dc, f := range prev {
+				if _, named := repl[dc]; !named && dc != "class" {
+					repl[dc] = f // Cassandra keeps the factors the keyspace had
+				}
+			}
+		}
+		for _, dc := range dcs {
+			if _, named := repl[dc]; !named {
+				repl[dc] = rf
+			}
+		}
+	}
+	for k, v := range repl {
+		if k != "class" && v == "0" {
+			delete(repl, k)
+		}
+	}
+	return nil
 }
