@@ -198,7 +198,7 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 			if !failed() {
 				t.Fatal("the shard-aware port is still used")
 			}
-			sent := proxy.Sent()
+			sent := settled(proxy)
 			c, err := p.dialShard(context.Background(), sh, 1)
 			if err != nil {
 				t.Fatalf("dialShard after the fallback: %v", err)
@@ -222,7 +222,7 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 				}
 				return
 			}
-			sent = proxy.Sent()
+			sent = settled(proxy)
 			for try := 0; try < 20 && proxy.Sent() == sent; try++ {
 				c, err := p.dialShard(context.Background(), sh, 1)
 				if err != nil {
@@ -237,5 +237,19 @@ func TestShardAwarePortFallbacks(t *testing.T) {
 				t.Error("awarePortRetry after the fallback, no connection went through the shard-aware port again")
 			}
 		})
+	}
+}
+
+// settled returns the bytes the proxy sent once the count has stopped moving for 50ms: the
+// proxy relays the last bytes of closed connections after Close has returned.
+func settled(p *cqltest.Proxy) int64 {
+	n := p.Sent()
+	for {
+		time.Sleep(50 * time.Millisecond)
+		m := p.Sent()
+		if m == n {
+			return n
+		}
+		n = m
 	}
 }
