@@ -191,3 +191,30 @@ func (c *conn) protocolError(h wire.Header, msg string) {
 	}
 	c.reply(h, &message.ProtocolError{ErrorMessage: msg}, nil)
 }
+
+// messageStart returns the offset of the message in the response frame b (protocol v3 or
+// later, uncompressed): after the header, the tracing id and the warnings, where a custom
+// payload would go. It reports false when b is shorter than its flags say.
+func messageStart(b []byte) (int, bool) {
+	off := wire.MaxHeaderLen
+	if len(b) < off {
+		return 0, false
+	}
+	if b[1]&wire.FlagTracing != 0 {
+		off += 16
+	}
+	if b[1]&wire.FlagWarning != 0 {
+		if off+2 > len(b) {
+			return 0, false
+		}
+		n := int(binary.BigEndian.Uint16(b[off:]))
+		off += 2
+		for range n {
+			if off+2 > len(b) {
+				return 0, false
+			}
+			off += 2 + int(binary.BigEndian.Uint16(b[off:]))
+		}
+	}
+	return off, off <= len(b)
+}

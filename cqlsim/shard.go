@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
-	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/engine"
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
@@ -184,20 +183,9 @@ type lwtPrepared struct {
 // markLWT sets the LWT bit in the bind metadata flags of frame, the encoded lwtPrepared p of
 // protocol version.
 func markLWT(frame []byte, p *message.PreparedResult, version uint8) {
-	off := 9
-	if len(frame) > 1 && frame[1]&byte(primitive.HeaderFlagWarning) != 0 {
-		// [string list] of warnings before the message
-		n := 0
-		if off+2 <= len(frame) {
-			n = int(binary.BigEndian.Uint16(frame[off:]))
-		}
-		off += 2
-		for range n {
-			if off+2 > len(frame) {
-				return
-			}
-			off += 2 + int(binary.BigEndian.Uint16(frame[off:]))
-		}
+	off, ok := messageStart(frame)
+	if !ok {
+		return
 	}
 	off += 4 + 2 + len(p.PreparedQueryId) // result kind, [short bytes] id
 	if version >= 5 {

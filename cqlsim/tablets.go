@@ -282,28 +282,8 @@ func (c *conn) countTablet(h wire.Header, token int64, ks string) ([]byte, bool)
 // length adjusted. It reports false, and returns b, when b already has a custom payload or
 // its body is shorter than its flags say.
 func withCustomPayload(b, payload []byte) ([]byte, bool) {
-	const hl = wire.MaxHeaderLen
-	if len(b) < hl || b[1]&wire.FlagCustomPayload != 0 {
-		return b, false
-	}
-	off := hl
-	if b[1]&wire.FlagTracing != 0 {
-		off += 16
-	}
-	if b[1]&wire.FlagWarning != 0 {
-		if off+2 > len(b) {
-			return b, false
-		}
-		n := int(binary.BigEndian.Uint16(b[off:]))
-		off += 2
-		for range n {
-			if off+2 > len(b) {
-				return b, false
-			}
-			off += 2 + int(binary.BigEndian.Uint16(b[off:]))
-		}
-	}
-	if off > len(b) {
+	off, ok := messageStart(b)
+	if !ok || b[1]&wire.FlagCustomPayload != 0 {
 		return b, false
 	}
 	out := make([]byte, 0, len(b)+len(payload))
@@ -311,7 +291,7 @@ func withCustomPayload(b, payload []byte) ([]byte, bool) {
 	out = append(out, payload...)
 	out = append(out, b[off:]...)
 	out[1] |= wire.FlagCustomPayload
-	binary.BigEndian.PutUint32(out[5:hl], uint32(len(out)-hl))
+	binary.BigEndian.PutUint32(out[5:wire.MaxHeaderLen], uint32(len(out)-wire.MaxHeaderLen))
 	return out, true
 }
 

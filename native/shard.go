@@ -170,7 +170,7 @@ func (p *hostPool) dialShard(ctx context.Context, sh sharding, shard int) (*conn
 		port = sh.portTLS
 	}
 	p.mu.Lock()
-	failed := !p.awarePortFailed.IsZero() && time.Since(p.awarePortFailed) < awarePortRetry
+	failed := time.Since(p.awarePortFailed) < awarePortRetry // the zero time is long past
 	p.mu.Unlock()
 	if port == 0 || failed || p.s.cfg.DisableShardAwarePort || p.s.cfg.Dialer != nil {
 		return p.s.dial(ctx, p.addr)

@@ -9,6 +9,7 @@ package native
 // requests for the tablet's partitions to its replicas, on their shard.
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,21 +40,15 @@ func (m *tabletMap) table(keyspace, table string) *tabletTable {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old := m.tables.Load()
-	if old != nil {
-		if t := (*old)[k]; t != nil {
-			return t
-		}
+	var old map[tabletKey]*tabletTable
+	if p := m.tables.Load(); p != nil {
+		old = *p
 	}
-	var tables map[tabletKey]*tabletTable
-	if old != nil {
-		tables = make(map[tabletKey]*tabletTable, len(*old)+1)
-		for k, v := range *old {
-			tables[k] = v
-		}
-	} else {
-		tables = make(map[tabletKey]*tabletTable, 1)
+	if t := old[k]; t != nil {
+		return t
 	}
+	tables := make(map[tabletKey]*tabletTable, len(old)+1)
+	maps.Copy(tables, old)
 	t := &tabletTable{}
 	tables[k] = t
 	m.tables.Store(&tables)
@@ -234,11 +229,10 @@ func (m *tabletMap) schemaChanged(sc proto.SchemaChange) {
 }
 
 // AppendTabletReplicas appends to dst the addresses (as Host.Addr gives them, and as
-// Statement.WithHost takes them) of the replicas of the tablet holding the partition whose
-// routing key (its serialized partition key, as Statement.WithRoutingKey takes it) is
-// routingKey in keyspace.table,
-// in the order the node that described the tablet gave them, and returns the extended slice. It
-// appends nothing when the session knows no such tablet: the table does not use tablets (the
+// Statement.WithHost takes them) of the replicas of the tablet holding the partition of
+// keyspace.table whose routing key (its serialized partition key, as Statement.WithRoutingKey
+// takes it) is routingKey, in the order the node that described the tablet gave them, and
+// returns the extended slice. It appends nothing when the session knows no such tablet: the table does not use tablets (the
 // cluster is not ScyllaDB, or the keyspace uses the token ring), no statement on the table was
 // prepared yet, or no node has described the tablet yet (see the package documentation on
 // routing). Replicas on nodes the session does not know are left out. It does not allocate

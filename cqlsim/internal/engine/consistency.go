@@ -54,7 +54,7 @@ func (e *Engine) replicas(k *keyspace, localDC string) (total, local, alive, loc
 // its data centers' factors under NetworkTopologyStrategy (whether or not the cluster has
 // those data centers), 1 under LocalStrategy. Under NetworkTopologyStrategy it also reports
 // perDC and sets factors[d], for each d, to the factor ks gives data center dcs[d]: 0 when ks
-// names no such data center or gives it a negative or non-numeric factor; factors must be at
+// names no such data center; factors must be at
 // least as long as dcs, and is left alone under the other strategies. It reports ok false
 // when there is no such keyspace. It allocates nothing, and reads the replication as it is
 // now, so that an ALTER KEYSPACE takes effect at once.
@@ -71,40 +71,23 @@ func (e *Engine) Replication(ks string, dcs []string, factors []int) (rf int, pe
 		rf, _ := strconv.Atoi(repl["replication_factor"])
 		return rf, false, true
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
+		// CREATE and ALTER KEYSPACE stored non-negative integers (replicationFrom).
 		total := 0
 		for dc, v := range repl {
 			if dc != "class" {
-				total += atoi(v)
+				n, _ := strconv.Atoi(v)
+				total += n
 			}
 		}
 		for d, dc := range dcs {
 			factors[d] = 0
 			if v, ok := repl[dc]; ok && dc != "class" {
-				factors[d] = max(atoi(v), 0)
+				factors[d], _ = strconv.Atoi(v)
 			}
 		}
 		return total, true, true
 	}
 	return 1, false, true
-}
-
-// atoi returns strconv.Atoi(v), or 0 when v is not a decimal number of at most 18 digits
-// (with an optional sign), without allocating the error strconv.Atoi would.
-func atoi(v string) int {
-	digits := v
-	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
-		digits = digits[1:]
-	}
-	if digits == "" || len(digits) > 18 {
-		return 0
-	}
-	for i := range len(digits) {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0
-		}
-	}
-	n, _ := strconv.Atoi(v)
-	return n
 }
 
 // checkConsistency fails with Unavailable, as a real cluster would, when the consistency level
