@@ -519,8 +519,8 @@ func TestTabletsRouting(t *testing.T) {
 }
 
 // TestTabletsReplicationFactors: the replicas are as many as the keyspace's replication
-// factor, at least one (a keyspace of factor 0, or of no data center the cluster has, has one,
-// though its statements fail as Unavailable) and at most one per node; NetworkTopologyStrategy counts the factors of the
+// factor, at least one (a keyspace of factor 0, or whose data centers all have factor 0, has
+// one, though its statements fail as Unavailable) and at most one per node; NetworkTopologyStrategy counts the factors of the
 // data centers the cluster has (a one-data-center cluster lays its replicas out as
 // SimpleStrategy does); tables named through the session keyspace route like qualified ones.
 func TestTabletsReplicationFactors(t *testing.T) {
@@ -533,9 +533,9 @@ func TestTabletsReplicationFactors(t *testing.T) {
 		{"zero", "{'class': 'SimpleStrategy', 'replication_factor': 0}", 1},
 		{"one", "{'class': 'SimpleStrategy', 'replication_factor': 1}", 1},
 		{"seven", "{'class': 'SimpleStrategy', 'replication_factor': 7}", nodes},
-		{"nts", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 2, 'dc2': 1}", 2},
+		{"nts", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 2, 'dc2': 0}", 2},
 		{"ntsbig", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 5}", nodes},
-		{"ntsnone", "{'class': 'NetworkTopologyStrategy', 'dc2': 2}", 1},
+		{"ntsnone", "{'class': 'NetworkTopologyStrategy', 'datacenter1': 0, 'dc2': 0}", 1},
 	} {
 		mustQuery(tc.optIn[0][0], "CREATE KEYSPACE "+k.ks+" WITH replication = "+k.repl)
 		mustQuery(tc.optIn[0][0], "CREATE TABLE "+k.ks+".t (k int PRIMARY KEY)")
@@ -640,12 +640,12 @@ func TestTabletsDataCenters(t *testing.T) {
 				factors: map[string]int{"dc1": 1, "dc2": 1}, perDC: map[string]int{"dc1": 1, "dc2": 1}},
 			{name: "capped", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 5, 'dc2': 1}",
 				factors: map[string]int{"dc1": 5, "dc2": 1}, perDC: map[string]int{"dc1": 2, "dc2": 1}},
-			{name: "unknown", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc3': 2}",
-				factors: map[string]int{"dc1": 1, "dc3": 2}, perDC: map[string]int{"dc1": 1}},
+			{name: "unknown", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 1, 'dc3': 0}",
+				factors: map[string]int{"dc1": 1, "dc3": 0}, perDC: map[string]int{"dc1": 1}},
 			{name: "dc2only", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 0, 'dc2': 2}",
 				factors: map[string]int{"dc1": 0, "dc2": 2}, perDC: map[string]int{"dc2": 2}},
-			{name: "absent", repl: "{'class': 'NetworkTopologyStrategy', 'dc3': 2}",
-				factors: map[string]int{"dc3": 2}},
+			{name: "absent", repl: "{'class': 'NetworkTopologyStrategy', 'dc1': 0, 'dc3': 0}",
+				factors: map[string]int{"dc1": 0, "dc3": 0}},
 			{name: "simple", repl: "{'class': 'SimpleStrategy', 'replication_factor': 2}", simple: 2},
 		}},
 		// Data centers interleaved, listed out of their names' order.

@@ -26,8 +26,19 @@ type testEngine struct {
 
 func newTestEngine(t *testing.T) *testEngine {
 	t.Helper()
+	return newTestEngineIn(t)
+}
+
+// newTestEngineIn is newTestEngine for a cluster of one node in each of the data centers dcs
+// (one node in datacenter1 when there are none).
+func newTestEngineIn(t *testing.T, dcs ...string) *testEngine {
+	t.Helper()
 	te := &testEngine{t: t, now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	e, err := New(Options{Now: func() time.Time { return te.now }})
+	var nodes []NodeInfo
+	for i, dc := range dcs {
+		nodes = append(nodes, NodeInfo{Addr: fmt.Sprintf("127.0.0.%d", i+1), DataCenter: dc})
+	}
+	e, err := New(Options{Nodes: nodes, Now: func() time.Time { return te.now }})
 	if err != nil {
 		t.Fatal(err)
 	}

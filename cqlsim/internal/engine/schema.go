@@ -198,7 +198,9 @@ func (t *table) column(name string) (*column, error) {
 // for each data center that the map does not name and, on ALTER, that the keyspace did not
 // list (their factors are kept), and is not stored; a map naming no data center takes the
 // previous replication_factor (an ALTER from SimpleStrategy) or 1 for every data center; a
-// factor of 0 is not stored.
+// factor of 0 is not stored, and a data center the cluster does not have is refused unless its
+// factor is 0. As in Cassandra 5.0, SimpleStrategy without a replication_factor takes the
+// default keyspace factor, 1.
 func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string, prev map[string]string) (map[string]string, error) {
 	rt, ok := opts["replication"]
 	if !ok {
@@ -219,12 +221,13 @@ func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string, prev ma
 		repl["class"] = "org.apache.cassandra.locator.SimpleStrategy"
 		rf, ok := repl["replication_factor"]
 		if !ok {
-			return nil, configError("SimpleStrategy requires a replication_factor strategy option.")
+			rf = "1" // Cassandra 5.0's default_keyspace_rf (4.0 refused the statement)
+			repl["replication_factor"] = rf
 		}
 		if n, err := strconv.Atoi(rf); err != nil {
 			return nil, configError("For input string: %q", rf) // Java's NumberFormatException
 		} else if n < 0 {
-			return nil, configError("Replication factor must be non-negative; found %s", rf)
+			return nil, configError("Replication factor must be non-negative, found %s", rf)
 		}
 		for k := range repl {
 			if k != "class" && k != "replication_factor" {
@@ -233,7 +236,7 @@ func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string, prev ma
 		}
 	case strings.HasSuffix(class, "NetworkTopologyStrategy"):
 		repl["class"] = "org.apache.cassandra.locator.NetworkTopologyStrategy"
-		if err := networkTopologyOptions(repl, dcs, prev); err != nil {
+		if err := networkTopologyOptions(ks, repl, dcs, prev); err != nil {
 			return nil, err
 		}
 	case strings.HasSuffix(class, "LocalStrategy"):
@@ -248,8 +251,9 @@ func replicationFrom(ks string, opts map[string]*cql.Term, dcs []string, prev ma
 }
 
 // networkTopologyOptions checks and completes the NetworkTopologyStrategy map repl (see
-// replicationFrom): factors in key order, so that the first bad one is reported every time.
-func networkTopologyOptions(repl map[string]string, dcs []string, prev map[string]string) error {
+// replicationFrom) of keyspace ks: factors in key order, then data centers in key order, so
+// that the first bad one is reported every time.
+func networkTopologyOptions(ks string, repl map[string]string, dcs []string, prev map[string]string) error {
 	keys := make([]string, 0, len(repl))
 	for k := range repl {
 		if k != "class" {
@@ -262,7 +266,12 @@ func networkTopologyOptions(repl map[string]string, dcs []string, prev map[strin
 		if n, err := strconv.Atoi(v); err != nil {
 			return configError("For input string: %q", v) // Java's NumberFormatException
 		} else if n < 0 {
-			return configError("Replication factor must be non-negative; found %s", v)
+			return configError("Replication factor must be non-negative, found %s", v)
+		}
+	}
+	for _, k := range keys {
+		if n, _ := strconv.Atoi(repl[k]); n != 0 && k != "replication_factor" && !slices.Contains(dcs, k) {
+			return configError("Unrecognized strategy option {%s} passed to NetworkTopologyStrategy for keyspace %s", k, ks)
 		}
 	}
 	rf, auto := repl["replication_factor"]
@@ -288,7 +297,7 @@ func networkTopologyOptions(repl map[string]string, dcs []string, prev map[strin
 		}
 	}
 	for k, v := range repl {
-		if k != "class" && v == "0" {
+		if n, _ := strconv.Atoi(v); k != "class" && n == 0 {
 			delete(repl, k)
 		}
 	}
