@@ -259,6 +259,18 @@ func Scenario() []Step {
 		{Query: "SELECT * FROM {ks}_rf3.t", Consistency: gocql.LocalQuorum, WantErr: true},
 		{Query: "SELECT * FROM {ks}_rf3.t", Consistency: gocql.LocalOne},
 		{Query: "DROP KEYSPACE {ks}_rf3"},
+		// replication options: data centers the cluster does not have (refused unless their
+		// factor is 0), negative factors, SimpleStrategy's default factor
+		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1, 'nosuchdc': 1}", WantErr: true},
+		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'NetworkTopologyStrategy', 'replication_factor': 1, 'nosuchdc': 2}", WantErr: true},
+		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': -1}", WantErr: true},
+		{Query: "CREATE KEYSPACE bad_difftest WITH replication = {'class': 'SimpleStrategy', 'replication_factor': -1}", WantErr: true},
+		{Query: "CREATE KEYSPACE {ks}_dflt WITH replication = {'class': 'SimpleStrategy'}"},
+		{Query: "CREATE KEYSPACE {ks}_zero WITH replication = {'class': 'NetworkTopologyStrategy', 'datacenter1': 1, 'nosuchdc': 0}"},
+		{Query: "ALTER KEYSPACE {ks}_zero WITH replication = {'class': 'NetworkTopologyStrategy', 'nosuchdc': 2}", WantErr: true},
+		{Query: "SELECT keyspace_name, replication FROM system_schema.keyspaces WHERE keyspace_name IN ('{ks}_dflt', '{ks}_zero')", Sorted: true},
+		{Query: "DROP KEYSPACE {ks}_dflt"},
+		{Query: "DROP KEYSPACE {ks}_zero"},
 		// errors
 		{Query: "SELECT * FROM {ks}.nosuch", WantErr: true},
 		{Query: "SELECT nosuch FROM {ks}.kv", WantErr: true},
