@@ -380,6 +380,14 @@ func (e *Engine) plan(p *cql.Parsed, ks string) (plan, error) {
 	case *cql.Batch:
 		return e.planBatchStmt(st, ks, vars)
 	case *cql.Unsupported:
+		// Features a Cassandra 5.0 node refuses with its default cassandra.yaml are refused
+		// with its words, so that a statement fails alike on both.
+		switch st.What {
+		case "CREATE MATERIALIZED VIEW":
+			return nil, invalid("Materialized views are disabled. Enable in cassandra.yaml to use.")
+		case "CREATE FUNCTION":
+			return nil, invalid("User-defined functions are disabled in cassandra.yaml - set user_defined_functions_enabled=true to enable")
+		}
 		return nil, unsupported(st.What)
 	default:
 		return &ddlPlan{basePlan: basePlan{v: vars}, stmt: st, ks: ks}, nil
