@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,6 +77,19 @@ func (e *Engine) createIndex(st *cql.CreateIndex, current string) (*Result, erro
 	}
 	kind := st.Kind
 	switch {
+	case t.counter: // before the column's checks, as Cassandra
+		return nil, invalid("Secondary indexes on counter tables aren't supported")
+	case referencesDuration(c.typ):
+		what := "duration columns"
+		switch {
+		case c.typ.isCollection():
+			what = "collections containing durations"
+		case c.typ.code == primitive.DataTypeCodeTuple:
+			what = "tuples containing durations"
+		case c.typ.code == primitive.DataTypeCodeUdt:
+			what = "UDTs containing durations"
+		}
+		return nil, invalid("Secondary indexes are not supported on %s", what)
 	case c.kind == kindPartitionKey && len(t.pk) == 1:
 		return nil, invalid("Cannot create secondary index on the only partition key column %s", c.name)
 	case kind == "full" && !(c.typ.frozen && c.typ.isCollection()):
@@ -86,8 +100,6 @@ func (e *Engine) createIndex(st *cql.CreateIndex, current string) (*Result, erro
 		return nil, invalid("Cannot create index on values() of column %s with non-collection type", c.name)
 	case kind == "" && c.typ.isCollection() && c.typ.multiCell():
 		kind = "values"
-	case c.typ.isCounter():
-		return nil, invalid("Cannot create secondary index on counter column %s", c.name)
 	}
 	if k.indexes == nil {
 		k.indexes = map[string]*index{}
@@ -181,4 +193,20 @@ func indexRows(e *Engine, target *table) [][][]byte {
 		}
 	}
 	return rows
+}
+
+// referencesDuration reports whether ty is duration or holds durations, which Cassandra does
+// not index: as its types answer, in a list's or vector's elements, a map's values, a tuple's
+// or user type's fields, but not in a set (whose elements cannot be durations, though a tuple
+// holding one can: Cassandra 5.0 indexes such a set).
+func referencesDuration(ty *ctype) bool {
+	switch {
+	case ty == nil || ty.code == primitive.DataTypeCodeSet:
+		return false
+	case ty.code == primitive.DataTypeCodeDuration:
+		return true
+	case ty.code == primitive.DataTypeCodeMap:
+		return referencesDuration(ty.val)
+	}
+	return referencesDuration(ty.elem) || slices.ContainsFunc(ty.elems, referencesDuration)
 }
