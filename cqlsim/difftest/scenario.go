@@ -46,6 +46,16 @@ func Scenario() []Step {
 			123e4567-e89b-12d3-a456-426614174000, 123456789012345678901234567890, [3, 1, 2], {'b', 'a', 'c'},
 			{'y': 2, 'x': 1}, [9, 8], (7, 'seven'), {street: 'Main', zip: 12345}, [1.0, 2.5, -3.0], {'n': [1, 2]})`},
 		{Query: "SELECT * FROM {ks}.types WHERE k = 1"},
+		// vector similarity functions (Cassandra 5.0)
+		{Query: "SELECT similarity_cosine(vec, [1.0, 2.0, 3.0]), similarity_euclidean(vec, [1.0, 2.0, 3.0]), similarity_dot_product(vec, [1.0, 2.0, 3.0]) FROM {ks}.types WHERE k = 1"},
+		{Query: "SELECT similarity_cosine(vec, vec) AS same, similarity_dot_product([0.5, 0.5], [2.0, -4.0]) FROM {ks}.types WHERE k = 1"},
+		{Query: "SELECT similarity_cosine(vec, [0.0, 0.0, 0.0]) FROM {ks}.types WHERE k = 1", WantErr: true},
+		{Query: "SELECT similarity_cosine(vec, [1.0, 2.0]) FROM {ks}.types WHERE k = 1", WantErr: true},
+		{Query: "SELECT similarity_euclidean(k, vec) FROM {ks}.types WHERE k = 1", WantErr: true},
+		{Query: "SELECT similarity_euclidean(vec) FROM {ks}.types WHERE k = 1", WantErr: true},
+		{Query: "SELECT similarity_euclidean(vec, null), intAsBlob(null) FROM {ks}.types WHERE k = 1"},
+		{Query: "SELECT null FROM {ks}.types WHERE k = 1", WantErr: true},
+		{Query: "SELECT k, null AS x FROM {ks}.types WHERE k = 1", WantErr: true},
 		// every type, as bound values
 		{Query: `INSERT INTO {ks}.types (k, a, b, bl, bo, da, de, do, du, f, i, s, t, tm, tsp, tu, ti, u, vi, l, st, m, fl, ad, nested)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

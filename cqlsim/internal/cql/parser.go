@@ -1676,7 +1676,7 @@ func (p *parser) selector() (*Selector, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return nil, err
 		}
-	case t.Kind == TokIdent || t.Kind == TokQuotedIdent:
+	case (t.Kind == TokIdent && !strings.EqualFold(t.Text, "null")) || t.Kind == TokQuotedIdent: // null is a term
 		if t.Kind == TokIdent && reserved[strings.ToLower(t.Text)] {
 			return nil, p.errNoViable()
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 	"time"
 
@@ -85,6 +86,25 @@ func functionSignature(name string, args []*ctype) (params []*ctype, result *cty
 		p, err := timeArg(primitive.DataTypeCodeTimestamp)
 		return []*ctype{p}, tTimeUUID, err
 	}
+	if isSimilarity(name) {
+		if len(args) != 2 {
+			return nil, nil, invalid("Invalid number of arguments for function system.%s(vector<float, n>, vector<float, n>)", name)
+		}
+		var vec *ctype
+		for _, a := range args {
+			switch {
+			case a == nil:
+			case vec == nil:
+				vec = a
+			case a.dim != vec.dim:
+				return nil, nil, invalid("All arguments must have the same vector dimensions")
+			}
+		}
+		if vec == nil {
+			return nil, nil, invalid("Cannot infer type of arguments of function system.%s: use type casts to disambiguate", name)
+		}
+		return []*ctype{vec, vec}, native(primitive.DataTypeCodeFloat), nil
+	}
 	if t, toBlob, ok := blobConversion(name); ok {
 		if err := arity(1); err != nil {
 			return nil, nil, err
@@ -160,6 +180,12 @@ func (e *Engine) callFunction(now time.Time, name string, args []fnValue) (fnVal
 		if ms, ok := millisOf(args[0]); ok {
 			out.b = boundTimeUUID(ms, name == "maxtimeuuid")
 		}
+	case "similarity_cosine", "similarity_euclidean", "similarity_dot_product":
+		sim, err := similarity(name, args[0].b, args[1].b)
+		if err != nil {
+			return fnValue{}, err
+		}
+		out.b = binary.BigEndian.AppendUint32(nil, math.Float32bits(sim))
 	default:
 		t, toBlob, _ := blobConversion(name)
 		if !toBlob {
@@ -226,4 +252,53 @@ func (c *evalCtx) evalFuncTerm(t *cql.Term, name string) (fnValue, error) {
 func assignable(from, to *ctype) bool {
 	return from.code == to.code || (from.code == primitive.DataTypeCodeTimeuuid && to.code == primitive.DataTypeCodeUuid) ||
 		(from.code == primitive.DataTypeCodeVarchar && to.code == primitive.DataTypeCodeAscii)
+}
+
+// isSimilarity reports whether name is one of Cassandra 5.0's vector similarity functions.
+func isSimilarity(name string) bool {
+	switch name {
+	case "similarity_cosine", "similarity_euclidean", "similarity_dot_product":
+		return true
+	}
+	return false
+}
+
+// floatVector checks that ty, the type of argument arg of similarity function name, is a vector
+// of floats, as Cassandra requires.
+func floatVector(name, arg string, ty *ctype) error {
+	if ty.code != kindVector || ty.elem.code != primitive.DataTypeCodeFloat {
+		return invalid("Function system.%s requires a float vector argument, but found argument %s of type %s", name, arg, ty.plainString())
+	}
+	return nil
+}
+
+// similarity computes vector similarity function name of the encoded float vectors a and b (of
+// one dimension, checked by the signature) as Cassandra 5.0 does, through Lucene's functions:
+// sums in single precision, cosine's square root in double, the results mapped to [0, 1]:
+// (1 + cosine) / 2, 1 / (1 + squared distance), (1 + dot product) / 2.
+func similarity(name string, a, b []byte) (float32, error) {
+	if len(a) != len(b) || len(a)%4 != 0 {
+		return 0, invalid("All arguments must have the same vector dimensions")
+	}
+	var dot, normA, normB, dist float32
+	for i := 0; i < len(a); i += 4 {
+		x := math.Float32frombits(binary.BigEndian.Uint32(a[i:]))
+		y := math.Float32frombits(binary.BigEndian.Uint32(b[i:]))
+		dot += x * y
+		normA += x * x
+		normB += y * y
+		d := x - y
+		dist += d * d
+	}
+	switch name {
+	case "similarity_cosine":
+		if normA == 0 || normB == 0 {
+			return 0, invalid("Function system.similarity_cosine doesn't support all-zero vectors.")
+		}
+		cos := float32(float64(dot) / math.Sqrt(float64(normA)*float64(normB)))
+		return (1 + cos) / 2, nil
+	case "similarity_euclidean":
+		return 1 / (1 + dist), nil
+	}
+	return (1 + dot) / 2, nil
 }

@@ -372,6 +372,9 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		}
 		return analyseFuncSelector(t, s)
 	}
+	if s.Kind == cql.SelTerm && s.Term.Kind == cql.TermNull {
+		return nil, invalid("Cannot infer type for term NULL in selection clause (try using a cast to force a type)")
+	}
 	return nil, unsupported("this selector (" + s.Raw + ")")
 }
 
@@ -816,6 +819,19 @@ func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
 		known[i] = it.typ
 		args = append(args, *it)
 	}
+	if isSimilarity(s.Name) {
+		for i, a := range s.Args {
+			if known[i] == nil && a.Kind == cql.SelTerm && a.Term.Kind == cql.TermList {
+				// a vector literal: its length is its dimension
+				known[i] = &ctype{code: kindVector, elem: native(primitive.DataTypeCodeFloat), dim: len(a.Term.Elems), frozen: true}
+			}
+			if known[i] != nil {
+				if err := floatVector(s.Name, a.Raw, known[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	params, result, err := functionSignature(s.Name, known)
 	if err != nil {
 		return nil, err
@@ -825,7 +841,13 @@ func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
 		if args[i].kind == selConst {
 			args[i].typ = params[i]
 			args[i].name = s.Args[i].Raw
-			names[i] = s.Args[i].Raw
+			switch args[i].term.Kind {
+			case cql.TermList:
+				args[i].name = termCQL(args[i].term) // [1.0, 2.0], as Cassandra names it
+			case cql.TermNull:
+				args[i].name = "NULL"
+			}
+			names[i] = args[i].name
 		} else {
 			names[i] = args[i].name
 		}
