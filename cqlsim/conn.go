@@ -70,6 +70,10 @@ type conn struct {
 	// (see tabletsOption): results of EXECUTEs that missed the tablet's replica then carry
 	// its routing information.
 	tabletsRouting atomic.Bool
+	// metadataID is set when the client's STARTUP opted in to ScyllaDB's result metadata ids
+	// (see useMetadataIDOption): before v5, PREPARED, EXECUTE and the rows answering it then
+	// carry them as in v5.
+	metadataID atomic.Bool
 
 	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
 	keyspace atomic.Pointer[string]

@@ -38,7 +38,7 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 			return nil
 		}
 	}
-	req, err := wire.DecodeRequest(h, body)
+	req, err := wire.DecodeRequestExt(h, body, wire.Extensions{MetadataID: c.metadataID.Load()})
 	if err != nil {
 		var uc *wire.UnknownConsistencyError
 		if errors.As(err, &uc) {

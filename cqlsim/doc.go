@@ -70,8 +70,12 @@
 // STARTUP, PREPARED flags conditional statements with bit 31 of the bind metadata flags. They
 // offer ScyllaDB's rate limit error too (SCYLLA_RATE_LIMIT_ERROR): an injected
 // RateLimitReached reaches a driver that opted in with its own code, and others as a
-// CONFIG_ERROR. With Options.Tablets, they offer ScyllaDB's tablets routing
-// (TABLETS_ROUTING_V1) as well: see Tablets below.
+// CONFIG_ERROR. They offer ScyllaDB's result metadata ids (SCYLLA_USE_METADATA_ID): to a
+// driver that echoes the option in STARTUP at v3 or v4, PREPARED carries the result metadata
+// id, EXECUTE is read with one, and rows answering an EXECUTE whose id is not the statement's
+// current one carry the METADATA_CHANGED flag, the new id and the full metadata, as at v5. With
+// Options.Tablets, they offer ScyllaDB's tablets routing (TABLETS_ROUTING_V1) as well: see
+// Tablets below.
 //
 // # Tablets
 //
@@ -99,5 +103,11 @@
 // # Engine
 //
 // CQL parsing, storage, system and schema tables and statement execution live in the internal
-// engine package; this package is the protocol layer around it.
+// engine package; this package is the protocol layer around it. The engine answers as Cassandra
+// 5.0 does, with its results, column names, error codes and messages: cqlsim/difftest runs
+// several hundred statements against a Cassandra node and cqlsim and compares the answers.
+// Materialized views and user-defined functions are refused as Cassandra 5.0's default
+// configuration refuses them; statements outside the subset (ALTER TABLE RENAME, CAST, vector
+// search with ANN OF, LIKE, GRANT and roles, among others) fail with an Invalid error that says
+// cqlsim does not support them.
 package cqlsim

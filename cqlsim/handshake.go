@@ -56,6 +56,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 			c.rateLimit.Store(c.node.cluster.opts.Shards > 0)
 		case tabletsOption:
 			c.tabletsRouting.Store(c.node.cluster.tablets != nil)
+		case useMetadataIDOption:
+			c.metadataID.Store(c.node.cluster.opts.Shards > 0)
 		}
 	}
 	if !hasCQLVersion {

@@ -39,10 +39,10 @@ func encodeFrame(h wire.Header, msg message.Message, warnings []string) ([]byte,
 	if e, ok := msg.(ownError); ok {
 		return encodeOwnError(h, e, warnings)
 	}
-	if lp, ok := msg.(lwtPrepared); ok {
-		b, err := encodeFrame(h, lp.PreparedResult, warnings)
+	if sp, ok := msg.(scyllaPrepared); ok {
+		b, err := encodeFrame(h, sp.PreparedResult, warnings)
 		if err == nil {
-			markLWT(b, lp.PreparedResult, h.Version)
+			b = sp.patch(b, h.Version)
 		}
 		return b, err
 	}

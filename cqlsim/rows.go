@@ -18,7 +18,7 @@ const (
 	rowsGlobalTableSpec int32 = 0x0001
 	rowsHasMorePages    int32 = 0x0002
 	rowsNoMetadata      int32 = 0x0004
-	rowsMetadataChanged int32 = 0x0008 // v5
+	rowsMetadataChanged int32 = 0x0008 // v5, or useMetadataIDOption
 )
 
 // resultKindRows is the <kind> of a RESULT Rows message.
@@ -31,9 +31,9 @@ var framePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &
 // bytes as go-cassandra-native-protocol's codec for the same message (checked by tests) without
 // building the intermediate message values: this is the hot path of every read. With noMetadata
 // (an EXECUTE that asked to skip the metadata the client already has) the metadata is the column
-// count alone, flagged NO_METADATA, as Cassandra answers. A non-nil newMetadataID (protocol v5:
-// the EXECUTE named an outdated result metadata id) is sent with the METADATA_CHANGED flag, so
-// that the client replaces the metadata and id it cached.
+// count alone, flagged NO_METADATA, as Cassandra answers. A non-nil newMetadataID (protocol v5,
+// or ScyllaDB's useMetadataIDOption: the EXECUTE named an outdated result metadata id) is sent
+// with the METADATA_CHANGED flag, so that the client replaces the metadata and id it cached.
 func appendRowsFrame(dst []byte, h wire.Header, res *engine.Result, noMetadata bool, newMetadataID []byte) ([]byte, error) {
 	start := len(dst)
 	dst = wire.AppendHeader(dst, wire.Header{Response: true, Version: h.Version, Stream: h.Stream, Opcode: wire.OpResult}, 0)

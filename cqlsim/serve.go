@@ -117,8 +117,9 @@ func (c *conn) currentKeyspace() string {
 type rowsReply struct {
 	res        *engine.Result
 	noMetadata bool // the EXECUTE asked to skip the result metadata and may (see skipMetadata)
-	// newMetadataID, when set, is the current result metadata id of a v5 EXECUTE that sent an
-	// outdated one: the rows carry it with the METADATA_CHANGED flag (see metadataChanged).
+	// newMetadataID, when set, is the current result metadata id of an EXECUTE that sent an
+	// outdated one (v5, or ScyllaDB's useMetadataIDOption): the rows carry it with the
+	// METADATA_CHANGED flag (see metadataChanged).
 	newMetadataID []byte
 }
 
@@ -134,10 +135,7 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 			return errorMessage(err), rowsReply{}, nil
 		}
 		c.node.learn(p.ID)
-		if p.Conditional && c.lwtMark.Load() {
-			return lwtPrepared{preparedMessage(p, h.Version)}, rowsReply{}, nil
-		}
-		return preparedMessage(p, h.Version), rowsReply{}, nil
+		return c.prepared(preparedMessage(p, h.Version), p.Conditional, h.Version), rowsReply{}, nil
 	case req.Query != nil:
 		q := req.Query
 		return c.result(eng.Execute(&engine.Request{
@@ -171,14 +169,15 @@ func (c *conn) execute(h wire.Header, req *wire.Request) (message.Message, rowsR
 		if rows.res == nil {
 			return msg, rows, warnings
 		}
-		if id := metadataChanged(h.Version, e, p, rows.res.Columns); id != nil {
+		ids := h.Version >= 5 || c.metadataID.Load()
+		if id := metadataChanged(ids, e, p, rows.res.Columns); id != nil {
 			rows.newMetadataID = id
 			if rm, ok := msg.(*message.RowsResult); ok {
 				rm.Metadata.NewResultMetadataId = id
 			}
 			return msg, rows, warnings
 		}
-		if !skipMetadata(h.Version, e, p, rows.res.Columns) {
+		if !skipMetadata(ids, e, p, rows.res.Columns) {
 			return msg, rows, warnings
 		}
 		rows.noMetadata = true
@@ -292,8 +291,8 @@ func preparedMessage(p *engine.Prepared, version uint8) *message.PreparedResult 
 	return &message.PreparedResult{PreparedQueryId: p.ID, ResultMetadataId: resultMetadataID(p.Result), VariablesMetadata: vars, ResultMetadata: result}
 }
 
-// resultMetadataID is the result metadata id (protocol v5) of the result columns cols: derived
-// from them, so it changes exactly when they do.
+// resultMetadataID is the result metadata id (protocol v5, or ScyllaDB's useMetadataIDOption)
+// of the result columns cols: derived from them, so it changes exactly when they do.
 func resultMetadataID(cols []engine.Column) []byte {
 	h := md5.New()
 	for _, col := range cols {
@@ -304,9 +303,10 @@ func resultMetadataID(cols []engine.Column) []byte {
 
 // skipMetadata reports whether the rows answering EXECUTE e of p, with columns cols, may leave
 // out the metadata, as Cassandra decides: the client asked to skip it, the columns are those p
-// was prepared with (an LWT's [applied] columns are not) and, from protocol v5, the client's
-// result metadata id is the current one. A result without columns always carries its metadata.
-func skipMetadata(version uint8, e *wire.Execute, p *engine.Prepared, cols []engine.Column) bool {
+// was prepared with (an LWT's [applied] columns are not) and, with result metadata ids (ids:
+// protocol v5, or ScyllaDB's useMetadataIDOption), the client's result metadata id is the
+// current one. A result without columns always carries its metadata.
+func skipMetadata(ids bool, e *wire.Execute, p *engine.Prepared, cols []engine.Column) bool {
 	if !e.Params.SkipMetadata || len(cols) == 0 || len(cols) != len(p.Result) {
 		return false
 	}
@@ -319,16 +319,17 @@ func skipMetadata(version uint8, e *wire.Execute, p *engine.Prepared, cols []eng
 			return false
 		}
 	}
-	return version < 5 || bytes.Equal(e.ResultMetadataID, resultMetadataID(p.Result))
+	return !ids || bytes.Equal(e.ResultMetadataID, resultMetadataID(p.Result))
 }
 
-// metadataChanged returns the result metadata id of cols when the v5 EXECUTE e of p named
-// another one, else nil. As in Cassandra (ExecuteMessage), the rows then carry the full
+// metadataChanged returns the result metadata id of cols when the EXECUTE e of p, on a
+// connection with result metadata ids (ids: protocol v5, or ScyllaDB's useMetadataIDOption),
+// named another one, else nil. As in Cassandra (ExecuteMessage), the rows then carry the full
 // metadata with the METADATA_CHANGED flag and the new id, whether or not the client asked to
 // skip the metadata; conditional updates (whose [applied] columns vary; p has no result
 // columns) never set the flag (CASSANDRA-13992).
-func metadataChanged(version uint8, e *wire.Execute, p *engine.Prepared, cols []engine.Column) []byte {
-	if version < 5 || len(p.Result) == 0 || len(cols) == 0 {
+func metadataChanged(ids bool, e *wire.Execute, p *engine.Prepared, cols []engine.Column) []byte {
+	if !ids || len(p.Result) == 0 || len(cols) == 0 {
 		return nil
 	}
 	id := resultMetadataID(cols)

@@ -160,6 +160,7 @@ func (c *conn) addShardOptions(opts map[string][]string) {
 	}
 	opts[lwtMarkOption] = []string{lwtMarkValue}
 	opts[rateLimitOption] = []string{"ERROR_CODE=" + strconv.Itoa(int(errorCodeRateLimit))}
+	opts[useMetadataIDOption] = []string{""}
 	if cl.tablets != nil {
 		opts[tabletsOption] = []string{""}
 	}
@@ -174,21 +175,73 @@ const (
 	lwtMarkBit    = 0x80000000
 )
 
-// lwtPrepared is a PREPARED answer whose bind metadata flags carry the LWT mark: encoded as
-// the plain message, then the flags patched (go-cassandra-native-protocol computes them).
-type lwtPrepared struct {
+// ScyllaDB's result metadata ids (SCYLLA_USE_METADATA_ID): a node offers the option in
+// SUPPORTED, with the value ""; to a driver that echoes it in STARTUP at v3 or v4, PREPARED
+// carries the result metadata id after the statement id, an EXECUTE carries it back after its
+// id, and rows answering an EXECUTE whose id is outdated carry the new one with the
+// METADATA_CHANGED flag and the full metadata, all as in v5 (see metadataChanged).
+const useMetadataIDOption = "SCYLLA_USE_METADATA_ID"
+
+// scyllaPrepared is a PREPARED answer with the ScyllaDB extensions the client opted in to:
+// encoded as the plain message, then patched (go-cassandra-native-protocol computes the flags,
+// and writes the result metadata id only in v5).
+type scyllaPrepared struct {
 	*message.PreparedResult
+	lwt        bool // the bind metadata flags carry the LWT mark
+	metadataID bool // before v5: the result metadata id follows the statement id
 }
 
-// markLWT sets the LWT bit in the bind metadata flags of frame, the encoded lwtPrepared p of
-// protocol version.
-func markLWT(frame []byte, p *message.PreparedResult, version uint8) {
+// prepared returns the PREPARED answer p (of a statement that is conditional when lwt is set)
+// with the ScyllaDB extensions the client opted in to, or p itself when none applies.
+func (c *conn) prepared(p *message.PreparedResult, lwt bool, version uint8) message.Message {
+	sp := scyllaPrepared{PreparedResult: p, lwt: lwt && c.lwtMark.Load(), metadataID: version < 5 && c.metadataID.Load()}
+	if !sp.lwt && !sp.metadataID {
+		return p
+	}
+	return sp
+}
+
+// patch applies the extensions of p to frame, the encoded p.PreparedResult of protocol
+// version, and returns the frame.
+func (p scyllaPrepared) patch(frame []byte, version uint8) []byte {
+	if p.metadataID {
+		frame = withResultMetadataID(frame, p.PreparedResult)
+	}
+	if p.lwt {
+		markLWT(frame, p.PreparedResult, version >= 5 || p.metadataID)
+	}
+	return frame
+}
+
+// withResultMetadataID returns frame, the encoded PREPARED answer p of protocol v3 or v4, with
+// p's result metadata id inserted after the statement id, as v5 places it.
+func withResultMetadataID(frame []byte, p *message.PreparedResult) []byte {
+	off, ok := messageStart(frame)
+	if !ok {
+		return frame
+	}
+	off += 4 + 2 + len(p.PreparedQueryId) // result kind, [short bytes] id
+	if off > len(frame) {
+		return frame
+	}
+	out := make([]byte, 0, len(frame)+2+len(p.ResultMetadataId))
+	out = append(out, frame[:off]...)
+	out = binary.BigEndian.AppendUint16(out, uint16(len(p.ResultMetadataId)))
+	out = append(out, p.ResultMetadataId...)
+	out = append(out, frame[off:]...)
+	binary.BigEndian.PutUint32(out[5:wire.MaxHeaderLen], uint32(len(out)-wire.MaxHeaderLen))
+	return out
+}
+
+// markLWT sets the LWT bit in the bind metadata flags of frame, the encoded PREPARED answer p,
+// whose result metadata id follows the statement id when withID is set.
+func markLWT(frame []byte, p *message.PreparedResult, withID bool) {
 	off, ok := messageStart(frame)
 	if !ok {
 		return
 	}
 	off += 4 + 2 + len(p.PreparedQueryId) // result kind, [short bytes] id
-	if version >= 5 {
+	if withID {
 		off += 2 + len(p.ResultMetadataId)
 	}
 	if off+4 <= len(frame) {

@@ -165,6 +165,7 @@ func TestShardSupported(t *testing.T) {
 			"SCYLLA_SHARD_AWARE_PORT":      {strconv.Itoa(port)},
 			"SCYLLA_LWT_ADD_METADATA_MARK": {"LWT_OPTIMIZATION_META_BIT_MASK=2147483648"}, // TestLWTMark
 			"SCYLLA_RATE_LIMIT_ERROR":      {"ERROR_CODE=61440"},                          // TestRateLimitReached
+			"SCYLLA_USE_METADATA_ID":       {""},                                          // TestUseMetadataIDOptedIn
 			"CQL_VERSION":                  {"3.4.7"},
 		}
 		for k, v := range want {

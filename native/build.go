@@ -10,7 +10,8 @@ import (
 )
 
 // errStaleMetadata reports rows that do not match the result metadata cached from PREPARE
-// (the table changed); the session re-prepares and retries.
+// (the table changed); the session re-prepares and retries. Without result metadata ids (v3
+// and v4 without ScyllaDB's extension) only a changed column count shows it.
 var errStaleMetadata = errors.New("native: result metadata of the prepared statement is stale")
 
 // smallResult holds a Result and, in the same allocation, the row data of a small page, so
@@ -119,12 +120,14 @@ func schemaChangeOf(sc proto.SchemaChange) SchemaChange {
 	return SchemaChange{Change: sc.Change, Target: sc.Target, Keyspace: sc.Keyspace, Name: sc.Name, ArgTypes: sc.ArgTypes}
 }
 
-// adoptResultMetadata records, on protocol v5, the result metadata a node sent with a new
+// adoptResultMetadata records, on protocol v5 or a connection that opted in to ScyllaDB's
+// result metadata ids (conn.Conn.MetadataID), the result metadata a node sent with a new
 // result metadata id because the statement's result columns changed since it was prepared
-// (a column added to the table of a SELECT *): later executions send the new id and decode
-// with the new columns, so the node stops sending the metadata with every result. bound is
-// the metadata the request was sent with; when another request replaced it meanwhile,
-// nothing changes.
+// (a column added to the table of a SELECT *), or because the EXECUTE sent none (the
+// statement was prepared on a connection without them): later executions send the new id and
+// decode with the new columns, so the node stops sending the metadata with every result.
+// bound is the metadata the request was sent with; when another request replaced it
+// meanwhile, nothing changes.
 func adoptResultMetadata(p *Prepared, bound *preparedMeta, id []byte, columns []Column) {
 	m := *bound
 	m.resultMetadataID = bytes.Clone(id)

@@ -135,6 +135,9 @@ type Config struct {
 	// again, the node knows the id and sends the new columns once, with a new result metadata
 	// id that the session keeps (Prepared.Columns then reports them), where at v4 the rows
 	// would come without metadata and the session would have to prepare the statement again.
+	// (A ScyllaDB node offers result metadata ids at v3 and v4 through its
+	// SCYLLA_USE_METADATA_ID extension, which connections opt in to: see the package
+	// documentation.)
 	ProtocolVersion int
 
 	// Routing chooses the coordinator of each request. The zero value is TokenAware.

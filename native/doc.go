@@ -13,6 +13,12 @@
 // per-statement keyspaces (Statement.WithKeyspace) and result metadata ids, with which a
 // prepared statement that another client prepared again after its result columns changed
 // picks up the new columns without being prepared again (see Config.ProtocolVersion).
+// ScyllaDB, which does not speak v5, offers the same result metadata ids at v3 and v4 as an
+// extension (SCYLLA_USE_METADATA_ID), which the session's connections opt in to: there a
+// statement whose result columns changed gets the new ones from the node, even when the
+// column count stayed the same (a column dropped and another added), which plain v4 cannot
+// tell. A statement prepared on a connection without the extension has no id; on a
+// connection with it, its first execution gets the node's id with the columns.
 //
 // # Statements
 //

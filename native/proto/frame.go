@@ -10,9 +10,11 @@ type Version byte
 
 // Protocol versions this package knows. Frames are encoded and decoded in the v3/v4 layout; a few
 // message fields that only exist in v5 (keyspace, result metadata id) are written when asked for
-// with Version5 and rejected otherwise. With Version3, prepared metadata is decoded without
-// partition key indexes and a request with a custom payload is refused (both are v4 additions);
-// unset values are the caller's to refuse (see AppendUnset).
+// with Version5 and rejected otherwise (the result metadata id also before v5 on a connection
+// that negotiated ScyllaDB's StartupUseMetadataID: see WithMetadataID and DecodeOptions). With
+// Version3, prepared metadata is decoded without partition key indexes and a request with a
+// custom payload is refused (both are v4 additions); unset values are the caller's to refuse
+// (see AppendUnset).
 const (
 	Version3 Version = 3
 	Version4 Version = 4

@@ -221,7 +221,8 @@ func (q *Query) AppendBody(dst []byte, version Version) ([]byte, error) {
 type Execute struct {
 	FrameOptions
 	ID []byte
-	// ResultMetadataID is the result metadata id from PREPARE (protocol v5 only, required there).
+	// ResultMetadataID is the result metadata id from PREPARE: sent with protocol v5, where it
+	// is required, and before v5 only through WithMetadataID. Empty, it is sent empty.
 	ResultMetadataID []byte
 	Params           QueryParams
 }
@@ -229,8 +230,34 @@ type Execute struct {
 // Opcode returns OpExecute.
 func (*Execute) Opcode() Opcode { return OpExecute }
 
-// AppendBody appends <id>[<result_metadata_id>]<query_parameters>.
+// AppendBody appends <id>[<result_metadata_id>]<query_parameters>: the result metadata id
+// from protocol v5 on.
 func (e *Execute) AppendBody(dst []byte, version Version) ([]byte, error) {
+	return e.appendBody(dst, version, version >= Version5)
+}
+
+// WithMetadataID returns req as it is sent on a connection that negotiated ScyllaDB's
+// StartupUseMetadataID before protocol v5: an *Execute then carries its ResultMetadataID
+// after its id, as in v5 (everything else stays in the connection's version); any other
+// request is returned as it is. The result shares req and costs no allocation.
+func WithMetadataID(req Request) Request {
+	if e, ok := req.(*Execute); ok {
+		return executeWithMetadataID{e}
+	}
+	return req
+}
+
+// executeWithMetadataID is an EXECUTE encoded with its result metadata id whatever the
+// version (see WithMetadataID).
+type executeWithMetadataID struct{ *Execute }
+
+// AppendBody appends <id><result_metadata_id><query_parameters>.
+func (e executeWithMetadataID) AppendBody(dst []byte, version Version) ([]byte, error) {
+	return e.appendBody(dst, version, true)
+}
+
+// appendBody appends the EXECUTE body, with the result metadata id when withID is set.
+func (e *Execute) appendBody(dst []byte, version Version, withID bool) ([]byte, error) {
 	if len(e.ID) == 0 {
 		return dst, errors.New("proto: EXECUTE without a prepared statement id")
 	}
@@ -238,7 +265,7 @@ func (e *Execute) AppendBody(dst []byte, version Version) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if version >= Version5 {
+	if withID {
 		if dst, err = AppendShortBytes(dst, e.ResultMetadataID); err != nil {
 			return dst, err
 		}

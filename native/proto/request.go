@@ -39,6 +39,12 @@ const (
 	// naming the error code (ERROR_CODE=n), echoed in STARTUP to opt in; a server then sends
 	// its per-partition rate limit error with that code instead of a CONFIG_ERROR.
 	StartupRateLimitError = "SCYLLA_RATE_LIMIT_ERROR"
+	// StartupUseMetadataID is ScyllaDB's result metadata id extension: a SUPPORTED option,
+	// echoed in STARTUP (with the value "") to opt in. On a v3 or v4 connection that opted in,
+	// PREPARED carries the result metadata id, EXECUTE sends it back and rows answering an
+	// EXECUTE with an outdated one carry the new one (Metadata_changed), as in protocol v5;
+	// see DecodeOptions.MetadataID and WithMetadataID.
+	StartupUseMetadataID = "SCYLLA_USE_METADATA_ID"
 	// DefaultCQLVersion is the CQL_VERSION sent when Startup.Options does not name one.
 	DefaultCQLVersion = "3.0.0"
 )

@@ -62,6 +62,10 @@ type DecodeOptions struct {
 	// RateLimitCode is the error code the server uses for ScyllaDB's rate limit error
 	// (advertised in SUPPORTED); 0 means ErrCodeRateLimit.
 	RateLimitCode ErrorCode
+	// MetadataID says that the connection negotiated ScyllaDB's StartupUseMetadataID before
+	// protocol v5: a PREPARED result carries the result metadata id after the statement id,
+	// as in v5. (Rows with Metadata_changed are read in every version.)
+	MetadataID bool
 }
 
 // Response is a decoded response frame. Responses are pooled: get one with AcquireResponse,
@@ -195,7 +199,7 @@ func (r *Response) decodeMessage(d *decoder, h Header, o *DecodeOptions) Message
 	case OpSupported:
 		return &Supported{Options: d.stringMultimap("supported options")}
 	case OpResult:
-		return r.decodeResult(d, h.Version)
+		return r.decodeResult(d, h.Version, o.MetadataID)
 	case OpEvent:
 		decodeEvent(d, &r.event)
 		return &r.event
@@ -208,7 +212,8 @@ func (r *Response) decodeMessage(d *decoder, h Header, o *DecodeOptions) Message
 	return nil
 }
 
-func (r *Response) decodeResult(d *decoder, version Version) Message {
+// decodeResult decodes a RESULT; metadataID is DecodeOptions.MetadataID.
+func (r *Response) decodeResult(d *decoder, version Version, metadataID bool) Message {
 	kind := ResultKind(d.int_("result kind"))
 	switch kind {
 	case ResultVoid:
@@ -219,7 +224,7 @@ func (r *Response) decodeResult(d *decoder, version Version) Message {
 	case ResultSetKeyspace:
 		return &SetKeyspaceResult{Keyspace: d.string_("keyspace")}
 	case ResultPrepared:
-		if p := decodePrepared(d, version); p != nil {
+		if p := decodePrepared(d, version, metadataID || version >= Version5); p != nil {
 			return p
 		}
 		return nil

@@ -27,7 +27,7 @@ const (
 	MetaGlobalTablesSpec MetadataFlags = 0x0001
 	MetaHasMorePages     MetadataFlags = 0x0002
 	MetaNoMetadata       MetadataFlags = 0x0004
-	MetaMetadataChanged  MetadataFlags = 0x0008 // v5
+	MetaMetadataChanged  MetadataFlags = 0x0008 // v5, or ScyllaDB's StartupUseMetadataID
 )
 
 // ColumnSpec describes one column of a result or one bind marker of a prepared statement.
@@ -45,8 +45,8 @@ type RowsMetadata struct {
 	// PagingState is set when more pages follow (a sub-slice of the frame: copy it to keep it
 	// past Response.Release).
 	PagingState []byte
-	// NewMetadataID is the new result metadata id when the server says it changed (v5; a
-	// sub-slice of the frame).
+	// NewMetadataID is the new result metadata id when the server says it changed (v5, or
+	// ScyllaDB's StartupUseMetadataID; a sub-slice of the frame).
 	NewMetadataID []byte
 	// Columns is nil when the server left the metadata out (MetaNoMetadata). The slice and its
 	// elements are never modified after decoding, so they may be kept after Release.
@@ -92,7 +92,8 @@ func (*SchemaChangeResult) Opcode() Opcode { return OpResult }
 // after Response.Release.
 type PreparedResult struct {
 	ID []byte
-	// ResultMetadataID is the result metadata id (v5 only).
+	// ResultMetadataID is the result metadata id (v5, or before v5 with
+	// DecodeOptions.MetadataID).
 	ResultMetadataID []byte
 	// Flags of the bind metadata.
 	Flags MetadataFlags
@@ -329,10 +330,12 @@ func decodeRows(d *decoder, r *RowsResult, cache *metaCache) {
 	r.RowCursor.init(r.RowData, r.RowCount, r.Metadata.ColumnCount)
 }
 
-func decodePrepared(d *decoder, version Version) *PreparedResult {
+// decodePrepared decodes a PREPARED result of version, with a result metadata id after the
+// statement id when withID is set (v5, or ScyllaDB's StartupUseMetadataID).
+func decodePrepared(d *decoder, version Version, withID bool) *PreparedResult {
 	p := &PreparedResult{}
 	p.ID = bytes.Clone(d.shortBytes("prepared id"))
-	if version >= Version5 {
+	if withID {
 		p.ResultMetadataID = bytes.Clone(d.shortBytes("result metadata id"))
 	}
 	p.Flags = MetadataFlags(d.int_("prepared metadata flags"))

@@ -56,7 +56,7 @@ type Prepare struct {
 // Execute is an EXECUTE request.
 type Execute struct {
 	ID               []byte
-	ResultMetadataID []byte // v5
+	ResultMetadataID []byte // v5, or Extensions.MetadataID
 	Params           QueryParams
 }
 
@@ -88,10 +88,23 @@ type Request struct {
 	Batch        *Batch
 }
 
+// Extensions are the protocol extensions negotiated in STARTUP that change how a connection's
+// requests decode.
+type Extensions struct {
+	// MetadataID is ScyllaDB's SCYLLA_USE_METADATA_ID: before v5, an EXECUTE carries a result
+	// metadata id after the statement id, as in v5.
+	MetadataID bool
+}
+
 // DecodeRequest decodes the body of a request frame with header h. The body must already be
 // decompressed. Values in the result are sub-slices of body. Errors wrap ErrMalformed and say what
 // was wrong where; an unknown or response opcode is an error too.
 func DecodeRequest(h Header, body []byte) (*Request, error) {
+	return DecodeRequestExt(h, body, Extensions{})
+}
+
+// DecodeRequestExt is DecodeRequest on a connection that negotiated the extensions ext.
+func DecodeRequestExt(h Header, body []byte, ext Extensions) (*Request, error) {
 	r := &reader{b: body, preV4: h.Version < 4}
 	if h.Flags&FlagCustomPayload != 0 {
 		r.skipBytesMap("custom payload")
@@ -123,7 +136,7 @@ func DecodeRequest(h Header, body []byte) (*Request, error) {
 		req.Prepare = p
 	case OpExecute:
 		e := &Execute{ID: r.shortBytes("prepared id")}
-		if h.Version >= 5 {
+		if h.Version >= 5 || ext.MetadataID {
 			e.ResultMetadataID = r.shortBytes("result metadata id")
 		}
 		readParams(r, &e.Params, h.Version)

@@ -102,6 +102,9 @@ type Conn struct {
 	lwtMask   uint32                 // see LWTMask; set by the handshake
 	tablets   bool                   // see TabletRouting; set by the handshake
 	keyspace  atomic.Pointer[string] // the keyspace of the last USE seen on this connection
+	// metadataID is set by the handshake when it opted in to ScyllaDB's result metadata ids
+	// before v5 (see MetadataID): EXECUTE is then encoded with its result metadata id.
+	metadataID bool
 
 	streams chan int16 // free stream ids
 	slots   []atomic.Pointer[Call]
@@ -270,6 +273,13 @@ func (c *Conn) LWTMask() uint32 { return c.lwtMask }
 // the tablet of a request that reached a node or shard holding no replica of it.
 func (c *Conn) TabletRouting() bool { return c.tablets }
 
+// MetadataID reports whether result metadata ids are in use on the connection: at protocol v5,
+// or when the handshake opted in to ScyllaDB's proto.StartupUseMetadataID (sent at v3 or v4
+// when the node offers it, or through Config.StartupOptions). PREPARED then carries the
+// statement's result metadata id, EXECUTE sends it back (empty when the statement has none)
+// and rows answering an outdated one carry the new one with the full metadata.
+func (c *Conn) MetadataID() bool { return c.metadataID || c.version >= proto.Version5 }
+
 // InFlight returns the number of stream ids in use: requests sent or being sent whose response
 // has not arrived yet, including abandoned ones.
 func (c *Conn) InFlight() int { return cap(c.streams) - len(c.streams) }
@@ -367,6 +377,9 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 		// its caller may send it to another node whatever its idempotence.
 		c.fail(ErrClosedByServer)
 		return nil, &NotSentError{Err: c.err}
+	}
+	if c.metadataID {
+		req = proto.WithMetadataID(req) // an EXECUTE carries its result metadata id
 	}
 	f := proto.GetBuffer(512)
 	*f, err = proto.AppendFrame((*f)[:0], c.version, stream, req, c.comp)

@@ -206,11 +206,21 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 		// RESULT's custom payload (TabletRouting), which v3 frames cannot carry.
 		opts[proto.StartupTabletsRouting] = ""
 	}
+	if _, ok := c.supported[proto.StartupUseMetadataID]; ok && c.version < proto.Version5 {
+		// ScyllaDB: opting in gets result metadata ids as in v5 (PREPARED, EXECUTE and
+		// Metadata_changed rows), so that a statement whose result columns changed is told
+		// so with its new columns. At v5 they are there anyway.
+		opts[proto.StartupUseMetadataID] = ""
+	}
 	for k, v := range c.cfg.StartupOptions {
 		opts[k] = v
 	}
 	_, c.tablets = opts[proto.StartupTabletsRouting]           // as sent
 	c.lwtMask = proto.ParseLWTMark(opts[proto.StartupLWTMark]) // as sent (StartupOptions may change it)
+	if _, ok := opts[proto.StartupUseMetadataID]; ok && c.version < proto.Version5 {
+		c.metadataID = true // as sent
+		c.dopts.MetadataID = true
+	}
 	// The COMPRESSION sent (Config.Compression, or StartupOptions' when given there) is the
 	// one the server compresses its responses with once it has accepted STARTUP, READY
 	// included: both directions use its codec. An empty one in StartupOptions turns
