@@ -107,7 +107,7 @@
 // 5.0 does, with its results, column names, error codes and messages: cqlsim/difftest runs
 // several hundred statements against a Cassandra node and cqlsim and compares the answers.
 // Materialized views and user-defined functions are refused as Cassandra 5.0's default
-// configuration refuses them; statements outside the subset (ALTER TABLE RENAME, CAST, vector
-// search with ANN OF, LIKE, GRANT and roles, among others) fail with an Invalid error that says
-// cqlsim does not support them.
+// configuration refuses them; statements outside the subset (CAST, vector search with ANN OF,
+// LIKE, GRANT and roles, DESCRIBE, among others) fail with an Invalid error that says cqlsim
+// does not support them.
 package cqlsim

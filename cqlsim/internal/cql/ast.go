@@ -101,11 +101,20 @@ type CreateTable struct {
 
 // AlterTable is ALTER TABLE ... ADD / DROP / WITH.
 type AlterTable struct {
-	Table   QualifiedName
-	Add     []ColumnDef
-	Drop    []string
-	Options map[string]*Term
+	Table          QualifiedName
+	IfExists       bool // ALTER TABLE IF EXISTS
+	Add            []ColumnDef
+	AddIfNotExists bool
+	Drop           []string
+	DropIfExists   bool
+	Rename         []Rename // RENAME a TO b [AND c TO d]
+	RenameIfExists bool
+	AlterColumn    string // ALTER c TYPE t, which Cassandra no longer supports
+	Options        map[string]*Term
 }
+
+// Rename is one "a TO b" of ALTER TABLE or ALTER TYPE ... RENAME.
+type Rename struct{ From, To string }
 
 // DropTable is DROP TABLE.
 type DropTable struct {
@@ -125,8 +134,13 @@ type CreateType struct {
 
 // AlterType is ALTER TYPE ... ADD field.
 type AlterType struct {
-	Type QualifiedName
-	Add  []ColumnDef
+	Type           QualifiedName
+	IfExists       bool // ALTER TYPE IF EXISTS
+	Add            []ColumnDef
+	AddIfNotExists bool
+	Rename         []Rename
+	RenameIfExists bool
+	AlterField     string // ALTER f TYPE t, which Cassandra no longer supports
 }
 
 // DropType is DROP TYPE.

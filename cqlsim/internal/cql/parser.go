@@ -679,13 +679,15 @@ func (p *parser) alterStmt() (Statement, error) {
 		}
 		return &AlterKeyspace{Name: n, Options: opts}, nil
 	case p.acceptKw("table"), p.acceptKw("columnfamily"):
+		ie, _ := p.ifExists()
 		n, err := p.qualifiedName()
 		if err != nil {
 			return nil, err
 		}
-		at := &AlterTable{Table: n}
+		at := &AlterTable{Table: n, IfExists: ie}
 		switch {
 		case p.acceptKw("add"):
+			at.AddIfNotExists = p.acceptIfNotExists()
 			paren := p.acceptPunct("(")
 			for {
 				c, err := p.ident()
@@ -708,6 +710,7 @@ func (p *parser) alterStmt() (Statement, error) {
 				}
 			}
 		case p.acceptKw("drop"):
+			at.DropIfExists, _ = p.ifExists()
 			paren := p.acceptPunct("(")
 			for {
 				c, err := p.ident()
@@ -730,18 +733,31 @@ func (p *parser) alterStmt() (Statement, error) {
 				return nil, err
 			}
 			at.Options = opts
-		case p.isKw("alter"), p.isKw("rename"):
-			return p.unsupported("ALTER TABLE " + strings.ToUpper(p.peek().Text))
+		case p.acceptKw("alter"):
+			c, err := p.alterTypeClause()
+			if err != nil {
+				return nil, err
+			}
+			at.AlterColumn = c
+		case p.acceptKw("rename"):
+			at.RenameIfExists, _ = p.ifExists()
+			if at.Rename, err = p.renames(p.ident); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, p.errNoViable()
 		}
 		return at, nil
 	case p.acceptKw("type"):
+		ie, _ := p.ifExists()
 		n, err := p.qualifiedName()
 		if err != nil {
 			return nil, err
 		}
-		if p.acceptKw("add") {
+		at := &AlterType{Type: n, IfExists: ie}
+		switch {
+		case p.acceptKw("add"):
+			at.AddIfNotExists = p.acceptIfNotExists()
 			f, err := p.identAllowKw()
 			if err != nil {
 				return nil, err
@@ -750,16 +766,73 @@ func (p *parser) alterStmt() (Statement, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &AlterType{Type: n, Add: []ColumnDef{{Name: f, Type: ty}}}, nil
+			at.Add = []ColumnDef{{Name: f, Type: ty}}
+		case p.acceptKw("alter"):
+			f, err := p.alterTypeClause()
+			if err != nil {
+				return nil, err
+			}
+			at.AlterField = f
+		case p.acceptKw("rename"):
+			at.RenameIfExists, _ = p.ifExists()
+			if at.Rename, err = p.renames(p.identAllowKw); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, p.errNoViable()
 		}
-		if p.isKw("rename") || p.isKw("alter") {
-			return p.unsupported("ALTER TYPE " + strings.ToUpper(p.peek().Text))
-		}
-		return nil, p.errNoViable()
+		return at, nil
 	case p.isKw("materialized"), p.isKw("role"), p.isKw("user"):
 		return p.unsupported("ALTER " + strings.ToUpper(p.peek().Text))
 	}
 	return nil, p.errNoViable()
+}
+
+// acceptIfNotExists consumes IF NOT EXISTS when it comes next.
+func (p *parser) acceptIfNotExists() bool {
+	if p.isKw("if") && p.isKwAt(1, "not") && p.isKwAt(2, "exists") {
+		p.i += 3
+		return true
+	}
+	return false
+}
+
+// alterTypeClause parses "name TYPE type" after ALTER TABLE ... ALTER (or ALTER TYPE ...
+// ALTER) and returns the name.
+func (p *parser) alterTypeClause() (string, error) {
+	c, err := p.identAllowKw()
+	if err != nil {
+		return "", err
+	}
+	if err := p.expectKw("type"); err != nil {
+		return "", err
+	}
+	if _, err := p.typeExpr(); err != nil {
+		return "", err
+	}
+	return c, nil
+}
+
+// renames parses "a TO b [AND c TO d ...]", reading names with ident.
+func (p *parser) renames(ident func() (string, error)) ([]Rename, error) {
+	var out []Rename
+	for {
+		from, err := ident()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("to"); err != nil {
+			return nil, err
+		}
+		to, err := ident()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Rename{From: from, To: to})
+		if !p.acceptKw("and") {
+			return out, nil
+		}
+	}
 }
 
 // typeExpr parses a CQL type.

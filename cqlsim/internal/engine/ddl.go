@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,6 +168,9 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 	case *cql.AlterTable:
 		k, err := e.keyspaceFor(st.Table.Keyspace, d.ks)
 		if err != nil {
+			if st.IfExists {
+				return voidResult(), nil
+			}
 			return nil, err
 		}
 		if err := userModifiable(k); err != nil {
@@ -174,7 +178,32 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 		}
 		t, ok := k.tables[st.Table.Name]
 		if !ok {
+			if st.IfExists {
+				return voidResult(), nil
+			}
 			return nil, invalid("Table '%s.%s' doesn't exist", k.name, st.Table.Name)
+		}
+		if st.AlterColumn != "" {
+			return nil, invalid("Altering column types is no longer supported")
+		}
+		if len(st.Rename) > 0 {
+			if err := e.renameColumns(k, t, st.Rename); err != nil {
+				return nil, err
+			}
+			e.forgetPrepared(k.name, t.name)
+			e.bumpSchema()
+			return schemaResult("UPDATED", "TABLE", k.name, t.name), nil
+		}
+		if st.AddIfNotExists || st.DropIfExists {
+			// IF [NOT] EXISTS leaves out the columns that are (not) there; with none left the
+			// statement changes nothing, and says so with a void result.
+			alt := *st
+			alt.Add = slices.DeleteFunc(slices.Clone(st.Add), func(d cql.ColumnDef) bool { return st.AddIfNotExists && t.byName[d.Name] != nil })
+			alt.Drop = slices.DeleteFunc(slices.Clone(st.Drop), func(n string) bool { return st.DropIfExists && t.byName[n] == nil })
+			if len(alt.Add) == 0 && len(alt.Drop) == 0 {
+				return voidResult(), nil
+			}
+			st = &alt
 		}
 		if err := e.alterTable(t, st); err != nil {
 			return nil, err
@@ -260,13 +289,51 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			return nil, err
 		}
 		u, ok := k.types[st.Type.Name]
-		if !ok {
-			return nil, invalid("No user type named %s exists.", st.Type.Name)
+		switch {
+		case !ok && st.IfExists:
+			return voidResult(), nil
+		case !ok:
+			return nil, invalid("Type %s.%s doesn't exist", k.name, st.Type.Name)
+		case st.AlterField != "":
+			return nil, invalid("Altering field types is no longer supported")
+		case st.AddIfNotExists && slices.Contains(u.fields, st.Add[0].Name):
+			return voidResult(), nil
+		case len(st.Rename) > 0:
+			fields := slices.Clone(u.fields)
+			renamed := false
+			for _, r := range st.Rename {
+				i := slices.Index(u.fields, r.From)
+				if i < 0 {
+					if st.RenameIfExists {
+						continue
+					}
+					return nil, invalid("Unkown field %s in user type %s.%s", r.From, k.name, u.name) // sic, Cassandra's spelling
+				}
+				fields[i] = r.To
+				renamed = true
+			}
+			if !renamed {
+				return voidResult(), nil
+			}
+			for i, f := range fields {
+				if slices.Index(fields, f) != i {
+					return nil, invalid("Duplicate field name %s in type %s", f, k.name) // sic: Cassandra names the keyspace
+				}
+			}
+			nu := *u
+			nu.fields = fields
+			k.types[u.name] = &nu
+			u = &nu
+			for _, tbl := range k.tables {
+				if slices.ContainsFunc(tbl.cols, func(c *column) bool { return usesUDT(c.typ, u) }) {
+					e.forgetPrepared(k.name, tbl.name) // their results name the fields
+				}
+			}
 		}
 		for _, f := range st.Add {
 			for _, existing := range u.fields {
 				if existing == f.Name {
-					return nil, invalid("Cannot add new field %s to type %s.%s: a field with name %s already exists", f.Name, k.name, u.name, f.Name)
+					return nil, invalid("Cannot add field %s to type %s.%s: a field with name %s already exists", f.Name, k.name, u.name, f.Name)
 				}
 			}
 			ft, err := resolveType(f.Type, k.name, e.udtResolver(), false)
@@ -448,6 +515,43 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 			r.cells = remap(r.cells)
 		}
 	}
+	return nil
+}
+
+// renameColumns renames primary key columns of t (keyspace k), as ALTER TABLE ... RENAME:
+// every rename is checked against the table as it was, then all are applied.
+func (e *Engine) renameColumns(k *keyspace, t *table, renames []cql.Rename) error {
+	for _, r := range renames {
+		c, err := t.column(r.From)
+		if err != nil {
+			return err
+		}
+		if c.kind != kindPartitionKey && c.kind != kindClustering {
+			return invalid("Cannot rename non PRIMARY KEY column %s", r.From)
+		}
+		if t.byName[r.To] != nil {
+			return invalid("Cannot rename column %s to %s in table '%s.%s'; another column with that name already exists", r.From, r.To, k.name, t.name)
+		}
+		for _, ix := range k.indexes {
+			if ix.table == t.name && ix.column == r.From {
+				return invalid("Can't rename column %s because it has dependent secondary indexes (%s)", r.From, ix.name)
+			}
+		}
+	}
+	cols := map[string]*column{}
+	for _, r := range renames {
+		cols[r.From] = t.byName[r.From]
+	}
+	for _, r := range renames {
+		cols[r.From].name = r.To
+	}
+	var others []*column
+	for _, c := range t.cols {
+		if c.kind == kindRegular || c.kind == kindStatic {
+			others = append(others, c)
+		}
+	}
+	t.setColumns(others)
 	return nil
 }
 

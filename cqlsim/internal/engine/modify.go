@@ -506,7 +506,7 @@ func (m *modPlan) analyseConditions(conds []cql.Condition, bd *binder) error {
 				return invalid("Invalid field selection: %s of type %s is not a user type", col.name, col.typ.plainString())
 			}
 			if cd.field = fieldIndex(col.typ, c.Field); cd.field < 0 {
-				return invalid("%s of type %s has no field %s", col.name, col.typ.plainString(), c.Field)
+				return invalid("Unknown field %s for column %s", c.Field, col.name)
 			}
 			ty, name = col.typ.elems[cd.field], col.name+"."+c.Field
 		}

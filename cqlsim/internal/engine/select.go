@@ -296,7 +296,7 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 				return &selItem{kind: selField, col: inner.col, field: i, typ: inner.typ.elems[i], name: inner.name + "." + f}, nil
 			}
 		}
-		return nil, invalid("%s of type %s has no field %s", inner.name, inner.typ.plainString(), s.Field)
+		return nil, invalid("%s of type %s has no field %s", inner.name, udtName(inner.typ), s.Field)
 	case cql.SelCountStar:
 		return &selItem{kind: selCount, typ: tBigint, name: "count"}, nil
 	case cql.SelWritetime, cql.SelTTL:

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -331,6 +332,27 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 		}
 	}
 	return nil, invalid("Unknown type %s.%s", uks, te.Name)
+}
+
+// usesUDT reports whether t is or holds the user type u (same keyspace and name).
+func usesUDT(t, u *ctype) bool {
+	switch {
+	case t == nil:
+		return false
+	case t.code == primitive.DataTypeCodeUdt && t.ks == u.ks && t.name == u.name:
+		return true
+	}
+	return usesUDT(t.elem, u) || usesUDT(t.key, u) || usesUDT(t.val, u) ||
+		slices.ContainsFunc(t.elems, func(e *ctype) bool { return usesUDT(e, u) })
+}
+
+// udtName renders a user type as Cassandra names it in messages about its fields: without its
+// keyspace, in frozen<> when frozen.
+func udtName(t *ctype) string {
+	if t.frozen {
+		return "frozen<" + t.name + ">"
+	}
+	return t.name
 }
 
 // replaceUDT returns t with every occurrence of the user type u (same keyspace and name)
