@@ -381,7 +381,11 @@ func errorMessage(err error) message.Message {
 	case primitive.ErrorCodeWriteFailure:
 		return &message.WriteFailure{ErrorMessage: msg, Consistency: primitive.ConsistencyLevelOne, BlockFor: 1, NumFailures: 1, WriteType: primitive.WriteTypeSimple}
 	case primitive.ErrorCodeFunctionFailure:
-		return &message.FunctionFailure{ErrorMessage: msg, Keyspace: e.Keyspace, Arguments: []string{}}
+		args := e.ArgTypes
+		if args == nil {
+			args = []string{}
+		}
+		return &message.FunctionFailure{ErrorMessage: msg, Keyspace: e.Keyspace, Function: e.Function, Arguments: args}
 	case primitive.ErrorCodeSyntaxError:
 		return &message.SyntaxError{ErrorMessage: msg}
 	case primitive.ErrorCodeUnauthorized:

@@ -788,6 +788,12 @@ func (p *parser) alterStmt() (Statement, error) {
 	return nil, p.errNoViable()
 }
 
+// isLiteralWord reports whether an unquoted word is a literal (null, true, false) rather than
+// a name.
+func isLiteralWord(w string) bool {
+	return strings.EqualFold(w, "null") || strings.EqualFold(w, "true") || strings.EqualFold(w, "false")
+}
+
 // acceptIfNotExists consumes IF NOT EXISTS when it comes next.
 func (p *parser) acceptIfNotExists() bool {
 	if p.isKw("if") && p.isKwAt(1, "not") && p.isKwAt(2, "exists") {
@@ -1749,7 +1755,7 @@ func (p *parser) selector() (*Selector, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return nil, err
 		}
-	case (t.Kind == TokIdent && !strings.EqualFold(t.Text, "null")) || t.Kind == TokQuotedIdent: // null is a term
+	case (t.Kind == TokIdent && !isLiteralWord(t.Text)) || t.Kind == TokQuotedIdent: // null, true and false are terms
 		if t.Kind == TokIdent && reserved[strings.ToLower(t.Text)] {
 			return nil, p.errNoViable()
 		}

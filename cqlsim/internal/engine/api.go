@@ -139,6 +139,9 @@ type Error struct {
 	Keyspace string // AlreadyExists
 	Table    string // AlreadyExists
 	ID       []byte // Unprepared
+	// FunctionFailure (0x1400): the function (in Keyspace) and its argument types.
+	Function string
+	ArgTypes []string
 	// Unavailable (0x1000): the consistency level asked for, and the replicas it needs and has.
 	Consistency uint16
 	Required    int32

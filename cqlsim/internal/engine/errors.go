@@ -4,14 +4,15 @@ import "fmt"
 
 // Protocol error codes used by the engine.
 const (
-	CodeServerError   ErrorCode = 0x0000
-	CodeProtocolError ErrorCode = 0x000A
-	CodeSyntaxError   ErrorCode = 0x2000
-	CodeUnauthorized  ErrorCode = 0x2100
-	CodeInvalid       ErrorCode = 0x2200
-	CodeConfigError   ErrorCode = 0x2300
-	CodeAlreadyExists ErrorCode = 0x2400
-	CodeUnprepared    ErrorCode = 0x2500
+	CodeServerError     ErrorCode = 0x0000
+	CodeFunctionFailure ErrorCode = 0x1400
+	CodeProtocolError   ErrorCode = 0x000A
+	CodeSyntaxError     ErrorCode = 0x2000
+	CodeUnauthorized    ErrorCode = 0x2100
+	CodeInvalid         ErrorCode = 0x2200
+	CodeConfigError     ErrorCode = 0x2300
+	CodeAlreadyExists   ErrorCode = 0x2400
+	CodeUnprepared      ErrorCode = 0x2500
 )
 
 func invalid(format string, args ...any) *Error {

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -86,6 +89,22 @@ func functionSignature(name string, args []*ctype) (params []*ctype, result *cty
 		p, err := timeArg(primitive.DataTypeCodeTimestamp)
 		return []*ctype{p}, tTimeUUID, err
 	}
+	switch name {
+	case "tojson":
+		if len(args) != 1 {
+			return nil, nil, invalid("Invalid number of arguments for function system.tojson(any)")
+		}
+		if args[0] == nil {
+			return nil, nil, invalid("Cannot infer type of argument in call to function system.tojson: use type casts to disambiguate")
+		}
+		return []*ctype{args[0]}, tText, nil
+	case "fromjson":
+		// The result has the type of what receives it: Engine.fromJSONTerm reads it.
+		if len(args) != 1 {
+			return nil, nil, invalid("Invalid number of arguments for function system.fromjson(text)")
+		}
+		return []*ctype{tText}, tText, nil
+	}
 	if isSimilarity(name) {
 		if len(args) != 2 {
 			return nil, nil, invalid("Invalid number of arguments for function system.%s(vector<float, n>, vector<float, n>)", name)
@@ -143,6 +162,10 @@ func (e *Engine) callFunction(now time.Time, name string, args []fnValue) (fnVal
 		return fnValue{}, err
 	}
 	out := fnValue{typ: result}
+	if name == "tojson" { // null is "null"
+		out.b = []byte(toJSON(args[0].typ, args[0].b))
+		return out, nil
+	}
 	for _, a := range args {
 		if a.b == nil {
 			return out, nil
@@ -180,6 +203,8 @@ func (e *Engine) callFunction(now time.Time, name string, args []fnValue) (fnVal
 		if ms, ok := millisOf(args[0]); ok {
 			out.b = boundTimeUUID(ms, name == "maxtimeuuid")
 		}
+	case "fromjson": // nested in another function: the JSON text as it is
+		out.b = args[0].b
 	case "similarity_cosine", "similarity_euclidean", "similarity_dot_product":
 		sim, err := similarity(name, args[0].b, args[1].b)
 		if err != nil {
@@ -301,4 +326,32 @@ func similarity(name string, a, b []byte) (float32, error) {
 		return 1 / (1 + dist), nil
 	}
 	return (1 + dot) / 2, nil
+}
+
+// fromJSONTerm evaluates fromJson(json) received by ty (the column or value it is assigned
+// to): the JSON text read as a value of ty, as INSERT JSON reads its values; null gives null.
+func (c *evalCtx) fromJSONTerm(t *cql.Term, ty *ctype, name string) (termResult, error) {
+	if len(t.Elems) != 1 {
+		return termResult{}, invalid("Invalid number of arguments for function system.fromjson(text)")
+	}
+	arg, err := c.evalTerm(t.Elems[0], tText, name)
+	if err != nil || arg.b == nil || arg.unset {
+		return arg, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(arg.b))
+	dec.UseNumber()
+	failure := func(msg string) error {
+		return &Error{Code: CodeFunctionFailure, Keyspace: "system", Function: "fromjson", ArgTypes: []string{"text"}, Message: msg}
+	}
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return termResult{}, failure(fmt.Sprintf("execution of 'system.fromjson[text]' failed: Could not decode JSON string '%s': %v", arg.b, err))
+	}
+	b, err := fromJSON(ty, v, name)
+	if e, ok := err.(*Error); ok {
+		// INSERT JSON names the column; the function reports the value's failure alone
+		msg, _ := strings.CutPrefix(e.Message, "Error decoding JSON value for "+name+": ")
+		return termResult{}, failure("org.apache.cassandra.serializers.MarshalException: " + msg)
+	}
+	return termResult{b: b}, err
 }

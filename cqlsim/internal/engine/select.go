@@ -819,6 +819,16 @@ func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
 		known[i] = it.typ
 		args = append(args, *it)
 	}
+	switch s.Name {
+	case "fromjson":
+		return nil, invalid("fromjson() cannot be used in the selection clause of a SELECT statement")
+	case "tojson":
+		// a literal argument has the type its kind says
+		if len(s.Args) == 1 && known[0] == nil && s.Args[0].Kind == cql.SelTerm {
+			known[0] = map[cql.TermKind]*ctype{cql.TermInteger: tInt, cql.TermFloat: native(primitive.DataTypeCodeDouble),
+				cql.TermString: tText, cql.TermBool: native(primitive.DataTypeCodeBoolean)}[s.Args[0].Term.Kind]
+		}
+	}
 	if isSimilarity(s.Name) {
 		for i, a := range s.Args {
 			if known[i] == nil && a.Kind == cql.SelTerm && a.Term.Kind == cql.TermList {

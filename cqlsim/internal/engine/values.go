@@ -99,6 +99,9 @@ func (c *evalCtx) evalTerm(t *cql.Term, ty *ctype, name string) (termResult, err
 	case cql.TermCast:
 		return c.evalTerm(t.Elems[0], ty, name)
 	case cql.TermFunc:
+		if t.Text == "fromjson" {
+			return c.fromJSONTerm(t, ty, name)
+		}
 		b, err := c.evalFunc(t, ty, name)
 		return termResult{b: b}, err
 	}
