@@ -281,6 +281,18 @@ func Scenario() []Step {
 		{Query: "SELECT keyspace_name, replication FROM system_schema.keyspaces WHERE keyspace_name IN ('{ks}_dflt', '{ks}_zero')", Sorted: true},
 		{Query: "DROP KEYSPACE {ks}_dflt"},
 		{Query: "DROP KEYSPACE {ks}_zero"},
+		// element and slice selections of maps and sets
+		{Query: "CREATE TABLE {ks}.el (k int PRIMARY KEY, m map<text, int>, s set<int>, l list<int>, fm frozen<map<int, text>>, n int)"},
+		{Query: "INSERT INTO {ks}.el (k, m, s, l, fm, n) VALUES (1, {'a': 1, 'b': 2, 'c': 3}, {1, 5, 9}, [1], {1: 'x', 2: 'y'}, 7)"},
+		{Query: "INSERT INTO {ks}.el (k) VALUES (2)"},
+		{Query: "SELECT k, m['b'], m['z'], s[5], s[6], fm[2] FROM {ks}.el"},
+		{Query: "SELECT m['a'..'b'], m['b'..], m[..'b'], s[2..6], s[6..9], fm[..1], m['x'..'z'] FROM {ks}.el WHERE k = 1"},
+		{Query: "SELECT m['b'] AS x FROM {ks}.el WHERE k = 1"},
+		{Query: "SELECT JSON m['b'], s[1..5] FROM {ks}.el WHERE k = 1"},
+		{Query: "SELECT n[1] FROM {ks}.el", WantErr: true},
+		{Query: "SELECT l[0] FROM {ks}.el", WantErr: true},
+		{Query: "SELECT m[1] FROM {ks}.el", WantErr: true},
+		{Query: "DROP TABLE {ks}.el"},
 		// toJson and fromJson
 		{Query: "CREATE TABLE {ks}.fj (k int PRIMARY KEY, v int, l list<int>, d date, m map<text, frozen<list<int>>>, t text)"},
 		{Query: "INSERT INTO {ks}.fj (k, v, l, d, m, t) VALUES (1, fromJson('5'), fromJson('[1, 2]'), fromJson('\"2024-01-02\"'), fromJson('{\"a\": [1]}'), fromJson('\"x\\\\\"y\"'))"},

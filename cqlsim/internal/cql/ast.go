@@ -284,6 +284,7 @@ const (
 	SelTTL
 	SelTerm
 	SelField
+	SelElement // c[key], or the slice c[from..to] (From, To; either may be nil)
 )
 
 // Selector is one item of a SELECT list.
@@ -291,11 +292,14 @@ type Selector struct {
 	Kind  SelectorKind
 	Name  string // column name or function name
 	Args  []*Selector
-	Term  *Term
+	Term  *Term // SelTerm; the key of SelElement
 	Field string
-	Alias string
-	Pos   Token
-	Raw   string // source text, used as the default column name
+	// SelElement slices: the bounds (nil when open) of c[from..to].
+	Slice    bool
+	From, To *Term
+	Alias    string
+	Pos      Token
+	Raw      string // source text, used as the default column name
 }
 
 // OrderBy is one ORDER BY item.

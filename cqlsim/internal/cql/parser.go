@@ -1771,12 +1771,23 @@ func (p *parser) selector() (*Selector, error) {
 		}
 		sel = &Selector{Kind: SelTerm, Term: tm}
 	}
-	for p.acceptPunct(".") {
-		f, err := p.identAllowKw()
+	for {
+		if p.acceptPunct(".") {
+			f, err := p.identAllowKw()
+			if err != nil {
+				return nil, err
+			}
+			sel = &Selector{Kind: SelField, Args: []*Selector{sel}, Field: f}
+			continue
+		}
+		if !p.acceptPunct("[") {
+			break
+		}
+		el, err := p.elementSelection(sel)
 		if err != nil {
 			return nil, err
 		}
-		sel = &Selector{Kind: SelField, Args: []*Selector{sel}, Field: f}
+		sel = el
 	}
 	sel.Pos = t
 	var raw []string
@@ -1785,6 +1796,33 @@ func (p *parser) selector() (*Selector, error) {
 	}
 	sel.Raw = strings.Join(raw, "")
 	return sel, nil
+}
+
+// elementSelection parses the rest of inner[key] or inner[from..to] (either bound may be
+// left out), after the opening bracket.
+func (p *parser) elementSelection(inner *Selector) (*Selector, error) {
+	el := &Selector{Kind: SelElement, Args: []*Selector{inner}}
+	if !p.isPunct("..") {
+		k, err := p.term()
+		if err != nil {
+			return nil, err
+		}
+		el.Term = k
+	}
+	if p.acceptPunct("..") {
+		el.Slice, el.From, el.Term = true, el.Term, nil
+		if !p.isPunct("]") {
+			to, err := p.term()
+			if err != nil {
+				return nil, err
+			}
+			el.To = to
+		}
+	}
+	if el.Term == nil && !el.Slice {
+		return nil, p.errNoViable()
+	}
+	return el, p.expectPunct("]")
 }
 
 // limitValue parses the operand of LIMIT: an integer or a bind marker.

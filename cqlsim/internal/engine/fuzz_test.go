@@ -24,6 +24,10 @@ func FuzzExecute(f *testing.F) {
 		"SELECT c, v FROM t WHERE k IN (1, 2) AND (c) IN ((1), (2))",
 		`INSERT INTO t JSON '{"k": 2, "c": 1, "vt": ["a", "bc"]}'`, "SELECT JSON vt FROM t WHERE k = 1",
 		"UPDATE t SET d = 1e-2147483647 WHERE k = 1 AND c = 1 IF d < 1.5",
+		"SELECT m['a'], m['a'..'b'], toJson(l), similarity_cosine([1.0], [2.0]) FROM t WHERE k = 1",
+		"INSERT INTO t (k, c, v) VALUES (fromJson('1'), 2, fromJson('\"x\"'))",
+		"ALTER TABLE IF EXISTS t RENAME c TO c2 AND k TO k2", "ALTER TABLE t ADD IF NOT EXISTS (v text, w int)",
+		"ALTER TABLE t DROP IF EXISTS (w, zz)", "CREATE TYPE u (a int)", "ALTER TYPE u RENAME IF EXISTS a TO b AND b TO c",
 	} {
 		f.Add(s)
 	}

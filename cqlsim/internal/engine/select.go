@@ -27,6 +27,7 @@ const (
 	selAvg
 	selFunc  // a native scalar function (not an aggregate)
 	selConst // a literal or bind marker argument of a function
+	selElem  // an element or slice of a map or set column: args are the key, or the bounds
 )
 
 // selItem is one analysed selector.
@@ -297,6 +298,8 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 			}
 		}
 		return nil, invalid("%s of type %s has no field %s", inner.name, udtName(inner.typ), s.Field)
+	case cql.SelElement:
+		return analyseElementSelector(t, s)
 	case cql.SelCountStar:
 		return &selItem{kind: selCount, typ: tBigint, name: "count"}, nil
 	case cql.SelWritetime, cql.SelTTL:
@@ -780,8 +783,13 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 			return binary.BigEndian.AppendUint32(nil, uint32(int32(c.exp-now))), nil
 		}
 	case selConst:
+		if it.term == nil { // an open slice bound
+			return nil, nil
+		}
 		v, err := ctx.evalTerm(it.term, it.typ, it.name)
 		return v.b, err
+	case selElem:
+		return s.evalElement(ctx, it, r)
 	case selFunc:
 		args := make([]fnValue, len(it.args))
 		for i := range it.args {
@@ -795,6 +803,82 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 		return v.b, err
 	}
 	return nil, nil
+}
+
+// analyseElementSelector types c[key] and c[from..to] on a map or set column c: an element
+// has the type of the map's values (of the set's elements), a slice the column's type.
+func analyseElementSelector(t *table, s *cql.Selector) (*selItem, error) {
+	inner, err := analyseSelector(t, s.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if inner.kind != selCol {
+		return nil, unsupported("element selection on " + s.Args[0].Raw)
+	}
+	ct := inner.typ
+	switch ct.code {
+	case primitive.DataTypeCodeMap, primitive.DataTypeCodeSet:
+	case primitive.DataTypeCodeList:
+		return nil, invalid("Element selection is only allowed on sets and maps, but %s is a list", inner.name)
+	default:
+		return nil, invalid("Invalid element selection: %s is of type %s is not a collection", inner.name, ct.plainString())
+	}
+	keyType, elemType := ct.elem, ct.elem
+	if ct.code == primitive.DataTypeCodeMap {
+		keyType, elemType = ct.key, ct.val
+	}
+	it := &selItem{kind: selElem, col: inner.col, typ: elemType, name: s.Raw}
+	bounds := []*cql.Term{s.Term}
+	if s.Slice {
+		it.typ, bounds = ct, []*cql.Term{s.From, s.To}
+	}
+	for _, b := range bounds {
+		if b != nil && b.Kind == cql.TermBind {
+			return nil, unsupported("bind markers in element selections")
+		}
+		it.args = append(it.args, selItem{kind: selConst, term: b, typ: keyType, name: "key(" + inner.name + ")"})
+	}
+	return it, nil
+}
+
+// evalElement computes c[key] (nil when c has no such key) or c[from..to] (the entries whose
+// keys are within the bounds, both included; nil when none is) on row r.
+func (s *selectPlan) evalElement(ctx *evalCtx, it *selItem, r outRow) ([]byte, error) {
+	bounds := make([][]byte, len(it.args))
+	for i := range it.args {
+		b, err := s.evalItem(ctx, &it.args[i], r)
+		if err != nil {
+			return nil, err
+		}
+		bounds[i] = b
+	}
+	ct := it.col.typ
+	keyType := it.args[0].typ
+	keys, vals := collectionEntries(ct, r.vals[it.col.idx])
+	if len(bounds) == 1 { // an element
+		if bounds[0] == nil {
+			return nil, invalid("Invalid null value for %s", it.args[0].name)
+		}
+		for i, k := range keys {
+			if compareValues(keyType, k, bounds[0]) == 0 {
+				if ct.code == primitive.DataTypeCodeMap {
+					return vals[i], nil
+				}
+				return k, nil
+			}
+		}
+		return nil, nil
+	}
+	var sk, sv [][]byte
+	for i, k := range keys {
+		if (bounds[0] == nil || compareValues(keyType, k, bounds[0]) >= 0) && (bounds[1] == nil || compareValues(keyType, k, bounds[1]) <= 0) {
+			sk = append(sk, k)
+			if vals != nil {
+				sv = append(sv, vals[i])
+			}
+		}
+	}
+	return encodeEntries(ct, sk, sv), nil
 }
 
 // analyseFuncSelector types a native scalar function used in a selection.
