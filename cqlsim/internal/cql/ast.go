@@ -194,6 +194,7 @@ const (
 // multiple Columns (a, b) > (1, 2) form a multi-column relation.
 type Relation struct {
 	Columns []string
+	Key     *Term // m[key] op term: a map entry restriction on the single column
 	Token   bool
 	Op      Operator
 	Value   *Term   // nil for IN with a list of terms

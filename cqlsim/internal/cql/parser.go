@@ -1503,6 +1503,17 @@ func (p *parser) relation() (Relation, error) {
 			return r, err
 		}
 		r.Columns = []string{c}
+		if p.acceptPunct("[") {
+			if r.Key, err = p.term(); err != nil {
+				return r, err
+			}
+			if err := p.expectPunct("]"); err != nil {
+				return r, err
+			}
+			if p.isKw("in") {
+				return r, p.errNoViable() // the grammar has no IN on a map entry
+			}
+		}
 	}
 	if p.acceptKw("in") {
 		r.Op = OpIn
@@ -1819,7 +1830,7 @@ func (p *parser) elementSelection(inner *Selector) (*Selector, error) {
 			el.To = to
 		}
 	}
-	if el.Term == nil && !el.Slice {
+	if el.Term == nil && el.From == nil && el.To == nil { // [..]: a slice needs a bound
 		return nil, p.errNoViable()
 	}
 	return el, p.expectPunct("]")

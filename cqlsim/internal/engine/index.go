@@ -41,6 +41,8 @@ func (ix *index) serves(c *column, op cql.Operator) bool {
 		return op == cql.OpContains
 	case "keys":
 		return op == cql.OpContKey
+	case "entries":
+		return op == opEntryEq
 	}
 	return false
 }

@@ -18,7 +18,11 @@ type rel struct {
 	in    []*boundTerm
 	tokFn bool // token(k) op token(v...): val holds the args
 	args  []*boundTerm
+	key   *boundTerm // opEntryEq: the map key (val is the entry's value)
 }
+
+// opEntryEq is the operator of a map entry restriction, m[key] = value.
+const opEntryEq cql.Operator = "[]="
 
 // resolvedRel is a relation with its values evaluated.
 type resolvedRel struct {
@@ -26,6 +30,7 @@ type resolvedRel struct {
 	v   []byte   // single value (tuple-encoded for multi-column)
 	vs  [][]byte // IN values
 	tok int64
+	key []byte // opEntryEq's map key
 }
 
 // analyseWhere checks and binds WHERE relations of table t.
@@ -35,7 +40,7 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 	seen := map[*column]*colRestr{}
 	for i := range rels {
 		r := &rels[i]
-		if !r.Token && len(r.Columns) == 1 {
+		if !r.Token && len(r.Columns) == 1 && r.Key == nil {
 			if c, ok := t.byName[r.Columns[0]]; ok {
 				cr := seen[c]
 				if cr == nil {
@@ -130,6 +135,10 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 			} else {
 				ar.val = bindTuple(r.Value)
 			}
+		case r.Key != nil:
+			if err := bindEntry(ar, r, bd); err != nil {
+				return nil, err
+			}
 		default:
 			c := ar.cols[0]
 			switch r.Op {
@@ -169,6 +178,26 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 		out = append(out, ar)
 	}
 	return out, nil
+}
+
+// bindEntry checks and binds the map entry restriction r (m[key] = value) into ar, as
+// Cassandra 5.0 allows it: equality on an entry of a map that is not frozen.
+func bindEntry(ar *rel, r *cql.Relation, bd *binder) error {
+	c := ar.cols[0]
+	switch {
+	case c.typ.code == primitive.DataTypeCodeList:
+		return invalid("Indexes on list entries (%s[index] = value) are not currently supported.", c.name)
+	case c.typ.code != primitive.DataTypeCodeMap:
+		return invalid("Column %s cannot be used as a map", c.name)
+	case c.typ.frozen:
+		return invalid("Map-entry equality predicates on frozen map column %s are not supported", c.name)
+	case r.Op != cql.OpEq:
+		return invalid("Only EQ relations are supported on map entries")
+	}
+	ar.op = opEntryEq
+	ar.key = bd.bind(r.Key, c.typ.key, "key("+c.name+")")
+	ar.val = bd.bind(r.Value, c.typ.val, "value("+c.name+")")
+	return nil
 }
 
 func termText(t *cql.Term) string { return termCQL(t) }
@@ -248,9 +277,22 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 				if r.token {
 					return nil, invalid("Invalid null value for partition key token")
 				}
+				if r.key != nil {
+					return nil, invalid("Unsupported null map value for column %s", colName())
+				}
 				return nil, invalid("Invalid null value in condition for column %s", colName())
 			}
 			rr.v = v.b
+			if r.key != nil {
+				k, err := r.key.eval(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if k.b == nil || k.unset {
+					return nil, invalid("Unsupported null map key for column %s", r.cols[0].name)
+				}
+				rr.key = k.b
+			}
 			if r.token {
 				if len(v.b) != 8 {
 					return nil, invalid("Expected 8 or 0 byte long (%d)", len(v.b))
@@ -350,6 +392,14 @@ func (rr *resolvedRel) matches(vals [][]byte, token int64) bool {
 		for _, x := range es {
 			if compareValues(c.typ.elem, x, rr.v) == 0 {
 				return true
+			}
+		}
+		return false
+	case opEntryEq:
+		ks, vs, _ := decodeMap(v)
+		for i, x := range ks {
+			if compareValues(c.typ.key, x, rr.key) == 0 {
+				return compareValues(c.typ.val, vs[i], rr.v) == 0
 			}
 		}
 		return false
