@@ -106,8 +106,12 @@
 // engine package; this package is the protocol layer around it. The engine answers as Cassandra
 // 5.0 does, with its results, column names, error codes and messages: cqlsim/difftest runs
 // several hundred statements against a Cassandra node and cqlsim and compares the answers.
+// Vector search (SELECT ... ORDER BY v ANN OF [...] LIMIT n on a vector<float, n> column with a
+// storage-attached index) follows Cassandra 5.0's rules and messages; cqlsim finds the exact
+// nearest neighbours by brute force, by the index's similarity_function (cosine by default),
+// most similar first, rows of equal similarity in token and clustering order, all in one page as
+// Cassandra answers (whose approximate search gives the same answer on small data sets).
 // Materialized views and user-defined functions are refused as Cassandra 5.0's default
-// configuration refuses them; statements outside the subset (CAST, vector search with ANN OF,
-// LIKE, GRANT and roles, DESCRIBE, among others) fail with an Invalid error that says cqlsim
-// does not support them.
+// configuration refuses them; statements outside the subset (CAST, LIKE, GRANT and roles,
+// DESCRIBE, among others) fail with an Invalid error that says cqlsim does not support them.
 package cqlsim

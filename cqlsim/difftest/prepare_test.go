@@ -35,6 +35,9 @@ var preparedStatements = []string{
 	"UPDATE {ks}.cnt SET n = n + ? WHERE k = ?",
 	"DELETE v, m[?] FROM {ks}.p WHERE a = ? AND b = ? AND c = ? AND d = ? IF EXISTS",
 	"DELETE FROM {ks}.p WHERE a = ? AND b = ? AND c >= ?",
+	"SELECT a, c FROM {ks}.p WHERE a = ? AND b = ? ORDER BY vec ANN OF ? LIMIT ?",
+	"SELECT a, similarity_cosine(vec, ?) FROM {ks}.p ORDER BY vec ANN OF ? LIMIT 5",
+	"SELECT a FROM {ks}.p ORDER BY vec ANN OF :q LIMIT :n",
 	"SELECT * FROM system.local WHERE key = ?",
 	"SELECT keyspace_name, table_name FROM system_schema.tables WHERE keyspace_name = ?",
 }
@@ -96,7 +99,8 @@ func TestPrepareMetadata(t *testing.T) {
 	schema := []Step{
 		{Query: "CREATE KEYSPACE {ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"},
 		{Query: "CREATE TYPE {ks}.addr (street text, zip int)"},
-		{Query: "CREATE TABLE {ks}.p (a int, b text, c int, d text, v bigint, l list<int>, m map<text, int>, u addr, PRIMARY KEY ((b, a), c, d))"},
+		{Query: "CREATE TABLE {ks}.p (a int, b text, c int, d text, v bigint, l list<int>, m map<text, int>, u addr, vec vector<float, 3>, PRIMARY KEY ((b, a), c, d))"},
+		{Query: "CREATE INDEX ON {ks}.p (vec) USING 'sai'"},
 		{Query: "CREATE TABLE {ks}.cnt (k int PRIMARY KEY, n counter)"},
 	}
 	for _, o := range Run(session(t, hosts[0]), ks, schema) {

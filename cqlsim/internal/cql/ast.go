@@ -303,10 +303,12 @@ type Selector struct {
 	Raw      string // source text, used as the default column name
 }
 
-// OrderBy is one ORDER BY item.
+// OrderBy is one ORDER BY item: a column in ascending or descending order, or Cassandra 5.0's
+// vector search, column ANN OF vector (ANN is the vector: a literal, a cast or a bind marker).
 type OrderBy struct {
 	Column string
 	Desc   bool
+	ANN    *Term
 }
 
 // Select is SELECT.

@@ -399,10 +399,10 @@ func (p *parser) createIndex() (Statement, error) {
 		}
 		p.i++
 		ci.Using = t.Text
-		if p.acceptKw("with") {
-			if ci.Options, err = p.properties(); err != nil {
-				return nil, err
-			}
+	}
+	if p.acceptKw("with") {
+		if ci.Options, err = p.properties(); err != nil {
+			return nil, err
 		}
 	}
 	return ci, nil
@@ -1682,6 +1682,14 @@ func (p *parser) selectStmt() (Statement, error) {
 				return nil, err
 			}
 			ob := OrderBy{Column: c}
+			if p.acceptKw("ann") {
+				if err := p.expectKw("of"); err != nil {
+					return nil, err
+				}
+				if ob.ANN, err = p.term(); err != nil {
+					return nil, err
+				}
+			}
 			if p.acceptKw("desc") {
 				ob.Desc = true
 			} else {

@@ -155,3 +155,46 @@ func TestLongStatementAndDurationCase(t *testing.T) {
 		}
 	}
 }
+
+// ORDER BY column ANN OF vector: Cassandra 5.0's vector search, with a literal, a cast or a bind
+// marker, keywords in any case; a column named ann is still ordered by; ANN without OF fails
+// in Cassandra's words (checked against Cassandra 5.0.9). CREATE INDEX takes WITH OPTIONS with
+// or without USING (the engine refuses options on a non-custom index, as Cassandra does).
+func TestParseANN(t *testing.T) {
+	p, err := Parse("SELECT k FROM t WHERE k = ? ORDER BY v ANN OF [1.0, 2.5] LIMIT ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Stmt.(*Select)
+	if len(s.OrderBy) != 1 || s.OrderBy[0].Column != "v" || s.OrderBy[0].ANN == nil || s.OrderBy[0].ANN.Kind != TermList ||
+		len(s.OrderBy[0].ANN.Elems) != 2 || s.OrderBy[0].Desc || s.Limit == nil || s.Limit.BindIdx != 1 {
+		t.Errorf("unexpected ANN ordering: %+v limit %+v", s.OrderBy, s.Limit)
+	}
+	p, err = Parse("select k from t order by \"V\" ann of :q desc limit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = p.Stmt.(*Select)
+	if ob := s.OrderBy[0]; ob.Column != "V" || ob.ANN == nil || ob.ANN.Kind != TermBind || ob.ANN.BindName != "q" || !ob.Desc || p.Markers != 1 {
+		t.Errorf("unexpected ANN ordering with a named marker: %+v", s.OrderBy)
+	}
+	p, err = Parse("SELECT k FROM t ORDER BY v ANN OF (vector<float, 2>) [1.0, 0.0], ann ASC LIMIT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = p.Stmt.(*Select)
+	if len(s.OrderBy) != 2 || s.OrderBy[0].ANN == nil || s.OrderBy[0].ANN.Kind != TermCast || s.OrderBy[1].Column != "ann" || s.OrderBy[1].ANN != nil {
+		t.Errorf("unexpected orderings: %+v", s.OrderBy)
+	}
+	q := "SELECT k FROM a ORDER BY v ANN [1.0, 0.0] LIMIT 1"
+	if _, err := Parse(q); err == nil || err.Error() != "line 1:31 mismatched input '[' expecting K_OF (...a ORDER BY v ANN [[]...)" {
+		t.Errorf("Parse(%q) = %v", q, err)
+	}
+	p, err = Parse("CREATE INDEX ON t (v) WITH OPTIONS = {'similarity_function': 'cosine'}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci := p.Stmt.(*CreateIndex); ci.Using != "" || ci.Options["options"] == nil {
+		t.Errorf("unexpected index: %+v", ci)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +20,83 @@ type index struct {
 	table  string
 	column string
 	kind   string // "", "keys", "values", "entries", "full"
-	class  string // custom index class, "" for a legacy secondary index
+	class  string // custom index class as written in USING, "" for a legacy secondary index
+	// options are the index's WITH OPTIONS, listed in system_schema.indexes beside its target
+	// and class (a storage-attached index on a vector takes similarity_function).
+	options map[string]string
+}
+
+// sai reports whether the index is a storage-attached index (Cassandra 5.0's SAI, which
+// answers vector searches).
+func (ix *index) sai() bool { return isSAIClass(ix.class) }
+
+// isSAIClass reports whether a USING class names Cassandra's storage-attached index.
+func isSAIClass(class string) bool {
+	return strings.EqualFold(class, "sai") || strings.EqualFold(class, "StorageAttachedIndex") ||
+		class == "org.apache.cassandra.index.sai.StorageAttachedIndex"
+}
+
+// similarityFunction is the similarity function (similarity_cosine, similarity_euclidean or
+// similarity_dot_product) by which a vector search on the index orders rows: the index's
+// similarity_function option, cosine by default, as in Cassandra.
+func (ix *index) similarityFunction() string {
+	if f := ix.options["similarity_function"]; f != "" {
+		return "similarity_" + strings.ToLower(f)
+	}
+	return "similarity_cosine"
+}
+
+// saiOptions are the WITH OPTIONS keys Cassandra 5.0's storage-attached index understands.
+var saiOptions = map[string]bool{
+	"similarity_function": true, "maximum_node_connections": true, "construction_beam_width": true, "optimize_for": true,
+	"case_sensitive": true, "normalize": true, "ascii": true, "index_analyzer": true, "query_analyzer": true,
+}
+
+// indexOptions reads the WITH OPTIONS of CREATE INDEX, which Cassandra refuses on a legacy
+// index.
+func indexOptions(st *cql.CreateIndex) (map[string]string, error) {
+	raw := st.Options["options"]
+	if raw == nil {
+		return nil, nil
+	}
+	if !st.Custom && st.Using == "" {
+		return nil, invalid("Cannot specify options for a non-CUSTOM index")
+	}
+	opts := map[string]string{}
+	for i, k := range raw.Elems {
+		if i < len(raw.Values) {
+			opts[k.Text] = raw.Values[i].Text
+		}
+	}
+	return opts, nil
+}
+
+// validateSAIOptions checks the options of a storage-attached index on column c as Cassandra 5.0
+// does: only the options it understands, and vector options (similarity_function: cosine,
+// euclidean or dot_product, in any case) only on a vector.
+func validateSAIOptions(opts map[string]string, c *column) error {
+	var unknown []string
+	for k := range opts {
+		if !saiOptions[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return configError("Properties specified [%s] are not understood by StorageAttachedIndex", strings.Join(unknown, ", "))
+	}
+	if f, ok := opts["similarity_function"]; ok {
+		if c.typ.code != kindVector {
+			return invalid("CQL type %s cannot have vector options", c.typ.plainString())
+		}
+		switch strings.ToUpper(f) {
+		case "COSINE", "EUCLIDEAN", "DOT_PRODUCT":
+		default:
+			// sic: Cassandra 5.0 names no index here
+			return invalid("Similarity function %s was not recognized for index null. Valid values are: EUCLIDEAN, DOT_PRODUCT, COSINE", strings.ToUpper(f))
+		}
+	}
+	return nil
 }
 
 func (ix *index) target() string {
@@ -123,9 +200,22 @@ func (e *Engine) createIndex(st *cql.CreateIndex, current string) (*Result, erro
 	}
 	ix := &index{name: name, table: t.name, column: c.name, kind: kind}
 	if st.Custom || st.Using != "" {
-		ix.class = st.Using
-		if strings.EqualFold(ix.class, "sai") || strings.EqualFold(ix.class, "StorageAttachedIndex") {
-			ix.class = "org.apache.cassandra.index.sai.StorageAttachedIndex"
+		ix.class = st.Using // listed as written, as Cassandra lists it
+	}
+	if ix.sai() && c.typ.code == kindVector && c.typ.elem.code != primitive.DataTypeCodeFloat {
+		return nil, invalid("SAI ANN indexes are only allowed on vector columns with float elements")
+	}
+	if ix.options, err = indexOptions(st); err != nil {
+		return nil, err
+	}
+	for _, other := range k.indexes {
+		if ix.sai() && other.sai() && other.table == ix.table && other.column == ix.column && !maps.Equal(other.options, ix.options) {
+			return nil, invalid("Cannot create more than one storage-attached index on the same column: %s", c.name)
+		}
+	}
+	if ix.sai() {
+		if err := validateSAIOptions(ix.options, c); err != nil {
+			return nil, err
 		}
 	}
 	for _, other := range k.indexes {
@@ -187,6 +277,9 @@ func indexRows(e *Engine, target *table) [][][]byte {
 			if ix.class != "" {
 				kind = "CUSTOM"
 				opts["class_name"] = ix.class
+			}
+			for k, v := range ix.options {
+				opts[k] = v
 			}
 			rows = append(rows, rowOf(target, map[string][]byte{
 				"keyspace_name": encText(kn), "table_name": encText(ix.table), "index_name": encText(ix.name),

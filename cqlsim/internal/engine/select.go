@@ -65,6 +65,7 @@ type selectPlan struct {
 	pkIdx        []uint16
 	json         bool // SELECT JSON: one [json] column rendering the selection
 	groupBy      []*column
+	ann          *annPlan // ORDER BY column ANN OF vector: a vector search
 }
 
 func (s *selectPlan) resultColumns() []Column {
@@ -124,6 +125,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			sp.items = append(sp.items, *it)
 		}
 	}
+	for i := range sp.items {
+		registerSelectionMarkers(bd, &sp.items[i])
+	}
 	for _, it := range sp.items {
 		if it.aggregate() {
 			sp.aggregate = true
@@ -177,6 +181,20 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		if !hasToken {
 			needFiltering = true
 		}
+	}
+	hasANN := false
+	for _, ob := range st.OrderBy {
+		hasANN = hasANN || ob.ANN != nil
+	}
+	if hasANN {
+		// a vector search has its own rules for restrictions and ordering
+		if err := e.planANN(sp, st, bd); err != nil {
+			return nil, err
+		}
+		return e.finishSelect(sp, st, bd)
+	}
+	if err := e.vectorRestricted(t, sp.rels); err != nil {
+		return nil, err
 	}
 	if pkPartial {
 		if !st.AllowFiltering {
@@ -246,6 +264,12 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			return nil, err
 		}
 	}
+	return e.finishSelect(sp, st, bd)
+}
+
+// finishSelect binds the limits of an analysed SELECT and its partition key markers.
+func (e *Engine) finishSelect(sp *selectPlan, st *cql.Select, bd *binder) (plan, error) {
+	t := sp.t
 	if st.Limit != nil {
 		sp.limit = bd.bind(st.Limit, tInt, "[limit]")
 	}
@@ -381,6 +405,17 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 	return nil, unsupported("this selector (" + s.Raw + ")")
 }
 
+// registerSelectionMarkers types the bind markers among a selector's function arguments, named
+// [selection] as Cassandra names them in the prepared metadata.
+func registerSelectionMarkers(bd *binder, it *selItem) {
+	if it.kind == selConst && it.term != nil && it.term.Kind == cql.TermBind {
+		bd.register(it.term, it.typ, "[selection]")
+	}
+	for i := range it.args {
+		registerSelectionMarkers(bd, &it.args[i])
+	}
+}
+
 // outRow is one row produced by a scan.
 type outRow struct {
 	p    *partition
@@ -471,6 +506,9 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	}
 	if hasLimit && limit <= 0 {
 		return nil, invalid("LIMIT must be strictly positive")
+	}
+	if s.ann != nil {
+		return s.execANN(ctx, t, rrs, limit, hasLimit)
 	}
 	if !hasLimit {
 		limit = -1

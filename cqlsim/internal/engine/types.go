@@ -140,7 +140,8 @@ func (t *ctype) marshalClass() string {
 	const p = "org.apache.cassandra.db.marshal."
 	switch t.code {
 	case kindVector:
-		return fmt.Sprintf("%s(%s, %d)", vectorClass, t.elem.marshalClass(), t.dim)
+		// " , " as Cassandra 5.0 spells it (VectorType(...FloatType , 3))
+		return fmt.Sprintf("%s(%s , %d)", vectorClass, t.elem.marshalClass(), t.dim)
 	case primitive.DataTypeCodeList:
 		return p + "ListType(" + t.elem.marshalClass() + ")"
 	case primitive.DataTypeCodeSet:

@@ -197,7 +197,7 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		for _, e := range t.Elems {
 			r, err := c.evalTerm(e, ty.elem, name)
 			if err != nil {
-				return nil, err
+				return nil, elemError(err, "Invalid vector literal for %s: value %s is not of type %s", name, termCQL(e), ty.elem.plainString())
 			}
 			if r.b == nil {
 				return nil, invalid("null is not supported inside vectors")
