@@ -205,3 +205,14 @@ func decimalRat(b []byte) *big.Rat {
 	}
 	return r.Mul(r, p)
 }
+
+// wantInvalid runs each statement of want and checks that it fails as Invalid with the
+// message want gives it.
+func (te *testEngine) wantInvalid(want map[string]string) {
+	te.t.Helper()
+	for q, msg := range want {
+		if code, got := te.errCode(q); code != CodeInvalid || got != msg {
+			te.t.Errorf("%s: %v %q, want Invalid %q", q, code, got, msg)
+		}
+	}
+}

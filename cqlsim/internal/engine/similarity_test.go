@@ -26,16 +26,12 @@ func TestSimilarityFunctions(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.Name, got, want[i])
 		}
 	}
-	for q, msg := range map[string]string{
+	te.wantInvalid(map[string]string{
 		"SELECT similarity_cosine(e, [0.0, 0.0, 0.0]) FROM v WHERE k = 1": "Function system.similarity_cosine doesn't support all-zero vectors.",
 		"SELECT similarity_cosine(e, [1.0, 2.0]) FROM v WHERE k = 1":      "All arguments must have the same vector dimensions",
 		"SELECT similarity_euclidean(k, e) FROM v WHERE k = 1":            "Function system.similarity_euclidean requires a float vector argument, but found argument k of type int",
 		"SELECT similarity_dot_product(e) FROM v WHERE k = 1":             "Invalid number of arguments for function system.similarity_dot_product(vector<float, n>, vector<float, n>)",
-	} {
-		if code, got := te.errCode(q); code != CodeInvalid || got != msg {
-			t.Errorf("%s: %v %q, want %q", q, code, got, msg)
-		}
-	}
+	})
 	if rows := te.rows("SELECT similarity_cosine(e, null) FROM v WHERE k = 1"); len(rows) != 1 || !strings.Contains(rows[0], "null") {
 		t.Errorf("similarity with null: %q, want a null value", rows)
 	}
