@@ -44,3 +44,20 @@ func TestAlterIfExistsResults(t *testing.T) {
 		t.Errorf("the old name: %v %q", code, msg)
 	}
 }
+
+// TestAlterNamesWithinStatement: two renames to one name, or one column added twice, are
+// refused as a name already taken (they once left two columns of one name, a table with no
+// writable partition key).
+func TestAlterNamesWithinStatement(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+	te.wantInvalid(map[string]string{
+		"ALTER TABLE t RENAME k TO x AND c TO x":          "Cannot rename column c to x in table 'ks.t'; another column with that name already exists",
+		"ALTER TABLE t ADD (q int, q int)":                "Column with name 'q' already exists",
+		"ALTER TABLE t ADD IF NOT EXISTS (q int, q text)": "Column with name 'q' already exists",
+	})
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 2, 3)")
+	if rows := te.rows("SELECT k, c, v FROM t WHERE k = 1"); len(rows) != 1 {
+		t.Errorf("after the refused ALTERs: %q", rows)
+	}
+}

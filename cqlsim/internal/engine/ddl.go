@@ -439,8 +439,8 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 	if st.Options != nil {
 		return applyTableOptions(t, st.Options)
 	}
-	for _, d := range st.Add {
-		if _, ok := t.byName[d.Name]; ok {
+	for i, d := range st.Add {
+		if _, ok := t.byName[d.Name]; ok || slices.ContainsFunc(st.Add[:i], func(o cql.ColumnDef) bool { return o.Name == d.Name }) {
 			return invalid("Column with name '%s' already exists", d.Name)
 		}
 		ty, err := resolveType(d.Type, t.ks, e.udtResolver(), false)
@@ -521,6 +521,7 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 // renameColumns renames primary key columns of t (keyspace k), as ALTER TABLE ... RENAME:
 // every rename is checked against the table as it was, then all are applied.
 func (e *Engine) renameColumns(k *keyspace, t *table, renames []cql.Rename) error {
+	targets := map[string]bool{}
 	for _, r := range renames {
 		c, err := t.column(r.From)
 		if err != nil {
@@ -529,9 +530,10 @@ func (e *Engine) renameColumns(k *keyspace, t *table, renames []cql.Rename) erro
 		if c.kind != kindPartitionKey && c.kind != kindClustering {
 			return invalid("Cannot rename non PRIMARY KEY column %s", r.From)
 		}
-		if t.byName[r.To] != nil {
+		if t.byName[r.To] != nil || targets[r.To] { // two renames to one name too
 			return invalid("Cannot rename column %s to %s in table '%s.%s'; another column with that name already exists", r.From, r.To, k.name, t.name)
 		}
+		targets[r.To] = true
 		for _, ix := range k.indexes {
 			if ix.table == t.name && ix.column == r.From {
 				return invalid("Can't rename column %s because it has dependent secondary indexes (%s)", r.From, ix.name)

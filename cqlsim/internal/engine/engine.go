@@ -231,17 +231,17 @@ func (e *Engine) Prepare(keyspace, query string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The statement is stored before e.mu is released, so that a schema change that must
+	// forget it (forgetPrepared, under e.mu) cannot run between its plan and its storing.
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	pl, err := e.plan(p, keyspace)
-	var tabs []string
-	if err == nil {
-		for _, t := range tablesOf(pl) {
-			tabs = append(tabs, t.ks+"."+t.name)
-		}
-	}
-	e.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	var tabs []string
+	for _, t := range tablesOf(pl) {
+		tabs = append(tabs, t.ks+"."+t.name)
 	}
 	prep := &Prepared{
 		ID:       preparedID(keyspace, query),

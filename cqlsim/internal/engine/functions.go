@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -338,13 +336,11 @@ func (c *evalCtx) fromJSONTerm(t *cql.Term, ty *ctype, name string) (termResult,
 	if err != nil || arg.b == nil || arg.unset {
 		return arg, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(arg.b))
-	dec.UseNumber()
 	failure := func(msg string) error {
 		return &Error{Code: CodeFunctionFailure, Keyspace: "system", Function: "fromjson", ArgTypes: []string{"text"}, Message: msg}
 	}
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSONText(arg.b)
+	if err != nil {
 		return termResult{}, failure(fmt.Sprintf("execution of 'system.fromjson[text]' failed: Could not decode JSON string '%s': %v", arg.b, err))
 	}
 	b, err := fromJSON(ty, v, name)

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -346,19 +348,26 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 		for k, val := range obj {
 			var kv any = k
 			if ty.key.code != primitive.DataTypeCodeVarchar && ty.key.code != primitive.DataTypeCodeAscii {
-				dec := json.NewDecoder(strings.NewReader(k))
-				dec.UseNumber()
-				if err := dec.Decode(&kv); err != nil {
-					kv = k
+				switch d, err := decodeJSONText([]byte(k)); {
+				case err == nil:
+					kv = d
+				case errors.Is(err, errJSONNumber):
+					return nil, invalid("Error decoding JSON value for %s: Could not decode JSON string '%s'", name, k)
 				}
 			}
 			kb, err := fromJSON(ty.key, kv, name)
 			if err != nil {
 				return nil, err
 			}
+			if kb == nil {
+				return nil, invalid("Invalid null key in map for %s", name)
+			}
 			vb, err := fromJSON(ty.val, val, name)
 			if err != nil {
 				return nil, err
+			}
+			if vb == nil {
+				return nil, invalid("null is not supported inside collections")
 			}
 			ks, vs = append(ks, kb), append(vs, vb)
 		}
@@ -407,3 +416,25 @@ func jsonColumnName(k string) string {
 	}
 	return strings.ToLower(k)
 }
+
+// decodeJSONText decodes one JSON value from b, numbers as json.Number. Like a strict JSON
+// parser it refuses a number followed at once by more of a number ("01": a leading zero), which
+// the Go decoder would read as its first digit alone; other trailing input is left unread, as
+// Cassandra's parser leaves it.
+func decodeJSONText(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, num := v.(json.Number); num {
+		if off := int(dec.InputOffset()); off < len(b) && strings.IndexByte("0123456789.eE+-", b[off]) >= 0 {
+			return nil, fmt.Errorf("%w: %q", errJSONNumber, b)
+		}
+	}
+	return v, nil
+}
+
+// errJSONNumber is decodeJSONText's error for a number a strict parser refuses.
+var errJSONNumber = errors.New("invalid JSON number")

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,30 @@ func TestJSONFunctions(t *testing.T) {
 		if code, msg := te.errCode(q); code != e.code || msg != e.msg {
 			t.Errorf("%s: %v %q, want %v %q", q, code, msg, e.code, e.msg)
 		}
+	}
+}
+
+// TestJSONStrictValues: JSON that a strict parser refuses is refused (a leading zero, which the
+// Go decoder reads as a 0 followed by more input), and neither a map key nor a map value may
+// be null, whether the JSON comes through fromJson or INSERT JSON.
+func TestJSONStrictValues(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE j (k int PRIMARY KEY, i int, m map<int, int>, t map<text, int>)")
+	if code, msg := te.errCode("INSERT INTO j (k, i) VALUES (1, fromJson('01'))"); code != CodeFunctionFailure || !strings.HasPrefix(msg, "execution of 'system.fromjson[text]' failed: Could not decode JSON string '01'") {
+		t.Errorf("fromJson('01'): %v %q", code, msg)
+	}
+	for _, q := range []string{
+		`INSERT INTO j (k, m) VALUES (1, fromJson('{"1": 1, "01": 2}'))`,
+		`INSERT INTO j (k, m) VALUES (1, fromJson('{"null": 1}'))`,
+		`INSERT INTO j (k, t) VALUES (1, fromJson('{"a": null}'))`,
+		`INSERT INTO j JSON '{"k": 1, "t": {"a": null}}'`,
+		`INSERT INTO j JSON '{"k": 1, "m": {"null": 1}}'`,
+	} {
+		if _, err := te.exec(q); err == nil {
+			t.Errorf("%s: accepted", q)
+		}
+	}
+	if rows := te.rows("SELECT k FROM j"); len(rows) != 0 {
+		t.Errorf("rows written: %q", rows)
 	}
 }
