@@ -198,7 +198,13 @@ func (d *ddlPlan) exec(e *Engine, _ *evalCtx, _ *Request) (*Result, error) {
 			// IF [NOT] EXISTS leaves out the columns that are (not) there; with none left the
 			// statement changes nothing, and says so with a void result.
 			alt := *st
-			alt.Add = slices.DeleteFunc(slices.Clone(st.Add), func(d cql.ColumnDef) bool { return st.AddIfNotExists && t.byName[d.Name] != nil })
+			// a column named twice is added once, as the second finds the first there
+			seen := map[string]bool{}
+			alt.Add = slices.DeleteFunc(slices.Clone(st.Add), func(d cql.ColumnDef) bool {
+				skip := st.AddIfNotExists && (t.byName[d.Name] != nil || seen[d.Name])
+				seen[d.Name] = true
+				return skip
+			})
 			alt.Drop = slices.DeleteFunc(slices.Clone(st.Drop), func(n string) bool { return st.DropIfExists && t.byName[n] == nil })
 			if len(alt.Add) == 0 && len(alt.Drop) == 0 {
 				return voidResult(), nil

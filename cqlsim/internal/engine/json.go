@@ -348,11 +348,10 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 		for k, val := range obj {
 			var kv any = k
 			if ty.key.code != primitive.DataTypeCodeVarchar && ty.key.code != primitive.DataTypeCodeAscii {
-				switch d, err := decodeJSONText([]byte(k)); {
-				case err == nil:
+				// A key is its JSON text read leniently, as Cassandra reads it: "01" is 1, and a
+				// key that is no JSON value (a date, a uuid) or is null ("null") is the string.
+				if d, err := decodeJSONText([]byte(k)); err == nil && d != nil {
 					kv = d
-				case errors.Is(err, errJSONNumber):
-					return nil, invalid("Error decoding JSON value for %s: Could not decode JSON string '%s'", name, k)
 				}
 			}
 			kb, err := fromJSON(ty.key, kv, name)
@@ -360,14 +359,14 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 				return nil, err
 			}
 			if kb == nil {
-				return nil, invalid("Invalid null key in map for %s", name)
+				return nil, invalid("Error decoding JSON value for %s: Invalid null value in map", name)
 			}
 			vb, err := fromJSON(ty.val, val, name)
 			if err != nil {
 				return nil, err
 			}
 			if vb == nil {
-				return nil, invalid("null is not supported inside collections")
+				return nil, invalid("Error decoding JSON value for %s: Invalid null value in map", name)
 			}
 			ks, vs = append(ks, kb), append(vs, vb)
 		}
@@ -417,10 +416,10 @@ func jsonColumnName(k string) string {
 	return strings.ToLower(k)
 }
 
-// decodeJSONText decodes one JSON value from b, numbers as json.Number. Like a strict JSON
-// parser it refuses a number followed at once by more of a number ("01": a leading zero), which
-// the Go decoder would read as its first digit alone; other trailing input is left unread, as
-// Cassandra's parser leaves it.
+// decodeJSONText decodes the JSON text of fromJson as Cassandra's parser does: one value,
+// numbers as json.Number, trailing input left unread, but a number followed at once by more of
+// a number ("01": a leading zero), which the Go decoder would read as its first digit alone,
+// refused.
 func decodeJSONText(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

@@ -36,9 +36,10 @@ func TestJSONFunctions(t *testing.T) {
 	}
 }
 
-// TestJSONStrictValues: JSON that a strict parser refuses is refused (a leading zero, which the
-// Go decoder reads as a 0 followed by more input), and neither a map key nor a map value may
-// be null, whether the JSON comes through fromJson or INSERT JSON.
+// TestJSONStrictValues: fromJson's text is refused where Cassandra's strict parser refuses it
+// (a leading zero, which the Go decoder reads as a 0 followed by more input), and neither a map
+// key nor a map value may be null, whether the JSON comes through fromJson or INSERT JSON; a map
+// key is read leniently, as Cassandra reads it.
 func TestJSONStrictValues(t *testing.T) {
 	te := setupKS(t)
 	te.mustExec("CREATE TABLE j (k int PRIMARY KEY, i int, m map<int, int>, t map<text, int>)")
@@ -46,7 +47,6 @@ func TestJSONStrictValues(t *testing.T) {
 		t.Errorf("fromJson('01'): %v %q", code, msg)
 	}
 	for _, q := range []string{
-		`INSERT INTO j (k, m) VALUES (1, fromJson('{"1": 1, "01": 2}'))`,
 		`INSERT INTO j (k, m) VALUES (1, fromJson('{"null": 1}'))`,
 		`INSERT INTO j (k, t) VALUES (1, fromJson('{"a": null}'))`,
 		`INSERT INTO j JSON '{"k": 1, "t": {"a": null}}'`,
@@ -58,5 +58,10 @@ func TestJSONStrictValues(t *testing.T) {
 	}
 	if rows := te.rows("SELECT k FROM j"); len(rows) != 0 {
 		t.Errorf("rows written: %q", rows)
+	}
+	// a map key is read leniently, as Cassandra reads it
+	te.mustExec(`INSERT INTO j (k, m) VALUES (2, fromJson('{"01": 2}'))`)
+	if rows := te.rows("SELECT m FROM j WHERE k = 2"); !slices.Equal(rows, []string{"{1: 2}"}) {
+		t.Errorf(`key "01": %q`, rows)
 	}
 }
