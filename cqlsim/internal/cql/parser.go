@@ -687,7 +687,9 @@ func (p *parser) alterStmt() (Statement, error) {
 		at := &AlterTable{Table: n, IfExists: ie}
 		switch {
 		case p.acceptKw("add"):
-			at.AddIfNotExists = p.acceptIfNotExists()
+			if at.AddIfNotExists, err = p.ifNotExists(); err != nil {
+				return nil, err
+			}
 			paren := p.acceptPunct("(")
 			for {
 				c, err := p.ident()
@@ -757,7 +759,9 @@ func (p *parser) alterStmt() (Statement, error) {
 		at := &AlterType{Type: n, IfExists: ie}
 		switch {
 		case p.acceptKw("add"):
-			at.AddIfNotExists = p.acceptIfNotExists()
+			if at.AddIfNotExists, err = p.ifNotExists(); err != nil {
+				return nil, err
+			}
 			f, err := p.identAllowKw()
 			if err != nil {
 				return nil, err
@@ -792,15 +796,6 @@ func (p *parser) alterStmt() (Statement, error) {
 // a name.
 func isLiteralWord(w string) bool {
 	return strings.EqualFold(w, "null") || strings.EqualFold(w, "true") || strings.EqualFold(w, "false")
-}
-
-// acceptIfNotExists consumes IF NOT EXISTS when it comes next.
-func (p *parser) acceptIfNotExists() bool {
-	if p.isKw("if") && p.isKwAt(1, "not") && p.isKwAt(2, "exists") {
-		p.i += 3
-		return true
-	}
-	return false
 }
 
 // alterTypeClause parses "name TYPE type" after ALTER TABLE ... ALTER (or ALTER TYPE ...
