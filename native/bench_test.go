@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -183,6 +184,61 @@ func readParallel(b *testing.B, s *native.Session) {
 				return
 			}
 		}
+	})
+}
+
+// BenchmarkReadPreparedAsync reads row 1 as BenchmarkReadPreparedParallel does, but from one
+// goroutine that keeps 64 requests in flight with ExecuteAsync (a pipeline): the cost of the
+// asynchronous API next to the synchronous one at the same concurrency ("sync").
+func BenchmarkReadPreparedAsync(b *testing.B) {
+	ns, _ := benchSessions(b)
+	ctx := context.Background()
+	sel, err := ns.Prepare(ctx, benchSelect)
+	if err != nil {
+		b.Fatal(err)
+	}
+	check := func(res *native.Result, err error) bool {
+		if err != nil {
+			b.Error(err)
+			return false
+		}
+		row, _ := res.First()
+		if v, err := native.Get[string](row, 1); err != nil || v != "hello world" {
+			b.Error(v, err)
+			return false
+		}
+		return true
+	}
+	const window = 64
+	b.Run("async", func(b *testing.B) {
+		b.ReportAllocs()
+		ring := make([]*native.Pending, 0, window)
+		for i := range b.N {
+			if len(ring) == window {
+				if !check(ring[i%window].Result()) {
+					return
+				}
+				ring[i%window] = ns.ExecuteAsync(ctx, sel.Bind(1))
+				continue
+			}
+			ring = append(ring, ns.ExecuteAsync(ctx, sel.Bind(1)))
+		}
+		for _, p := range ring {
+			if !check(p.Result()) {
+				return
+			}
+		}
+	})
+	b.Run("sync", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism((window + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if !check(ns.Execute(ctx, sel.Bind(1))) {
+					return
+				}
+			}
+		})
 	})
 }
 

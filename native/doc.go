@@ -86,8 +86,10 @@
 //
 // Session.ExecuteAsync, Session.ExecuteBatchAsync and Result.NextPageAsync return a *Pending
 // at once; its Done channel closes when the request completes, and Result returns the outcome.
-// One goroutine can keep thousands of requests in flight. The synchronous methods are built on
-// the asynchronous ones.
+// One goroutine can keep thousands of requests in flight. An asynchronous request runs the
+// same path as a synchronous one (routing, retries, re-preparing) on one of the session's
+// worker goroutines, which are kept for the next requests (so a request does not pay for a new
+// goroutine's stack to grow) and end after about five idle seconds, or at Close.
 //
 // # Errors
 //

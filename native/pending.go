@@ -101,7 +101,12 @@ func (p *Pending) settle(res *Result, err error) {
 }
 
 // fire runs the hooks registered so far, and marks p so that later ones run at once.
-func (p *Pending) fire() {
+func (p *Pending) fire() { p.fireIn(nil) }
+
+// fireIn is fire in a goroutine of g (nil: of none): the hooks run as g's callbacks (see
+// goroutineSet.callback), so that a hook may call Session.Close, which does not wait for a
+// goroutine while it runs a callback.
+func (p *Pending) fireIn(g *goroutineSet) {
 	for {
 		p.mu.Lock()
 		hook, hooks := p.hook, p.hooks
@@ -112,11 +117,18 @@ func (p *Pending) fire() {
 			return
 		}
 		p.mu.Unlock()
-		if hook != nil {
-			hook()
+		run := func() {
+			if hook != nil {
+				hook()
+			}
+			for _, f := range hooks {
+				f()
+			}
 		}
-		for _, f := range hooks {
-			f()
+		if g != nil {
+			g.callback(true, run)
+		} else {
+			run()
 		}
 	}
 }

@@ -29,7 +29,8 @@ type Session struct {
 	ctx     context.Context // cancelled by Close; bounds background work
 	cancel  context.CancelFunc
 	wg      goroutineSet // background goroutines and asynchronous requests
-	asyncMu sync.RWMutex // orders goAsync's wg.Add before Close's wg.Wait
+	asyncMu sync.RWMutex // orders enter's wg.Add before Close's wg.Wait
+	async   asyncWorkers // the goroutines that run asynchronous requests
 	closed  atomic.Bool
 	// opened is set once Connect has filled the first pools itself: until then a topology
 	// snapshot does not start background refills, which would dial alongside it.
@@ -388,6 +389,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.cancel()
+	s.async.close()
 	if s.control != nil {
 		s.control.close()
 	}
@@ -407,37 +409,6 @@ func (s *Session) Close() error {
 // errAsyncExited is the error of an asynchronous request whose goroutine a policy or observer
 // ended with runtime.Goexit.
 var errAsyncExited = errors.New("native: the asynchronous request's goroutine exited without a result (runtime.Goexit in a policy or observer?)")
-
-// goAsync runs f in a goroutine that Close waits for and completes p with its outcome; p
-// fails with ErrSessionClosed at once, and started is false, when the session is closed. The
-// goroutine leaves the WaitGroup after p is complete but before p's OnDone hooks run, so that
-// a hook may call Close without deadlocking.
-func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) {
-	if !s.enter() {
-		p.complete(nil, ErrSessionClosed)
-		return false
-	}
-	go func() {
-		var res *Result
-		// A user's policy or observer may panic or call runtime.Goexit in f. There is no
-		// caller to panic in, so the request completes with an error saying so, and the
-		// session and p are not left waiting.
-		err := errAsyncExited
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
-			}
-			// Settled before the goroutine leaves the WaitGroup, so that every Pending
-			// is complete when Close returns; the hooks run after, so that one may call
-			// Close without deadlocking.
-			p.settle(res, err)
-			s.wg.Done()
-			p.fire()
-		}()
-		res, err = f()
-	}()
-	return true
-}
 
 // enter adds a goroutine that Close must wait for to the session's WaitGroup, or returns
 // false when the session is closed. The read lock orders the Add before Close's Wait.
