@@ -187,9 +187,19 @@ func readParallel(b *testing.B, s *native.Session) {
 	})
 }
 
+// reportCPU reports the process's CPU time per operation since start as "cpu-ns/op" (on
+// Linux). With CQL_HOSTS set the server is another process and this is the client's cost; on
+// the embedded cqlsim it includes the server's.
+func reportCPU(b *testing.B, start time.Duration) {
+	if end := processCPU(); end > 0 && b.N > 0 {
+		b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
 // BenchmarkReadPreparedAsync reads row 1 as BenchmarkReadPreparedParallel does, but from one
 // goroutine that keeps 64 requests in flight with ExecuteAsync (a pipeline): the cost of the
-// asynchronous API next to the synchronous one at the same concurrency ("sync").
+// asynchronous API next to the synchronous one at the same concurrency ("sync"). Against a
+// server in another process (CQL_HOSTS), cpu-ns/op compares the client's CPU per request.
 func BenchmarkReadPreparedAsync(b *testing.B) {
 	ns, _ := benchSessions(b)
 	ctx := context.Background()
@@ -212,6 +222,7 @@ func BenchmarkReadPreparedAsync(b *testing.B) {
 	const window = 64
 	b.Run("async", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		ring := make([]*native.Pending, 0, window)
 		for i := range b.N {
 			if len(ring) == window {
@@ -232,6 +243,7 @@ func BenchmarkReadPreparedAsync(b *testing.B) {
 	b.Run("sync", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetParallelism((window + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		defer reportCPU(b, processCPU())
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if !check(ns.Execute(ctx, sel.Bind(1))) {
