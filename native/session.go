@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/internal/workpool"
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
 	"github.com/cqlbridge/cqlbridge/native/internal/topology"
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -28,9 +29,9 @@ type Session struct {
 	cfg     Config
 	ctx     context.Context // cancelled by Close; bounds background work
 	cancel  context.CancelFunc
-	wg      goroutineSet // background goroutines and asynchronous requests
-	asyncMu sync.RWMutex // orders enter's wg.Add before Close's wg.Wait
-	async   asyncWorkers // the goroutines that run asynchronous requests
+	wg      goroutineSet             // background goroutines and asynchronous requests
+	asyncMu sync.RWMutex             // orders enter's wg.Add before Close's wg.Wait
+	async   workpool.Pool[asyncTask] // the goroutines that run asynchronous requests (initAsync)
 	closed  atomic.Bool
 	// opened is set once Connect has filled the first pools itself: until then a topology
 	// snapshot does not start background refills, which would dial alongside it.
@@ -184,6 +185,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, pools: map[string]*hostPool{}, prepared: map[prepKey]*prepEntry{}, clock: newCoarseClock()}
 	s.discovering = discover
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.initAsync()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -389,7 +391,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.cancel()
-	s.async.close()
+	s.async.Close()
 	if s.control != nil {
 		s.control.close()
 	}

@@ -78,7 +78,7 @@ func (r *queryRequester) Request(ctx context.Context, pagingState []byte, timeou
 		qc.metrics = newQueryMetrics() // a page is a new query, as in gocql (C32)
 	}
 	qc.disableAutoPage = true
-	return startPending(ctx, timeout, false, func(ctx context.Context) *Iter {
+	return r.s.startPending(ctx, timeout, false, func(ctx context.Context) *Iter {
 		qc.context = ctx
 		return r.s.executeQuery(qc)
 	})
@@ -97,23 +97,23 @@ func (r *batchRequester) Request(ctx context.Context, _ []byte, timeout time.Dur
 	case r.b == nil:
 		return donePending(&Iter{err: errNilBatch})
 	}
-	return startPending(ctx, timeout, true, func(ctx context.Context) *Iter {
+	return r.s.startPending(ctx, timeout, true, func(ctx context.Context) *Iter {
 		return r.s.executeBatch(r.b.WithContext(ctx))
 	})
 }
 
-// startPending runs exec in a goroutine under ctx (bounded by timeout when positive); batch
-// says its result is a batch's (see future.NewBatchResponse). A
-// panic in exec (in an observer, a policy, a tracer or a Bind function of the application)
-// completes the page with an error instead of ending the program: nothing else could
-// recover it.
-func startPending(ctx context.Context, timeout time.Duration, batch bool, exec func(context.Context) *Iter) *iterPending {
+// startPending runs exec on one of the session's kept goroutines (see Session.async) under ctx
+// (bounded by timeout when positive); batch says its result is a batch's (see
+// future.NewBatchResponse). A panic in exec (in an observer, a policy, a tracer or a Bind
+// function of the application) completes the page with an error instead of ending the program:
+// nothing else could recover it.
+func (s *Session) startPending(ctx context.Context, timeout time.Duration, batch bool, exec func(context.Context) *Iter) *iterPending {
 	p := &iterPending{done: make(chan struct{}), batch: batch}
 	cancel := context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	go func() {
+	run := func() {
 		completed := false
 		defer func() {
 			cancel()
@@ -125,7 +125,10 @@ func startPending(ctx context.Context, timeout time.Duration, batch bool, exec f
 		it := recoverExec(ctx, exec)
 		completed = true
 		p.complete(it)
-	}()
+	}
+	if !s.async.Go(run) {
+		go run() // the session is closed: the execution fails at once with ErrSessionClosed
+	}
 	return p
 }
 

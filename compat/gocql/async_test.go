@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/future"
 )
@@ -160,5 +161,32 @@ func TestIterAsyncSnapshotsTheQuery(t *testing.T) {
 	q.Release()
 	if _, err := q.IterAsync().Result(); err == nil || err.Error() != "gocql: query used after Release" {
 		t.Errorf("IterAsync after Release: %v", err)
+	}
+}
+
+// Asynchronous executions run on kept goroutines: executions one at a time leave a worker or two
+// idle, not one per execution, and Close ends the idle ones. After Close an execution still
+// completes, with ErrSessionClosed.
+func TestAsyncExecutionsReuseGoroutines(t *testing.T) {
+	s, _ := newTestSession(t, kvTable)
+	insertRows(t, s, 1)
+	for i := range 200 {
+		if _, err := s.Query("SELECT c FROM kv WHERE p = 1").IterAsync().Result(); err != nil {
+			t.Fatalf("execution %d: %v", i, err)
+		}
+	}
+	// The last worker parks right after completing its execution: give it a moment.
+	for deadline := time.Now().Add(5 * time.Second); s.async.Idle() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if n := s.async.Idle(); n < 1 || n > 4 {
+		t.Errorf("%d idle goroutines after 200 executions one at a time, want 1 to 4", n)
+	}
+	s.Close()
+	if n := s.async.Idle(); n != 0 {
+		t.Errorf("%d idle goroutines after Close", n)
+	}
+	if _, err := s.Query("SELECT c FROM kv WHERE p = 1").IterAsync().Result(); !errors.Is(err, ErrSessionClosed) {
+		t.Errorf("IterAsync after Close: %v, want ErrSessionClosed", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/internal/workpool"
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -69,6 +70,9 @@ type Session struct {
 	closed    atomic.Bool
 	stop      chan struct{}
 	refresher sync.WaitGroup
+	// async keeps the goroutines that run asynchronous executions (IterAsync and
+	// ExecuteBatchAsync): a new goroutine per page would grow its stack every time.
+	async workpool.Pool[func()]
 	// refreshNow asks refreshLoop for a refresh before its next tick (buffered 1): a query
 	// found no host up (see run).
 	refreshNow chan struct{}
@@ -191,6 +195,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		refreshNow:    make(chan struct{}, 1),
 	}
 	s.preparedText.max, s.preparedText.drop = cfg.MaxPreparedStmts, ns.DropPrepared
+	s.async.Run = func(f func()) { f() }
 	s.policy = cfg.PoolConfig.HostSelectionPolicy
 	if s.policy == nil {
 		s.policy = RoundRobinHostPolicy()
@@ -822,6 +827,7 @@ func (s *Session) Close() {
 		return
 	}
 	close(s.stop)
+	s.async.Close() // idle workers end; those running an execution end after it
 	s.refresher.Wait()
 	if err := s.native.Close(); err != nil {
 		s.logger.Printf("gocql: closing session: %v", err)
