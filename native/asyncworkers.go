@@ -3,7 +3,7 @@ package native
 import "fmt"
 
 // asyncTask is an asynchronous request (ExecuteAsync, ExecuteBatchAsync, NextPageAsync): f
-// runs it and p completes with its outcome.
+// runs it and p completes with its outcome. Without f, p is complete and its OnDone hooks run.
 type asyncTask struct {
 	p *Pending
 	f func() (*Result, error)
@@ -39,6 +39,10 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 // error saying so, and the session and the Pending are not left waiting (after a Goexit the
 // worker ends; after a panic it serves the next request).
 func (s *Session) runTask(t asyncTask) {
+	if t.f == nil { // the hooks of a request completed without a worker (see detached)
+		t.p.fireIn(&s.wg)
+		return
+	}
 	var res *Result
 	err := errAsyncExited
 	defer func() {

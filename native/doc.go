@@ -86,10 +86,15 @@
 //
 // Session.ExecuteAsync, Session.ExecuteBatchAsync and Result.NextPageAsync return a *Pending
 // at once; its Done channel closes when the request completes, and Result returns the outcome.
-// One goroutine can keep thousands of requests in flight. An asynchronous request runs the
-// same path as a synchronous one (routing, retries, re-preparing) on one of the session's
-// worker goroutines, which are kept for the next requests (so a request does not pay for a new
-// goroutine's stack to grow) and end after about five idle seconds, or at Close.
+// One goroutine can keep thousands of requests in flight. With a context that never ends
+// (context.Background or context.TODO), no observer, no speculative execution and no timeout
+// under a second, a request takes no goroutine while it waits: the connection's reader
+// completes its Pending when the answer is rows or void, and OnDone hooks then run on a worker.
+// Anything else (a server error and its retries, re-preparing, a timeout, a schema change)
+// goes on on one of the session's worker goroutines, from the answer received, along the same
+// path as a synchronous request. Other asynchronous requests run wholly on a worker. Workers
+// are kept for the next requests (a new goroutine's stack would grow every time) and end after
+// about five idle seconds, or at Close.
 //
 // # Errors
 //

@@ -73,10 +73,11 @@ type reqInfo struct {
 	values       *encodedValues
 	retry        RetryPolicy
 	observer     func(context.Context, Attempt)
-	specDelay    time.Duration // speculative execution: delay before each extra attempt
-	specAttempts int           // extra attempts allowed (idempotent requests only)
-	useLocked    bool          // a USE statement holding Session.useMu for writing
-	async        bool          // run by ExecuteAsync or ExecuteBatchAsync, in a goroutine Close waits for
+	specDelay    time.Duration   // speculative execution: delay before each extra attempt
+	specAttempts int             // extra attempts allowed (idempotent requests only)
+	useLocked    bool            // a USE statement holding Session.useMu for writing
+	async        bool            // run by ExecuteAsync or ExecuteBatchAsync, in a goroutine Close waits for
+	started      *startedAttempt // the first attempt, sent by startDetached; nil otherwise
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -168,9 +169,7 @@ func bindStatement(st *Statement, req *request, refuseUnset bool) (*encodedValue
 // runBound executes a statement whose values bindStatement encoded into vals (req.vals, or
 // the statement's own); the caller owns req. async is set in ExecuteAsync's goroutine.
 func (s *Session) runBound(ctx context.Context, st *Statement, req *request, vals *encodedValues, async bool) (*Result, error) {
-	info := reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals, async: async}
-	routingKeyspace, routingKey := st.opts.routingKey()
-	payload := st.opts.payload()
+	var info reqInfo
 	if st.prepared == nil && isUseStatement(st.cql) {
 		// A keyspace change: USE statements run one at a time, each with its propagation to
 		// every connection (see useKeyspace), and no PREPARE or new connection sees the
@@ -181,6 +180,22 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 		defer s.useMu.Unlock()
 		info.useLocked = true
 	}
+	if err := s.initRequest(&info, st, req, vals, async); err != nil {
+		return nil, err
+	}
+	res, err := s.send(ctx, req, &info)
+	if err == nil && res.kind == ResultSchemaChange {
+		s.awaitAfterSchemaChange(ctx, res)
+	}
+	return res, err
+}
+
+// initRequest fills info, and req's message, for a statement whose values bindStatement encoded
+// into vals; info.useLocked is kept.
+func (s *Session) initRequest(info *reqInfo, st *Statement, req *request, vals *encodedValues, async bool) error {
+	*info = reqInfo{what: st.cql, resumable: true, opts: st.opts, prepared: st.prepared, host: st.opts.host, idempotent: st.opts.idempotent, values: vals, async: async, useLocked: info.useLocked}
+	routingKeyspace, routingKey := st.opts.routingKey()
+	payload := st.opts.payload()
 	info.timeout = s.cfg.Timeout
 	if st.opts.set&setTimeout != 0 {
 		info.timeout = st.opts.timeout
@@ -229,7 +244,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	params.Consistency = proto.Consistency(s.cfg.Consistency)
 	if st.opts.set&setConsistency != 0 {
 		if !st.opts.consistency.valid() {
-			return nil, fmt.Errorf("native: %s is not a consistency level", st.opts.consistency)
+			return fmt.Errorf("native: %s is not a consistency level", st.opts.consistency)
 		}
 		params.Consistency = proto.Consistency(st.opts.consistency)
 	}
@@ -237,7 +252,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	params.SerialConsistency = proto.Consistency(s.cfg.SerialConsistency)
 	if st.opts.set&setSerialConsistency != 0 {
 		if !st.opts.serialConsistency.IsSerial() {
-			return nil, fmt.Errorf("native: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", st.opts.serialConsistency)
+			return fmt.Errorf("native: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", st.opts.serialConsistency)
 		}
 		params.SerialConsistency = proto.Consistency(st.opts.serialConsistency)
 	}
@@ -251,11 +266,7 @@ func (s *Session) runBound(ctx context.Context, st *Statement, req *request, val
 	} else if s.cfg.ClientTimestamps {
 		params.Timestamp, params.HasTimestamp = time.Now().UnixMicro(), true
 	}
-	res, err := s.send(ctx, req, &info)
-	if err == nil && res.kind == ResultSchemaChange {
-		s.awaitAfterSchemaChange(ctx, res)
-	}
-	return res, err
+	return nil
 }
 
 // runBatch executes a batch; async is set in ExecuteBatchAsync's goroutine.
@@ -375,39 +386,23 @@ func closedError(err error) error {
 
 // sendPlan is send without the translation of errors after Close.
 func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*Result, error) {
-	req.to.start(info.timeout)
 	to := &req.to
-	st := s.state.Load()
+	var st *clusterState
 	var plan policy.Plan
 	fixed := -1
-	if info.hasToken && info.tablets != nil {
-		// A table using tablets (ScyllaDB): the replicas of the partition's tablet, on their
-		// shard, once a node has described the tablet; until then the token ring's.
-		if tb := info.tablets.find(info.token); tb != nil {
-			info.tablet = tb.resolve(st.snap)
-		}
-	}
-	if info.host != "" {
-		fixed = st.snap.Index(info.host)
-		if fixed < 0 {
-			return nil, &NoHostAvailableError{Errors: []HostError{{Host: info.host, Err: errors.New("not a node of the cluster (see Session.Hosts)")}}}
-		}
+	started := info.started // the first attempt, already sent (see startDetached)
+	if started != nil {
+		st, plan, fixed = started.st, started.plan, started.fixed
 	} else {
-		var replicas []int32
-		if info.hasToken && s.cfg.Routing == TokenAware {
-			if info.tablet != nil {
-				replicas = info.tablet.nodes
-			} else {
-				replicas = st.snap.Replicas(info.keyspace, info.token)
-			}
+		to.start(info.timeout)
+		st = s.state.Load()
+		var err error
+		if fixed, err = s.planFor(info, st, &plan); err != nil {
+			return nil, err
 		}
-		plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
-		if info.lwt {
-			plan.InOrder()
+		if info.specAttempts > 0 && info.idempotent && fixed < 0 {
+			return s.sendSpeculative(ctx, info, &plan, st, to.C())
 		}
-	}
-	if info.specAttempts > 0 && info.idempotent && fixed < 0 {
-		return s.sendSpeculative(ctx, info, &plan, st, to.C())
 	}
 	var failed []HostError
 	var last HostError // the last attempt's failure, when the request is retried
@@ -418,51 +413,17 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		if number >= maxAttempts {
 			return nil, fmt.Errorf("native: %q: gave up after %d attempts: %w", abbreviate(info.what), number, &NoHostAvailableError{Errors: failed})
 		}
-		var node int
-		fromBusy := false
-		if fixed >= 0 {
-			if number > 0 && len(failed) > 0 {
-				return nil, &NoHostAvailableError{Errors: failed}
-			}
-			node = fixed
+		var c *conn.Conn
+		if started != nil {
+			c, started = started.c, nil // roundTrip takes its call
 		} else {
-			n, ok := held, held >= 0
-			if ok {
-				held = -1
-			} else {
-				n, ok = plan.Next()
-			}
-			switch {
-			case !ok && len(busy) == 0:
-				return nil, &NoHostAvailableError{Errors: failed}
-			case !ok:
-				// Every other node failed or was busy too: wait for a stream id on a busy
-				// one (no longer than the request's timeout, see roundTrip).
-				n, busy, fromBusy = busy[0], busy[1:], true
-			case len(busy) > 0 && st.remote != nil && st.remote[n] && !st.remote[busy[0]]:
-				// The plan moves on to another data center: a busy local node first, as
-				// LOCAL_* consistencies mean the coordinator's data center.
-				held = n
-				n, busy, fromBusy = busy[0], busy[1:], true
-			}
-			node = n
-		}
-		pool := st.pools[node]
-		c, err := pool.pickFor(info.token, info.hasToken, info.tablet.shardOn(node))
-		if err != nil {
-			// Nothing was sent: not an attempt (Attempt.Number, which retry policies count
-			// their retries with, counts the attempts made), and the plan moves on.
-			failed = append(failed, HostError{Host: pool.addr, Err: err})
-			if fixed >= 0 {
+			var ok bool
+			if c, ok = s.nextConn(info, st, &plan, fixed, number, &failed, &busy, &held); !ok {
 				return nil, &NoHostAvailableError{Errors: failed}
 			}
-			continue
-		}
-		if fixed < 0 && !fromBusy && c.Saturated() {
-			// Every stream id of the connection is in use (a slow node, or requests that
-			// timed out waiting for its late answers): try the other nodes first.
-			busy = append(busy, node)
-			continue
+			if c == nil {
+				continue
+			}
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
 		for {
@@ -492,6 +453,92 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			break
 		}
 	}
+}
+
+// planFor sets plan to the query plan of info's request on st, or returns the index of the
+// node the request is fixed to (WithHost; -1 otherwise).
+func (s *Session) planFor(info *reqInfo, st *clusterState, plan *policy.Plan) (fixed int, err error) {
+	fixed = -1
+	if info.hasToken && info.tablets != nil {
+		// A table using tablets (ScyllaDB): the replicas of the partition's tablet, on their
+		// shard, once a node has described the tablet; until then the token ring's.
+		if tb := info.tablets.find(info.token); tb != nil {
+			info.tablet = tb.resolve(st.snap)
+		}
+	}
+	if info.host != "" {
+		fixed = st.snap.Index(info.host)
+		if fixed < 0 {
+			return fixed, &NoHostAvailableError{Errors: []HostError{{Host: info.host, Err: errors.New("not a node of the cluster (see Session.Hosts)")}}}
+		}
+	} else {
+		var replicas []int32
+		if info.hasToken && s.cfg.Routing == TokenAware {
+			if info.tablet != nil {
+				replicas = info.tablet.nodes
+			} else {
+				replicas = st.snap.Replicas(info.keyspace, info.token)
+			}
+		}
+		*plan = policy.NewPlan(replicas, len(st.pools), st.remote, s.rr.Add(1))
+		if info.lwt {
+			plan.InOrder()
+		}
+	}
+	return fixed, nil
+}
+
+// nextConn chooses the connection of sendPlan's next attempt: on the fixed node (WithHost;
+// fixed >= 0), or on the next node of plan, holding back a node whose connection is saturated
+// (busy, and held: see sendPlan). ok is false when no node is left (the request fails with
+// failed); c is nil, with ok, when this node is passed over (its pool had no connection, which
+// failed records, or its connection is saturated): the caller asks again.
+func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, fixed, number int, failed *[]HostError, busy *[]int, held *int) (c *conn.Conn, ok bool) {
+	var node int
+	fromBusy := false
+	if fixed >= 0 {
+		if number > 0 && len(*failed) > 0 {
+			return nil, false
+		}
+		node = fixed
+	} else {
+		n, ok := *held, *held >= 0
+		if ok {
+			*held = -1
+		} else {
+			n, ok = plan.Next()
+		}
+		b := *busy
+		switch {
+		case !ok && len(b) == 0:
+			return nil, false
+		case !ok:
+			// Every other node failed or was busy too: wait for a stream id on a busy
+			// one (no longer than the request's timeout, see roundTrip).
+			n, *busy, fromBusy = b[0], b[1:], true
+		case len(b) > 0 && st.remote != nil && st.remote[n] && !st.remote[b[0]]:
+			// The plan moves on to another data center: a busy local node first, as
+			// LOCAL_* consistencies mean the coordinator's data center.
+			*held = n
+			n, *busy, fromBusy = b[0], b[1:], true
+		}
+		node = n
+	}
+	pool := st.pools[node]
+	c, err := pool.pickFor(info.token, info.hasToken, info.tablet.shardOn(node))
+	if err != nil {
+		// Nothing was sent: not an attempt (Attempt.Number, which retry policies count
+		// their retries with, counts the attempts made), and the plan moves on.
+		*failed = append(*failed, HostError{Host: pool.addr, Err: err})
+		return nil, fixed < 0
+	}
+	if fixed < 0 && !fromBusy && c.Saturated() {
+		// Every stream id of the connection is in use (a slow node, or requests that
+		// timed out waiting for its late answers): try the other nodes first.
+		*busy = append(*busy, node)
+		return nil, true
+	}
+	return c, true
 }
 
 // startSaturated starts info.msg on c, every stream id of which is in use (the node is slow
@@ -665,6 +712,22 @@ func neverEnds(ctx context.Context) bool {
 
 // roundTrip sends info.msg on c and converts the response.
 func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*Result, error) {
+	if a := info.started; a != nil && a.call != nil {
+		// The first attempt, sent and answered without a goroutine (see startDetached).
+		call := a.call
+		a.call, info.started = nil, nil
+		return s.convertResponse(c, call, info)
+	}
+	call, err := s.sendAndWait(ctx, c, info, to)
+	if err != nil {
+		return nil, err
+	}
+	return s.convertResponse(c, call, info)
+}
+
+// sendAndWait sends info.msg on c and waits for the response, its timeout or ctx; it returns
+// the completed call, or an error (the call released).
+func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*conn.Call, error) {
 	if err := ctx.Err(); err != nil {
 		// Already over: nothing is sent (the response could otherwise be read below
 		// before the context is looked at).
@@ -735,6 +798,11 @@ func (s *Session) roundTrip(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			return nil, timeoutError(c, info)
 		}
 	}
+	return call, nil
+}
+
+// convertResponse converts the response of call, a completed attempt on c, and releases call.
+func (s *Session) convertResponse(c *conn.Conn, call *conn.Call, info *reqInfo) (*Result, error) {
 	resp, err := call.Response()
 	if err != nil {
 		call.Release()

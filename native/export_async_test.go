@@ -8,4 +8,4 @@ func AsyncIdleWorkers(s *Session) int { return s.async.Idle() }
 
 // SetAsyncTrimTick sets the period with which s ends idle asynchronous workers (they end after
 // about five periods); call it before s runs an asynchronous request.
-func SetAsyncTrimTick(s *Session, d time.Duration) { s.async.Tick = d }
+func SetAsyncTrimTick(s *Session, d time.Duration) { s.async.SetTick(d) }

@@ -52,10 +52,11 @@ func (p *Pending) Result() (*Result, error) {
 	return p.res, p.err
 }
 
-// OnDone arranges for f to run once p has completed: in the goroutine that completes the
-// request, in registration order with other functions given to OnDone, or immediately in the
-// caller's goroutine, before OnDone returns, when p has already completed (or no Async
-// method returned it). f must not block: it delays the completion of other requests. As
+// OnDone arranges for f to run once p has completed: in a goroutine of the session (the one
+// that ran the request, or a worker when the connection's reader completed it), in
+// registration order with other functions given to OnDone, or immediately in the caller's
+// goroutine, before OnDone returns, when p has already completed (or no Async method returned
+// it). f must not block: it delays the completion of other requests. As
 // with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
 // program. A nil f is ignored.
 func (p *Pending) OnDone(f func()) {
@@ -98,6 +99,18 @@ func (p *Pending) complete(res *Result, err error) {
 func (p *Pending) settle(res *Result, err error) {
 	p.res, p.err = res, err
 	close(p.done)
+}
+
+// hasHooks reports whether hooks wait to be run by fire; when none does, it marks p as fire
+// would, so that hooks registered from now on run at once.
+func (p *Pending) hasHooks() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hook == nil && len(p.hooks) == 0 {
+		p.fired = true
+		return false
+	}
+	return true
 }
 
 // fire runs the hooks registered so far, and marks p so that later ones run at once.

@@ -25,12 +25,10 @@ type Pool[T any] struct {
 	// the pool's lock, so that it happens before Close returns; Ended is called when that
 	// goroutine ends. A caller that waits for its goroutines (a WaitGroup) counts them here.
 	Started, Ended func()
-	// Tick is the trimming period (DefaultTick when zero): workers idle for about five
-	// periods end.
-	Tick time.Duration
 
 	mu       sync.Mutex
-	idle     []*worker[T] // the idle workers, the most recently used last
+	tick     time.Duration // the trimming period (see SetTick)
+	idle     []*worker[T]  // the idle workers, the most recently used last
 	closed   bool
 	epoch    uint64 // trimming periods elapsed
 	trimming bool   // the trimming goroutine runs
@@ -116,7 +114,9 @@ func (p *Pool[T]) trim(stop <-chan struct{}) {
 	if p.Ended != nil {
 		defer p.Ended()
 	}
-	d := p.Tick
+	p.mu.Lock()
+	d := p.tick
+	p.mu.Unlock()
 	if d <= 0 {
 		d = DefaultTick
 	}
@@ -147,6 +147,15 @@ func (p *Pool[T]) trim(stop <-chan struct{}) {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// SetTick sets the trimming period (DefaultTick when d is not positive): workers idle for about
+// five periods end. It applies from the next time the trimming goroutine starts (when a worker
+// goes idle while none runs).
+func (p *Pool[T]) SetTick(d time.Duration) {
+	p.mu.Lock()
+	p.tick = d
+	p.mu.Unlock()
 }
 
 // Idle returns how many workers wait for an item.

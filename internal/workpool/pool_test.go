@@ -85,7 +85,7 @@ func TestIdleWorkersEnd(t *testing.T) {
 	var live atomic.Int32
 	var wg sync.WaitGroup
 	p := counted(func(int) { wg.Done() }, &live)
-	p.Tick = time.Millisecond
+	p.SetTick(time.Millisecond)
 	defer p.Close()
 	for round := range 3 {
 		wg.Add(20)

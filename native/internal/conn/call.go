@@ -34,6 +34,15 @@ type Call struct {
 	got     bool // completion observed by this Call's methods
 	drained bool // the token was received by this Call's methods
 	decoded bool
+
+	// onDone, set by StartNotify, is told of the completion instead of a token being sent.
+	onDone Notified
+}
+
+// Notified is told when a call started with StartNotify completes.
+type Notified interface {
+	// CallDone is called once, when call completes; from then on it owns call.
+	CallDone(call *Call)
 }
 
 var callPool = sync.Pool{New: func() any { return &Call{ch: make(chan struct{}, 1)} }}
@@ -162,6 +171,12 @@ func (call *Call) deliver(h proto.Header, body *[]byte, err error) {
 		call.recycle(false)
 		return
 	}
+	if n := call.onDone; n != nil {
+		// No token: n owns the call from here (see StartNotify).
+		call.got, call.drained = true, true
+		n.CallDone(call)
+		return
+	}
 	call.ch <- struct{}{} // the last use of call by this goroutine: its owner may recycle it now
 }
 
@@ -176,6 +191,7 @@ func (call *Call) recycle(delivered bool) {
 	call.c = nil
 	call.hdr, call.body, call.err, call.resp = proto.Header{}, nil, nil, nil
 	call.got, call.drained, call.decoded = false, false, false
+	call.onDone = nil
 	call.state.Store(statePending)
 	callPool.Put(call)
 }

@@ -354,6 +354,16 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 	}
 }
 
+// tryAcquireStream takes a free stream id, or fails at once when every one is in use.
+func (c *Conn) tryAcquireStream() (int16, error) {
+	select {
+	case id := <-c.streams:
+		return id, nil
+	default:
+		return 0, fmt.Errorf("conn %s: no free stream id (all %d in use)", c.addr, cap(c.streams))
+	}
+}
+
 // Start encodes req in the caller's goroutine and queues it for the writer; when it is the only
 // request in flight, its frame is small (at most directWriteMax bytes) and the last read brought
 // a lone response (no burst of callers is about to send), Start writes it itself, which cannot
@@ -362,12 +372,37 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 // arrives or the connection fails; call Release when done with it. When Start returns an error,
 // nothing was sent.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
+	return c.startCall(ctx, req, nil)
+}
+
+// StartNotify is Start for a caller that does not wait: onDone.CallDone is called once when the
+// call completes (with its response, the connection's error or Interrupt's), in the goroutine
+// that completes it (the connection's reader or writer, a caller reading the socket, the caller
+// of Interrupt or Close), possibly before StartNotify returns. Done is not used: from that call,
+// onDone owns the Call (Response, then Release). CallDone must not block, nor wait for another
+// request on this connection. StartNotify never waits: it fails when every stream id is in use.
+// When it returns an error, nothing was sent and CallDone is never called.
+func (c *Conn) StartNotify(ctx context.Context, req proto.Request, onDone Notified) (*Call, error) {
+	call, err := c.startCall(ctx, req, onDone)
+	if err == nil {
+		c.kick() // nobody waits on Done, which would make the reader read
+	}
+	return call, err
+}
+
+func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified) (*Call, error) {
 	select {
 	case <-c.done:
 		return nil, c.err
 	default:
 	}
-	stream, err := c.acquireStream(ctx)
+	var stream int16
+	var err error
+	if onDone == nil {
+		stream, err = c.acquireStream(ctx)
+	} else {
+		stream, err = c.tryAcquireStream()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -391,6 +426,7 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 	call := getCall()
 	call.c = c
 	call.stream = stream
+	call.onDone = onDone
 	c.slots[stream].Store(call)
 	// The store above happens before this check; the reader sweeps the slots only after done
 	// is closed. So either the check sees done closed, or the sweep sees the call.

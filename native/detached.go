@@ -1,0 +1,177 @@
+package native
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/cqlbridge/cqlbridge/native/internal/conn"
+	"github.com/cqlbridge/cqlbridge/native/internal/policy"
+	"github.com/cqlbridge/cqlbridge/native/proto"
+)
+
+// startedAttempt is the first attempt of a request that startDetached sent: the plan it was
+// taken from and its connection, for sendPlan to go on from (reqInfo.started), and its
+// completed call, which roundTrip takes.
+type startedAttempt struct {
+	st    *clusterState
+	plan  policy.Plan
+	fixed int
+	c     *conn.Conn
+	call  *conn.Call
+}
+
+// The phases of a detached request (see startDetached).
+const (
+	detachedStarting uint32 = iota // being sent: the sender finishes a completion it sees
+	detachedWaiting                // sent: the completing goroutine finishes it
+	detachedDone                   // completed while starting: the sender finishes it
+)
+
+// detached is an asynchronous request in flight without a goroutine: the goroutine that
+// completes its call (the connection's reader, usually) completes its Pending. Anything but a
+// plain answer (rows or void) goes on in a worker, through the same path as the other
+// requests (retries, re-preparing, timeouts, schema agreement).
+type detached struct {
+	s          *Session
+	ctx        context.Context // one that never ends (see startDetached)
+	p          *Pending
+	req        *request
+	info       reqInfo
+	att        startedAttempt
+	phase      atomic.Uint32
+	registered bool // the coarse clock watches the call (set before phase leaves starting)
+}
+
+// startDetached sends an asynchronous request without a goroutine when nothing about it needs
+// one while it waits: a context that never ends (no cancellation to watch), no observer, no
+// speculative execution, no timeout shorter than the coarse clock's minimum (which would need a
+// timer), not a USE, and a connection with a free stream id on the plan's first node. It
+// returns false, having sent nothing and kept nothing, when the request must run on a worker
+// (goAsync); true when it took req, and p completes with the request's outcome.
+func (s *Session) startDetached(ctx context.Context, st *Statement, req *request, vals *encodedValues, p *Pending) bool {
+	if !neverEnds(ctx) || (st.prepared == nil && isUseStatement(st.cql)) {
+		return false
+	}
+	d := &detached{s: s, ctx: ctx, p: p, req: req}
+	info := &d.info
+	if err := s.initRequest(info, st, req, vals, true); err != nil {
+		return false // goAsync's path reports the error
+	}
+	if info.observer != nil || (info.specAttempts > 0 && info.idempotent) || (info.timeout > 0 && info.timeout < coarseMin) {
+		return false
+	}
+	if !s.enter() { // counted until the Pending completes, or the request goes to a worker
+		return false
+	}
+	a := &d.att
+	a.st = s.state.Load()
+	fixed, err := s.planFor(info, a.st, &a.plan)
+	if err != nil {
+		s.wg.Done()
+		return false
+	}
+	a.fixed = fixed
+	var failed []HostError
+	var busy []int
+	held := -1
+	c, ok := s.nextConn(info, a.st, &a.plan, fixed, 0, &failed, &busy, &held)
+	if !ok || c == nil {
+		s.wg.Done()
+		return false // no connection on the first node, or saturated: the worker's path decides
+	}
+	a.c = c
+	to := &req.to
+	to.start(info.timeout)
+	if to.coarse() {
+		to.beginWait()
+	}
+	call, err := c.StartNotify(ctx, info.msg, d)
+	if err != nil {
+		s.wg.Done()
+		return false // nothing was sent
+	}
+	if to.coarse() {
+		w := &to.wait
+		w.call, w.end = call, to.end
+		s.clock.add(w)
+		d.registered = true
+	}
+	if !d.phase.CompareAndSwap(detachedStarting, detachedWaiting) {
+		d.finish(call) // it completed already
+	}
+	return true
+}
+
+// CallDone is told that the request's call completed.
+func (d *detached) CallDone(call *conn.Call) {
+	if d.phase.CompareAndSwap(detachedStarting, detachedDone) {
+		return // startDetached is still registering the call: it finishes
+	}
+	d.finish(call)
+}
+
+// finish completes the Pending with a plain answer, or hands the request to a worker. It runs
+// in the goroutine that completed the call (which, for a timeout, holds the coarse clock's
+// lock: only a call with a response touches the clock here).
+func (d *detached) finish(call *conn.Call) {
+	s, info := d.s, &d.info
+	resp, err := call.Response()
+	if err == nil {
+		switch resp.Msg.(type) {
+		case *proto.RowsResult, *proto.VoidResult:
+			if d.registered {
+				s.clock.remove(&d.req.to.wait)
+				d.registered = false
+			}
+			if resp.CustomPayload != nil && info.tablets != nil {
+				learnTablet(info, resp.CustomPayload)
+			}
+			if res, err := s.buildResult(resp, info, d.att.c.Addr()); err == nil {
+				call.Release()
+				putRequest(d.req)
+				d.complete(res, nil)
+				return
+			}
+		}
+	}
+	// An error, a timeout, a stale metadata or another kind of result: the rest runs where
+	// it may block, on a worker, from this answer on.
+	d.att.call = call
+	info.started = &d.att
+	if s.async.Go(asyncTask{p: d.p, f: d.resume}) {
+		s.wg.Done() // the worker counts from now on
+		return
+	}
+	// The session is closing: no worker takes requests. This goroutine is still counted.
+	go func() {
+		res, err := d.resume()
+		d.complete(res, err)
+	}()
+}
+
+// resume runs the rest of the request (sendPlan from its answered first attempt).
+func (d *detached) resume() (*Result, error) {
+	s := d.s
+	defer putRequest(d.req)
+	if d.registered {
+		s.clock.remove(&d.req.to.wait)
+		d.registered = false
+	}
+	res, err := s.send(d.ctx, d.req, &d.info)
+	if err == nil && res.kind == ResultSchemaChange {
+		s.awaitAfterSchemaChange(d.ctx, res)
+	}
+	return res, err
+}
+
+// complete completes the Pending of a request that no worker ran and leaves the session's
+// goroutine count; OnDone hooks run on a worker (never in the connection's reader, which they
+// could block).
+func (d *detached) complete(res *Result, err error) {
+	s, p := d.s, d.p
+	p.settle(res, err)
+	s.wg.Done()
+	if p.hasHooks() && !s.async.Go(asyncTask{p: p}) {
+		go p.fire() // the session is closing: no worker
+	}
+}
