@@ -111,7 +111,16 @@
 // nearest neighbours by brute force, by the index's similarity_function (cosine by default),
 // most similar first, rows of equal similarity in token and clustering order, all in one page as
 // Cassandra answers (whose approximate search gives the same answer on small data sets).
+// CAST(x AS type) in a selection follows Cassandra 5.0's cast functions: the same allowed
+// pairs of types (including the argument types Cassandra's function resolution accepts in
+// place of another, such as a timestamp read as a bigint), Java's numeric conversions, the CQL
+// literal text of a value cast to text, column names cast(x as type), and Cassandra's errors
+// (whose lists of signatures cqlsim gives in the order a Cassandra 5.0.9 node gave them: a
+// hash order that may change from one Cassandra process to another). A cast of an aggregate,
+// an aggregate of a cast and CAST outside selections are not supported. A single clustering
+// column in tuple notation, (c) op (v) or (c) IN ((v), ...), with literals or bind markers,
+// restricts as c op v does, as in Cassandra 5.0.
 // Materialized views and user-defined functions are refused as Cassandra 5.0's default
-// configuration refuses them; statements outside the subset (CAST, LIKE, GRANT and roles,
+// configuration refuses them; statements outside the subset (LIKE, GRANT and roles,
 // DESCRIBE, among others) fail with an Invalid error that says cqlsim does not support them.
 package cqlsim

@@ -191,11 +191,13 @@ const (
 )
 
 // Relation is one WHERE restriction: Columns op Value. Token is set for token(a, b) op term;
-// multiple Columns (a, b) > (1, 2) form a multi-column relation.
+// multiple Columns (a, b) > (1, 2) form a multi-column relation, and so does a single column
+// in parentheses, (c) > (1), with Tuple set.
 type Relation struct {
 	Columns []string
 	Key     *Term // m[key] op term: a map entry restriction on the single column
 	Token   bool
+	Tuple   bool // the columns are in parentheses: the values are tuples (or markers)
 	Op      Operator
 	Value   *Term   // nil for IN with a list of terms
 	In      []*Term // IN (a, b)
@@ -286,6 +288,7 @@ const (
 	SelTerm
 	SelField
 	SelElement // c[key], or the slice c[from..to] (From, To; either may be nil)
+	SelCast    // CAST(arg AS type): Args[0] is the argument, Name the native type as written
 )
 
 // Selector is one item of a SELECT list.

@@ -13,6 +13,7 @@ func FuzzParse(f *testing.F) {
 		"CREATE TABLE t (k int, c frozen<list<tuple<int, text>>>, v vector<float, 3>, PRIMARY KEY ((k), c)) WITH CLUSTERING ORDER BY (c DESC)",
 		"CREATE TYPE a (b int)", "SELECT token(k), writetime(v) FROM t WHERE token(k) > -1",
 		"INSERT INTO t (d) VALUES (1h2m3s4ms5us6ns)", "SELECT 'unterminated", "/* open comment",
+		"SELECT CAST(CAST(v AS bigint) AS text), cast((int)1 as varchar) FROM t WHERE (c) > (1) AND (c) IN ((1), ?)",
 	} {
 		f.Add(s)
 	}

@@ -1479,6 +1479,7 @@ func (p *parser) relation() (Relation, error) {
 		}
 	case p.isPunct("("):
 		p.i++
+		r.Tuple = true
 		for {
 			c, err := p.ident()
 			if err != nil {
@@ -1492,6 +1493,7 @@ func (p *parser) relation() (Relation, error) {
 		if err := p.expectPunct(")"); err != nil {
 			return r, err
 		}
+		return r, p.tupleRelation(&r)
 	default:
 		c, err := p.ident()
 		if err != nil {
@@ -1558,6 +1560,56 @@ func (p *parser) relation() (Relation, error) {
 	}
 	r.Value = v
 	return r, nil
+}
+
+// tupleRelation parses the rest of a relation on columns in parentheses, (a, b) op ..., after
+// the closing parenthesis: the grammar allows only tuple literals and bind markers there, as in
+// (a, b) > (1, 2), (a) IN ((1), (2)), (a, b) IN ? or (a) = ?.
+func (p *parser) tupleRelation(r *Relation) error {
+	tuple := func() (*Term, error) {
+		if k := p.peek().Kind; k == TokQMark || k == TokNamedMarker {
+			return p.bindMarker(), nil
+		}
+		if !p.isPunct("(") || (p.peekN(1).Kind == TokIdent && isTypeName(p.peekN(1).Text)) {
+			return nil, p.errNoViable()
+		}
+		return p.term()
+	}
+	if p.acceptKw("in") {
+		r.Op = OpIn
+		if k := p.peek().Kind; k == TokQMark || k == TokNamedMarker {
+			r.Value = p.bindMarker()
+			return nil
+		}
+		if err := p.expectPunct("("); err != nil {
+			return err
+		}
+		if p.acceptPunct(")") {
+			return nil
+		}
+		for {
+			v, err := tuple()
+			if err != nil {
+				return err
+			}
+			r.In = append(r.In, v)
+			if !p.acceptPunct(",") {
+				break
+			}
+		}
+		return p.expectPunct(")")
+	}
+	if p.isKw("contains") || p.isKw("like") {
+		return p.errNoViable()
+	}
+	op, ok := p.operator()
+	if !ok {
+		return p.errNoViable()
+	}
+	r.Op = op
+	v, err := tuple()
+	r.Value = v
+	return err
 }
 
 func (p *parser) deleteStmt() (Statement, error) {
@@ -1740,6 +1792,12 @@ func (p *parser) selector() (*Selector, error) {
 		name := strings.ToLower(t.Text)
 		p.i += 2
 		switch {
+		case name == "cast":
+			c, err := p.castSelector()
+			if err != nil {
+				return nil, err
+			}
+			sel = c
 		case name == "count" && p.isPunct("*"):
 			p.i++
 			sel = &Selector{Kind: SelCountStar, Name: "count"}
@@ -1810,6 +1868,35 @@ func (p *parser) selector() (*Selector, error) {
 	}
 	sel.Raw = strings.Join(raw, "")
 	return sel, nil
+}
+
+// castSelector parses the rest of CAST(selector AS type), after the opening parenthesis (the
+// closing one is left to the caller). The grammar allows native types only.
+func (p *parser) castSelector() (*Selector, error) {
+	arg, err := p.selector()
+	if err != nil {
+		return nil, err
+	}
+	if !p.acceptKw("as") {
+		return nil, p.errMismatch("K_AS")
+	}
+	t := p.peek()
+	name := strings.ToLower(t.Text)
+	if t.Kind != TokIdent || !isNativeTypeName(name) {
+		return nil, p.errNoViable()
+	}
+	p.i++
+	return &Selector{Kind: SelCast, Name: name, Args: []*Selector{arg}}, nil
+}
+
+// isNativeTypeName reports whether the lower-cased s names a native (not a collection, tuple,
+// vector or user-defined) type.
+func isNativeTypeName(s string) bool {
+	switch s {
+	case "list", "set", "map", "frozen", "tuple", "vector":
+		return false
+	}
+	return isTypeName(s)
 }
 
 // elementSelection parses the rest of inner[key] or inner[from..to] (either bound may be

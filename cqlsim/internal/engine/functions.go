@@ -191,11 +191,7 @@ func (e *Engine) callFunction(now time.Time, name string, args []fnValue) (fnVal
 		}
 	case "todate":
 		if ms, ok := millisOf(args[0]); ok {
-			days := ms / 86400000
-			if ms < 0 && ms%86400000 != 0 {
-				days--
-			}
-			out.b = binary.BigEndian.AppendUint32(nil, uint32(days+1<<31))
+			out.b = millisToDate(ms)
 		}
 	case "mintimeuuid", "maxtimeuuid":
 		if ms, ok := millisOf(args[0]); ok {

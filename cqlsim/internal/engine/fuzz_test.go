@@ -28,6 +28,8 @@ func FuzzExecute(f *testing.F) {
 		"INSERT INTO t (k, c, v) VALUES (fromJson('1'), 2, fromJson('\"x\"'))",
 		"ALTER TABLE IF EXISTS t RENAME c TO c2 AND k TO k2", "ALTER TABLE t ADD IF NOT EXISTS (v text, w int)",
 		"ALTER TABLE t DROP IF EXISTS (w, zz)", "CREATE TYPE u (a int)", "ALTER TYPE u RENAME IF EXISTS a TO b AND b TO c",
+		"SELECT CAST(v AS int), CAST(d AS text), CAST(CAST(c AS bigint) AS date), CAST(token(k) AS blob) FROM t WHERE k = 1",
+		"SELECT c FROM t WHERE k = 1 AND (c) >= (1) AND (c) < (5) AND (c) IN ((2), (?))",
 	} {
 		f.Add(s)
 	}
@@ -35,6 +37,7 @@ func FuzzExecute(f *testing.F) {
 		"INSERT INTO t (k, c, vt, d) VALUES (?, ?, ?, ?)\x00\x04\x00\x00\x00\x02\x04\x00\x00\x00\x01\x05\x01a\x02bc\x05\x7f\xff\xff\xff\x01",
 		"UPDATE t SET l = ?, m = ? WHERE k = 1 AND c = ?\x00\x0c\x00\x00\x00\x01\x00\x00\x00\x04\x00\x00\x00\x07\xff\x04\x00\x00\x00\x01",
 		"SELECT * FROM t WHERE k = ? AND d > ? ALLOW FILTERING\x00\x04\x00\x00\x00\x01\x05\x80\x00\x00\x00\x01",
+		"SELECT c FROM t WHERE k = 1 AND (c) > ? AND (c) IN ?\x00\x08\x00\x00\x00\x04\x00\x00\x00\x01\x03\x00\x00\x00",
 	} {
 		f.Add(s)
 	}

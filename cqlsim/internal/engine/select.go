@@ -28,6 +28,7 @@ const (
 	selFunc  // a native scalar function (not an aggregate)
 	selConst // a literal or bind marker argument of a function
 	selElem  // an element or slice of a map or set column: args are the key, or the bounds
+	selCast  // CAST(arg AS type): args[0] read as castFrom, converted to typ
 )
 
 // selItem is one analysed selector.
@@ -40,6 +41,9 @@ type selItem struct {
 	fn    string    // selFunc
 	args  []selItem // selFunc
 	term  *cql.Term // selConst
+	// castFrom is the parameter type of the cast function a selCast uses (its argument's
+	// type, or a type that accepts the argument's values)
+	castFrom *ctype
 	// aliased: the name is an AS alias (quoted in JSON keys when case-sensitive)
 	aliased bool
 }
@@ -85,8 +89,8 @@ func (s *selectPlan) jsonRows(res *Result) *Result {
 		parts := make([]string, len(row))
 		for j, v := range row {
 			key := s.items[j].name
-			if s.items[j].kind == selCol || s.items[j].aliased {
-				key = quoteIdent(key)
+			if key != strings.ToLower(key) { // Cassandra quotes names with upper-case letters
+				key = `"` + key + `"`
 			}
 			parts[j] = jsonString(key) + ": " + toJSON(s.items[j].typ, v)
 		}
@@ -116,6 +120,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	} else {
 		for i := range st.Selectors {
 			it, err := analyseSelector(t, &st.Selectors[i])
+			if nc, ok := err.(*errNoCastFunction); ok {
+				return nil, noCastFunctionError(st.Selectors, i, nc.target)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -324,6 +331,8 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		return nil, invalid("%s of type %s has no field %s", inner.name, udtName(inner.typ), s.Field)
 	case cql.SelElement:
 		return analyseElementSelector(t, s)
+	case cql.SelCast:
+		return analyseCast(t, s)
 	case cql.SelCountStar:
 		return &selItem{kind: selCount, typ: tBigint, name: "count"}, nil
 	case cql.SelWritetime, cql.SelTTL:
@@ -828,6 +837,12 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 		return v.b, err
 	case selElem:
 		return s.evalElement(ctx, it, r)
+	case selCast:
+		v, err := s.evalItem(ctx, &it.args[0], r)
+		if err != nil {
+			return nil, err
+		}
+		return castValue(it.castFrom, it.typ, v)
 	case selFunc:
 		args := make([]fnValue, len(it.args))
 		for i := range it.args {
@@ -958,7 +973,11 @@ func analyseFuncSelector(t *table, s *cql.Selector) (*selItem, error) {
 				known[i] = &ctype{code: kindVector, elem: native(primitive.DataTypeCodeFloat), dim: len(a.Term.Elems), frozen: true}
 			}
 			if known[i] != nil {
-				if err := floatVector(s.Name, a.Raw, known[i]); err != nil {
+				shown := a.Raw
+				if a.Kind == cql.SelCast {
+					shown = args[i].name // Cassandra shows a cast by its column name
+				}
+				if err := floatVector(s.Name, shown, known[i]); err != nil {
 					return nil, err
 				}
 			}

@@ -19,6 +19,9 @@ type rel struct {
 	tokFn bool // token(k) op token(v...): val holds the args
 	args  []*boundTerm
 	key   *boundTerm // opEntryEq: the map key (val is the entry's value)
+	// tuple1: a single column in tuple notation, (c) op (v): the values are one-element tuples,
+	// unwrapped when resolved, after which the relation is an ordinary single-column one
+	tuple1 bool
 }
 
 // opEntryEq is the operator of a map entry restriction, m[key] = value.
@@ -104,36 +107,60 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 			} else {
 				ar.val = bd.bind(r.Value, tBigint, "partition key token")
 			}
-		case len(ar.cols) > 1:
+		case len(ar.cols) > 1 || r.Tuple:
 			tt := &ctype{code: primitive.DataTypeCodeTuple, frozen: true}
 			names := make([]string, len(ar.cols))
 			for i, c := range ar.cols {
 				if c.kind != kindClustering {
 					return nil, invalid("Multi-column relations can only be applied to clustering columns but was applied to: %s", c.name)
 				}
+				for _, prev := range ar.cols[:i] {
+					if prev == c {
+						return nil, invalid("Column \"%s\" appeared twice in a relation: %s", c.name, relationCQL(r))
+					}
+				}
 				tt.elems = append(tt.elems, c.typ)
 				names[i] = c.name
 			}
+			if r.Op == cql.OpNe {
+				return nil, invalid("Unsupported \"!=\" relation: %s", relationCQL(r))
+			}
 			name := "(" + strings.Join(names, ",") + ")"
 			// markers inside a tuple literal are named after their column
-			bindTuple := func(v *cql.Term) *boundTerm {
-				if v.Kind == cql.TermTuple && len(v.Elems) == len(ar.cols) {
+			bindTuple := func(v *cql.Term) (*boundTerm, error) {
+				if v.Kind == cql.TermTuple && len(v.Elems) != len(ar.cols) {
+					return nil, invalid("Expected %d elements in value tuple, but got %d: %s", len(ar.cols), len(v.Elems), termCQL(v))
+				}
+				if v.Kind == cql.TermTuple && len(ar.cols) == 1 {
+					// (c) op (v): the element is bound as a value of c, as c op v binds it
+					return bd.bind(v.Elems[0], ar.cols[0].typ, ar.cols[0].name), nil
+				}
+				if v.Kind == cql.TermTuple {
 					for i, e := range v.Elems {
 						bd.register(e, ar.cols[i].typ, ar.cols[i].name)
 					}
-					return &boundTerm{t: v, ty: tt, name: name}
+					return &boundTerm{t: v, ty: tt, name: name}, nil
 				}
-				return bd.bind(v, tt, name)
+				return bd.bind(v, tt, name), nil
 			}
+			ar.tuple1 = len(ar.cols) == 1
 			if r.Op == cql.OpIn {
 				if r.Value != nil {
 					ar.val = bd.bind(r.Value, listOf(tt), "in"+name)
 				}
 				for _, v := range r.In {
-					ar.in = append(ar.in, bindTuple(v))
+					b, err := bindTuple(v)
+					if err != nil {
+						return nil, err
+					}
+					ar.in = append(ar.in, b)
 				}
 			} else {
-				ar.val = bindTuple(r.Value)
+				b, err := bindTuple(r.Value)
+				if err != nil {
+					return nil, err
+				}
+				ar.val = b
 			}
 		case r.Key != nil:
 			if err := bindEntry(ar, r, bd); err != nil {
@@ -202,6 +229,61 @@ func bindEntry(ar *rel, r *cql.Relation, bd *binder) error {
 
 func termText(t *cql.Term) string { return termCQL(t) }
 
+// relationCQL renders a relation on columns in parentheses back to CQL, as Cassandra quotes it
+// in messages: (a, b) = (1, 2).
+func relationCQL(r *cql.Relation) string {
+	value := termCQL(r.Value)
+	if r.Op == cql.OpIn && r.Value == nil {
+		parts := make([]string, len(r.In))
+		for i, v := range r.In {
+			parts[i] = termCQL(v)
+		}
+		value = "(" + strings.Join(parts, ", ") + ")"
+	}
+	return "(" + strings.Join(r.Columns, ", ") + ") " + string(r.Op) + " " + value
+}
+
+// tuple1Null is Cassandra's answer to a null in a relation (c) op (v).
+func tuple1Null(r *rel) error {
+	if r.op == cql.OpEq || r.op == cql.OpIn {
+		return invalid("Invalid null value for column %s", r.cols[0].name)
+	}
+	return invalid("Invalid null value in condition for column %s", r.cols[0].name)
+}
+
+// unwrapTuple1 turns the resolved values of a relation (c) op (v) into the values of the
+// single-column relation c op v: a value bound to a marker is a one-element tuple.
+func unwrapTuple1(rr *resolvedRel) error {
+	elem := func(b []byte, bt *boundTerm) ([]byte, error) {
+		if bt != nil && bt.ty.code != primitive.DataTypeCodeTuple {
+			return b, nil // a literal, bound as a value of c
+		}
+		fs, err := decodeFields(b, 1)
+		if err != nil {
+			return nil, invalid("Invalid tuple value for column %s: %v", rr.cols[0].name, err)
+		}
+		if fs[0] == nil {
+			return nil, tuple1Null(rr.rel)
+		}
+		return fs[0], nil
+	}
+	var err error
+	if rr.op != cql.OpIn {
+		rr.v, err = elem(rr.v, rr.val)
+		return err
+	}
+	for i, v := range rr.vs {
+		var bt *boundTerm // nil: an element of a list bound to one marker
+		if rr.val == nil {
+			bt = rr.in[i]
+		}
+		if rr.vs[i], err = elem(v, bt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func pkNames(t *table) string {
 	names := make([]string, len(t.pk))
 	for i, c := range t.pk {
@@ -261,6 +343,9 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 					return nil, invalid("Invalid unset value for column %s", colName())
 				}
 				if v.b == nil {
+					if r.tuple1 {
+						return nil, tuple1Null(r)
+					}
 					return nil, invalid("Invalid null value in condition for column %s", colName())
 				}
 				rr.vs = append(rr.vs, v.b)
@@ -280,6 +365,9 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 				if r.key != nil {
 					return nil, invalid("Unsupported null map value for column %s", colName())
 				}
+				if r.tuple1 {
+					return nil, tuple1Null(r)
+				}
 				return nil, invalid("Invalid null value in condition for column %s", colName())
 			}
 			rr.v = v.b
@@ -298,6 +386,11 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 					return nil, invalid("Expected 8 or 0 byte long (%d)", len(v.b))
 				}
 				rr.tok = int64(beUint64(v.b))
+			}
+		}
+		if r.tuple1 {
+			if err := unwrapTuple1(rr); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, rr)
