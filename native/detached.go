@@ -142,10 +142,12 @@ func (d *detached) finish(call *conn.Call) {
 		s.wg.Done() // the worker counts from now on
 		return
 	}
-	// The session is closing: no worker takes requests. This goroutine is still counted.
+	// The session is closing: no worker takes requests. The goroutine takes over this
+	// request's count; runTask turns a policy's panic or Goexit into the request's error, as on
+	// a worker (the retry policy is asked about the failures that Close causes).
 	go func() {
-		res, err := d.resume()
-		d.complete(res, err)
+		defer s.wg.Done()
+		s.runTask(asyncTask{p: d.p, f: d.resume})
 	}()
 }
 

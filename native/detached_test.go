@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -212,4 +214,47 @@ func TestDetachedRequestsAtClose(t *testing.T) {
 		}
 	}
 	cl.Close()
+}
+
+// A retry policy that panics or calls runtime.Goexit while Close fails the requests in flight
+// (no worker takes them then) fails its request with an error saying so; Close returns.
+func TestDetachedPolicyPanicDuringClose(t *testing.T) {
+	for name, act := range map[string]func(){
+		"panic":  func() { panic("policy bug") },
+		"goexit": runtime.Goexit,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var armed atomic.Bool
+			policy := funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
+				if armed.Load() {
+					act()
+				}
+				return native.RetryDecision{}
+			})
+			cl := cqlsim.StartT(t, cqlsim.Options{})
+			s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, RetryPolicy: policy})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.SetNodeDelay(0, 2*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			p := s.ExecuteAsync(context.Background(), native.Query("SELECT release_version FROM system.local"))
+			armed.Store(true)
+			closed := make(chan struct{})
+			go func() { s.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(30 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			_, err = awaitPending(t, p, 30*time.Second)
+			if err == nil {
+				t.Fatal("the request succeeded; Close should have cut it")
+			}
+			if !errors.Is(err, native.ErrSessionClosed) && !strings.Contains(err.Error(), "asynchronous request") {
+				t.Errorf("error %v, want ErrSessionClosed or the asynchronous request's failure", err)
+			}
+		})
+	}
 }
