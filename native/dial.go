@@ -75,5 +75,5 @@ func (s *Session) observeConnect(addr string, control bool, start time.Time, err
 	// Connect's own dials run in its caller's goroutine or ones it waits for, before anyone
 	// holds the session; once it has returned, connections are opened by goroutines Close
 	// waits for, and Close does not wait for one while OnConnect runs (it may call Close).
-	s.wg.callback(s.opened.Load(), func() { s.cfg.OnConnect(e) })
+	s.wg.callback(s.opened.Load(), nil, func() { s.cfg.OnConnect(e) })
 }

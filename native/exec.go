@@ -78,6 +78,7 @@ type reqInfo struct {
 	useLocked    bool            // a USE statement holding Session.useMu for writing
 	async        bool            // run by ExecuteAsync or ExecuteBatchAsync, in a goroutine Close waits for
 	started      *startedAttempt // the first attempt, sent by startDetached; nil otherwise
+	cbDepth      *int            // shared by the speculative attempts of an asynchronous request (see goroutineSet.callback)
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -599,7 +600,7 @@ func reprepareBudget(info *reqInfo) int {
 // one Close waits for: Close does not wait for it while the observer runs, so that the
 // observer may call Close.
 func (s *Session) observe(ctx context.Context, info *reqInfo, a Attempt) {
-	s.wg.callback(info.async, func() { info.observer(ctx, a) })
+	s.wg.callback(info.async, info.cbDepth, func() { info.observer(ctx, a) })
 }
 
 // attempt sends the request once on c and waits for the outcome.
@@ -699,7 +700,7 @@ func (s *Session) askRetryPolicy(ctx context.Context, info *reqInfo, a *Attempt)
 		stop()
 		cancel(nil)
 	}()
-	s.wg.callback(info.async, func() { d = info.retry.Retry(pctx, a) })
+	s.wg.callback(info.async, info.cbDepth, func() { d = info.retry.Retry(pctx, a) })
 	return d
 }
 

@@ -11,9 +11,8 @@ type goroutineSet struct {
 	mu      sync.Mutex
 	changed sync.Cond // on mu (set by Wait); broadcast when Wait's condition may have changed
 	running int       // goroutines added and not done
-	// inCallback is how many callbacks of running goroutines are in progress. It can exceed
-	// running: the speculative attempts of an asynchronous request run in goroutines of their
-	// own, which the request's goroutine waits for.
+	// inCallback is how many running goroutines are in a callback (a member whose speculative
+	// attempts, in goroutines of their own, are in callbacks counts once: see callback).
 	inCallback int
 }
 
@@ -50,19 +49,32 @@ func (g *goroutineSet) Wait() {
 }
 
 // callback runs f, a user's callback. When inSet, the calling goroutine is one of the set,
-// which Wait then does not wait for until f returns; otherwise f just runs.
-func (g *goroutineSet) callback(inSet bool, f func()) {
+// which Wait then does not wait for until f returns; otherwise f just runs. depth, when not nil,
+// is shared by goroutines working for one member of the set (the speculative attempts of an
+// asynchronous request, which its goroutine waits for): the member counts as in a callback while
+// any of them is, once however many are, so that Wait still waits for the other members.
+func (g *goroutineSet) callback(inSet bool, depth *int, f func()) {
 	if !inSet {
 		f()
 		return
 	}
 	g.mu.Lock()
-	g.inCallback++
-	g.changed.Broadcast()
+	if depth != nil {
+		*depth++
+	}
+	if depth == nil || *depth == 1 {
+		g.inCallback++
+		g.changed.Broadcast()
+	}
 	g.mu.Unlock()
 	defer func() {
 		g.mu.Lock()
-		g.inCallback--
+		if depth != nil {
+			*depth--
+		}
+		if depth == nil || *depth == 0 {
+			g.inCallback--
+		}
 		g.mu.Unlock()
 	}()
 	f()

@@ -38,7 +38,7 @@ func TestGoroutineSetWaitsForAllButCallbacks(t *testing.T) {
 	}
 	// The last goroutine enters a callback: Wait no longer waits for it.
 	entered, release := make(chan struct{}), make(chan struct{})
-	go g.callback(true, func() {
+	go g.callback(true, nil, func() {
 		close(entered)
 		<-release
 	})
@@ -80,7 +80,7 @@ func TestGoroutineSetCallbackOutsideTheSet(t *testing.T) {
 	var g goroutineSet
 	g.Add(1)
 	ran := false
-	g.callback(false, func() {
+	g.callback(false, nil, func() {
 		ran = true
 		if _, ok := waitReturns(&g, 50*time.Millisecond); ok {
 			t.Error("Wait returned during a callback from outside the set, with a goroutine running")
@@ -99,5 +99,47 @@ func TestGoroutineSetDoneWithoutAddPanics(t *testing.T) {
 		}
 	}()
 	var g goroutineSet
+	g.Done()
+}
+
+// Two goroutines working for one member (a request's speculative attempts) in callbacks at once
+// count as one member in a callback: Wait still waits for the other member.
+func TestGoroutineSetSharedDepthCountsOnce(t *testing.T) {
+	var g goroutineSet
+	g.Add(2) // the request with speculative attempts, and another request
+	depth := new(int)
+	entered, release := make(chan struct{}, 2), make(chan struct{})
+	for range 2 {
+		go g.callback(true, depth, func() {
+			entered <- struct{}{}
+			<-release
+		})
+	}
+	<-entered
+	<-entered
+	done, ok := waitReturns(&g, 100*time.Millisecond)
+	if ok {
+		t.Fatal("Wait returned while the other request was running (two attempts of one request in callbacks counted twice)")
+	}
+	g.Done() // the other request ends
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait did not return with only the request in callbacks left")
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g.mu.Lock()
+		in, d := g.inCallback, *depth
+		g.mu.Unlock()
+		if in == 0 && d == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the callbacks: inCallback %d, depth %d, want 0 and 0", in, d)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	g.Done()
 }

@@ -139,7 +139,7 @@ func (p *Pending) fireIn(g *goroutineSet) {
 			}
 		}
 		if g != nil {
-			g.callback(true, run)
+			g.callback(true, nil, run)
 		} else {
 			run()
 		}

@@ -48,6 +48,11 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 		panicked bool     // the attempt panicked (in a user-provided policy or observer) with pv
 		pv       any
 	}
+	if info.async && info.cbDepth == nil {
+		// The attempts run in goroutines of their own on behalf of this request's, which is
+		// the one Close counts: while any of them runs a callback, the request counts as in one.
+		info.cbDepth = new(int)
+	}
 	bctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
