@@ -53,9 +53,13 @@ func awaitIdle(t *testing.T, s *native.Session) {
 	}
 }
 
+// onWorkers keeps a session's asynchronous requests on workers: a request with an observer
+// does not take the goroutine-free path (see startDetached).
+func onWorkers(c *native.Config) { c.Observer = func(context.Context, native.Attempt) {} }
+
 func asyncFixture(t *testing.T) (*native.Session, *native.Prepared) {
 	t.Helper()
-	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1 })
+	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1; onWorkers(c) })
 	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v int)")
 	for i := range 10 {
 		mustExec(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)", int32(i), int32(i))
@@ -119,7 +123,9 @@ func TestAsyncWorkersEndWhenIdle(t *testing.T) {
 func TestCloseEndsIdleAsyncWorkers(t *testing.T) {
 	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	ks, hosts := testKeyspace(t, 1)
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1})
+	cfg := native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1}
+	onWorkers(&cfg)
+	s, err := native.Connect(ctxT(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

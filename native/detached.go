@@ -2,6 +2,9 @@ package native
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
@@ -33,23 +36,43 @@ const (
 // requests (retries, re-preparing, timeouts, schema agreement).
 type detached struct {
 	s          *Session
-	ctx        context.Context // one that never ends (see startDetached)
+	ctx        context.Context
 	p          *Pending
 	req        *request
 	info       reqInfo
 	att        startedAttempt
 	phase      atomic.Uint32
 	registered bool // the coarse clock watches the call (set before phase leaves starting)
+
+	// A context that can end interrupts the call (cancelled, run by context.AfterFunc). call
+	// and stop are set before phase leaves starting; watch settles who touches the call: the
+	// function (watchCancelling, then watchIdle again) or finish (watchClaimed), never both.
+	call  *conn.Call
+	stop  func() bool
+	watch atomic.Uint32
 }
 
+// The states of detached.watch.
+const (
+	watchIdle       uint32 = iota // neither the cancellation nor finish has the call
+	watchCancelling               // the cancellation is interrupting the call
+	watchClaimed                  // finish has the call: the cancellation leaves it alone
+	watchCancelled                // the cancellation is done with the call
+)
+
+// errContextEnded is the error the cancellation interrupts a detached call with; finish
+// reports the context's own error.
+var errContextEnded = errors.New("native: the request's context ended")
+
 // startDetached sends an asynchronous request without a goroutine when nothing about it needs
-// one while it waits: a context that never ends (no cancellation to watch), no observer, no
-// speculative execution, no timeout shorter than the coarse clock's minimum (which would need a
-// timer), not a USE, and a connection with a free stream id on the plan's first node. It
-// returns false, having sent nothing and kept nothing, when the request must run on a worker
-// (goAsync); true when it took req, and p completes with the request's outcome.
+// one while it waits: no observer, no speculative execution, no timeout shorter than the
+// coarse clock's minimum (which would need a timer), not a USE, and a connection with a free
+// stream id on the plan's first node. A context that can end is watched with
+// context.AfterFunc, which interrupts the call. It returns false, having sent nothing and kept
+// nothing, when the request must run on a worker (goAsync); true when it took req, and p
+// completes with the request's outcome.
 func (s *Session) startDetached(ctx context.Context, st *Statement, req *request, vals *encodedValues, p *Pending) bool {
-	if !neverEnds(ctx) || (st.prepared == nil && isUseStatement(st.cql)) {
+	if (st.prepared == nil && isUseStatement(st.cql)) || ctx.Err() != nil {
 		return false
 	}
 	d := &detached{s: s, ctx: ctx, p: p, req: req}
@@ -96,6 +119,10 @@ func (s *Session) startDetached(ctx context.Context, st *Statement, req *request
 		s.clock.add(w)
 		d.registered = true
 	}
+	if !neverEnds(ctx) && ctx.Done() != nil {
+		d.call = call
+		d.stop = context.AfterFunc(ctx, d.cancelled)
+	}
 	if !d.phase.CompareAndSwap(detachedStarting, detachedWaiting) {
 		d.finish(call) // it completed already
 	}
@@ -110,12 +137,48 @@ func (d *detached) CallDone(call *conn.Call) {
 	d.finish(call)
 }
 
+// cancelled interrupts the call when the request's context ends, unless finish has it.
+func (d *detached) cancelled() {
+	if !d.watch.CompareAndSwap(watchIdle, watchCancelling) {
+		return
+	}
+	d.call.Interrupt(errContextEnded) // may run finish, in this goroutine
+	d.watch.Store(watchCancelled)
+}
+
+// claim keeps the cancellation away from the call before finish releases it or hands it on:
+// it stops the cancellation, or waits until it is done with the call, unless finish runs
+// inside it (the call completed with its interruption).
+func (d *detached) claim(call *conn.Call, err error) {
+	if d.stop == nil || d.stop() {
+		return // no cancellation, or it will never run
+	}
+	if d.watch.CompareAndSwap(watchIdle, watchClaimed) || err == errContextEnded {
+		return // it will find the call claimed; or this is it, interrupting
+	}
+	for d.watch.Load() == watchCancelling {
+		runtime.Gosched() // it is inside Interrupt, which does not block
+	}
+}
+
 // finish completes the Pending with a plain answer, or hands the request to a worker. It runs
 // in the goroutine that completed the call (which, for a timeout, holds the coarse clock's
-// lock: only a call with a response touches the clock here).
+// lock: only a call with a response, or interrupted by its context, touches the clock here).
 func (d *detached) finish(call *conn.Call) {
 	s, info := d.s, &d.info
 	resp, err := call.Response()
+	d.claim(call, err)
+	if err == errContextEnded {
+		// As the goroutine path reports a context that ended while waiting (roundTrip).
+		if d.registered {
+			s.clock.remove(&d.req.to.wait)
+			d.registered = false
+		}
+		call.Release()
+		putRequest(d.req)
+		d.complete(nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), d.att.c.Addr(), d.ctx.Err()))
+		return
+	}
 	if err == nil {
 		switch resp.Msg.(type) {
 		case *proto.RowsResult, *proto.VoidResult:

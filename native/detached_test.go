@@ -258,3 +258,96 @@ func TestDetachedPolicyPanicDuringClose(t *testing.T) {
 		})
 	}
 }
+
+// A context that can end does not take the request off the goroutine-free path: it is watched
+// (context.AfterFunc), and ending it fails the requests in flight with its error, as on the
+// other path; the connection serves the next ones.
+func TestDetachedCancellableContext(t *testing.T) {
+	cl, s := simClusterSession(t, cqlsim.Options{}, func(c *native.Config) { c.ConnsPerHost = 1 })
+	native.SetAsyncTrimTick(s, time.Millisecond)
+	mustExec(t, s, "CREATE KEYSPACE dx WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE dx.t (k int PRIMARY KEY, v int)")
+	mustExec(t, s, "INSERT INTO dx.t (k, v) VALUES (1, 1)")
+	sel := mustPrepare(t, s, "SELECT v FROM dx.t WHERE k = ?")
+	pollUntil(t, 10*time.Second, "workers still idle", func() bool { return native.AsyncIdleWorkers(s) == 0 })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pending := make([]*native.Pending, 1000)
+	for i := range pending {
+		pending[i] = s.ExecuteAsync(ctx, sel.Bind(1))
+	}
+	for i, p := range pending {
+		if res, err := awaitPending(t, p, 30*time.Second); err != nil || res.Len() != 1 {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if n := native.AsyncIdleWorkers(s); n != 0 {
+		t.Errorf("%d idle workers after requests with a cancellable context, want none used", n)
+	}
+
+	// Cancelled while the node holds them back.
+	if err := cl.SetNodeDelay(0, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	for i := range 50 {
+		pending[i] = s.ExecuteAsync(ctx2, sel.Bind(1))
+	}
+	time.Sleep(50 * time.Millisecond)
+	cancel2()
+	for i, p := range pending[:50] {
+		_, err := awaitPending(t, p, 5*time.Second)
+		if !errors.Is(err, context.Canceled) || errors.Is(err, native.ErrConnClosed) {
+			t.Fatalf("request %d after its context was cancelled: %v, want context.Canceled alone", i, err)
+		}
+	}
+	// A deadline.
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel3()
+	if _, err := awaitPending(t, s.ExecuteAsync(ctx3, sel.Bind(1)), 5*time.Second); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a request past its context's deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if err := cl.SetNodeDelay(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The late answers were dropped and their stream ids freed: the connection serves on.
+	for i := range 100 {
+		if _, err := awaitPending(t, s.ExecuteAsync(ctx, sel.Bind(1)), 30*time.Second); err != nil {
+			t.Fatalf("request %d after the cancellations: %v", i, err)
+		}
+	}
+}
+
+// Cancellations racing the answers: every request completes once, with its rows or with
+// context.Canceled.
+func TestDetachedCancelRacesAnswers(t *testing.T) {
+	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1 })
+	mustExec(t, s, "CREATE TABLE kv (k int PRIMARY KEY, v int)")
+	mustExec(t, s, "INSERT INTO kv (k, v) VALUES (1, 1)")
+	sel := mustPrepare(t, s, "SELECT v FROM kv WHERE k = ?")
+	var ok, cancelled int
+	for round := range 200 {
+		ctx, cancel := context.WithCancel(context.Background())
+		ps := make([]*native.Pending, 20)
+		for i := range ps {
+			ps[i] = s.ExecuteAsync(ctx, sel.Bind(1))
+			if i == round%20 {
+				cancel()
+			}
+		}
+		for i, p := range ps {
+			res, err := awaitPending(t, p, 30*time.Second)
+			switch {
+			case err == nil && res.Len() == 1:
+				ok++
+			case errors.Is(err, context.Canceled):
+				cancelled++
+			default:
+				t.Fatalf("round %d request %d: %v, %v", round, i, res, err)
+			}
+		}
+		cancel()
+	}
+	t.Logf("%d answered, %d cancelled", ok, cancelled)
+}

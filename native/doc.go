@@ -86,10 +86,10 @@
 //
 // Session.ExecuteAsync, Session.ExecuteBatchAsync and Result.NextPageAsync return a *Pending
 // at once; its Done channel closes when the request completes, and Result returns the outcome.
-// One goroutine can keep thousands of requests in flight. With a context that never ends
-// (context.Background or context.TODO), no observer, no speculative execution, no timeout
-// under a second, not a USE, and a free stream id on the connection of the first node of its
-// plan, a request takes no goroutine while it waits: the connection's reader
+// One goroutine can keep thousands of requests in flight. With no observer, no speculative
+// execution, no timeout under a second, not a USE, and a free stream id on the connection of
+// the first node of its plan, a request takes no goroutine while it waits (a context that can
+// end is watched with context.AfterFunc, which interrupts the request when it ends): the connection's reader
 // completes its Pending when the answer is rows or void, and OnDone hooks then run on a worker.
 // Anything else (a server error and its retries, re-preparing, a timeout, a schema change)
 // goes on on one of the session's worker goroutines, from the answer received, along the same
