@@ -90,9 +90,17 @@ func TestNoGoroutineLeftAfterClose(t *testing.T) {
 }
 
 func TestCancelledRequests(t *testing.T) {
+	t.Run("no goroutine", func(t *testing.T) { testCancelledRequests(t, func(*native.Config) {}) })
+	t.Run("on workers", func(t *testing.T) { testCancelledRequests(t, onWorkers) })
+}
+
+// testCancelledRequests is TestCancelledRequests on a session configured by mod.
+func testCancelledRequests(t *testing.T, mod func(*native.Config)) {
 	defer goleak.VerifyNone(t, append(cqltest.GoleakOptions(), goleak.IgnoreCurrent())...)
 	ks, hosts := testKeyspace(t, 1)
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1})
+	cfg := native.Config{Hosts: hosts, Keyspace: ks, ConnsPerHost: 1}
+	mod(&cfg)
+	s, err := native.Connect(ctxT(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ type detached struct {
 
 	// A context that can end interrupts the call (cancelled, run by context.AfterFunc). call
 	// and stop are set before phase leaves starting; watch settles who touches the call: the
-	// function (watchCancelling, then watchIdle again) or finish (watchClaimed), never both.
+	// cancellation (watchCancelling, then watchCancelled) or finish (watchClaimed), never both.
 	call  *conn.Call
 	stop  func() bool
 	watch atomic.Uint32
@@ -156,8 +156,10 @@ func (d *detached) claim(call *conn.Call, err error) {
 	if d.watch.CompareAndSwap(watchIdle, watchClaimed) || err == errContextEnded {
 		return // it will find the call claimed; or this is it, interrupting
 	}
+	// Another goroutine completed the call (err is not the interruption), so the
+	// cancellation's Interrupt finds the call's slot claimed and returns at once.
 	for d.watch.Load() == watchCancelling {
-		runtime.Gosched() // it is inside Interrupt, which does not block
+		runtime.Gosched()
 	}
 }
 
@@ -176,7 +178,11 @@ func (d *detached) finish(call *conn.Call) {
 		}
 		call.Release()
 		putRequest(d.req)
-		d.complete(nil, fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), d.att.c.Addr(), d.ctx.Err()))
+		err := fmt.Errorf("native: %s on %s: %w", abbreviate(info.what), d.att.c.Addr(), d.ctx.Err())
+		if s.closed.Load() {
+			err = closedError(err) // as send reports a request that Close cut off
+		}
+		d.complete(nil, err)
 		return
 	}
 	if err == nil {

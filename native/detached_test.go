@@ -351,3 +351,28 @@ func TestDetachedCancelRacesAnswers(t *testing.T) {
 	}
 	t.Logf("%d answered, %d cancelled", ok, cancelled)
 }
+
+// A request cut off by its context while Close runs matches ErrSessionClosed too, as on the
+// worker path.
+func TestDetachedCancelDuringClose(t *testing.T) {
+	cl, s := simClusterSession(t, cqlsim.Options{}, func(c *native.Config) { c.ConnsPerHost = 1 })
+	if err := cl.SetNodeDelay(0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ps := make([]*native.Pending, 50)
+	for i := range ps {
+		ps[i] = s.ExecuteAsync(ctx, native.Query("SELECT release_version FROM system.local"))
+	}
+	closing := make(chan struct{})
+	go func() { s.Close(); close(closing) }()
+	pollUntil(t, 10*time.Second, "Close did not start", s.Closed)
+	cancel()
+	<-closing
+	for i, p := range ps {
+		_, err := awaitPending(t, p, 10*time.Second)
+		if !errors.Is(err, native.ErrSessionClosed) {
+			t.Errorf("request %d: %v, want ErrSessionClosed", i, err)
+		}
+	}
+}

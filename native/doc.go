@@ -67,8 +67,9 @@
 // (its LWT mark) goes to the partition's primary replica (the first in ring order in
 // Config.LocalDC, or for a table using tablets the first of its tablet's replicas in the
 // order the node gave), not to a rotating one, so that its Paxos rounds do not contend across
-// coordinators; the plan moves on to the next replica only when that node cannot take it. Statement.WithHost pins a
-// request to one node; Session.Hosts lists the nodes; Result.Host names the coordinator.
+// coordinators; the plan moves on to the next replica only when that node cannot take it.
+// Statement.WithHost pins a request to one node; Session.Hosts lists the nodes; Result.Host
+// names the coordinator.
 // Config.RetryPolicy decides retries (none by default), Config.Observer sees every attempt,
 // including transparent re-prepares. Whatever the policy, a request that was not sent (its
 // node's connections were down, or the server had closed an idle connection, which a request
@@ -89,8 +90,10 @@
 // One goroutine can keep thousands of requests in flight. With no observer, no speculative
 // execution, no timeout under a second, not a USE, and a free stream id on the connection of
 // the first node of its plan, a request takes no goroutine while it waits (a context that can
-// end is watched with context.AfterFunc, which interrupts the request when it ends): the connection's reader
-// completes its Pending when the answer is rows or void, and OnDone hooks then run on a worker.
+// end is watched with context.AfterFunc, which interrupts the request when it ends; for a
+// context type of the application's own, AfterFunc may start a goroutine): the connection's
+// reader completes its Pending when the answer is rows or void, and OnDone hooks then run on a
+// worker.
 // Anything else (a server error and its retries, re-preparing, a timeout, a schema change)
 // goes on on one of the session's worker goroutines, from the answer received, along the same
 // path as a synchronous request. Other asynchronous requests run wholly on a worker. Workers

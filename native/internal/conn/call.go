@@ -172,7 +172,9 @@ func (call *Call) deliver(h proto.Header, body *[]byte, err error) {
 		return
 	}
 	if n := call.onDone; n != nil {
-		// No token: n owns the call from here (see StartNotify).
+		// No token: n owns the call from here (see StartNotify). Neither this function nor
+		// Interrupt touches the call after CallDone returns: its owner may release it
+		// meanwhile.
 		call.got, call.drained = true, true
 		n.CallDone(call)
 		return
