@@ -75,13 +75,20 @@ func (s *Session) startDetached(ctx context.Context, st *Statement, req *request
 	if (st.prepared == nil && isUseStatement(st.cql)) || ctx.Err() != nil {
 		return false
 	}
+	// What keeps a request on a worker, looked at before anything is allocated or built.
+	var pol reqInfo
+	pol.policies(&s.cfg, &st.opts)
+	timeout := s.cfg.Timeout
+	if st.opts.set&setTimeout != 0 {
+		timeout = st.opts.timeout
+	}
+	if pol.observer != nil || (pol.specAttempts > 0 && st.opts.idempotent) || (timeout > 0 && timeout < coarseMin) {
+		return false
+	}
 	d := &detached{s: s, ctx: ctx, p: p, req: req}
 	info := &d.info
 	if err := s.initRequest(info, st, req, vals, true); err != nil {
 		return false // goAsync's path reports the error
-	}
-	if info.observer != nil || (info.specAttempts > 0 && info.idempotent) || (info.timeout > 0 && info.timeout < coarseMin) {
-		return false
 	}
 	if !s.enter() { // counted until the Pending completes, or the request goes to a worker
 		return false
