@@ -33,7 +33,8 @@ type Config struct {
 	PageSize int
 
 	// Timeout bounds each request, retries and re-prepares included, in addition to the
-	// caller's context (no retry is sent once it has passed). Zero selects 12s; a negative
+	// caller's context (no retry is sent once it has passed), and so the wait for a free
+	// stream id on a connection whose 32768 are all in use. Zero selects 12s; a negative
 	// value disables it. Timeouts under a second are exact; longer ones share one clock per
 	// session and fire up to 10 ms late (a timer per request costs measurable CPU at high
 	// concurrency).
@@ -245,6 +246,10 @@ type Config struct {
 	// timestamp the current time as its default timestamp (the protocol's
 	// default-timestamp flag). By default the coordinator assigns timestamps.
 	ClientTimestamps bool
+
+	// maxStreams, for the tests, limits the stream ids of every connection (0: the protocol's
+	// 32768), so that a test saturates a connection with a few requests.
+	maxStreams int
 }
 
 // Routing selects how a session picks the coordinator of a request.

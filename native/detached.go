@@ -115,7 +115,7 @@ func (s *Session) startDetached(ctx context.Context, st *Statement, req *request
 	if to.coarse() {
 		to.beginWait()
 	}
-	call, err := c.StartNotify(ctx, info.msg, d)
+	call, err := c.StartNotify(info.msg, d)
 	if err != nil {
 		s.wg.Done()
 		return false // nothing was sent

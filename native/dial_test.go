@@ -396,6 +396,56 @@ func TestSaturatedConnectionBoundedByTimeout(t *testing.T) {
 	}
 }
 
+// A connection's stream ids may run out between the look that finds a free one and the start
+// of the request, when other requests take them meanwhile: the request then waits for an id no
+// longer than its timeout either. Many synchronous requests, started together on a connection
+// with four stream ids, race for them; every one that found none fails within its timeout
+// instead of waiting for the slow node's late answers. Each round has a session (and a
+// connection) of its own, as the first round's late answers keep its ids in use.
+func TestStreamIDsRunOutDuringStart(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	const timeout, delay = 200 * time.Millisecond, 20 * time.Second
+	cfg := native.WithMaxStreams(native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Timeout: timeout}, 2048)
+	slow := cl.Addrs()[0]
+	defer func() { _ = cl.SetNodeDelay(0, 0) }()
+	for round := range 8 {
+		if err := cl.SetNodeDelay(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		s, err := native.Connect(ctxT(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitHostsUp(t, s, 2)
+		if err := cl.SetNodeDelay(0, delay); err != nil {
+			t.Fatal(err)
+		}
+		const n = 4096
+		var wg sync.WaitGroup
+		begin := make(chan struct{})
+		took := make([]time.Duration, n)
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-begin
+				start := time.Now()
+				_, errs[i] = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
+				took[i] = time.Since(start)
+			}()
+		}
+		close(begin)
+		wg.Wait()
+		s.Close()
+		for i := range n {
+			if !errors.Is(errs[i], native.ErrTimeout) || took[i] >= delay/2 {
+				t.Fatalf("round %d, request %d: %v after %v, want a timeout after about %v", round, i, errs[i], took[i], timeout)
+			}
+		}
+	}
+}
+
 // With LocalDC set, a local node whose stream ids are all in use (slow to answer) is not a
 // reason to send a request to another data center, where a LOCAL_* consistency would mean
 // that data center: the request waits for a stream id on the local node, no longer than its

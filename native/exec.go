@@ -736,8 +736,14 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 	}
 	var call *conn.Call
 	var err error
-	if c.Saturated() && to != nil && to.d > 0 {
-		call, err = startSaturated(ctx, c, info, to)
+	if to != nil && to.d > 0 {
+		// A request with a timeout never waits for a stream id beyond it. The stream ids
+		// may run out between nextConn's look at the connection and this start (other
+		// requests take them), so only a start that cannot wait is safe here.
+		call, err = c.TryStart(info.msg)
+		if errors.Is(err, conn.ErrNoFreeStream) {
+			call, err = startSaturated(ctx, c, info, to)
+		}
 	} else {
 		call, err = c.Start(ctx, info.msg)
 	}

@@ -9,3 +9,10 @@ func AsyncIdleWorkers(s *Session) int { return s.async.Idle() }
 // SetAsyncTrimTick sets the period with which s ends idle asynchronous workers (they end after
 // about five periods); call it before s runs an asynchronous request.
 func SetAsyncTrimTick(s *Session, d time.Duration) { s.async.SetTick(d) }
+
+// WithMaxStreams returns cfg with every connection limited to n stream ids, for the external
+// tests.
+func WithMaxStreams(cfg Config, n int) Config {
+	cfg.maxStreams = n
+	return cfg
+}

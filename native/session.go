@@ -299,6 +299,7 @@ func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config
 		DialTimeout:         s.cfg.ConnectTimeout,
 		Dialer:              s.dialerFor(addr),
 		StartupOptions:      map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
+		MaxStreams:          s.cfg.maxStreams,
 	}
 	if onEvent != nil {
 		cc.OnEvent = onEvent

@@ -360,7 +360,7 @@ func (c *Conn) tryAcquireStream() (int16, error) {
 	case id := <-c.streams:
 		return id, nil
 	default:
-		return 0, fmt.Errorf("conn %s: no free stream id (all %d in use)", c.addr, cap(c.streams))
+		return 0, fmt.Errorf("conn %s: %w (all %d in use)", c.addr, ErrNoFreeStream, cap(c.streams))
 	}
 }
 
@@ -372,7 +372,14 @@ func (c *Conn) tryAcquireStream() (int16, error) {
 // arrives or the connection fails; call Release when done with it. When Start returns an error,
 // nothing was sent.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
-	return c.startCall(ctx, req, nil)
+	return c.startCall(ctx, req, nil, true)
+}
+
+// TryStart is Start without the wait for a stream id: when every stream id is in use it fails
+// at once with an error matching ErrNoFreeStream, having sent nothing. Saturated cannot tell a
+// caller that Start will not wait: other goroutines may take the last free ids in between.
+func (c *Conn) TryStart(req proto.Request) (*Call, error) {
+	return c.startCall(context.Background(), req, nil, false)
 }
 
 // StartNotify is Start for a caller that does not wait: onDone.CallDone is called once when the
@@ -380,17 +387,20 @@ func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
 // that completes it (the connection's reader or writer, a caller reading the socket, the caller
 // of Interrupt or Close), possibly before StartNotify returns. Done is not used: from that call,
 // onDone owns the Call (Response, then Release). CallDone must not block, nor wait for another
-// request on this connection. StartNotify never waits: it fails when every stream id is in use.
+// request on this connection. StartNotify never waits: it fails when every stream id is in use
+// (ErrNoFreeStream).
 // When it returns an error, nothing was sent and CallDone is never called.
-func (c *Conn) StartNotify(ctx context.Context, req proto.Request, onDone Notified) (*Call, error) {
-	call, err := c.startCall(ctx, req, onDone)
+func (c *Conn) StartNotify(req proto.Request, onDone Notified) (*Call, error) {
+	call, err := c.startCall(context.Background(), req, onDone, false)
 	if err == nil {
 		c.kick() // nobody waits on Done, which would make the reader read
 	}
 	return call, err
 }
 
-func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified) (*Call, error) {
+// startCall starts req, waiting for a stream id (respecting ctx) when wait is set, failing with
+// ErrNoFreeStream otherwise; onDone, when set, is told of the completion (see StartNotify).
+func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified, wait bool) (*Call, error) {
 	select {
 	case <-c.done:
 		return nil, c.err
@@ -398,7 +408,7 @@ func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified
 	}
 	var stream int16
 	var err error
-	if onDone == nil {
+	if wait {
 		stream, err = c.acquireStream(ctx)
 	} else {
 		stream, err = c.tryAcquireStream()

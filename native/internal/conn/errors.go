@@ -27,6 +27,10 @@ var ErrClosedByServer = errors.New("the server closed the connection while it wa
 // match ErrNotSent too.)
 var ErrNotSent = errors.New("the request was not sent")
 
+// ErrNoFreeStream is matched (errors.Is) by the error of TryStart and StartNotify when every
+// stream id of the connection is in use: nothing was sent.
+var ErrNoFreeStream = errors.New("no free stream id")
+
 // ErrHeartbeat is the cause of a ClosedError when a heartbeat went unanswered.
 var ErrHeartbeat = errors.New("heartbeat failed")
 

@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestStartNotify(t *testing.T) {
 	c := dialT(t, Config{})
 	n := make(notifyChan, 100)
 	for i := range 100 {
-		if _, err := c.StartNotify(context.Background(), query("SELECT key FROM system.local"), n); err != nil {
+		if _, err := c.StartNotify(query("SELECT key FROM system.local"), n); err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
@@ -73,19 +74,19 @@ func TestStartNotifyNoStreamAndFailure(t *testing.T) {
 	defer c.Close()
 	n := make(notifyChan, 4)
 	for range 2 {
-		if _, err := c.StartNotify(context.Background(), query("SELECT 1"), n); err != nil {
+		if _, err := c.StartNotify(query("SELECT 1"), n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.StartNotify(context.Background(), query("SELECT 1"), n)
+		_, err := c.StartNotify(query("SELECT 1"), n)
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		if err == nil {
-			t.Fatal("StartNotify with every stream id in use succeeded")
+		if !errors.Is(err, ErrNoFreeStream) {
+			t.Fatalf("StartNotify with every stream id in use: %v, want ErrNoFreeStream", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("StartNotify waited for a stream id")
@@ -98,7 +99,7 @@ func TestStartNotifyNoStreamAndFailure(t *testing.T) {
 		}
 		call.Release()
 	}
-	if _, err := c.StartNotify(context.Background(), query("SELECT 1"), n); err == nil {
+	if _, err := c.StartNotify(query("SELECT 1"), n); err == nil {
 		t.Fatal("StartNotify on a closed connection succeeded")
 	}
 }
@@ -116,7 +117,7 @@ func TestStartNotifyInterrupt(t *testing.T) {
 	}
 	defer c.Close()
 	n := make(notifyChan, 1)
-	call, err := c.StartNotify(context.Background(), query("SELECT 1"), n)
+	call, err := c.StartNotify(query("SELECT 1"), n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +130,64 @@ func TestStartNotifyInterrupt(t *testing.T) {
 		t.Errorf("Response after Interrupt: %v, want boom", err)
 	}
 	got.Release()
+}
+
+// TryStart never waits for a stream id: with all in use it fails at once with ErrNoFreeStream,
+// having sent nothing (the server sees no third request); once an answer frees an id it starts
+// the request.
+func TestTryStartNeverWaits(t *testing.T) {
+	hold := make(chan struct{})
+	var seen atomic.Int32
+	srv := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		if queryText(body) == "SELECT 1" {
+			seen.Add(1)
+			<-hold
+		}
+		_ = fc.send(h.Stream, proto.OpResult, voidBody())
+	})
+	c, err := Dial(context.Background(), srv.addr(), Config{MaxStreams: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var calls []*Call
+	for range 2 {
+		call, err := c.TryStart(query("SELECT 1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, call)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.TryStart(query("SELECT 2"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNoFreeStream) {
+			t.Fatalf("TryStart with every stream id in use: %v, want ErrNoFreeStream", err)
+		}
+	case <-time.After(10 * time.Second):
+		close(hold)
+		t.Fatal("TryStart waited for a stream id")
+	}
+	close(hold)
+	for _, call := range calls {
+		if _, err := call.Response(); err != nil {
+			t.Fatal(err)
+		}
+		call.Release()
+	}
+	call, err := c.TryStart(query("SELECT 2"))
+	if err != nil {
+		t.Fatalf("TryStart with free stream ids: %v", err)
+	}
+	if _, err := call.Response(); err != nil {
+		t.Fatal(err)
+	}
+	call.Release()
+	if n := seen.Load(); n != 2 {
+		t.Errorf("the server saw %d held requests, want 2", n)
+	}
 }
