@@ -32,7 +32,7 @@ const (
 
 // detached is an asynchronous request in flight without a goroutine: the goroutine that
 // completes its call (the connection's reader, usually) completes its Pending. Anything but a
-// plain answer (rows or void) goes on in a worker, through the same path as the other
+// plain answer (rows or void, up to detachedDecodeMax bytes) goes on in a worker, through the same path as the other
 // requests (retries, re-preparing, timeouts, schema agreement).
 type detached struct {
 	s          *Session
@@ -59,6 +59,11 @@ const (
 	watchClaimed                  // finish has the call: the cancellation leaves it alone
 	watchCancelled                // the cancellation is done with the call
 )
+
+// detachedDecodeMax is the largest response body that finish decodes in the goroutine that
+// completed the call, usually the connection's reader: a larger one (a page of many rows) is
+// decoded on a worker, so that it does not hold up the connection's other responses.
+const detachedDecodeMax = 64 << 10
 
 // errContextEnded is the error the cancellation interrupts a detached call with; finish
 // reports the context's own error.
@@ -175,7 +180,11 @@ func (d *detached) claim(call *conn.Call, err error) {
 // lock: only a call with a response, or interrupted by its context, touches the clock here).
 func (d *detached) finish(call *conn.Call) {
 	s, info := d.s, &d.info
-	resp, err := call.Response()
+	var resp *proto.Response
+	var err error
+	if call.BodySize() <= detachedDecodeMax {
+		resp, err = call.Response()
+	} // else a large page: a worker decodes it (convertResponse), not the connection's reader
 	d.claim(call, err)
 	if err == errContextEnded {
 		// As the goroutine path reports a context that ended while waiting (roundTrip).
@@ -192,7 +201,7 @@ func (d *detached) finish(call *conn.Call) {
 		d.complete(nil, err)
 		return
 	}
-	if err == nil {
+	if resp != nil {
 		switch resp.Msg.(type) {
 		case *proto.RowsResult, *proto.VoidResult:
 			if d.registered {
@@ -210,8 +219,8 @@ func (d *detached) finish(call *conn.Call) {
 			}
 		}
 	}
-	// An error, a timeout, a stale metadata or another kind of result: the rest runs where
-	// it may block, on a worker, from this answer on.
+	// An error, a timeout, a stale metadata, another kind of result or a large page: the rest
+	// runs where it may block, on a worker, from this answer on.
 	d.att.call = call
 	info.started = &d.att
 	if s.async.Go(asyncTask{p: d.p, f: d.resume}) {

@@ -376,3 +376,54 @@ func TestDetachedCancelDuringClose(t *testing.T) {
 		}
 	}
 }
+
+// A page over 64 KiB is decoded on a worker, not by the connection's reader (which would hold
+// up the connection's other responses meanwhile); a small page is completed by the reader.
+// Both come back whole.
+func TestDetachedLargePageDecodedOnWorker(t *testing.T) {
+	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1 })
+	native.SetAsyncTrimTick(s, time.Hour) // an idle worker stays
+	bg := context.Background()
+	if _, err := s.Execute(bg, native.Query("CREATE TABLE big (k int, c int, v text, PRIMARY KEY (k, c))")); err != nil {
+		t.Fatal(err)
+	}
+	ins := mustPrepare(t, s, "INSERT INTO big (k, c, v) VALUES (?, ?, ?)")
+	value := strings.Repeat("x", 1024)
+	const rows = 100 // about 100 KiB in one page
+	for c := range rows {
+		if _, err := s.Execute(bg, ins.Bind(1, c, value)); err != nil {
+			t.Fatal(err)
+		}
+		if c < 3 {
+			if _, err := s.Execute(bg, ins.Bind(2, c, value)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sel := mustPrepare(t, s, "SELECT c, v FROM big WHERE k = ?")
+	check := func(k, want int) {
+		t.Helper()
+		res, err := awaitPending(t, s.ExecuteAsync(bg, sel.Bind(k)), 30*time.Second)
+		if err != nil {
+			t.Fatalf("partition %d: %v", k, err)
+		}
+		got := 0
+		for _, row := range res.Rows() {
+			var c int
+			var v string
+			if err := row.Scan(&c, &v); err != nil || c != got || v != value {
+				t.Fatalf("partition %d, row %d: c=%d, %d bytes, %v", k, got, c, len(v), err)
+			}
+			got++
+		}
+		if got != want {
+			t.Fatalf("partition %d: %d rows, want %d", k, got, want)
+		}
+	}
+	check(2, 3)
+	if n := native.AsyncIdleWorkers(s); n != 0 {
+		t.Errorf("%d idle workers after a small page: the reader should have completed it", n)
+	}
+	check(1, rows)
+	pollUntil(t, 10*time.Second, "no worker decoded the page of about 100 KiB", func() bool { return native.AsyncIdleWorkers(s) == 1 })
+}

@@ -92,9 +92,10 @@
 // the first node of its plan, a request takes no goroutine while it waits (a context that can
 // end is watched with context.AfterFunc, which interrupts the request when it ends; for a
 // context type of the application's own, AfterFunc may start a goroutine): the connection's
-// reader completes its Pending when the answer is rows or void, and OnDone hooks then run on a
-// worker.
-// Anything else (a server error and its retries, re-preparing, a timeout, a schema change)
+// reader completes its Pending when the answer is rows or void of at most 64 KiB, and OnDone
+// hooks then run on a worker.
+// Anything else (a larger page, which the reader would take long to decode, a server error and
+// its retries, re-preparing, a timeout, a schema change)
 // goes on on one of the session's worker goroutines, from the answer received, along the same
 // path as a synchronous request. Other asynchronous requests run wholly on a worker. Workers
 // are kept for the next requests (a new goroutine's stack would grow every time) and end after

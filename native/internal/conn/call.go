@@ -66,6 +66,16 @@ func (call *Call) Received() { call.got, call.drained = true, true }
 // in), without waiting and without waking the reader goroutine.
 func (call *Call) Completed() bool { return call.got || call.state.Load() == stateDelivered }
 
+// BodySize returns the size in bytes of the response frame's body as it arrived (compressed,
+// when the connection compresses), 0 when the call completed without a response or after
+// Response decoded it. Call it only once the call has completed.
+func (call *Call) BodySize() int {
+	if call.body == nil {
+		return 0
+	}
+	return len(*call.body)
+}
+
 // Stream returns the stream id the request was sent on.
 func (call *Call) Stream() int16 { return call.stream }
 
