@@ -32,8 +32,8 @@ const (
 
 // detached is an asynchronous request in flight without a goroutine: the goroutine that
 // completes its call (the connection's reader, usually) completes its Pending. Anything but a
-// plain answer (rows or void, up to detachedDecodeMax bytes) goes on in a worker, through the same path as the other
-// requests (retries, re-preparing, timeouts, schema agreement).
+// plain answer (rows or void, up to detachedDecodeMax bytes) goes on in a worker, through the
+// same path as the other requests (retries, re-preparing, timeouts, schema agreement).
 type detached struct {
 	s          *Session
 	ctx        context.Context

@@ -380,8 +380,16 @@ func TestDetachedCancelDuringClose(t *testing.T) {
 // A page over 64 KiB is decoded on a worker, not by the connection's reader (which would hold
 // up the connection's other responses meanwhile); a small page is completed by the reader.
 // Both come back whole.
+// With compression the size that counts is the decompressed one (the page below compresses to
+// a few hundred bytes).
 func TestDetachedLargePageDecodedOnWorker(t *testing.T) {
-	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1 })
+	for _, comp := range []string{"", "lz4", "snappy"} {
+		t.Run("compression="+comp, func(t *testing.T) { testDetachedLargePage(t, comp) })
+	}
+}
+
+func testDetachedLargePage(t *testing.T, compression string) {
+	s, _ := connect(t, func(c *native.Config) { c.ConnsPerHost = 1; c.Compression = compression })
 	native.SetAsyncTrimTick(s, time.Hour) // an idle worker stays
 	bg := context.Background()
 	if _, err := s.Execute(bg, native.Query("CREATE TABLE big (k int, c int, v text, PRIMARY KEY (k, c))")); err != nil {

@@ -396,10 +396,46 @@ func TestSaturatedConnectionBoundedByTimeout(t *testing.T) {
 	}
 }
 
+// connectThenSlow connects a session with cfg to cl's two nodes while they answer at once,
+// then delays every statement on the first node by delay (until the test ends).
+func connectThenSlow(t *testing.T, cl *cqlsim.Cluster, cfg native.Config, delay time.Duration) *native.Session {
+	t.Helper()
+	if err := cl.SetNodeDelay(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitHostsUp(t, s, 2)
+	if err := cl.SetNodeDelay(0, delay); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.SetNodeDelay(0, 0) })
+	return s
+}
+
+// burst runs f(0) to f(n-1) on n goroutines released together, and waits for them.
+func burst(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-begin
+			f(i)
+		}()
+	}
+	close(begin)
+	wg.Wait()
+}
+
 // A connection's stream ids may run out between the look that finds a free one and the start
 // of the request, when other requests take them meanwhile: the request then waits for an id no
-// longer than its timeout either. Many synchronous requests, started together on a connection
-// with four stream ids, race for them; every one that found none fails within its timeout
+// longer than its timeout either. Many synchronous requests (4096), started together on a
+// connection with 2048 stream ids, race for them; every one that found none fails within its timeout
 // instead of waiting for the slow node's late answers. Each round has a session (and a
 // connection) of its own, as the first round's late answers keep its ids in use.
 func TestStreamIDsRunOutDuringStart(t *testing.T) {
@@ -407,40 +443,53 @@ func TestStreamIDsRunOutDuringStart(t *testing.T) {
 	const timeout, delay = 200 * time.Millisecond, 20 * time.Second
 	cfg := native.WithMaxStreams(native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Timeout: timeout}, 2048)
 	slow := cl.Addrs()[0]
-	defer func() { _ = cl.SetNodeDelay(0, 0) }()
 	for round := range 8 {
-		if err := cl.SetNodeDelay(0, 0); err != nil {
-			t.Fatal(err)
-		}
-		s, err := native.Connect(ctxT(t), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		waitHostsUp(t, s, 2)
-		if err := cl.SetNodeDelay(0, delay); err != nil {
-			t.Fatal(err)
-		}
+		s := connectThenSlow(t, cl, cfg, delay)
 		const n = 4096
-		var wg sync.WaitGroup
-		begin := make(chan struct{})
 		took := make([]time.Duration, n)
 		errs := make([]error, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-begin
-				start := time.Now()
-				_, errs[i] = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
-				took[i] = time.Since(start)
-			}()
-		}
-		close(begin)
-		wg.Wait()
+		burst(n, func(i int) {
+			start := time.Now()
+			_, errs[i] = s.Execute(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow))
+			took[i] = time.Since(start)
+		})
 		s.Close()
 		for i := range n {
 			if !errors.Is(errs[i], native.ErrTimeout) || took[i] >= delay/2 {
 				t.Fatalf("round %d, request %d: %v after %v, want a timeout after about %v", round, i, errs[i], took[i], timeout)
+			}
+		}
+	}
+}
+
+// A request not fixed to a node, whose node's last free stream ids are taken by other requests
+// between the look that found one and its start, passes the node over as if it had been seen
+// busy: it goes to the other node, idle here, instead of waiting on the slow one until its
+// timeout. Requests sent to the slow node time out there; none fails waiting for a stream id.
+func TestStreamIDsRunOutPassesNodeOver(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	const timeout, delay = 200 * time.Millisecond, 20 * time.Second
+	cfg := native.WithMaxStreams(native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Routing: native.RoundRobin, Timeout: timeout}, 2048)
+	slow := cl.Addrs()[0]
+	for round := range 8 {
+		s := connectThenSlow(t, cl, cfg, delay)
+		// Three quarters of the slow node's ids held by requests that wait for its late
+		// answers; the idle node never has more requests in flight than it has ids.
+		held := make([]*native.Pending, 1536)
+		for i := range held {
+			held[i] = s.ExecuteAsync(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow).WithTimeout(time.Minute))
+		}
+		errs := make([]error, 2048)
+		burst(len(errs), func(i int) {
+			_, errs[i] = s.Execute(context.Background(), native.Query("SELECT key FROM system.local"))
+		})
+		s.Close()
+		for _, p := range held {
+			<-p.Done()
+		}
+		for i, err := range errs {
+			if err != nil && (!errors.Is(err, native.ErrTimeout) || strings.Contains(err.Error(), "free stream id")) {
+				t.Fatalf("round %d, request %d: %v; want success on the idle node, or a timeout of a request sent to the slow one", round, i, err)
 			}
 		}
 	}

@@ -79,6 +79,11 @@ type reqInfo struct {
 	async        bool            // run by ExecuteAsync or ExecuteBatchAsync, in a goroutine Close waits for
 	started      *startedAttempt // the first attempt, sent by startDetached; nil otherwise
 	cbDepth      *int            // shared by the speculative attempts of an asynchronous request (see goroutineSet.callback)
+	// passable says that the next send may pass over its node when the connection has no free
+	// stream id (errPassBusy), rather than wait for one: nextConn chose passNode from the plan
+	// (not fixed, not held back as busy). The first send of an attempt clears it.
+	passable bool
+	passNode int
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -417,6 +422,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		var c *conn.Conn
 		if started != nil {
 			c, started = started.c, nil // roundTrip takes its call
+			info.passable = false
 		} else {
 			var ok bool
 			if c, ok = s.nextConn(info, st, &plan, fixed, number, &failed, &busy, &held); !ok {
@@ -432,6 +438,11 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				return nil, err
 			}
 			res, err := s.attempt(ctx, c, info, to, number)
+			if err == errPassBusy {
+				// Nothing was sent: the node is busy, as if nextConn had seen it so.
+				busy = append(busy, info.passNode)
+				break
+			}
 			number++
 			if err == nil {
 				return res, nil
@@ -515,7 +526,7 @@ func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, f
 			return nil, false
 		case !ok:
 			// Every other node failed or was busy too: wait for a stream id on a busy
-			// one (no longer than the request's timeout, see roundTrip).
+			// one (no longer than the request's timeout, see startSaturated).
 			n, *busy, fromBusy = b[0], b[1:], true
 		case len(b) > 0 && st.remote != nil && st.remote[n] && !st.remote[b[0]]:
 			// The plan moves on to another data center: a busy local node first, as
@@ -539,8 +550,16 @@ func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, f
 		*busy = append(*busy, node)
 		return nil, true
 	}
+	// Other requests may take the last free ids before this one starts: sendAndWait then
+	// passes the node over as above (errPassBusy) instead of waiting.
+	info.passable, info.passNode = fixed < 0 && !fromBusy, node
 	return c, true
 }
+
+// errPassBusy is sendAndWait's error when the connection of a node the request may pass over
+// (reqInfo.passable) has no free stream id: nothing was sent, and sendPlan moves on to the
+// plan's next node, coming back to this one only if every other is busy or fails.
+var errPassBusy = errors.New("native: no free stream id on the connection (passed over)")
 
 // startSaturated starts info.msg on c, every stream id of which is in use (the node is slow
 // to answer, or requests that timed out wait for their late answers): it waits for one no
@@ -610,6 +629,13 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		start = time.Now()
 	}
 	res, err := s.roundTrip(ctx, c, info, to)
+	if info.passable {
+		// A re-prepared or retried send on this node waits for a stream id (bounded).
+		info.passable = false
+		if err == errPassBusy {
+			return nil, err // nothing was sent: not an attempt
+		}
+	}
 	// A node that does not know a prepared statement answers UNPREPARED with its id: the
 	// statement is prepared again on this connection and the request sent again. A batch can
 	// hold several statements the node does not know, reported one per answer, so this repeats
@@ -624,7 +650,7 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 			id = up.ID
 		}
 		rstart := time.Now()
-		rerr := s.reprepare(ctx, c, info, id)
+		rerr := s.reprepare(ctx, c, info, to, id)
 		if info.observer != nil {
 			s.observe(ctx, info, Attempt{Statement: info.what, Host: c.Addr(), Number: number, Reprepare: true, Start: rstart, End: time.Now(), Err: rerr})
 		}
@@ -736,12 +762,16 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 	}
 	var call *conn.Call
 	var err error
-	if to != nil && to.d > 0 {
-		// A request with a timeout never waits for a stream id beyond it. The stream ids
-		// may run out between nextConn's look at the connection and this start (other
-		// requests take them), so only a start that cannot wait is safe here.
+	if info.passable || (to != nil && to.d > 0) {
+		// A request with a timeout never waits for a stream id beyond it, and one that may
+		// pass its node over does not wait at all. The stream ids may run out between
+		// nextConn's look at the connection and this start (other requests take them), so
+		// only a start that cannot wait is safe here.
 		call, err = c.TryStart(info.msg)
 		if errors.Is(err, conn.ErrNoFreeStream) {
+			if info.passable {
+				return nil, errPassBusy
+			}
 			call, err = startSaturated(ctx, c, info, to)
 		}
 	} else {

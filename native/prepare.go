@@ -281,8 +281,9 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 }
 
 // reprepare handles an UNPREPARED answer on c: it prepares again, on c, the statement with
-// the unknown id (the EXECUTE's, or one of a batch's) and updates the id if it changed.
-func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id []byte) error {
+// the unknown id (the EXECUTE's, or one of a batch's) and updates the id if it changed. The
+// request's timeout to bounds it (Config.Timeout when the request has none).
+func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout, id []byte) error {
 	var target *Prepared
 	switch {
 	case info.prepared != nil:
@@ -298,7 +299,12 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, id
 	if target == nil {
 		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
 	}
-	if d := s.cfg.Timeout; d > 0 {
+	if to != nil && to.d > 0 {
+		to.fix()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, to.end)
+		defer cancel()
+	} else if d := s.cfg.Timeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()

@@ -86,6 +86,26 @@ func (LZ4) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	return dst, nil
 }
 
+// DecompressedSize returns the size that src, a body compressed by c, announces it decompresses
+// to (lz4's length prefix, snappy's header), without decompressing it; false when src announces
+// none or c is neither LZ4 nor Snappy. The size is a claim, checked only by decompressing.
+func DecompressedSize(c Compressor, src []byte) (int64, bool) {
+	switch c.(type) {
+	case LZ4, *LZ4:
+		if len(src) < 4 {
+			return 0, false
+		}
+		return int64(binary.BigEndian.Uint32(src)), true
+	case Snappy, *Snappy:
+		n, err := snappy.DecodedLen(src)
+		if err != nil {
+			return 0, false
+		}
+		return int64(n), true
+	}
+	return 0, false
+}
+
 // Snappy is snappy block compression.
 type Snappy struct{}
 

@@ -146,11 +146,20 @@ func TestCompressorsRoundTrip(t *testing.T) {
 			if err != nil || !bytes.Equal(out[3:], in) || string(out[:3]) != "pre" {
 				t.Errorf("%s: round trip of %d bytes: %v", name, len(in), err)
 			}
+			if n, ok := DecompressedSize(c, comp[3:]); !ok || n != int64(len(in)) {
+				t.Errorf("%s: DecompressedSize of %d bytes compressed = %d, %v", name, len(in), n, ok)
+			}
 		}
 		big, _ := c.AppendCompressed(nil, bytes.Repeat([]byte{1}, 100000))
 		if _, err := c.AppendDecompressed(nil, big, 1000); !errors.Is(err, ErrFrameTooLarge) {
 			t.Errorf("%s: decompressing past the limit: err = %v, want ErrFrameTooLarge", name, err)
 		}
+	}
+	if _, ok := DecompressedSize(LZ4{}, []byte{1, 2}); ok {
+		t.Error("DecompressedSize of a 2-byte lz4 body (no length prefix) reported a size")
+	}
+	if _, ok := DecompressedSize(nil, []byte{1, 2, 3, 4}); ok {
+		t.Error("DecompressedSize without a compressor reported a size")
 	}
 	if _, err := NewCompressor("zstd"); err == nil {
 		t.Error("NewCompressor(zstd) succeeded")

@@ -66,14 +66,20 @@ func (call *Call) Received() { call.got, call.drained = true, true }
 // in), without waiting and without waking the reader goroutine.
 func (call *Call) Completed() bool { return call.got || call.state.Load() == stateDelivered }
 
-// BodySize returns the size in bytes of the response frame's body as it arrived (compressed,
-// when the connection compresses), 0 when the call completed without a response or after
-// Response decoded it. Call it only once the call has completed.
-func (call *Call) BodySize() int {
+// BodySize returns the size in bytes of the response frame's body, decompressed (the size a
+// compressed body announces), 0 when the call completed without a response or after Response
+// decoded it. Call it only once the call has completed.
+func (call *Call) BodySize() int64 {
 	if call.body == nil {
 		return 0
 	}
-	return len(*call.body)
+	b := *call.body
+	if comp := call.c.dopts.Compressor; comp != nil && call.hdr.Flags&proto.FlagCompression != 0 && len(b) > 0 {
+		if n, ok := proto.DecompressedSize(comp, b); ok {
+			return n
+		}
+	}
+	return int64(len(b))
 }
 
 // Stream returns the stream id the request was sent on.

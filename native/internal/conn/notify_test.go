@@ -133,15 +133,22 @@ func TestStartNotifyInterrupt(t *testing.T) {
 }
 
 // TryStart never waits for a stream id: with all in use it fails at once with ErrNoFreeStream,
-// having sent nothing (the server sees no third request); once an answer frees an id it starts
-// the request.
+// having sent nothing (the server sees no third request while the two hold every id); once an
+// answer frees an id it starts the request.
 func TestTryStartNeverWaits(t *testing.T) {
 	hold := make(chan struct{})
 	var seen atomic.Int32
 	srv := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
-		if queryText(body) == "SELECT 1" {
+		switch queryText(body) {
+		case "SELECT 1":
 			seen.Add(1)
-			<-hold
+			go func() { // held, while the server reads on
+				<-hold
+				_ = fc.send(h.Stream, proto.OpResult, voidBody())
+			}()
+			return
+		case "SELECT 2":
+			seen.Add(1)
 		}
 		_ = fc.send(h.Stream, proto.OpResult, voidBody())
 	})
@@ -172,6 +179,17 @@ func TestTryStartNeverWaits(t *testing.T) {
 		close(hold)
 		t.Fatal("TryStart waited for a stream id")
 	}
+	// The held requests reached the server, the refused one did not (the server reads on while
+	// it holds them, so a refused request sent anyway would be seen).
+	pollSeen := time.Now()
+	for seen.Load() < 2 && time.Since(pollSeen) < 10*time.Second {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // a refused request that was sent anyway would arrive now
+	if n := seen.Load(); n != 2 {
+		close(hold)
+		t.Fatalf("the server saw %d requests while every stream id was in use, want the 2 held ones", n)
+	}
 	close(hold)
 	for _, call := range calls {
 		if _, err := call.Response(); err != nil {
@@ -187,7 +205,7 @@ func TestTryStartNeverWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	call.Release()
-	if n := seen.Load(); n != 2 {
-		t.Errorf("the server saw %d held requests, want 2", n)
+	if n := seen.Load(); n != 3 {
+		t.Errorf("the server saw %d requests, want 3 (two held, one after they were answered)", n)
 	}
 }
