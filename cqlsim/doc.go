@@ -50,8 +50,8 @@
 // statements late, for tests of timeouts, speculative execution and slow-node handling;
 // InjectFault makes a node answer chosen statements with a server error (a read or write
 // timeout, OVERLOADED, CAS_WRITE_UNKNOWN, ...: any error code of the v5 spec, see Fault.Error)
-// instead of running them, or answer them late, for tests of error decoding, retry policies and
-// timeouts.
+// instead of running them, answer them late, or prepare them late (Fault.Prepare), for tests of
+// error decoding, retry policies and timeouts.
 //
 // # Sharding
 //

@@ -25,7 +25,7 @@ type Fault struct {
 	// EXECUTE of a statement prepared from such a text, a BATCH with such a statement among
 	// its own. Empty matches every statement, the queries that drivers make of the system
 	// tables included. PREPARE is never failed: the statement can be prepared, and its
-	// executions fail.
+	// executions fail (a fault with Prepare set delays the PREPARE instead).
 	Match string
 	// Error, when set, is the ERROR message sent in place of the result: any of the error
 	// messages of github.com/datastax/go-cassandra-native-protocol/message
@@ -53,6 +53,10 @@ type Fault struct {
 	// Times is how many matching statements fail (or are delayed) before the fault is spent.
 	// Zero affects every matching statement until Cluster.ClearFaults.
 	Times int
+	// Prepare makes the fault delay the PREPARE of the statements Match selects (by their
+	// text), and nothing else: a node slow to prepare, as when a driver prepares a statement
+	// again after an UNPREPARED answer. It needs a Delay and no Error.
+	Prepare bool
 	// Unsolicited sends Error on stream -1, outside any request, instead of as the statement's
 	// answer, and leaves the statement unanswered: a node reporting a failure of the
 	// connection rather than of a request. Negative stream ids carry the server's own messages
@@ -214,8 +218,9 @@ type faultState struct {
 }
 
 // InjectFault makes node i (0-based, in Addrs order) answer the statements f matches with
-// f.Error (after f.Delay), or run them f.Delay late, from the next statement on, until f.Times
-// of them have been affected or ClearFaults is called. When several faults match a statement,
+// f.Error (after f.Delay), or run them f.Delay late (or, with f.Prepare, prepare them f.Delay
+// late), from the next statement on, until f.Times of them have been affected or ClearFaults
+// is called. When several faults match a statement,
 // the first injected that is not skipping statements applies. A failed statement is not run:
 // a failed write writes nothing. Faults survive StopNode and StartNode.
 func (c *Cluster) InjectFault(i int, f Fault) error {
@@ -227,6 +232,9 @@ func (c *Cluster) InjectFault(i int, f Fault) error {
 	}
 	if f.Error == nil && f.Unsolicited {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Unsolicited needs an Error to send", i, f.Match)
+	}
+	if f.Prepare && (f.Error != nil || f.Delay <= 0) {
+		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): a Prepare fault delays a PREPARE: it needs a Delay and no Error", i, f.Match)
 	}
 	if f.Error == nil && len(f.Warnings) > 0 {
 		return fmt.Errorf("cqlsim: InjectFault(%d, match %q): Warnings need an Error to travel with", i, f.Match)
@@ -260,18 +268,21 @@ func (c *Cluster) ClearFaults(i int) error {
 // charged one skipped statement; the fault that applies is charged one of its Times.
 func (c *conn) fault(req *wire.Request) *Fault {
 	l := &c.node.faults
-	if !l.on.Load() || req.Prepare != nil {
+	if !l.on.Load() {
 		return nil
 	}
-	texts := c.statementTexts(req)
-	if len(texts) == 0 {
+	prepare := req.Prepare != nil
+	var texts []string
+	if prepare {
+		texts = []string{req.Prepare.Query}
+	} else if texts = c.statementTexts(req); len(texts) == 0 {
 		return nil // an EXECUTE (or a batch) of statements the node does not know: UNPREPARED
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var applied *faultState
 	for _, fs := range l.faults {
-		if !matchesAny(texts, fs.f.Match) {
+		if fs.f.Prepare != prepare || !matchesAny(texts, fs.f.Match) {
 			continue
 		}
 		switch {

@@ -128,6 +128,8 @@ func TestInjectFaultRefusesBadInput(t *testing.T) {
 		"negative delay":   c.InjectFault(1, cqlsim.Fault{Error: over, Delay: -time.Second}),
 		"lone warnings":    c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Warnings: []string{"w"}}),
 		"lone unsolicited": c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Unsolicited: true}),
+		"prepare error":    c.InjectFault(1, cqlsim.Fault{Delay: time.Second, Prepare: true, Error: over}),
+		"prepare no delay": c.InjectFault(1, cqlsim.Fault{Prepare: true}),
 		"clear node 2":     c.ClearFaults(2),
 	} {
 		if err == nil {
@@ -192,6 +194,30 @@ func TestInjectFaultDelayAndSkip(t *testing.T) {
 	var over *native.OverloadedError
 	if !errors.As(err, &over) || time.Since(start) < delay {
 		t.Errorf("got %v after %v, want overloaded after %v", err, time.Since(start), delay)
+	}
+}
+
+// A Prepare fault delays the PREPARE of the statements it matches, and nothing else: neither
+// their executions nor other statements' PREPARE.
+func TestInjectFaultDelaysPrepare(t *testing.T) {
+	c, s := faultSession(t)
+	ctx := context.Background()
+	const delay = time.Second
+	if err := c.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t WHERE k", Delay: delay, Prepare: true}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p, err := s.Prepare(ctx, "SELECT v FROM ks.t WHERE k = ?")
+	if took := time.Since(start); err != nil || took < delay {
+		t.Fatalf("PREPARE of a matching statement: %v after %v, want it after at least %v", err, took, delay)
+	}
+	start = time.Now()
+	if _, err := s.Execute(ctx, p.Bind(1)); err != nil || time.Since(start) >= delay {
+		t.Errorf("EXECUTE of it: %v after %v, want no delay", err, time.Since(start))
+	}
+	start = time.Now()
+	if _, err := s.Prepare(ctx, "SELECT v FROM ks.t"); err != nil || time.Since(start) >= delay {
+		t.Errorf("PREPARE of another statement: %v after %v, want no delay", err, time.Since(start))
 	}
 }
 

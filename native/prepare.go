@@ -299,6 +299,7 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to
 	if target == nil {
 		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
 	}
+	parent := ctx
 	if to != nil && to.d > 0 {
 		to.fix()
 		var cancel context.CancelFunc
@@ -330,6 +331,10 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			// next Prepare of the text asks the server again rather than returning metadata
 			// that may no longer describe the table.
 			s.evictPrepared(target)
+		}
+		if to.expired() && parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			// The request's timeout passed: reported as for any other wait of the request.
+			return fmt.Errorf("%w after %s re-preparing %q on %s: %w", ErrTimeout, to.d, abbreviate(target.cql), c.Addr(), err)
 		}
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
@@ -456,6 +457,33 @@ func TestTransparentReprepare(t *testing.T) {
 	}
 	if string(sel.ID()) != oldID {
 		t.Logf("the server gave a new id on re-prepare")
+	}
+}
+
+// Preparing a statement again inside a request (after UNPREPARED) is bounded by the request's
+// own timeout, not by Config.Timeout, and its expiry is reported as ErrTimeout: here the node
+// takes 20 s to prepare, the session's timeout is 30 s and the request's 300 ms.
+func TestReprepareBoundedByRequestTimeout(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	addr := cl.Addrs()[0]
+	cqltest.Exec(t, addr, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sel := mustPrepare(t, s, "SELECT v FROM ks.t WHERE k = ?")
+	// Dropping the table makes the node forget the statement: the next EXECUTE is UNPREPARED.
+	cqltest.Exec(t, addr, "DROP TABLE ks.t")
+	cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+	if err := cl.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t WHERE k", Delay: 20 * time.Second, Prepare: true}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = s.Execute(context.Background(), sel.Bind(1).WithTimeout(300*time.Millisecond))
+	if took := time.Since(start); !errors.Is(err, native.ErrTimeout) || took >= 10*time.Second {
+		t.Errorf("a request whose statement is prepared again slowly: %v after %v, want ErrTimeout after about 300ms", err, took)
 	}
 }
 
