@@ -84,6 +84,9 @@ type reqInfo struct {
 	// (not fixed, not held back as busy). The first send of an attempt clears it.
 	passable bool
 	passNode int
+	// deadline is the request's, for its speculative attempts, which run with no reqTimeout
+	// of their own (their re-preparing is bounded by it); zero when the request has none.
+	deadline time.Time
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -407,7 +410,9 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			return nil, err
 		}
 		if info.specAttempts > 0 && info.idempotent && fixed < 0 {
-			return s.sendSpeculative(ctx, info, &plan, st, to.C())
+			timeoutC := to.C()
+			info.deadline = to.deadline()
+			return s.sendSpeculative(ctx, info, &plan, st, timeoutC)
 		}
 	}
 	var failed []HostError
@@ -558,7 +563,8 @@ func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, f
 
 // errPassBusy is sendAndWait's error when the connection of a node the request may pass over
 // (reqInfo.passable) has no free stream id: nothing was sent, and sendPlan moves on to the
-// plan's next node, coming back to this one only if every other is busy or fails.
+// plan's next node, coming back to this one when every other is busy or fails, or before the
+// plan moves on to another data center (see nextConn).
 var errPassBusy = errors.New("native: no free stream id on the connection (passed over)")
 
 // startSaturated starts info.msg on c, every stream id of which is in use (the node is slow

@@ -282,7 +282,8 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 
 // reprepare handles an UNPREPARED answer on c: it prepares again, on c, the statement with
 // the unknown id (the EXECUTE's, or one of a batch's) and updates the id if it changed. The
-// request's timeout to bounds it (Config.Timeout when the request has none).
+// request's timeout bounds it: to, or info.deadline for a speculative attempt (to is nil);
+// nothing but ctx when the request has no timeout, as for its other waits.
 func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout, id []byte) error {
 	var target *Prepared
 	switch {
@@ -300,14 +301,14 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to
 		return fmt.Errorf("native: the server does not know prepared statement id %x", id)
 	}
 	parent := ctx
+	end := info.deadline
 	if to != nil && to.d > 0 {
 		to.fix()
+		end = to.end
+	}
+	if !end.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, to.end)
-		defer cancel()
-	} else if d := s.cfg.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithDeadline(ctx, end)
 		defer cancel()
 	}
 	s.useMu.RLock()
@@ -332,9 +333,9 @@ func (s *Session) reprepare(ctx context.Context, c *conn.Conn, info *reqInfo, to
 			// that may no longer describe the table.
 			s.evictPrepared(target)
 		}
-		if to.expired() && parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		if !end.IsZero() && !time.Now().Before(end) && parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			// The request's timeout passed: reported as for any other wait of the request.
-			return fmt.Errorf("%w after %s re-preparing %q on %s: %w", ErrTimeout, to.d, abbreviate(target.cql), c.Addr(), err)
+			return fmt.Errorf("%w after %s re-preparing %q on %s: %w", ErrTimeout, info.timeout, abbreviate(target.cql), c.Addr(), err)
 		}
 		return err
 	}

@@ -461,29 +461,60 @@ func TestTransparentReprepare(t *testing.T) {
 }
 
 // Preparing a statement again inside a request (after UNPREPARED) is bounded by the request's
-// own timeout, not by Config.Timeout, and its expiry is reported as ErrTimeout: here the node
-// takes 20 s to prepare, the session's timeout is 30 s and the request's 300 ms.
+// own timeout, not by Config.Timeout, and its expiry is reported as ErrTimeout; a speculative
+// request's attempts are bounded the same way, and a request without a timeout only by its
+// context. The node is slow to prepare (Fault.Prepare).
 func TestReprepareBoundedByRequestTimeout(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{})
 	addr := cl.Addrs()[0]
 	cqltest.Exec(t, addr, "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-	cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs(), Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sel := mustPrepare(t, s, "SELECT v FROM ks.t WHERE k = ?")
-	// Dropping the table makes the node forget the statement: the next EXECUTE is UNPREPARED.
-	cqltest.Exec(t, addr, "DROP TABLE ks.t")
-	cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
-	if err := cl.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t WHERE k", Delay: 20 * time.Second, Prepare: true}); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	_, err = s.Execute(context.Background(), sel.Bind(1).WithTimeout(300*time.Millisecond))
-	if took := time.Since(start); !errors.Is(err, native.ErrTimeout) || took >= 10*time.Second {
-		t.Errorf("a request whose statement is prepared again slowly: %v after %v, want ErrTimeout after about 300ms", err, took)
+	for _, tc := range []struct {
+		name       string
+		cfg        native.Config // Hosts filled in
+		stmt       func(native.Statement) native.Statement
+		prepDelay  time.Duration
+		wantErr    bool // ErrTimeout, in well under prepDelay
+		wantSlower bool // success, after at least prepDelay
+	}{
+		{"request timeout under the session's", native.Config{Timeout: 30 * time.Second},
+			func(st native.Statement) native.Statement { return st.WithTimeout(300 * time.Millisecond) }, 20 * time.Second, true, false},
+		{"speculative, request timeout over the session's", native.Config{Timeout: 500 * time.Millisecond, SpeculativeAttempts: 1, SpeculativeDelay: 10 * time.Second},
+			func(st native.Statement) native.Statement {
+				return st.WithIdempotent(true).WithTimeout(10 * time.Second)
+			}, 1500 * time.Millisecond, false, true},
+		{"no request timeout", native.Config{Timeout: 500 * time.Millisecond},
+			func(st native.Statement) native.Statement { return st.WithTimeout(-1) }, 1500 * time.Millisecond, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_ = cl.ClearFaults(0)
+			cqltest.Exec(t, addr, "DROP TABLE IF EXISTS ks.t")
+			cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+			cfg := tc.cfg
+			cfg.Hosts = cl.Addrs()
+			s, err := native.Connect(ctxT(t), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			sel := mustPrepare(t, s, "SELECT v FROM ks.t WHERE k = ?")
+			// Dropping the table makes the node forget the statement: the next EXECUTE is
+			// UNPREPARED.
+			cqltest.Exec(t, addr, "DROP TABLE ks.t")
+			cqltest.Exec(t, addr, "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+			if err := cl.InjectFault(0, cqlsim.Fault{Match: "FROM ks.t WHERE k", Delay: tc.prepDelay, Prepare: true}); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = cl.ClearFaults(0) }()
+			start := time.Now()
+			_, err = s.Execute(context.Background(), tc.stmt(sel.Bind(1)))
+			took := time.Since(start)
+			if tc.wantErr && (!errors.Is(err, native.ErrTimeout) || took >= tc.prepDelay/2) {
+				t.Errorf("%v after %v, want ErrTimeout well before the %v the node takes to prepare", err, took, tc.prepDelay)
+			}
+			if tc.wantSlower && (err != nil || took < tc.prepDelay) {
+				t.Errorf("%v after %v, want success after the %v the node takes to prepare", err, took, tc.prepDelay)
+			}
+		})
 	}
 }
 
