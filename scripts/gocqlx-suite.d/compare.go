@@ -2,7 +2,11 @@
 
 // compare reads two `go test -json` streams (the gocql run and the shim run of the gocqlx
 // suite), prints each test's outcome in both, and exits 1 when a test that passed with gocql
-// did not pass with the shim.
+// did not pass with the shim. With a third argument it also writes the top-level tests of
+// those regressions to that file, one "package<TAB>test" line each (package as in the
+// report: "." or a path below the module), for the caller to run again.
+//
+//	go run compare.go gocql.json shim.json [regressions.txt]
 package main
 
 import (
@@ -24,8 +28,11 @@ type event struct {
 // outcome is what happened to one test (or, with an empty test name, to a package).
 type outcome struct {
 	action string   // pass, fail, skip, or "" when never reported
-	output []string // the test's output, kept for failures
+	output []string // the last lines of the test's output (where a failure says what failed)
 }
+
+// keepLines is how many of a test's last output lines the report shows.
+const keepLines = 40
 
 func load(path string) (map[string]*outcome, error) {
 	f, err := os.Open(path)
@@ -55,8 +62,9 @@ func load(path string) (map[string]*outcome, error) {
 		case "pass", "fail", "skip":
 			o.action = e.Action
 		case "output":
-			if len(o.output) < 40 {
-				o.output = append(o.output, strings.TrimRight(e.Output, "\n"))
+			o.output = append(o.output, strings.TrimRight(e.Output, "\n"))
+			if len(o.output) > 2*keepLines {
+				o.output = append(o.output[:0], o.output[len(o.output)-keepLines:]...)
 			}
 		}
 	}
@@ -64,8 +72,8 @@ func load(path string) (map[string]*outcome, error) {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: go run compare.go gocql.json shim.json")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: go run compare.go gocql.json shim.json [regressions.txt]")
 		os.Exit(2)
 	}
 	base, err := load(os.Args[1])
@@ -116,7 +124,7 @@ func main() {
 	for _, k := range sortedKeys(shim) {
 		if strings.HasSuffix(k, " ") && shim[k].action == "fail" && (base[k] == nil || base[k].action != "fail") {
 			fmt.Printf("package %s failed with the shim (build or setup):\n", strings.TrimSpace(k))
-			for _, l := range shim[k].output {
+			for _, l := range lastLines(shim[k].output) {
 				fmt.Println("    " + l)
 			}
 		}
@@ -132,9 +140,15 @@ func main() {
 		for _, k := range regressions {
 			fmt.Println("  " + k)
 			if o := shim[k]; o != nil {
-				for _, l := range o.output {
+				for _, l := range lastLines(o.output) {
 					fmt.Println("      " + l)
 				}
+			}
+		}
+		if len(os.Args) == 4 {
+			if err := writeTopLevel(os.Args[3], regressions); err != nil {
+				fmt.Fprintln(os.Stderr, "compare:", err)
+				os.Exit(2)
 			}
 		}
 		os.Exit(1)
@@ -149,4 +163,32 @@ func sortedKeys(m map[string]*outcome) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// lastLines returns the last keepLines lines of out.
+func lastLines(out []string) []string {
+	if len(out) > keepLines {
+		return out[len(out)-keepLines:]
+	}
+	return out
+}
+
+// writeTopLevel writes the distinct top-level tests of keys ("package test/subtest") to path,
+// as "package<TAB>test" lines.
+func writeTopLevel(path string, keys []string) error {
+	seen := make(map[string]bool)
+	var b strings.Builder
+	for _, k := range keys {
+		pkg, test, ok := strings.Cut(k, " ")
+		if !ok || test == "" {
+			continue
+		}
+		test, _, _ = strings.Cut(test, "/")
+		line := pkg + "\t" + test
+		if !seen[line] {
+			seen[line] = true
+			b.WriteString(line + "\n")
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
