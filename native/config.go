@@ -251,6 +251,11 @@ type Config struct {
 	// maxStreams, for the tests, limits the stream ids of every connection (0: the protocol's
 	// 32768), so that a test saturates a connection with a few requests.
 	maxStreams int
+
+	// beforeTryStart, for the tests, is called with the connection's address before a request
+	// that must not wait for a stream id takes one (sendAndWait): a test takes the last free
+	// ids there, as concurrent requests may between nextConn's look and the start.
+	beforeTryStart func(addr string)
 }
 
 // Routing selects how a session picks the coordinator of a request.

@@ -495,6 +495,44 @@ func TestStreamIDsRunOutPassesNodeOver(t *testing.T) {
 	}
 }
 
+// The same, made certain: a hook takes the slow node's last free stream id after nextConn
+// found it free and before the request starts. The request passes the node over and succeeds
+// on the idle one; it does not wait on the slow node until its timeout (ErrTimeout).
+func TestLastStreamIDTakenPassesNodeOver(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	const ids = 2048
+	slow := cl.Addrs()[0]
+	query := func() native.Statement { return native.Query("SELECT key FROM system.local") }
+	var s *native.Session
+	var armed atomic.Bool
+	taken := make(chan *native.Pending, 1)
+	hook := func(addr string) {
+		if addr == slow && armed.CompareAndSwap(true, false) {
+			taken <- s.ExecuteAsync(context.Background(), query().WithHost(slow).WithTimeout(time.Minute))
+		}
+	}
+	cfg := native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Routing: native.RoundRobin, Timeout: 2 * time.Second}
+	s = connectThenSlow(t, cl, native.WithBeforeTryStart(native.WithMaxStreams(cfg, ids), hook), 20*time.Second)
+	held := make([]*native.Pending, ids-1) // all the slow node's ids but one
+	for i := range held {
+		held[i] = s.ExecuteAsync(context.Background(), query().WithHost(slow).WithTimeout(time.Minute))
+	}
+	armed.Store(true)
+	// Round robin sends one of two requests to the slow node.
+	for i := range 2 {
+		if _, err := s.Execute(context.Background(), query()); err != nil {
+			t.Fatalf("request %d: %v; want it answered by the idle node", i, err)
+		}
+	}
+	if armed.Load() {
+		t.Fatal("no request started on the slow node: the test did not take its last id")
+	}
+	s.Close()
+	for _, p := range append(held, <-taken) {
+		<-p.Done()
+	}
+}
+
 // With LocalDC set, a local node whose stream ids are all in use (slow to answer) is not a
 // reason to send a request to another data center, where a LOCAL_* consistency would mean
 // that data center: the request waits for a stream id on the local node, no longer than its

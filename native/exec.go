@@ -773,6 +773,9 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 		// pass its node over does not wait at all. The stream ids may run out between
 		// nextConn's look at the connection and this start (other requests take them), so
 		// only a start that cannot wait is safe here.
+		if h := s.cfg.beforeTryStart; h != nil {
+			h(c.Addr())
+		}
 		call, err = c.TryStart(info.msg)
 		if errors.Is(err, conn.ErrNoFreeStream) {
 			if info.passable {

@@ -16,3 +16,10 @@ func WithMaxStreams(cfg Config, n int) Config {
 	cfg.maxStreams = n
 	return cfg
 }
+
+// WithBeforeTryStart returns cfg with f called, with the connection's address, before a request
+// that must not wait for a stream id takes one, for the external tests.
+func WithBeforeTryStart(cfg Config, f func(addr string)) Config {
+	cfg.beforeTryStart = f
+	return cfg
+}
