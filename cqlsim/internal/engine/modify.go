@@ -377,7 +377,7 @@ func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, err
 // by = or IN; fullRow requires the whole clustering key too.
 func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) error {
 	t := m.t
-	rels, err := analyseWhere(t, where, bd)
+	rels, err := analyseWhere(t, where, bd, &sliceOrder{})
 	if err != nil {
 		return err
 	}

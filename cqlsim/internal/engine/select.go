@@ -108,7 +108,11 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
 	sp := &selectPlan{t: t, distinct: st.Distinct, json: st.JSON}
 	// where
-	sp.rels, err = analyseWhere(t, st.Where, bd)
+	var order *sliceOrder
+	if !st.AllowFiltering {
+		order = &sliceOrder{indexed: func(c *column, op cql.Operator) bool { return e.indexFor(t, c, op) != nil }}
+	}
+	sp.rels, err = analyseWhere(t, st.Where, bd, order)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +152,7 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			}
 		}
 	}
-	needFiltering, usedIndex := false, false
+	needFiltering, usedIndex := order != nil && order.filtering, false
 	pkRestricted := map[*column]bool{}
 	hasToken := false
 	var pkPartial bool

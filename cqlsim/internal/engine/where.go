@@ -36,42 +36,106 @@ type resolvedRel struct {
 	key []byte // opEntryEq's map key
 }
 
-// analyseWhere checks and binds WHERE relations of table t.
-func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
+// colRestr is what the relations seen so far restrict one column by (analyseWhere).
+type colRestr struct {
+	eq, in, start, end bool
+	sliceFirst         *column // with start or end: the first column of the slice's relation
+}
+
+// merge checks the relation r, on the columns cols, against what the relations before it
+// restrict each column by, and records it, with Cassandra 5.0's messages: a column restricted
+// by = or IN takes no other relation; a slice takes no = or IN after it, one bound of each
+// side, and a second slice only in a relation that starts at the same column.
+func mergeRestriction(seen map[*column]*colRestr, cols []*column, op cql.Operator) error {
+	eqLike := op == cql.OpEq || op == cql.OpIn
+	for _, c := range cols {
+		cr := seen[c]
+		switch {
+		case cr == nil:
+			cr = &colRestr{}
+			seen[c] = cr
+		case cr.eq || cr.in:
+			return invalid("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
+		case eqLike && (cr.start || cr.end):
+			return invalid("Column \"%s\" cannot be restricted by both an equality and an inequality relation", c.name)
+		case op == cql.OpEq:
+			return invalid("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
+		case op == cql.OpIn:
+			return invalid("%s cannot be restricted by more than one relation if it includes a IN", c.name)
+		}
+		switch op {
+		case cql.OpEq:
+			cr.eq = true
+		case cql.OpIn:
+			cr.in = true
+		case cql.OpGt, cql.OpGe, cql.OpLt, cql.OpLe:
+			if cr.sliceFirst != nil && cr.sliceFirst != cols[0] {
+				return invalid("Column \"%s\" cannot be restricted by two inequalities not starting with the same column", c.name)
+			}
+			start := op == cql.OpGt || op == cql.OpGe
+			if start && cr.start {
+				return invalid("More than one restriction was found for the start bound on %s", c.name)
+			}
+			if !start && cr.end {
+				return invalid("More than one restriction was found for the end bound on %s", c.name)
+			}
+			cr.start = cr.start || start
+			cr.end = cr.end || !start
+			cr.sliceFirst = cols[0]
+		}
+	}
+	return nil
+}
+
+// isSlice reports whether op restricts a range: <, <=, > or >=.
+func isSlice(op cql.Operator) bool {
+	return op == cql.OpGt || op == cql.OpGe || op == cql.OpLt || op == cql.OpLe
+}
+
+// sliceOrder is Cassandra 5.0's rule on the order of clustering restrictions, which it checks
+// as it takes them in WHERE order when a statement does not allow filtering: after a slice, no
+// relation may restrict a column that comes later in the clustering key, and no slice may come
+// for a column earlier than one restricted already. A relation that an index serves is exempt,
+// but then the statement filters.
+type sliceOrder struct {
+	indexed   func(c *column, op cql.Operator) bool // nil: no index serves any relation
+	last      *column                               // first column of the relation reaching furthest in the clustering key
+	lastEnd   int                                   // the furthest clustering position restricted so far
+	lastSlice bool                                  // that restriction is a slice
+	filtering bool                                  // an indexed relation was exempt: the statement filters
+}
+
+// add checks the relation op on the clustering columns cols (in clustering order).
+func (o *sliceOrder) add(cols []*column, op cql.Operator) error {
+	first, end := cols[0], cols[len(cols)-1].pos
+	slice := isSlice(op)
+	if o.last != nil {
+		exempt := len(cols) == 1 && o.indexed != nil && o.indexed(first, op)
+		switch {
+		case exempt:
+			o.filtering = o.filtering || (o.lastSlice && first.pos > o.last.pos) || (slice && first.pos < o.last.pos)
+		case o.lastSlice && first.pos > o.last.pos:
+			return invalid("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", first.name, o.last.name)
+		case slice && first.pos < o.last.pos:
+			return invalid("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", o.last.name, first.name)
+		}
+	}
+	switch {
+	case o.last == nil || end > o.lastEnd:
+		o.last, o.lastEnd, o.lastSlice = first, end, slice
+	case end == o.lastEnd && slice:
+		o.lastSlice = true
+	}
+	return nil
+}
+
+// analyseWhere checks and binds WHERE relations of table t. With order, the clustering
+// restrictions are also checked against Cassandra's rule on their order (see sliceOrder).
+func analyseWhere(t *table, rels []cql.Relation, bd *binder, order *sliceOrder) ([]*rel, error) {
 	var out []*rel
-	type colRestr struct{ eq, in, start, end bool }
 	seen := map[*column]*colRestr{}
 	for i := range rels {
 		r := &rels[i]
-		if !r.Token && len(r.Columns) == 1 && r.Key == nil {
-			if c, ok := t.byName[r.Columns[0]]; ok {
-				cr := seen[c]
-				if cr == nil {
-					cr = &colRestr{}
-					seen[c] = cr
-				} else if cr.eq || r.Op == cql.OpEq {
-					return nil, invalid("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
-				} else if cr.in || r.Op == cql.OpIn {
-					return nil, invalid("%s cannot be restricted by more than one relation if it includes a IN", c.name)
-				}
-				switch r.Op {
-				case cql.OpEq:
-					cr.eq = true
-				case cql.OpIn:
-					cr.in = true
-				case cql.OpGt, cql.OpGe:
-					if cr.start {
-						return nil, invalid("More than one restriction was found for the start bound on %s", c.name)
-					}
-					cr.start = true
-				case cql.OpLt, cql.OpLe:
-					if cr.end {
-						return nil, invalid("More than one restriction was found for the end bound on %s", c.name)
-					}
-					cr.end = true
-				}
-			}
-		}
 		ar := &rel{op: r.Op, token: r.Token}
 		for _, n := range r.Columns {
 			c, err := t.column(n)
@@ -200,6 +264,17 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder) ([]*rel, error) {
 					return nil, invalid("Unsupported \"!=\" relation: %s != %s", c.name, termText(r.Value))
 				}
 				ar.val = bd.bind(r.Value, c.typ, c.name)
+			}
+		}
+		// As Cassandra, a relation is checked against those before it once it is valid itself.
+		if !r.Token && r.Key == nil && len(ar.cols) > 0 && (len(ar.cols) == 1 || allClustering(ar.cols)) {
+			if err := mergeRestriction(seen, ar.cols, r.Op); err != nil {
+				return nil, err
+			}
+			if order != nil && allClustering(ar.cols) {
+				if err := order.add(ar.cols, r.Op); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out = append(out, ar)
@@ -549,4 +624,14 @@ func keyCombos(cols []*column, rels []*resolvedRel) ([][][]byte, bool) {
 		combos = next
 	}
 	return combos, true
+}
+
+// allClustering reports whether every column of cols is a clustering column.
+func allClustering(cols []*column) bool {
+	for _, c := range cols {
+		if c.kind != kindClustering {
+			return false
+		}
+	}
+	return true
 }
