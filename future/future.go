@@ -153,19 +153,17 @@ func (f *ResponseFuture) popLocked() callbacks.Dispatch[Page] {
 
 // dispatch runs d, then the dispatches queued meanwhile, in order, so that a callback never sees
 // a page while it is still running for the previous one and sees the pages in order (the Python
-// driver runs every callback on its one event-loop thread). With an Executor, the whole loop is
-// one task on it, which runs the callbacks itself. f.dispatching is set by the caller, and
-// cleared by the loop once the queue is empty.
+// driver runs every callback on its one event-loop thread). With an Executor, the loop from the
+// first dispatch with functions to run on is one task on it, which runs the callbacks itself.
+// f.dispatching is set by the caller, and cleared by the loop once the queue is empty.
 func (f *ResponseFuture) dispatch(d callbacks.Dispatch[Page]) {
-	if ex := f.cbs.Executor(); ex != nil && d.HasWork() {
-		ex.Execute(func() { f.dispatchLoop(d) })
-		return
-	}
-	f.dispatchLoop(d)
+	f.dispatchLoop(d, false)
 }
 
-// dispatchLoop is dispatch's loop, in the goroutine that runs the callbacks.
-func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page]) {
+// dispatchLoop is dispatch's loop. Outside the Executor (onExecutor false) it hands the rest of
+// the loop to the Executor, when there is one, at the first dispatch with functions to run.
+func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor bool) {
+	ex := f.cbs.Executor()
 	finished := false
 	defer func() {
 		if finished {
@@ -184,6 +182,11 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page]) {
 		go f.dispatch(next)
 	}()
 	for {
+		if ex != nil && !onExecutor && d.HasWork() {
+			ex.Execute(func() { f.dispatchLoop(d, true) }) // it takes the loop over, f.dispatching still set
+			finished = true
+			return
+		}
 		d.RunInline()
 		f.mu.Lock()
 		if len(f.queued) == 0 {
@@ -198,15 +201,20 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page]) {
 	}
 }
 
+// wrapErr turns a page's failure by the future's own timeout into a *TimeoutError. A request
+// that reports native.ErrTimeout timed out by that timeout whenever the page is settled, even
+// after the caller's context ended; a plain deadline error counts only while the caller's
+// context has not ended (else it may be that context's).
 func (f *ResponseFuture) wrapErr(err error, page int) error {
 	d := f.opts.timeout()
-	if d <= 0 || f.parent.Err() != nil {
-		return err // no timer of ours, or the caller's context ended: its error stands
+	switch {
+	case d <= 0:
+		return err // no timer of ours
+	case errors.Is(err, native.ErrTimeout):
+	case f.parent.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
+		return err // the caller's context ended (its error stands), or not a timeout
 	}
-	if errors.Is(err, native.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-		return &TimeoutError{Timeout: d, Page: page, Err: err}
-	}
-	return err
+	return &TimeoutError{Timeout: d, Page: page, Err: err}
 }
 
 // current returns the page in flight or last settled.
@@ -481,6 +489,7 @@ func (f *ResponseFuture) TraceID() ([]byte, error) {
 // TraceIDs returns the tracing session ids of every traced page so far, in page order (empty when
 // nothing was traced; the Python driver raises TypeError there).
 func (f *ResponseFuture) TraceIDs() [][]byte {
+	f.completeIfDone()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([][]byte(nil), f.traceIDs...)

@@ -191,7 +191,7 @@ func (b *Batch) GetRoutingKey() ([]byte, error) {
 		return nil, nil
 	}
 	e := b.Entries[0]
-	if e.binding != nil || !shouldPrepare(e.Stmt) {
+	if e.binding != nil || !hasRoutingKeyInfo(e.Stmt) {
 		return nil, nil
 	}
 	info, err := b.session.routingKeyInfo(b.Context(), e.Stmt)

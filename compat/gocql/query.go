@@ -256,7 +256,7 @@ func (q *Query) GetRoutingKey() ([]byte, error) {
 	if q.routingKey != nil {
 		return q.routingKey, nil
 	}
-	if q.session == nil || (q.binding != nil && len(q.values) == 0) || !shouldPrepare(q.stmt) {
+	if q.session == nil || (q.binding != nil && len(q.values) == 0) || !hasRoutingKeyInfo(q.stmt) {
 		return nil, nil
 	}
 	info, err := q.session.routingKeyInfo(q.Context(), q.stmt)
@@ -372,6 +372,38 @@ func (q *Query) Exec() error {
 // isUseStatement reports whether stmt starts with "use" in any case.
 func isUseStatement(stmt string) bool {
 	return len(stmt) >= 3 && strings.EqualFold(stmt[:3], "use")
+}
+
+// hasRoutingKeyInfo reports whether GetRoutingKey prepares stmt to find its partition key:
+// the statements shouldPrepare names, also after leading comments. gocql prepares any
+// statement there (so a commented DML statement, which it runs unprepared, is still routed
+// by its key); the shim does not prepare other kinds (DDL) only to find no key.
+func hasRoutingKeyInfo(stmt string) bool {
+	return shouldPrepare(trimLeadingComments(stmt))
+}
+
+// trimLeadingComments returns stmt without the CQL comments (/* */, -- and //) and spaces
+// before its first word; an unterminated block comment is left in place.
+func trimLeadingComments(stmt string) string {
+	for {
+		s := strings.TrimLeftFunc(stmt, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(s, "/*"):
+			end := strings.Index(s[2:], "*/")
+			if end < 0 {
+				return stmt
+			}
+			stmt = s[2+end+2:]
+		case strings.HasPrefix(s, "--"), strings.HasPrefix(s, "//"):
+			end := strings.IndexByte(s, '\n')
+			if end < 0 {
+				return ""
+			}
+			stmt = s[end+1:]
+		default:
+			return stmt
+		}
+	}
 }
 
 // shouldPrepare reports whether the statement is prepared before execution: SELECT, INSERT,

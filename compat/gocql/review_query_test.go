@@ -2,10 +2,12 @@ package gocql_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	gocqlv1 "github.com/gocql/gocql"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/cqlbridge/cqlbridge/compat/gocql"
 )
@@ -206,4 +208,41 @@ func TestReviewQueryOptionsAndErrors(t *testing.T) {
 		}
 	}
 	sameTrace(t, &lt, &ct)
+}
+
+// GetRoutingKey finds the partition key of a DML statement that starts with comments, as gocql
+// does (it prepares any statement there, even one it runs unprepared), on a query and on a
+// batch's first entry.
+func TestReviewRoutingKeyOfCommentedStatement(t *testing.T) {
+	p := newDiffPair(t, reviewKV)
+	for _, stmt := range []string{
+		"SELECT c, v FROM review_kv WHERE p = ?",
+		"/* app=x */ SELECT c, v FROM review_kv WHERE p = ?",
+		"/* a */ /* b */\n\tSELECT c, v FROM review_kv WHERE p = ?",
+		"-- app=x\nSELECT c, v FROM review_kv WHERE p = ?",
+		"// app=x\nINSERT INTO review_kv (p, c, v) VALUES (?, 1, 'x')",
+		"SELECT c, v FROM review_kv WHERE p=?;",
+	} {
+		var lt, ct trace
+		lq := p.legacy.Query(stmt, 7)
+		lk, lerr := lq.GetRoutingKey()
+		lt.add("query", lk, lerr, lq.Keyspace(), lq.Table())
+		lb := p.legacy.NewBatch(gocqlv1.UnloggedBatch)
+		lb.Query(stmt, 7)
+		lk, lerr = lb.GetRoutingKey()
+		lt.add("batch", lk, lerr)
+		cq := p.compat.Query(stmt, 7)
+		ck, cerr := cq.GetRoutingKey()
+		ct.add("query", ck, cerr, cq.Keyspace(), cq.Table())
+		cb := p.compat.NewBatch(gocql.UnloggedBatch)
+		cb.Query(stmt, 7)
+		ck, cerr = cb.GetRoutingKey()
+		ct.add("batch", ck, cerr)
+		if d := cmp.Diff(lt.steps, ct.steps); d != "" {
+			t.Errorf("%q: (-gocql +compat)\n%s", stmt, d)
+		}
+		if len(ct.steps) == 0 || !strings.Contains(ct.steps[0], "00000007") {
+			t.Errorf("%q: no routing key: %v", stmt, ct.steps)
+		}
+	}
 }
