@@ -362,6 +362,10 @@ func (f *ResponseFuture) Result() (*ResultSet, error) {
 
 // HasMorePages reports whether the last completed page has a successor. It is false before the
 // first page completes and keeps the previous page's value while the next page is in flight.
+// Unlike the Python driver, where a page is taken in only after the previous page's callbacks
+// return, a callback may see a later page here: when one callback started the next page and
+// that page completed before a later callback of the same page asks. A callback that needs its
+// own page's answer reads it from the Page it is given (len(p.PagingState()) > 0).
 func (f *ResponseFuture) HasMorePages() bool {
 	f.completeIfDone()
 	f.mu.Lock()

@@ -39,9 +39,10 @@ type TraceEvent struct {
 	Thread        string
 }
 
-// ErrTraceUnavailable is wrapped by QueryTrace's error when the trace cannot be read: nothing was
-// traced, the future was not made by ExecuteAsync, or the server did not finish writing the session
-// before ctx ended (the Python driver's TraceUnavailable).
+// ErrTraceUnavailable is wrapped by QueryTrace's error when the trace of a traced page cannot be
+// read: the future was not made by ExecuteAsync, or the server did not finish writing the session
+// before ctx ended (the Python driver's TraceUnavailable). When nothing was traced QueryTrace
+// returns nil, nil, and while a page is in flight it fails with ErrNotDone.
 var ErrTraceUnavailable = errors.New("future: trace unavailable")
 
 // QueryTrace reads the latest traced page's tracing session from system_traces, through the
