@@ -246,3 +246,37 @@ func TestReviewRoutingKeyOfCommentedStatement(t *testing.T) {
 		}
 	}
 }
+
+// NamedValue (docs/deviations.md G50): gocql v1.7.0 refuses named values in a batch, and
+// marshals a query's named values by position, so given out of order they fail to marshal;
+// the shim binds them by name in both, and the rows say so.
+func TestReviewNamedValuesBoundByName(t *testing.T) {
+	p := newDiffPair(t, reviewKV)
+	const ins = "INSERT INTO review_kv (p, c, v) VALUES (?, ?, ?)"
+	lb := p.legacy.NewBatch(gocqlv1.LoggedBatch)
+	lb.Query(ins, gocqlv1.NamedValue("p", 5), gocqlv1.NamedValue("c", 1), gocqlv1.NamedValue("v", "x"))
+	if err := p.legacy.ExecuteBatch(lb); err == nil || !strings.Contains(err.Error(), "named query values are not supported in batches") {
+		t.Errorf("gocql ExecuteBatch with named values: %v", err)
+	}
+	cb := p.compat.NewBatch(gocql.LoggedBatch)
+	cb.Query(ins, gocql.NamedValue("p", 5), gocql.NamedValue("c", 1), gocql.NamedValue("v", "x"))
+	if err := p.compat.ExecuteBatch(cb); err != nil {
+		t.Errorf("compat ExecuteBatch with named values: %v", err)
+	}
+	const named = "INSERT INTO review_kv (p, c, v) VALUES (:p, :c, :v)"
+	if err := p.legacy.Query(named, gocqlv1.NamedValue("v", "y"), gocqlv1.NamedValue("p", 6), gocqlv1.NamedValue("c", 1)).Exec(); err == nil {
+		t.Error("gocql: named values out of order were marshalled")
+	}
+	if err := p.compat.Query(named, gocql.NamedValue("v", "y"), gocql.NamedValue("p", 6), gocql.NamedValue("c", 1)).Exec(); err != nil {
+		t.Errorf("compat: named values out of order: %v", err)
+	}
+	for _, want := range []struct {
+		p int
+		v string
+	}{{5, "x"}, {6, "y"}} {
+		var v string
+		if err := p.compat.Query("SELECT v FROM review_kv WHERE p = ? AND c = 1", want.p).Scan(&v); err != nil || v != want.v {
+			t.Errorf("row p=%d: %q, %v; want %q", want.p, v, err, want.v)
+		}
+	}
+}
