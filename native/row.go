@@ -91,7 +91,9 @@ func (r Row) Values() ([]any, error) {
 	return out, nil
 }
 
-// Map decodes the row into a map from column name to natural Go value (see Values).
+// Map decodes the row into a map from column name to natural Go value (see Values). Columns
+// of the same name (SELECT a AS x, b AS x) share one entry, the last one's value, as in gocql's
+// MapScan: use Values or Scan to read them all.
 func (r Row) Map() (map[string]any, error) {
 	vals, err := r.Values()
 	if err != nil {

@@ -221,6 +221,13 @@ func decodeScalarRV(t *Type, b []byte, v reflect.Value) error {
 		v.SetInt(n)
 		return nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if t.Kind == KindVarint {
+			// A varint beyond int64 may still fit the unsigned destination.
+			if u, ok := varintUint64(b); ok && !v.OverflowUint(u) {
+				v.SetUint(u)
+				return nil
+			}
+		}
 		n, err := decodeInt(t, b)
 		if err == errNoMatch {
 			return mismatch()
@@ -377,11 +384,14 @@ func decodeListRV(t *Type, b []byte, v reflect.Value) error {
 	var elem []byte
 	switch v.Kind() {
 	case reflect.Slice, reflect.Array:
-		target := v
+		// Into a new slice or array, set on success only: a failed decode leaves v alone.
+		var target reflect.Value
 		if v.Kind() == reflect.Slice {
 			target = reflect.MakeSlice(v.Type(), n, n)
 		} else if v.Len() != n {
 			return decodeError(t, v.Type().String(), outOfRange("%d elements into an array of %d", n, v.Len()))
+		} else {
+			target = reflect.New(v.Type()).Elem()
 		}
 		for i := range n {
 			if elem, rest, err = readBytes(rest); err != nil {
@@ -394,9 +404,7 @@ func decodeListRV(t *Type, b []byte, v reflect.Value) error {
 		if err := trailing(t, v, rest); err != nil {
 			return err
 		}
-		if v.Kind() == reflect.Slice {
-			v.Set(target)
-		}
+		v.Set(target)
 		return nil
 	case reflect.Map:
 		vt := v.Type().Elem()
@@ -431,12 +439,64 @@ func decodeListRV(t *Type, b []byte, v reflect.Value) error {
 	return decodeError(t, v.Type().String(), ErrUnsupportedGoType)
 }
 
-// checkHashable rejects map keys whose dynamic type cannot be hashed (a blob or
-// collection decoded into an interface key).
+// checkHashable rejects map keys holding a value whose dynamic type cannot be hashed: a blob
+// or a collection decoded into an interface, the key itself or one of its array elements or
+// struct fields (a tuple into [2]any, say), which reflect.Value.SetMapIndex would panic on.
 func checkHashable(t *Type, key reflect.Value) error {
-	if key.Kind() == reflect.Interface && !key.IsNil() && !key.Elem().Type().Comparable() {
+	if !holdsInterface(key.Type()) {
+		return nil
+	}
+	if bad := unhashable(key); bad != nil {
 		return decodeError(t, key.Type().String(),
-			fmt.Errorf("%w: %s decodes to %s, which cannot be a map key; use a typed map", ErrUnsupportedGoType, t, key.Elem().Type()))
+			fmt.Errorf("%w: %s decodes to a %s in the key, which cannot be a map key; use a typed map", ErrUnsupportedGoType, t, bad))
+	}
+	return nil
+}
+
+// holdsInterface reports whether a value of type rt can hold an interface value: it is one,
+// or an array or struct with one inside. Map keys of other types are hashable whenever their
+// type is comparable. (Array and struct types nest finitely: the walk ends.)
+func holdsInterface(rt reflect.Type) bool {
+	switch rt.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Array:
+		return holdsInterface(rt.Elem())
+	case reflect.Struct:
+		for i := range rt.NumField() {
+			if holdsInterface(rt.Field(i).Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unhashable returns the dynamic type of the first value inside v that cannot be hashed, or
+// nil when v can be a map key.
+func unhashable(v reflect.Value) reflect.Type {
+	switch v.Kind() {
+	case reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		e := v.Elem()
+		if !e.Type().Comparable() {
+			return e.Type()
+		}
+		return unhashable(e)
+	case reflect.Array:
+		for i := range v.Len() {
+			if bad := unhashable(v.Index(i)); bad != nil {
+				return bad
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if bad := unhashable(v.Field(i)); bad != nil {
+				return bad
+			}
+		}
 	}
 	return nil
 }
@@ -598,7 +658,8 @@ func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
 	if size > 0 && (size > len(b)/t.Dim || len(b) != size*t.Dim) {
 		return decodeError(t, v.Type().String(), malformed("%s needs %d elements of %d bytes, got %d bytes", t, t.Dim, size, len(b)))
 	}
-	target := v
+	// Into a new slice or array, set on success only: a failed decode leaves v alone.
+	var target reflect.Value
 	switch v.Kind() {
 	case reflect.Slice:
 		target = reflect.MakeSlice(v.Type(), t.Dim, t.Dim)
@@ -607,6 +668,7 @@ func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
 			return decodeError(t, v.Type().String(),
 				fmt.Errorf("%w: array of %d for a vector of %d", ErrUnsupportedGoType, v.Len(), t.Dim))
 		}
+		target = reflect.New(v.Type()).Elem()
 	default:
 		return decodeError(t, v.Type().String(), ErrUnsupportedGoType)
 	}
@@ -630,8 +692,6 @@ func decodeVectorRV(t *Type, b []byte, v reflect.Value) error {
 	if err := trailing(t, v, rest); err != nil {
 		return err
 	}
-	if v.Kind() == reflect.Slice {
-		v.Set(target)
-	}
+	v.Set(target)
 	return nil
 }

@@ -118,9 +118,20 @@ func (u UUID) Node() [6]byte { return [6]byte(u[10:16]) }
 
 // TimeUUIDAt builds the version 1 UUID of time t (truncated to 100 ns) with the
 // given clock sequence (14 bits used) and node. Use it for deterministic ids and
-// range bounds; NewTimeUUID picks a random clock sequence and node.
+// range bounds; NewTimeUUID picks a random clock sequence and node. A version 1
+// UUID's 60-bit clock counts from 1582-10-15 to about the year 5236: a time
+// outside that range (the zero time.Time, say) takes the nearest end, so that it
+// still bounds a range on the side it lies.
 func TimeUUIDAt(t time.Time, clockSeq uint16, node [6]byte) UUID {
-	ts := uint64(t.Unix()*1e7 + int64(t.Nanosecond())/100 + uuidEpochOffset)
+	var ts uint64
+	switch sec := t.Unix(); {
+	case sec < -uuidEpochOffset/10_000_000:
+		ts = 0
+	case sec > (1<<60-1-uuidEpochOffset)/10_000_000-1:
+		ts = 1<<60 - 1
+	default:
+		ts = uint64(sec*1e7 + int64(t.Nanosecond())/100 + uuidEpochOffset)
+	}
 	var u UUID
 	binary.BigEndian.PutUint32(u[0:4], uint32(ts))
 	binary.BigEndian.PutUint16(u[4:6], uint16(ts>>32))

@@ -77,6 +77,24 @@ func decodeVarintBig(b []byte) *big.Int {
 }
 
 // varintInt64 decodes a varint body into an int64 when it fits.
+// varintUint64 decodes a varint that is not negative and fits in 64 bits unsigned; ok is
+// false for any other (and for an empty one).
+func varintUint64(b []byte) (u uint64, ok bool) {
+	if len(b) == 0 || b[0]&0x80 != 0 {
+		return 0, false
+	}
+	for len(b) > 1 && b[0] == 0 {
+		b = b[1:]
+	}
+	if len(b) > 8 {
+		return 0, false
+	}
+	for _, c := range b {
+		u = u<<8 | uint64(c)
+	}
+	return u, true
+}
+
 func varintInt64(b []byte) (int64, bool) {
 	if len(b) <= 8 {
 		return decodeVarintInt64(b), true
