@@ -238,6 +238,19 @@ func (f *ResponseFuture) completeIfDone() {
 	}
 }
 
+// completeIfUnwatched is completeIfDone for a page without a watcher. A watched page is its
+// watcher's to settle and dispatch: settled here, its dispatch would wait for the watcher while
+// a function being added, finding the page settled, ran at once, before the functions
+// registered earlier.
+func (f *ResponseFuture) completeIfUnwatched() {
+	f.mu.Lock()
+	watched := f.watching
+	f.mu.Unlock()
+	if !watched {
+		f.completeIfDone()
+	}
+}
+
 // onDone is the completion hook given to a Notifier: it settles and dispatches the current page
 // when it has completed. A hook of an earlier page that fires late finds the current page still
 // in flight and only dispatches what was left to it.
@@ -299,9 +312,11 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 // executor); a page that completes while the previous page's callbacks are still running is
 // dispatched after them, by the goroutine running them, so fn sees the pages in order. If the
 // current page has already succeeded, fn also runs now, in this goroutine, before AddCallback
-// returns. It returns f for chaining (the Python driver returns self too).
+// returns; but a page that completed while functions registered before were waiting for it,
+// and that nothing has looked at yet, delivers fn after them, with them. It returns f for
+// chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
-	f.completeIfDone()
+	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddCallback(fn)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for
@@ -310,7 +325,7 @@ func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 
 // AddErrback registers fn to run with the error of every page that fails, like AddCallback.
 func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
-	f.completeIfDone()
+	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.cbs.AddErrback(fn)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for

@@ -102,3 +102,25 @@ func (r *seenRequester) Request(ctx context.Context, pagingState []byte, timeout
 	r.last = r.inner.Request(ctx, pagingState, timeout)
 	return r.last
 }
+
+// A callback added after the page completed but before its watcher ran runs after the
+// callbacks registered before it, with them, in the watcher's dispatch: it did not settle the
+// page itself and run at once, ahead of them (the conformance scenario mixed_registration_order
+// caught this once on a fast node).
+func TestCallbackAddedBeforeWatcherRunsKeepsOrder(t *testing.T) {
+	sess, ks := realSession(t, 4)
+	stmt := native.Query("SELECT k, v FROM " + ks + ".t WHERE p = 0").WithPageSize(2)
+	g := newGatedRequester(future.NewRequester(sess, stmt))
+	f := future.Start(context.Background(), g, future.Options{})
+	var l log
+	f.AddCallback(func(p future.Page) { l.add("cb1 p%d", p.Number()) }) // page 1 is watched
+	first := g.get(0)
+	first.closeDone() // page 1 is there; its completing goroutine has not run its hooks yet
+	f.AddErrback(l.eb("eb1"))
+	f.AddCallback(func(p future.Page) { l.add("cb2 p%d", p.Number()) })
+	if got := l.take(); len(got) != 0 {
+		t.Errorf("callbacks ran before the page's watcher: %v", got)
+	}
+	first.runHooks()
+	diff(t, []string{"cb1 p1", "cb2 p1"}, l.take())
+}
