@@ -109,16 +109,19 @@ type sliceOrder struct {
 func (o *sliceOrder) add(cols []*column, op cql.Operator) error {
 	first, end := cols[0], cols[len(cols)-1].pos
 	slice := isSlice(op)
-	if o.last != nil {
-		exempt := len(cols) == 1 && o.indexed != nil && o.indexed(first, op)
-		switch {
-		case exempt:
-			o.filtering = o.filtering || (o.lastSlice && first.pos > o.last.pos) || (slice && first.pos < o.last.pos)
-		case o.lastSlice && first.pos > o.last.pos:
-			return invalid("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", first.name, o.last.name)
-		case slice && first.pos < o.last.pos:
-			return invalid("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", o.last.name, first.name)
+	var err error
+	switch {
+	case o.last == nil:
+	case o.lastSlice && first.pos > o.last.pos:
+		err = invalid("Clustering column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", first.name, o.last.name)
+	case slice && first.pos < o.last.pos:
+		err = invalid("PRIMARY KEY column \"%s\" cannot be restricted (preceding column \"%s\" is restricted by a non-EQ relation)", o.last.name, first.name)
+	}
+	if err != nil {
+		if len(cols) > 1 || o.indexed == nil || !o.indexed(first, op) {
+			return err
 		}
+		o.filtering = true // an index serves the relation: the statement filters instead
 	}
 	switch {
 	case o.last == nil || end > o.lastEnd:
