@@ -13,7 +13,10 @@
 //     are dispatched one at a time, in order, as on the Python driver's one event-loop thread:
 //     a page that completes while the previous page's callbacks are still running is dispatched
 //     after them, by the goroutine running them (so a callback must not wait for the callbacks
-//     of a later page).
+//     of a later page). Until they have returned, that page counts as in flight (as on the
+//     Python driver, which takes a response in only when its event-loop thread is free): a
+//     callback that started the next page, and the callbacks after it, still see their own page
+//     through HasMorePages, PagingState and the other accessors; Result does take the page in.
 //   - [ResponseFuture.StartFetchingNextPage] requests the next page and re-fires the same
 //     callbacks with it; [ResponseFuture.HasMorePages] tells whether there is one.
 //   - [ResponseFuture.Result] blocks for the current page and returns a new [*ResultSet].

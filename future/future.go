@@ -38,6 +38,7 @@ type ResponseFuture struct {
 	// its watcher, which dispatches it when it runs.
 	dispatching bool
 	queued      []callbacks.Dispatch[Page]
+	deferred    int // a page that completed during a dispatch, for the dispatch loop to settle (0: none)
 }
 
 // Start sends the first request through req and returns its future. ctx bounds every page's
@@ -72,22 +73,66 @@ func (f *ResponseFuture) send(pagingState []byte) {
 	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
 }
 
+// settleBy says who settles a page (see complete).
+type settleBy uint8
+
+const (
+	byWatcher settleBy = iota // the page's notifier hook or watch goroutine
+	byWaiter                  // Result, which blocks until the page has an outcome
+	byPeek                    // a caller that does not block: HasMorePages, the accessors, AddCallback
+)
+
 // complete settles page number page from p, which has completed. A watcher (the page's
 // notifier hook or watch goroutine) then dispatches the page's callbacks in this goroutine, as
 // does any caller when the page has no watcher; other callers (Result, HasMorePages, the
 // accessors) leave them to the watcher: like the Python driver's result(), they never run
 // callbacks, which may need a lock the caller holds. While an earlier page's callbacks are
-// running, the dispatch is queued behind them. When the page is already settled or is no longer
+// running, the page is left in flight for them (see below), but for Result, which settles it
+// and queues its dispatch behind them. When the page is already settled or is no longer
 // current, a watcher dispatches what other callers left to it, and other callers do nothing.
-func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
+func (f *ResponseFuture) complete(p Pending, page int, by settleBy) {
 	f.mu.Lock()
 	if f.page != page || f.pending != p || f.settled {
 		f.mu.Unlock()
-		if watcher {
+		if by == byWatcher {
 			f.drain()
 		}
 		return
 	}
+	if f.dispatching && by != byWaiter {
+		// An earlier page's callbacks are running. The Python driver takes a response in on
+		// its one event-loop thread, so only once the callbacks running there have returned:
+		// until then HasMorePages, PagingState, Warnings, CustomPayload and the trace ids
+		// answer for the earlier page, for its later callbacks too (one of which may have
+		// started this page), and StartFetchingNextPage finds this page in flight. The running
+		// dispatch loop settles and dispatches the page its watcher leaves it, once the pages
+		// queued before it are done (nextLocked); a page without a watcher is settled by the
+		// first caller after that.
+		if by == byWatcher {
+			f.deferred = page
+		}
+		f.mu.Unlock()
+		return
+	}
+	d := f.settleLocked(p, page)
+	if f.dispatching || len(f.queued) > 0 || (by != byWatcher && f.watching) {
+		// Behind the pages queued before it, for the goroutine dispatching them or for a
+		// watcher to come; a watcher with nobody dispatching runs the queue now, in order.
+		f.queued = append(f.queued, d)
+		if f.dispatching || by != byWatcher {
+			f.mu.Unlock()
+			return
+		}
+		d = f.popLocked()
+	}
+	f.dispatching = true
+	f.mu.Unlock()
+	f.dispatch(d)
+}
+
+// settleLocked gives page number page, whose request p has completed, its outcome, and returns
+// the dispatch of its callbacks. f.mu is held.
+func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Page] {
 	f.settled = true
 	resp, err := p.Response()
 	if err == nil && resp == nil {
@@ -115,32 +160,39 @@ func (f *ResponseFuture) complete(p Pending, page int, watcher bool) {
 		f.cbs.Reset()
 		d = f.cbs.Settle(pg, err)
 	}
-	if f.dispatching || len(f.queued) > 0 || (!watcher && f.watching) {
-		// Behind the pages queued before it, for the goroutine dispatching them or for a
-		// watcher to come; a watcher with nobody dispatching runs the queue now, in order.
-		f.queued = append(f.queued, d)
-		if f.dispatching || !watcher {
-			f.mu.Unlock()
-			return
-		}
-		d = f.popLocked()
+	return d
+}
+
+// drain dispatches the queued pages unless another goroutine is dispatching.
+func (f *ResponseFuture) drain() {
+	f.mu.Lock()
+	if f.dispatching {
+		f.mu.Unlock()
+		return
+	}
+	d, ok := f.nextLocked()
+	if !ok {
+		f.mu.Unlock()
+		return
 	}
 	f.dispatching = true
 	f.mu.Unlock()
 	f.dispatch(d)
 }
 
-// drain dispatches the queued pages unless another goroutine is dispatching.
-func (f *ResponseFuture) drain() {
-	f.mu.Lock()
-	if f.dispatching || len(f.queued) == 0 {
-		f.mu.Unlock()
-		return
+// nextLocked removes and returns the next dispatch to run: the first queued page's, else the
+// current page's when its watcher left it to the dispatch loop (see complete), which settles
+// it now. It reports false when there is none. f.mu is held.
+func (f *ResponseFuture) nextLocked() (callbacks.Dispatch[Page], bool) {
+	if len(f.queued) > 0 {
+		return f.popLocked(), true
 	}
-	f.dispatching = true
-	d := f.popLocked()
-	f.mu.Unlock()
-	f.dispatch(d)
+	page := f.deferred
+	f.deferred = 0
+	if page == 0 || page != f.page || f.settled {
+		return callbacks.Dispatch[Page]{}, false // none, or settled meanwhile by Result
+	}
+	return f.settleLocked(f.pending, page), true
 }
 
 // popLocked removes and returns the first queued dispatch. f.mu is held.
@@ -172,12 +224,12 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		// A panic escaped the dispatch (an OnPanic or Executor that panics): hand the queue
 		// to another goroutine so later pages still get their callbacks.
 		f.mu.Lock()
-		if len(f.queued) == 0 {
+		next, ok := f.nextLocked()
+		if !ok {
 			f.dispatching = false
 			f.mu.Unlock()
 			return
 		}
-		next := f.popLocked()
 		f.mu.Unlock()
 		go f.dispatch(next)
 	}()
@@ -189,14 +241,15 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		}
 		d.RunInline()
 		f.mu.Lock()
-		if len(f.queued) == 0 {
+		next, ok := f.nextLocked()
+		if !ok {
 			f.dispatching = false
 			f.queued = nil
 			f.mu.Unlock()
 			finished = true
 			return
 		}
-		d = f.popLocked()
+		d = next
 		f.mu.Unlock()
 	}
 }
@@ -233,7 +286,7 @@ func (f *ResponseFuture) completeIfDone() {
 	}
 	select {
 	case <-p.Done():
-		f.complete(p, page, false)
+		f.complete(p, page, byPeek)
 	default:
 	}
 }
@@ -258,7 +311,7 @@ func (f *ResponseFuture) onDone() {
 	p, page, _ := f.current()
 	select {
 	case <-p.Done():
-		f.complete(p, page, true)
+		f.complete(p, page, byWatcher)
 	default:
 		f.drain()
 	}
@@ -303,7 +356,7 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 	}
 	go func() {
 		<-p.Done()
-		f.complete(p, page, true)
+		f.complete(p, page, byWatcher)
 	}()
 }
 
@@ -353,7 +406,7 @@ func (f *ResponseFuture) wait() (Page, error) {
 				return v, err
 			}
 			<-p.Done()
-			f.complete(p, page, false)
+			f.complete(p, page, byWaiter)
 		}
 		if v, err, done := f.cbs.Outcome(); done {
 			return v, err
@@ -366,7 +419,10 @@ func (f *ResponseFuture) wait() (Page, error) {
 // per call, all sharing this future), or the page's error (the same error value on every call).
 // Only the timeout bounds the wait. Like the Python driver's result(), it may return before the
 // page's callbacks have run, and it never runs them itself (nor does any other accessor): the
-// goroutine that completes the request does.
+// goroutine that completes the request does. It takes in a page that arrived while the
+// previous page's callbacks are still running without waiting for them (a callback that started
+// the next page may call it; the Python driver would block its event loop there), so the
+// accessors answer for that page from then on.
 func (f *ResponseFuture) Result() (*ResultSet, error) {
 	pg, err := f.wait()
 	if err != nil {
@@ -376,11 +432,11 @@ func (f *ResponseFuture) Result() (*ResultSet, error) {
 }
 
 // HasMorePages reports whether the last completed page has a successor. It is false before the
-// first page completes and keeps the previous page's value while the next page is in flight.
-// Unlike the Python driver, where a page is taken in only after the previous page's callbacks
-// return, a callback may see a later page here: when one callback started the next page and
-// that page completed before a later callback of the same page asks. A callback that needs its
-// own page's answer reads it from the Page it is given (len(p.PagingState()) > 0).
+// first page completes and keeps the previous page's value while the next page is in flight. As
+// in the Python driver, a page that completes while the previous page's callbacks are running
+// counts as in flight until they have returned (unless Result took it in): a callback, and an
+// accessor called meanwhile, sees its own page's answer, also after a callback started the next
+// page and that page arrived.
 func (f *ResponseFuture) HasMorePages() bool {
 	f.completeIfDone()
 	f.mu.Lock()

@@ -161,6 +161,11 @@ func (r *goRun) callback(id, action string) func(future.Page) {
 				ev.Rows = renderRows(rows)
 			}
 		}
+		if action == "slow_has_more_pages" {
+			// Gives a next page started by an earlier callback time to arrive first.
+			time.Sleep(slowCallback)
+			ev.HasMorePages = ptr(r.f.HasMorePages())
+		}
 		r.record(ev)
 		switch action {
 		case "raise":
@@ -220,6 +225,10 @@ func (r *goRun) stepErr(op string, err error) {
 // waits for callbacks: 30 s, as in runner.py, instead of the drivers' 10 s, so that slow DDL on
 // a busy node does not time out scenarios that are not about timeouts.
 const defaultTimeout = 30 * time.Second
+
+// slowCallback is how long a callback with action "slow_has_more_pages" waits before it reads
+// has_more_pages (runner.py's SLOW_CALLBACK).
+const slowCallback = 300 * time.Millisecond
 
 func (r *goRun) step(st Step) {
 	switch st.Op {

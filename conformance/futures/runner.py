@@ -28,6 +28,7 @@ except ImportError:  # older layouts
 
 
 MAX_RUNS = 5  # as futures.MaxRuns
+SLOW_CALLBACK = 0.3  # seconds a "slow_has_more_pages" callback waits (as futures.slowCallback)
 
 
 class CallbackRaised(Exception):
@@ -92,6 +93,10 @@ class Run:
     def make_callback(self, ident, action):
         def cb(rows):
             ev = {"kind": "callback", "id": ident, "page": self.page, "rows": render_rows(rows)}
+            if action == "slow_has_more_pages":
+                # Gives a next page started by an earlier callback time to arrive first.
+                time.sleep(SLOW_CALLBACK)
+                ev["has_more_pages"] = self.future.has_more_pages
             self.mark_inline(ev, ident)
             self.record(ev)
             if action == "raise":

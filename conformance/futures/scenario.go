@@ -156,7 +156,9 @@ func (sc Scenario) Raced(t Trace) bool {
 // Step is one operation of a scenario. Op selects it:
 //
 //	execute                      start the statement (Timeout: seconds, null for none; Trace)
-//	add_callback, add_errback    register function ID with Action (record, raise, fetch_next)
+//	add_callback, add_errback    register function ID with Action (record, raise, fetch_next;
+//	                             callbacks also slow_has_more_pages: wait 0.3 s, then record
+//	                             has_more_pages with the event)
 //	add_callbacks                register ID (Action) and EID (EAction) together
 //	wait                         wait until Events callback events exist, then Settle seconds
 //	result                       record the current page's rows or error and has_more_pages
