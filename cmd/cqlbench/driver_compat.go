@@ -18,7 +18,7 @@ type compatDriver struct {
 func newCompatDriver(ctx context.Context, cfg runConfig) (driver, error) {
 	cluster := gocql.NewCluster(cfg.Hosts...)
 	cluster.Consistency = gocql.One
-	cluster.Timeout = 30 * time.Second
+	cluster.Timeout = requestTimeout
 	cluster.ConnectTimeout = 30 * time.Second
 	cluster.NumConns = 1
 	s, err := cluster.CreateSession()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -22,34 +23,21 @@ import (
 // (internal/rawio), the cheapest I/O a Go program has. No driver can do less work per operation.
 type floorDriver struct {
 	workload string
-	conns    []*floorConn
-	frames   [][]byte // pre-encoded request frames, chosen by operation number
-	pageID   []byte   // read_page: the prepared id, for building next-page frames
+	conns    []*floorConn // worker i's connection is to host i mod the number of hosts
+	frames   [][]byte     // pre-encoded request frames, chosen by operation number
+	pageID   []byte       // read_page: the prepared id, for building next-page frames
+	pageVals [][]byte     // read_page: the bound values, encoded once
 }
 
 type floorConn struct {
-	c    net.Conn
-	w    io.Writer // c, or raw writes to it
-	r    *bufio.Reader
-	hdr  [9]byte         // reused response header (a local would escape through io.Reader)
-	buf  []byte          // reused response body buffer
-	body []byte          // the response's message: buf after the tracing id, warnings and custom payload
-	req  []byte          // reused request buffer for next-page frames
-	ctx  context.Context // the context whose end closes c (see watch)
-}
-
-// watch makes the end of ctx close the connection, so that an operation waiting for a server
-// that does not answer ends with the run (the window's end, an interruption) as the other
-// drivers' operations do. Operations of a run share its context: only the first one under a
-// context registers it.
-func (fc *floorConn) watch(ctx context.Context) {
-	if fc.ctx == ctx {
-		return
-	}
-	fc.ctx = ctx
-	if ctx.Done() != nil {
-		context.AfterFunc(ctx, func() { fc.c.Close() })
-	}
+	c     net.Conn
+	w     io.Writer // c, or raw writes to it
+	r     *bufio.Reader
+	hdr   [9]byte // reused response header (a local would escape through io.Reader)
+	buf   []byte  // reused response body buffer
+	body  []byte  // the response's message: buf after the tracing id, warnings and custom payload
+	req   []byte  // reused request buffer for next-page frames
+	state []byte  // reused paging state buffer (read_page)
 }
 
 const (
@@ -66,32 +54,48 @@ const (
 
 func newFloorDriver(ctx context.Context, cfg runConfig) (driver, error) {
 	d := &floorDriver{workload: cfg.Workload}
-	addr := cfg.Hosts[0]
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		addr = net.JoinHostPort(addr, "9042")
+	addrs := make([]string, len(cfg.Hosts))
+	for i, addr := range cfg.Hosts {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			addr = net.JoinHostPort(addr, "9042")
+		}
+		addrs[i] = addr
 	}
+	// The workers' connections go round the hosts, as the other drivers spread their requests
+	// over the nodes.
 	for i := 0; i < cfg.Concurrency; i++ {
-		fc, err := dialFloor(ctx, addr)
+		fc, err := dialFloor(ctx, addrs[i%len(addrs)])
 		if err != nil {
 			d.close()
 			return nil, err
 		}
 		d.conns = append(d.conns, fc)
 	}
+	// Each host prepares the statement, on its first connection; every node must give it the
+	// same id (a node derives it from the text and the keyspace), which the frames carry.
 	prep := func(stmt string) ([]byte, error) {
-		body := appendLongString(nil, stmt)
-		if err := d.conns[0].roundTrip(frame(opPrepare, body)); err != nil {
-			return nil, fmt.Errorf("floor: preparing %q: %w", stmt, err)
+		var id []byte
+		for i := 0; i < min(len(addrs), len(d.conns)); i++ {
+			fc := d.conns[i]
+			if err := fc.roundTrip(frame(opPrepare, appendLongString(nil, stmt))); err != nil {
+				return nil, fmt.Errorf("floor: preparing %q on %s: %w", stmt, addrs[i], err)
+			}
+			b := fc.body
+			if len(b) < 6 || binary.BigEndian.Uint32(b) != 4 {
+				return nil, fmt.Errorf("floor: preparing %q on %s: not a PREPARED result", stmt, addrs[i])
+			}
+			n := int(binary.BigEndian.Uint16(b[4:]))
+			if len(b) < 6+n {
+				return nil, fmt.Errorf("floor: preparing %q on %s: truncated prepared id", stmt, addrs[i])
+			}
+			switch got := b[6 : 6+n]; {
+			case id == nil:
+				id = append([]byte(nil), got...)
+			case !bytes.Equal(id, got):
+				return nil, fmt.Errorf("floor: preparing %q: %s and %s gave different prepared ids (%x, %x)", stmt, addrs[0], addrs[i], id, got)
+			}
 		}
-		b := d.conns[0].body
-		if len(b) < 6 || binary.BigEndian.Uint32(b) != 4 {
-			return nil, fmt.Errorf("floor: preparing %q: not a PREPARED result", stmt)
-		}
-		n := int(binary.BigEndian.Uint16(b[4:]))
-		if len(b) < 6+n {
-			return nil, errors.New("floor: truncated prepared id")
-		}
-		return append([]byte(nil), b[6:6+n]...), nil
+		return id, nil
 	}
 	switch cfg.Workload {
 	case wlReadPrepared, wlWritePrepared, wlLWT:
@@ -126,6 +130,7 @@ func newFloorDriver(ctx context.Context, cfg runConfig) (driver, error) {
 			return nil, err
 		}
 		d.pageID = id
+		d.pageVals = [][]byte{int32Bytes(pagePartition)}
 	case wlBatch:
 		id, err := prep(stmtBatch)
 		if err != nil {
@@ -456,9 +461,13 @@ func (d *floorDriver) close() {
 	}
 }
 
+// abort closes the connections when the run ends, so that an operation waiting for a server
+// that does not answer ends with the run (the window's end, an interruption), as the other
+// drivers' operations end by their context or their request timeout; the floor has neither.
+func (d *floorDriver) abort() { d.close() }
+
 func (d *floorDriver) op(ctx context.Context, worker int, n int64) error {
 	fc := d.conns[worker]
-	fc.watch(ctx)
 	switch d.workload {
 	case wlWritePrepared, wlBatch:
 		if err := fc.roundTrip(d.frames[int(n)%len(d.frames)]); err != nil {
@@ -487,11 +496,10 @@ func (d *floorDriver) op(ctx context.Context, worker int, n int64) error {
 		}
 		return checkApplied(len(ri.firstCell) == 1 && ri.firstCell[0] != 0)
 	}
-	var state []byte
 	rows := 0
 	for pages := 0; ; pages++ {
 		fc.req = appendFrameHeader(fc.req[:0], opExecute)
-		fc.req = appendExecute(fc.req, d.pageID, 0x01|0x02|0x04|boolFlag(state != nil, 0x08), [][]byte{int32Bytes(pagePartition)}, pageSize, state)
+		fc.req = appendExecute(fc.req, d.pageID, 0x01|0x02|0x04|boolFlag(pages > 0, 0x08), d.pageVals, pageSize, fc.state)
 		binary.BigEndian.PutUint32(fc.req[5:], uint32(len(fc.req)-9))
 		if err := fc.roundTrip(fc.req); err != nil {
 			return err
@@ -504,7 +512,7 @@ func (d *floorDriver) op(ctx context.Context, worker int, n int64) error {
 		if ri.state == nil {
 			return checkRows(rows, pageRows)
 		}
-		state = append(state[:0], ri.state...)
+		fc.state = append(fc.state[:0], ri.state...)
 		if pages > pageRows {
 			return errors.New("floor: read_page: paging does not end")
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cqlbridge/cqlbridge/native"
@@ -16,7 +17,7 @@ type nativeDriver struct {
 }
 
 func newNativeDriver(ctx context.Context, cfg runConfig) (driver, error) {
-	s, err := native.Connect(ctx, native.Config{Hosts: cfg.Hosts, Consistency: native.One, ConnsPerHost: 1})
+	s, err := native.Connect(ctx, native.Config{Hosts: cfg.Hosts, Consistency: native.One, ConnsPerHost: 1, Timeout: requestTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("native: connecting to %v: %w", cfg.Hosts, err)
 	}
@@ -80,6 +81,11 @@ func (d *nativeDriver) op(ctx context.Context, worker int, n int64) error {
 		res, err := d.s.Execute(ctx, d.prep.Bind(1, int(n%1000), 1))
 		if err != nil {
 			return err
+		}
+		// Applied reports true for a result without an [applied] column: require the column,
+		// as the floor does and as gocql's ScanCAS does.
+		if cols := res.Columns(); len(cols) == 0 || cols[0].Name != "[applied]" || res.Len() < 1 {
+			return errors.New("native: lwt: no [applied] column in the result")
 		}
 		return checkApplied(res.Applied())
 	}

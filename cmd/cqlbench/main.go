@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,6 +166,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			"no operation would be measured (raise --rate to at least %.3g or lengthen --duration)",
 			o.rate, interval, o.duration, 1/o.duration.Seconds())
 	}
+	if set["pacer"] && !set["rate"] {
+		return nil, errors.New("--pacer applies only with --rate (without it the workers run unpaced)")
+	}
+	if err := distinctOutputs(map[string]string{"--json": o.jsonPath, "--plot": o.plotPath, "--cpuprofile": o.cpuProfile}); err != nil {
+		return nil, err
+	}
 	if o.reps < 1 {
 		return nil, fmt.Errorf("--reps must be at least 1, got %d", o.reps)
 	}
@@ -203,6 +210,31 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// distinctOutputs refuses two output flags naming the same file (after filepath.Abs), where
+// one result would silently replace the other. Flags with an empty path are not written.
+func distinctOutputs(paths map[string]string) error {
+	names := make([]string, 0, len(paths))
+	for name := range paths {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	seen := map[string]string{}
+	for _, name := range names {
+		if paths[name] == "" {
+			continue
+		}
+		abs, err := filepath.Abs(paths[name])
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", name, paths[name], err)
+		}
+		if other, ok := seen[abs]; ok {
+			return fmt.Errorf("%s and %s name the same file %q: give each its own", other, name, paths[name])
+		}
+		seen[abs] = name
+	}
+	return nil
 }
 
 // driverList is the drivers to run: those of --compare, or the one of --driver.

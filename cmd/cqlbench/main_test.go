@@ -53,6 +53,9 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--hosts", " , "}, "--hosts: no address"},
 		{[]string{"--sim", "--op-context", "nope"}, `--op-context "nope": want cancellable or background`},
 		{[]string{"--sim", "--pacer", "nope"}, `--pacer "nope": want timerfd or timer`},
+		{[]string{"--sim", "--pacer", "timer"}, "--pacer applies only with --rate"},
+		{[]string{"--sim", "--json", "out", "--plot", "./out"}, `--json and --plot name the same file "./out"`},
+		{[]string{"--sim", "--cpuprofile", "/tmp/x/../p", "--plot", "/tmp/p"}, "--cpuprofile and --plot name the same file"},
 	} {
 		_, err := parseFlags(tc.args, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -108,6 +108,11 @@ func printTable(w io.Writer, results []*runResult) {
 			fmt.Fprintf(w, "%s: fell behind --rate: %d operations due by the end of the window had not started; "+
 				"their cycle latency is in no histogram, so the cycle percentiles understate the queue\n", r.Driver, r.Behind)
 		}
+		if r.Unfinished > 0 && r.OldestUnfinished.Microseconds() > r.Request.Max() {
+			fmt.Fprintf(w, "%s: %d operations were still in flight when the window closed, the oldest for %d µs, "+
+				"longer than any measured latency: they are in no histogram, so the highest percentiles understate the stall\n",
+				r.Driver, r.Unfinished, r.OldestUnfinished.Microseconds())
+		}
 		if r.CoarsePacers > 0 {
 			fmt.Fprintf(w, "%s: %d workers waited for their scheduled starts on Go timers, not a timerfd (%s): "+
 				"their cycle latencies include those timers' lateness, up to about 1 ms\n", r.Driver, r.CoarsePacers, r.PacerErr)

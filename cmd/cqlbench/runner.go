@@ -19,11 +19,22 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
+// requestTimeout is the request timeout of every driver that has one (the floor has none: the
+// end of the run closes its sockets, see aborter).
+const requestTimeout = 30 * time.Second
+
 // driver runs the operations of one workload. op is called concurrently, once per operation;
 // worker is the calling worker's index and n the operation's global sequence number.
 type driver interface {
 	op(ctx context.Context, worker int, n int64) error
 	close()
+}
+
+// aborter is a driver whose operations nothing else would end when the server stops
+// answering: run calls abort when the run ends (the window closed, or an interruption), so that
+// an operation in flight then fails at once, whatever context it was given.
+type aborter interface {
+	abort()
 }
 
 // runConfig is one measured run.
@@ -62,6 +73,10 @@ type runResult struct {
 	Rated       bool
 	Saturated   int64 // latencies above the histograms' range, recorded at its highest value
 	Behind      int64 // with a rate: operations due by the window's end that no worker had started
+	// Unfinished counts the operations still in flight when the window closed (in no
+	// histogram), and OldestUnfinished is how long the oldest of them had been running then.
+	Unfinished       int64
+	OldestUnfinished time.Duration
 	// CoarsePacers counts the workers whose waits for their scheduled starts used Go timers
 	// although a timerfd was asked for (see pacer), whose lateness is then in the cycle
 	// latency; PacerErr says why (the first such worker's reason).
@@ -102,6 +117,8 @@ func (r *runResult) merge(o *runResult) {
 	r.Bytes += o.Bytes
 	r.Saturated += o.Saturated
 	r.Behind += o.Behind
+	r.Unfinished += o.Unfinished
+	r.OldestUnfinished = max(r.OldestUnfinished, o.OldestUnfinished)
 	r.CoarsePacers += o.CoarsePacers
 	if r.PacerErr == "" {
 		r.PacerErr = o.PacerErr
@@ -155,6 +172,22 @@ type workerStats struct {
 	errors    map[string]int64
 	saturated int64 // latencies recorded at the histograms' highest value
 	pacerErr  error // why the worker's pacer fell back to Go timers (see pacer.fallback)
+	// opStart is when the worker's operation in flight started, as an offset from the run's
+	// start in ns, or -1 between operations: read when the window closes (see Unfinished).
+	opStart atomic.Int64
+	_       [64]byte // keeps the next worker's counters off this worker's cache lines
+}
+
+// inFlight returns how many of the workers have an operation in flight at now (an offset from
+// the run's start) and how long the oldest of them has been running.
+func inFlight(stats []workerStats, now time.Duration) (n int64, oldest time.Duration) {
+	for i := range stats {
+		if t0 := stats[i].opStart.Load(); t0 >= 0 {
+			n++
+			oldest = max(oldest, now-time.Duration(t0))
+		}
+	}
+	return n, oldest
 }
 
 // latencyBatch is how many latencies a worker keeps before adding them to its histogram.
@@ -356,10 +389,14 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	stats := make([]workerStats, cfg.Concurrency)
 	for i := range stats {
 		stats[i] = workerStats{request: newLatencies(), cycle: newLatencies(), errors: map[string]int64{}}
+		stats[i].opStart.Store(-1)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	if a, ok := d.(aborter); ok {
+		context.AfterFunc(runCtx, a.abort)
+	}
 	opCtx := runCtx
 	if cfg.BackgroundOps {
 		opCtx = context.Background()
@@ -412,13 +449,18 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 						}
 					}
 				}
+				// Only an operation that starts and ends inside the window is measured: one
+				// started in the warm-up would bring warm-up time into the latencies.
+				startPhase := phase.Load()
 				t0 := time.Since(start)
+				st.opStart.Store(int64(t0))
 				err := d.op(opCtx, w, n)
 				end := time.Since(start)
+				st.opStart.Store(-1)
 				if runCtx.Err() != nil {
 					return // the window closed under this operation: do not count it
 				}
-				measuring := phase.Load() == phaseMeasuring
+				measuring := startPhase == phaseMeasuring && phase.Load() == phaseMeasuring
 				if err != nil {
 					failed.Add(1)
 					if measuring {
@@ -493,6 +535,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	ok := sleep(cfg.Duration)
 	phase.Store(phaseClosed)
 	elapsed := time.Since(t0)
+	unfinished, oldest := inFlight(stats, time.Since(start))
 	var behind int64
 	if interval > 0 {
 		// Operations 0..due-1 were scheduled by now; seq has handed out 0..seq-1 (every one
@@ -512,7 +555,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 		Elapsed: elapsed, CPU: after.cpu - before.cpu,
 		Allocs: after.allocs - before.allocs, Bytes: after.bytes - before.bytes,
 		Errors: map[string]int64{}, Request: newHistogram(), Cycle: newHistogram(), Rated: interval > 0,
-		Behind: behind,
+		Behind: behind, Unfinished: unfinished, OldestUnfinished: oldest,
 	}
 	for i := range stats {
 		st := &stats[i]
