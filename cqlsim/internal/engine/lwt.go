@@ -207,9 +207,6 @@ func condHolds(c condition, rc resolvedCond, cur []byte) bool {
 		return false
 	}
 	v := rc.v.b
-	if rc.v.unset {
-		return true
-	}
 	switch c.op {
 	case cql.OpEq:
 		if v == nil || cur == nil {

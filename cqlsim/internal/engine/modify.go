@@ -727,6 +727,9 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 			if rc.v, err = c.val.eval(ctx); err != nil {
 				return nil, err
 			}
+			if rc.v.unset {
+				return nil, invalid("Invalid 'unset' value in condition")
+			}
 			if c.op == cql.OpIn && rc.v.b != nil {
 				rc.vs, _ = decodeElems(rc.v.b)
 			}
@@ -735,6 +738,9 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 			r, err := in.eval(ctx)
 			if err != nil {
 				return nil, err
+			}
+			if r.unset {
+				continue // Cassandra drops unset values from an IN list
 			}
 			rc.vs = append(rc.vs, r.b)
 		}

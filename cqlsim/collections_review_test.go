@@ -1,0 +1,61 @@
+package cqlsim_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+func lwwSession(t *testing.T) (*native.Session, func(string) *native.Result) {
+	t.Helper()
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	ctx := context.Background()
+	s, err := native.Connect(ctx, native.Config{Hosts: c.Addrs(), DisablePeerDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	exec := func(q string) *native.Result {
+		t.Helper()
+		r, err := s.Execute(ctx, native.Query(q))
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return r
+	}
+	exec("CREATE KEYSPACE rv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	return s, exec
+}
+
+// Cassandra refuses an unset value in an LWT condition ("Invalid 'unset' value in condition",
+// ColumnCondition; InsertUpdateIfConditionTest.testConditionalUpdate). cqlsim treats the
+// condition as true and applies the update.
+func TestUnsetValueInConditionIsInvalid(t *testing.T) {
+	s, exec := lwwSession(t)
+	exec("CREATE TABLE rv.u (k int PRIMARY KEY, v int, w int)")
+	exec("INSERT INTO rv.u (k, v, w) VALUES (0, 1, 1)")
+	ctx := context.Background()
+	for _, q := range []string{
+		"UPDATE rv.u SET w = 2 WHERE k = 0 IF v = ?",
+		"UPDATE rv.u SET w = 3 WHERE k = 0 IF v IN ?",
+	} {
+		r, err := s.Execute(ctx, native.Query(q, native.Unset))
+		if err == nil {
+			t.Errorf("%s with unset: applied=%v, want Invalid 'unset' value in condition", q, r.Applied())
+		}
+	}
+	// In an IN list Cassandra drops unset values: IF z IN (unset, 5) is IF z IN (5), false
+	// for a null z.
+	exec("ALTER TABLE rv.u ADD z int")
+	if r, err := s.Execute(ctx, native.Query("UPDATE rv.u SET w = 4 WHERE k = 0 IF z IN (?, 5)", native.Unset)); err != nil || r.Applied() {
+		t.Errorf("IF z IN (unset, 5) with z null: err=%v, applied=%v; want not applied", err, err == nil && r.Applied())
+	}
+	row, _ := exec("SELECT w FROM rv.u WHERE k = 0").First()
+	var w int
+	row.Scan(&w)
+	if w != 1 {
+		t.Errorf("w = %d after updates whose condition was unset, want 1", w)
+	}
+}
