@@ -59,3 +59,12 @@ func TestUnsetValueInConditionIsInvalid(t *testing.T) {
 		t.Errorf("w = %d after updates whose condition was unset, want 1", w)
 	}
 }
+
+// Cassandra (ModificationStatement.validate): "Cannot provide custom timestamp for counter updates".
+func TestCounterUpdateRefusesCustomTimestamp(t *testing.T) {
+	s, exec := lwwSession(t)
+	exec("CREATE TABLE rv.n (k int PRIMARY KEY, c counter)")
+	if _, err := s.Execute(context.Background(), native.Query("UPDATE rv.n USING TIMESTAMP 5 SET c = c + 1 WHERE k = 1")); err == nil {
+		t.Error("counter update USING TIMESTAMP accepted")
+	}
+}

@@ -569,6 +569,9 @@ func (m *modPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
 func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inBatch bool) (*mutation, error) {
 	t := m.t
 	mu := &mutation{m: m, ctx: ctx, ttl: -1}
+	if t.counter && m.ts != nil {
+		return nil, invalid("Cannot provide custom timestamp for counter updates")
+	}
 	// timestamp and ttl
 	ts, hasTS, err := evalInt64(ctx, m.ts)
 	if err != nil {
