@@ -2,6 +2,7 @@ package cqlsim_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -27,6 +28,29 @@ func lwwSession(t *testing.T) (*native.Session, func(string) *native.Result) {
 	}
 	exec("CREATE KEYSPACE rv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	return s, exec
+}
+
+// A corrupted paging state whose clustering value has the wrong size for the column type
+// (1 byte for an int) makes the engine panic in compareValues (binary.BigEndian.Uint32 on a
+// 1-byte slice); serve recovers it into SERVER_ERROR. Cassandra refuses a paging state it
+// cannot read as an invalid request (or protocol error), and so should cqlsim.
+func TestPagingStateWithBadClusteringIsInvalid(t *testing.T) {
+	s, exec := lwwSession(t)
+	exec("CREATE TABLE rv.p (k int, c int, v int, PRIMARY KEY (k, c))")
+	exec("INSERT INTO rv.p (k, c, v) VALUES (1, 1, 1)")
+	exec("INSERT INTO rv.p (k, c, v) VALUES (1, 2, 2)")
+	ps := []byte{1, 0, 0, 0, 4, 0, 0, 0, 1} // version 1, partition key [bytes] = int 1
+	ps = append(ps, 0, 0, 0, 1)             // one clustering value
+	ps = append(ps, 0, 0, 0, 1, 0x07)       // [bytes] of length 1: not an int
+	ps = append(ps, 0)                      // not static
+	ps = append(ps, make([]byte, 16)...)    // returned, per-partition count
+	_, err := s.Execute(context.Background(), native.Query("SELECT * FROM rv.p WHERE k = 1").WithPageSize(1).WithPagingState(ps))
+	if err == nil {
+		t.Fatal("corrupted paging state accepted")
+	}
+	if strings.Contains(err.Error(), "internal error") || strings.Contains(strings.ToLower(err.Error()), "server") {
+		t.Errorf("corrupted paging state: %v; want an invalid request error", err)
+	}
 }
 
 // Cassandra refuses an unset value in an LWT condition ("Invalid 'unset' value in condition",

@@ -496,6 +496,21 @@ func decodePagingState(b []byte) (*pagingState, error) {
 	return ps, nil
 }
 
+// check refuses a paging state that cannot come from a query of t: more clustering values than
+// the table has, or a value that is not valid for its column's type.
+func (ps *pagingState) check(t *table) error {
+	bad := invalid("Invalid value for the paging state")
+	if len(ps.ck) > len(t.ck) {
+		return bad
+	}
+	for i, c := range ps.ck {
+		if c == nil || validateValue(t.ck[i].typ, c) != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
 func (s *selectPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error) {
 	res, err := s.execRows(e, ctx, req)
 	if err != nil {
@@ -546,6 +561,9 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	var ps *pagingState
 	if len(req.PagingState) > 0 && !s.aggregate {
 		if ps, err = decodePagingState(req.PagingState); err != nil {
+			return nil, err
+		}
+		if err := ps.check(t); err != nil {
 			return nil, err
 		}
 	}

@@ -938,23 +938,33 @@ func compareValues(ty *ctype, a, b []byte) int {
 	}
 	switch ty.code {
 	case primitive.DataTypeCodeInt:
-		return cmpInt(int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b))))
+		if len(a) == 4 && len(b) == 4 {
+			return cmpInt(int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b))))
+		}
 	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter, primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeTime:
 		if len(a) == 8 && len(b) == 8 {
 			return cmpInt(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b)))
 		}
 	case primitive.DataTypeCodeSmallint:
-		return cmpInt(int64(int16(binary.BigEndian.Uint16(a))), int64(int16(binary.BigEndian.Uint16(b))))
+		if len(a) == 2 && len(b) == 2 {
+			return cmpInt(int64(int16(binary.BigEndian.Uint16(a))), int64(int16(binary.BigEndian.Uint16(b))))
+		}
 	case primitive.DataTypeCodeTinyint:
-		return cmpInt(int64(int8(a[0])), int64(int8(b[0])))
+		if len(a) == 1 && len(b) == 1 {
+			return cmpInt(int64(int8(a[0])), int64(int8(b[0])))
+		}
 	case primitive.DataTypeCodeVarint:
 		return decodeVarint(a).Cmp(decodeVarint(b))
 	case primitive.DataTypeCodeDecimal:
 		return compareDecimals(a, b)
 	case primitive.DataTypeCodeFloat:
-		return cmpFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
+		if len(a) == 4 && len(b) == 4 {
+			return cmpFloat(float64(math.Float32frombits(binary.BigEndian.Uint32(a))), float64(math.Float32frombits(binary.BigEndian.Uint32(b))))
+		}
 	case primitive.DataTypeCodeDouble:
-		return cmpFloat(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
+		if len(a) == 8 && len(b) == 8 {
+			return cmpFloat(math.Float64frombits(binary.BigEndian.Uint64(a)), math.Float64frombits(binary.BigEndian.Uint64(b)))
+		}
 	case primitive.DataTypeCodeTimeuuid:
 		if len(a) == 16 && len(b) == 16 {
 			if c := cmpInt(uuidTimestamp(a), uuidTimestamp(b)); c != 0 {
