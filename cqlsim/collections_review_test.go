@@ -30,6 +30,77 @@ func lwwSession(t *testing.T) (*native.Session, func(string) *native.Result) {
 	return s, exec
 }
 
+// A full overwrite of a non-frozen collection is, in Cassandra, a collection tombstone at
+// timestamp-1 plus one cell per element at the timestamp (Maps/Sets/Lists.Setter:
+// setComplexDeletionTimeForOverwrite). Element writes at the same timestamp (same BATCH)
+// therefore survive it, and the overwrite's own elements are always written.
+func TestCollectionOverwriteKeepsSameTimestampElements(t *testing.T) {
+	_, exec := lwwSession(t)
+	exec("CREATE TABLE rv.c (k int PRIMARY KEY, m map<int, int>, s set<int>, l list<int>)")
+	exec("BEGIN BATCH UPDATE rv.c SET m[2] = 2 WHERE k = 1; UPDATE rv.c SET m = {1: 1} WHERE k = 1; APPLY BATCH")
+	exec("BEGIN BATCH UPDATE rv.c SET s = s + {2} WHERE k = 2; INSERT INTO rv.c (k, s) VALUES (2, {1}); APPLY BATCH")
+	// list elements keep the order they were written in
+	exec("BEGIN BATCH UPDATE rv.c SET l = l + [2] WHERE k = 3; UPDATE rv.c SET l = [1] WHERE k = 3; APPLY BATCH")
+	exec("BEGIN BATCH UPDATE rv.c SET l = [3] WHERE k = 4; UPDATE rv.c SET l = l + [4] WHERE k = 4; APPLY BATCH")
+	for q, want := range map[string]string{
+		"SELECT toJson(m) FROM rv.c WHERE k = 1": `{"1": 1, "2": 2}`,
+		"SELECT toJson(s) FROM rv.c WHERE k = 2": `[1, 2]`,
+		"SELECT toJson(l) FROM rv.c WHERE k = 3": `[2, 1]`,
+		"SELECT toJson(l) FROM rv.c WHERE k = 4": `[3, 4]`,
+	} {
+		row, ok := exec(q).First()
+		if !ok {
+			t.Fatalf("%s: no row", q)
+		}
+		var got string
+		if err := row.Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %s, want %s (Cassandra 5.0)", q, got, want)
+		}
+	}
+}
+
+// Elements of a non-frozen collection are separate cells in Cassandra, each reconciled by its
+// own timestamp: an element tombstone shadows only element cells not newer than it (and wins a
+// timestamp tie), and an element write is shadowed only by a newer tombstone of it or of the
+// collection, whatever the timestamps of the other elements.
+func TestCollectionElementsReconcileByOwnTimestamp(t *testing.T) {
+	_, exec := lwwSession(t)
+	exec("CREATE TABLE rv.e (k int PRIMARY KEY, m map<int, int>, s set<int>)")
+	for _, q := range []string{
+		// k=1: an element deletion older than the element must not remove it
+		"UPDATE rv.e USING TIMESTAMP 100 SET m = {1: 1} WHERE k = 1",
+		"DELETE m[1] FROM rv.e USING TIMESTAMP 50 WHERE k = 1",
+		// k=2: an element write newer than the collection's tombstone (99) is kept even
+		// though another element is newer still
+		"UPDATE rv.e USING TIMESTAMP 100 SET m = {1: 1} WHERE k = 2",
+		"UPDATE rv.e USING TIMESTAMP 300 SET m[2] = 2 WHERE k = 2",
+		"UPDATE rv.e USING TIMESTAMP 200 SET m[3] = 3 WHERE k = 2",
+		// k=3: same timestamp, tombstone wins whatever the order in the batch
+		"BEGIN BATCH UPDATE rv.e SET s = s - {2} WHERE k = 3; UPDATE rv.e SET s = s + {1, 2} WHERE k = 3; APPLY BATCH",
+	} {
+		exec(q)
+	}
+	for q, want := range map[string]string{
+		"SELECT toJson(m) FROM rv.e WHERE k = 1": `{"1": 1}`,
+		"SELECT toJson(m) FROM rv.e WHERE k = 2": `{"1": 1, "2": 2, "3": 3}`,
+		"SELECT toJson(s) FROM rv.e WHERE k = 3": `[1]`,
+	} {
+		row, ok := exec(q).First()
+		got := "<no row>"
+		if ok {
+			if err := row.Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got != want {
+			t.Errorf("%s = %s, want %s (Cassandra 5.0)", q, got, want)
+		}
+	}
+}
+
 // A corrupted paging state whose clustering value has the wrong size for the column type
 // (1 byte for an int) makes the engine panic in compareValues (binary.BigEndian.Uint32 on a
 // 1-byte slice); serve recovers it into SERVER_ERROR. Cassandra refuses a paging state it

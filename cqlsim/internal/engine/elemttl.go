@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"github.com/datastax/go-cassandra-native-protocol/primitive"
-
-	"github.com/cqlbridge/cqlbridge/cqlsim/internal/cql"
-)
+import "github.com/datastax/go-cassandra-native-protocol/primitive"
 
 // Non-frozen collections keep one expiry per element (Cassandra stores each element as its own
 // cell): appending with a TTL expires only the new elements, and elements written with a TTL
@@ -68,91 +64,6 @@ func liveElements(ty *ctype, c *cell, v []byte, now int64) ([]byte, []int64, []i
 	return encodeEntries(ty, nk, nv), ne, nt
 }
 
-// elementOrigins maps each element of a collection after an assignment to the element of the
-// old value it comes from, or -1 when the statement wrote it.
-func elementOrigins(a assign, old, v, k, nv []byte) []int {
-	ty := a.col.typ
-	oldKeys, _ := collectionEntries(ty, old)
-	newKeys, _ := collectionEntries(ty, nv)
-	out := make([]int, len(newKeys))
-	for i := range out {
-		out[i] = -1
-	}
-	switch ty.code {
-	case primitive.DataTypeCodeList:
-		added, _ := collectionEntries(ty, v)
-		switch a.kind {
-		case cql.AssignAdd:
-			for i := range out {
-				if i < len(oldKeys) {
-					out[i] = i
-				}
-			}
-		case cql.AssignPrepend:
-			for i := range out {
-				if j := i - len(added); j >= 0 && j < len(oldKeys) {
-					out[i] = j
-				}
-			}
-		case cql.AssignElem:
-			idx := -1
-			if len(k) == 4 {
-				idx = int(int32(beUint64(k)))
-			}
-			for i := range out {
-				switch {
-				case v == nil && i >= idx: // element idx removed
-					out[i] = i + 1
-				case v != nil && i == idx:
-					out[i] = -1
-				default:
-					out[i] = i
-				}
-			}
-		case cql.AssignSub:
-			n := 0
-			for j, e := range oldKeys {
-				removed := false
-				for _, r := range added {
-					removed = removed || compareValues(ty.elem, e, r) == 0
-				}
-				if !removed && n < len(out) {
-					out[n] = j
-					n++
-				}
-			}
-		}
-	case primitive.DataTypeCodeSet, primitive.DataTypeCodeMap:
-		kt := ty.elem
-		if ty.code == primitive.DataTypeCodeMap {
-			kt = ty.key
-		}
-		var written [][]byte
-		switch a.kind {
-		case cql.AssignAdd:
-			written, _ = collectionEntries(ty, v)
-		case cql.AssignElem:
-			written = [][]byte{k}
-		}
-		for i, nk := range newKeys {
-			isWritten := false
-			for _, w := range written {
-				isWritten = isWritten || compareValues(kt, nk, w) == 0
-			}
-			if isWritten {
-				continue
-			}
-			for j, ok := range oldKeys {
-				if compareValues(kt, nk, ok) == 0 {
-					out[i] = j
-					break
-				}
-			}
-		}
-	}
-	return out
-}
-
 // perElement returns per-element values of a collection cell (expiries or timestamps): the
 // cell's own slice when it has one, else the cell-wide value repeated.
 func perElement(own []int64, whole int64, n int) []int64 {
@@ -162,46 +73,6 @@ func perElement(own []int64, whole int64, n int) []int64 {
 	out := make([]int64, n)
 	for i := range out {
 		out[i] = whole
-	}
-	return out
-}
-
-// setCollectionCell stores a collection value with per-element expiries and write timestamps,
-// collapsing the expiries to the cell's when they are all equal.
-func setCollectionCell(dst *cell, v []byte, exps, tss []int64, ts int64, ttl int32) {
-	allSame := true
-	for _, e := range exps {
-		allSame = allSame && e == exps[0]
-	}
-	c := cell{v: v, ts: ts, ttl: ttl, set: true, elemTS: tss}
-	if allSame && len(exps) > 0 {
-		c.exp = exps[0]
-	} else if !allSame {
-		c.elemExp = exps
-	}
-	*dst = c
-}
-
-// removeExpiry drops the expiry of a deleted element (list index or map key) from exps.
-func removeExpiry(ty *ctype, old []byte, exps []int64, key []byte) []int64 {
-	if exps == nil {
-		return nil
-	}
-	keys, _ := collectionEntries(ty, old)
-	out := make([]int64, 0, len(exps))
-	for i := range keys {
-		if i >= len(exps) {
-			break
-		}
-		drop := false
-		if ty.code == primitive.DataTypeCodeList {
-			drop = len(key) == 4 && int(int32(beUint64(key))) == i
-		} else {
-			drop = compareValues(ty.key, keys[i], key) == 0
-		}
-		if !drop {
-			out = append(out, exps[i])
-		}
 	}
 	return out
 }

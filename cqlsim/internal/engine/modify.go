@@ -800,6 +800,16 @@ func (mu *mutation) apply(e *Engine) {
 				if v.unset || c.kind == kindPartitionKey || c.kind == kindClustering {
 					continue
 				}
+				if elementCollection(c.typ) && (c.kind == kindStatic || r != nil) {
+					dst, floor := &p.static[c.idx], p.deletedAt
+					if c.kind != kindStatic {
+						dst, floor = &r.cells[c.idx], max(r.deletedAt, p.deletedAt)
+					}
+					st := loadColl(c.typ, dst, floor, now)
+					st.overwrite(v.b, mu.ts, exp)
+					st.store(dst, mu.ttl)
+					continue
+				}
 				if c.kind == kindStatic {
 					writeCell(&p.static[c.idx], v.b, mu.ts, exp, mu.ttl, p.deletedAt)
 				} else if r != nil {
@@ -836,28 +846,19 @@ func (mu *mutation) apply(e *Engine) {
 					} else {
 						continue
 					}
+					if elementCollection(a.col.typ) {
+						st := loadColl(a.col.typ, dst, floor, now)
+						if err := st.assign(a, vr.b, mu.asKeys[i].b, mu.ts, exp); err != nil {
+							continue // validated in check
+						}
+						st.store(dst, mu.ttl)
+						continue
+					}
 					cur := cellValue(dst, floor, now)
-					cur, curExp, curTS := liveElements(a.col.typ, dst, cur, now)
+					cur, _, _ = liveElements(a.col.typ, dst, cur, now)
 					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
 					if err != nil {
 						continue // validated in check
-					}
-					if a.col.typ.multiCell() && a.col.typ.isCollection() && a.kind != cql.AssignSet && mu.ts >= dst.ts && mu.ts > floor {
-						oldKeys, _ := collectionEntries(a.col.typ, cur)
-						oldExp := perElement(curExp, dst.exp, len(oldKeys))
-						oldTS := perElement(curTS, dst.ts, len(oldKeys))
-						origins := elementOrigins(a, cur, vr.b, mu.asKeys[i].b, nv)
-						exps, tss := make([]int64, len(origins)), make([]int64, len(origins))
-						for j, o := range origins {
-							if o >= 0 && o < len(oldKeys) {
-								exps[j], tss[j] = oldExp[o], oldTS[o]
-							} else {
-								exps[j], tss[j] = exp, mu.ts
-							}
-						}
-						setCollectionCell(dst, nv, exps, tss, mu.ts, mu.ttl)
-						touched[dst] = true
-						continue
 					}
 					if a.col.typ.isCounter() {
 						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
@@ -932,6 +933,16 @@ func (mu *mutation) apply(e *Engine) {
 					} else {
 						continue
 					}
+					if elementCollection(tg.col.typ) && tg.field < 0 {
+						st := loadColl(tg.col.typ, dst, floor, now)
+						if tg.key == nil {
+							st.deleteAll(mu.ts)
+						} else {
+							st.deleteElem(mu.delKeys[i].b, mu.ts)
+						}
+						st.store(dst, dst.ttl)
+						continue
+					}
 					if tg.key == nil && tg.field < 0 {
 						if tg.col.typ.isCounter() {
 							*dst = cell{v: nil, ts: mu.ts, set: true}
@@ -941,17 +952,11 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
-					cur, curExp, curTS := liveElements(tg.col.typ, dst, cur, now)
 					if cur == nil {
 						continue
 					}
 					nv := deleteElement(tg, cur, mu.delKeys[i].b)
-					exp0 := dst.exp
-					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: exp0, ttl: dst.ttl, set: true}
-					if tg.field < 0 && (curExp != nil || curTS != nil) {
-						exps := removeExpiry(tg.col.typ, cur, curExp, mu.delKeys[i].b)
-						setCollectionCell(dst, nv, exps, removeExpiry(tg.col.typ, cur, curTS, mu.delKeys[i].b), dst.ts, dst.ttl)
-					}
+					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: dst.exp, ttl: dst.ttl, set: true}
 				}
 			}
 		}
@@ -1165,7 +1170,7 @@ func (mu *mutation) check() error {
 				var cur []byte
 				if p != nil {
 					if r := t.getRow(p, ckv, false); r != nil {
-						cur = cellValue(&r.cells[a.col.idx], max(r.deletedAt, p.deletedAt), now)
+						cur, _, _ = visibleValue(a.col.typ, &r.cells[a.col.idx], max(r.deletedAt, p.deletedAt), now)
 					}
 				}
 				if _, err := applyAssign(a, cur, mu.asVals[i].b, mu.asKeys[i].b); err != nil {

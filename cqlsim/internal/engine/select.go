@@ -828,7 +828,7 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 			return nil, nil
 		}
 		if it.col.typ.multiCell() {
-			v, exps, tss := liveElements(it.col.typ, c, cellValue(c, floor, now), now)
+			v, exps, tss := visibleValue(it.col.typ, c, floor, now)
 			keys, _ := collectionEntries(it.col.typ, v)
 			exps, tss = perElement(exps, c.exp, len(keys)), perElement(tss, c.ts, len(keys))
 			out := make([][]byte, len(keys))

@@ -18,6 +18,10 @@ type cell struct {
 	set     bool
 	elemExp []int64 // per-element expiries of a non-frozen collection (see elemttl.go)
 	elemTS  []int64 // per-element write timestamps of a non-frozen collection
+	// a non-frozen collection's deletion time and element tombstones (see collcell.go)
+	cdel    int64
+	hasCdel bool
+	tombs   []elemTomb
 }
 
 func (c *cell) live(now int64) bool {
@@ -214,12 +218,10 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 				vals[c.idx] = r.ck[c.pos]
 			}
 		case kindStatic:
-			vals[c.idx] = cellValue(&p.static[c.idx], p.deletedAt, now)
-			vals[c.idx], _, _ = liveElements(c.typ, &p.static[c.idx], vals[c.idx], now)
+			vals[c.idx], _, _ = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
 		default:
 			if r != nil {
-				vals[c.idx] = cellValue(&r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
-				vals[c.idx], _, _ = liveElements(c.typ, &r.cells[c.idx], vals[c.idx], now)
+				vals[c.idx], _, _ = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
 			}
 		}
 		if c.kind == kindRegular || c.kind == kindStatic {
