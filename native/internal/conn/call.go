@@ -35,6 +35,11 @@ type Call struct {
 	drained bool // the token was received by this Call's methods
 	decoded bool
 
+	// sent is set, under the connection's wmu, before a write carries the call's frame (and
+	// cleared when that write sent none of it): a sweep completes a call not sent with a
+	// *NotSentError.
+	sent atomic.Bool
+
 	// onDone, set by StartNotify, is told of the completion instead of a token being sent.
 	onDone Notified
 }
@@ -209,6 +214,7 @@ func (call *Call) recycle(delivered bool) {
 	call.c = nil
 	call.hdr, call.body, call.err, call.resp = proto.Header{}, nil, nil, nil
 	call.got, call.drained, call.decoded = false, false, false
+	call.sent.Store(false)
 	call.onDone = nil
 	call.state.Store(statePending)
 	callPool.Put(call)

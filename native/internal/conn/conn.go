@@ -97,6 +97,11 @@ type Conn struct {
 	version proto.Version
 	comp    proto.Compressor // compresses requests; set once the handshake agreed on it
 	dopts   proto.DecodeOptions
+	// readerOpts is dopts for the reader goroutine's own decoding (EVENT frames, and ERROR
+	// frames on a negative stream): the handshake writes dopts while the reader runs, so the
+	// reader uses earlyOpts (dopts as newConn made it) until Dial publishes the final copy here.
+	readerOpts atomic.Pointer[proto.DecodeOptions]
+	earlyOpts  proto.DecodeOptions
 
 	supported map[string][]string
 	lwtMask   uint32                 // see LWTMask; set by the handshake
@@ -189,6 +194,7 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 		}
 		c.dopts.Compressor = comp
 	}
+	c.earlyOpts = c.dopts
 	if cfg.OnEvent != nil {
 		c.events = make(chan proto.Event, 256)
 		c.alwaysRead = true
@@ -450,7 +456,11 @@ func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
 		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
+		call.sent.Store(true)
 		n, err := c.writeFrames(*f)
+		if err != nil && n == 0 {
+			call.sent.Store(false) // under wmu, so that a sweep knows it was not sent
+		}
 		c.wmu.Unlock()
 		proto.PutBuffer(f)
 		if err != nil {

@@ -84,6 +84,8 @@ func Dial(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 		_ = c.Close()
 		return nil, &DialError{Addr: addr, Step: step, Err: err}
 	}
+	opts := c.dopts // final: nothing writes dopts after the handshake
+	c.readerOpts.Store(&opts)
 	if cfg.HeartbeatInterval > 0 {
 		c.wg.Add(1)
 		go c.heartbeatLoop(cfg.HeartbeatInterval, cfg.HeartbeatTimeout)

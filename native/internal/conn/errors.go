@@ -21,7 +21,10 @@ var ErrClosedByServer = errors.New("the server closed the connection while it wa
 
 // ErrNotSent is matched (errors.Is) by the error of a Call whose request never left the client:
 // the connection failed before the request's frame was written (a failed write that did not
-// reach it, or a failure while it was queued for the writer). Such a request may go to another
+// reach it, or a failure while it was queued for the writer or gathered by it, whatever failed
+// the connection: a write, a read, Close). A frame written in part counts as sent, as does one
+// in a write that outlived the connection's close by more than a second (see sweep). Such a
+// request may go to another
 // node whatever its idempotence. The error is a *NotSentError, which also matches
 // ErrConnClosed. (Start's errors all mean that nothing was sent; those of a failed connection
 // match ErrNotSent too.)

@@ -70,10 +70,17 @@ func (c *Conn) writeLoop() {
 		} else {
 			buf = c.gather(buf)
 		}
+		c.markSent()
 		n, err := c.writeFrames(buf)
+		var unsent []*Call
+		if err != nil {
+			// Claimed under wmu: a sweep, which takes wmu, cannot take them for requests in
+			// flight.
+			unsent = c.claimBatchUnsent(n)
+		}
 		c.wmu.Unlock()
 		if err != nil {
-			c.failWrite(err, n)
+			c.failWrite(err, unsent)
 			return
 		}
 		if cap(buf) > writeBufferKeep {
@@ -116,18 +123,37 @@ func (c *Conn) appendFrame(buf []byte, f *[]byte) []byte {
 // header's bytes 2 and 3).
 func frameStream(f []byte) int16 { return int16(binary.BigEndian.Uint16(f[2:4])) }
 
-// failWrite closes the connection after the writer's write failed with err, having written
-// the first n bytes of the batch. The requests whose frames start at n or later, and those
-// still queued for the writer, were not sent: they are claimed before the connection fails
-// (so the sweep cannot take them for requests in flight) and completed with a *NotSentError,
-// so that their callers may send them elsewhere. A frame written in part counts as sent.
-func (c *Conn) failWrite(err error, n int) {
+// markSent marks the calls of the writer's batch as sent (Call.sent), before the write that
+// carries their frames: the frames a failed write did not carry are claimed by
+// claimBatchUnsent. c.wmu is held.
+func (c *Conn) markSent() {
+	for _, f := range c.batch {
+		if f.stream < 0 || int(f.stream) >= len(c.slots) {
+			continue
+		}
+		if call := c.slots[f.stream].Load(); call != nil && call != interruptedSlot {
+			call.sent.Store(true)
+		}
+	}
+}
+
+// claimBatchUnsent claims the calls of the writer's batch whose frames start at byte n or
+// later, which a write that carried only the first n bytes did not send (a frame written in
+// part counts as sent). c.wmu is held.
+func (c *Conn) claimBatchUnsent(n int) []*Call {
 	var unsent []*Call
 	for _, f := range c.batch {
 		if f.start >= n {
 			unsent = c.claimUnsent(unsent, f.stream)
 		}
 	}
+	return unsent
+}
+
+// failWrite closes the connection after the writer's write failed with err. The requests
+// claimed by claimBatchUnsent, and those still queued for the writer, were not sent: they are
+// completed with a *NotSentError, so that their callers may send them elsewhere.
+func (c *Conn) failWrite(err error, unsent []*Call) {
 	unsent = c.drainQueued(unsent)
 	c.fail(fmt.Errorf("writing: %w", err))
 	c.completeUnsent(unsent)
@@ -184,8 +210,15 @@ func (c *Conn) handleEvent(h proto.Header, body *[]byte) {
 		proto.PutBuffer(body)
 		return
 	}
+	opts := c.readerOpts.Load()
+	if opts == nil {
+		// Still in the handshake, which may change how frames decode: events come only after
+		// a REGISTER, which follows the handshake, so none is lost in practice.
+		proto.PutBuffer(body)
+		return
+	}
 	resp := proto.AcquireResponse()
-	err := resp.Decode(h, *body, body, &c.dopts)
+	err := resp.Decode(h, *body, body, opts)
 	if err != nil {
 		resp.Release()
 		return

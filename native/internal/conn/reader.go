@@ -189,8 +189,12 @@ func (c *Conn) readOne() error {
 // call, the handshake's OPTIONS included, gets the server's message instead of waiting for
 // its timeout.
 func (c *Conn) unsolicitedError(h proto.Header, body *[]byte) error {
+	opts := c.readerOpts.Load()
+	if opts == nil {
+		opts = &c.earlyOpts // during the handshake, which writes c.dopts
+	}
 	resp := proto.AcquireResponse()
-	err := resp.Decode(h, *body, body, &c.dopts)
+	err := resp.Decode(h, *body, body, opts)
 	if err == nil {
 		err = resp.Err()
 	}
@@ -209,17 +213,54 @@ func (c *Conn) failRead(err error) {
 	c.sweep()
 }
 
-// sweep completes every pending call with the connection's error: with a *NotSentError for
-// those whose frames are still queued for the writer (no write carried them), as requests in
-// flight for the others. It runs after done is closed, so no new call can take a slot without
-// seeing done (see Start); it may run more than once, and each call is completed exactly once.
+// sweep completes every pending call with the connection's error: as requests in flight for
+// those whose frames a write carried or is carrying (Call.sent), with a *NotSentError for the
+// others (still queued for the writer, gathered by it, or started as the connection failed),
+// whose callers may send them elsewhere: the socket is closed, so a frame no write had started
+// on never goes out. It first waits, briefly, for a write in progress to end (see
+// lockWriterBriefly), so that the frames that write did not carry are claimed as not sent by
+// the writer rather than taken here for requests in flight. It runs after done is closed, so
+// no new call can take a slot without seeing done (see Start); it may run more than once, and
+// each call is completed exactly once.
 func (c *Conn) sweep() {
-	c.completeUnsent(c.drainQueued(nil))
+	locked := c.lockWriterBriefly()
+	unsent := c.drainQueued(nil)
+	var inFlight []*Call
 	for i := range c.slots {
-		if call := c.slots[i].Swap(nil); call != nil && call != interruptedSlot {
-			call.deliver(proto.Header{}, nil, c.err)
+		call := c.slots[i].Swap(nil)
+		switch {
+		case call == nil || call == interruptedSlot:
+		case call.sent.Load():
+			inFlight = append(inFlight, call)
+		default:
+			unsent = append(unsent, call)
 		}
 	}
+	if locked {
+		c.wmu.Unlock()
+	}
+	c.completeUnsent(unsent)
+	for _, call := range inFlight {
+		call.deliver(proto.Header{}, nil, c.err)
+	}
+}
+
+// sweepWriteWait bounds how long a sweep waits for a write in progress to end.
+const sweepWriteWait = time.Second
+
+// lockWriterBriefly takes wmu for a sweep, waiting up to sweepWriteWait for a write in progress
+// to end: the socket is closed, so a write on a real connection ends at once. It reports false
+// when the write outlives the wait (a net.Conn whose Write does not end when it is closed); the
+// sweep then goes on without it, taking the frames of that write for requests in flight.
+func (c *Conn) lockWriterBriefly() bool {
+	deadline := time.Now().Add(sweepWriteWait)
+	for !c.wmu.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+	return true
 }
 
 // kick makes sure the reader goroutine reads while requests are in flight. It never blocks.
