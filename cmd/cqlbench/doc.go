@@ -13,7 +13,7 @@
 // process; with --sim the server runs as a separate process), allocations and bytes per operation
 // (runtime.MemStats Mallocs and TotalAlloc, as the testing package counts them), all per successful
 // operation, and errors by kind. --compare runs the drivers in turn, in interleaved
-// repetitions, against one server process and prints ratios to gocql. The --json and --plot
+// repetitions (each starting one driver further along), against one server process and prints ratios to gocql. The --json and --plot
 // paths are checked before anything runs; each file is written next to its target and renamed
 // over it at the end, so a failed or interrupted run leaves an earlier file as it was. An
 // interrupted run (SIGINT, SIGTERM) reports nothing and exits with status 130; a second signal

@@ -168,3 +168,20 @@ func TestNativeLWTRequiresApplied(t *testing.T) {
 		t.Errorf("native lwt operation on a result without [applied]: %v, want an error", err)
 	}
 }
+
+// Each repetition of --compare starts one driver further along.
+func TestRepetitionOrderRotates(t *testing.T) {
+	names := []string{"gocql", "compat", "native", "floor"}
+	want := [][]string{
+		{"gocql", "compat", "native", "floor"},
+		{"compat", "native", "floor", "gocql"},
+		{"native", "floor", "gocql", "compat"},
+		{"floor", "gocql", "compat", "native"},
+		{"gocql", "compat", "native", "floor"},
+	}
+	for rep, w := range want {
+		if got := repetitionOrder(names, rep); strings.Join(got, ",") != strings.Join(w, ",") {
+			t.Errorf("repetition %d: %v, want %v", rep, got, w)
+		}
+	}
+}

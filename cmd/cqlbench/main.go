@@ -212,6 +212,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// repetitionOrder is the order in which repetition rep (from 0) runs the drivers of names:
+// every driver once, each repetition starting one driver further along (gocql, compat, native;
+// compat, native, gocql; ...), so that no driver always runs first after the set-up, or always
+// right after the same other driver.
+func repetitionOrder(names []string, rep int) []string {
+	out := make([]string, len(names))
+	for i := range names {
+		out[i] = names[(i+rep)%len(names)]
+	}
+	return out
+}
+
 // distinctOutputs refuses two output flags naming the same file (after filepath.Abs), where
 // one result would silently replace the other. Flags with an empty path are not written.
 func distinctOutputs(paths map[string]string) error {
@@ -369,7 +381,7 @@ func mainCtx(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	merged := make(map[string]*runResult, len(names))
 	for rep := 0; rep < reps; rep++ {
-		for _, name := range names { // interleaved: every driver once per repetition
+		for _, name := range repetitionOrder(names, rep) {
 			cfg := runConfig{Driver: name, Workload: o.workload, Concurrency: o.concurrency, Duration: o.duration,
 				Warmup: o.warmup, Rate: o.rate, Hosts: hosts, Progress: progress,
 				BackgroundOps: o.opContext == opContextBackground, PortablePacer: o.pacer == pacerTimer}
