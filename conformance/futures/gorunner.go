@@ -274,7 +274,11 @@ func (r *goRun) step(st Step) {
 		cb, eb := r.callback(st.ID, st.Action), r.errback(st.EID, st.EAction)
 		r.add(st, func() *future.ResponseFuture { return r.f.AddCallbacks(cb, eb) })
 	case "wait":
-		deadline := time.Now().Add(defaultTimeout)
+		limit := defaultTimeout
+		if st.Timeout != nil {
+			limit = time.Duration(*st.Timeout * float64(time.Second))
+		}
+		deadline := time.Now().Add(limit)
 		for {
 			r.mu.Lock()
 			n := len(r.callbacks)

@@ -186,7 +186,7 @@ class Run:
 
     def op_wait(self, step):
         n = step["events"]
-        deadline = time.time() + DEFAULT_TIMEOUT
+        deadline = time.time() + (step.get("timeout") or DEFAULT_TIMEOUT)
         while time.time() < deadline:
             with self.lock:
                 if len(self.callbacks) >= n:
@@ -346,10 +346,17 @@ def main():
     for sc in scenarios:
         if only and sc["name"] not in only:
             continue
-        # rerun_if: events showing the timing precondition did not hold (scenario.go, RerunIf).
+        # rerun_if: events showing the timing precondition did not hold (scenario.go, RerunIf):
+        # callback events, and step events matched by their op and error.
+        def raced(trace):
+            rerun = sc.get("rerun_if", [])
+            steps = [r for r in rerun if "op" in r]
+            if any(s.get("op") == r["op"] and s.get("error") == r.get("error") for r in steps for s in trace["steps"]):
+                return True
+            return any(ev in rerun for ev in trace["callbacks"])
         trace = Run(session, sc, keyspace).run()
         for _ in range(MAX_RUNS - 1):
-            if not any(ev in sc.get("rerun_if", []) for ev in trace["callbacks"]):
+            if not raced(trace):
                 break
             trace = Run(session, sc, keyspace).run()
         out[sc["name"]] = trace

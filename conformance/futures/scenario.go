@@ -30,9 +30,11 @@ type Scenario struct {
 	// Deviation, when set, is the documented difference this scenario pins.
 	Deviation *Deviation `json:"deviation,omitempty"`
 	// RerunIf lists callback events that show the scenario's timing precondition did not hold
-	// (say, a page arrived before the call that was meant to find it in flight). A runner whose
-	// trace holds one runs the scenario again, up to MaxRuns times in all, and keeps the last
-	// trace; a behaviour that always produces such an event still fails the comparison.
+	// (say, a page arrived before the call that was meant to find it in flight), and step
+	// events (with Op set; they match a step of that Op and Error, say a wait that timed out
+	// because a page completed before a callback was registered). A runner whose trace holds
+	// one runs the scenario again, up to MaxRuns times in all, and keeps the last trace; a
+	// behaviour that always produces such an event still fails the comparison.
 	RerunIf []Event `json:"rerun_if,omitempty"`
 	// Fault, when set, is a server error that every node answers the scenario's statement with,
 	// or a delay (see cqlsim.Cluster.InjectFault): such scenarios (faults.json) run on cqlsim
@@ -143,6 +145,16 @@ const MaxRuns = 5
 // Raced reports whether t holds one of the scenario's RerunIf events: the run did not test
 // what the scenario is about and is to be repeated.
 func (sc Scenario) Raced(t Trace) bool {
+	for _, r := range sc.RerunIf {
+		if r.Op == "" {
+			continue
+		}
+		for _, s := range t.Steps {
+			if s.Op == r.Op && s.Error == r.Error {
+				return true
+			}
+		}
+	}
 	for _, e := range t.normalize().Callbacks {
 		for _, r := range (Trace{Callbacks: sc.RerunIf}).normalize().Callbacks {
 			if cmp.Equal(e, r, valueJSON) {
@@ -160,7 +172,8 @@ func (sc Scenario) Raced(t Trace) bool {
 //	                             callbacks also slow_has_more_pages: wait 0.3 s, then record
 //	                             has_more_pages with the event)
 //	add_callbacks                register ID (Action) and EID (EAction) together
-//	wait                         wait until Events callback events exist, then Settle seconds
+//	wait                         wait until Events callback events exist (at most Timeout
+//	                             seconds, 30 when not set), then Settle seconds
 //	result                       record the current page's rows or error and has_more_pages
 //	result_identity              check that two result calls give distinct sets of one future
 //	result_as_old                keep a result set as "old"; old_current_rows, old_paging_state read it

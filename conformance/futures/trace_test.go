@@ -64,5 +64,18 @@ func TestRaced(t *testing.T) {
 		if s.Name == "double_start_fetching_next_page" && len(s.RerunIf) == 0 {
 			t.Error("double_start_fetching_next_page lost its rerun_if: the page may arrive between the two calls")
 		}
+		if s.Name == "callback_sees_its_own_page" && len(s.RerunIf) == 0 {
+			t.Error("callback_sees_its_own_page lost its rerun_if: page 1 may complete before cb2 is registered")
+		}
+	}
+
+	// A step event in rerun_if matches a step of the same op and error, whatever its counts.
+	waits := futures.Scenario{RerunIf: []futures.Event{{Op: "wait", Error: "WaitTimeout"}}}
+	timedOut := futures.Trace{Steps: []futures.Event{{Op: "wait", Error: "WaitTimeout", Have: 4, Want: 6}, {Op: "result"}}}
+	if !waits.Raced(timedOut) {
+		t.Error("a trace whose wait timed out is not reported as raced by a wait rerun_if")
+	}
+	if waits.Raced(futures.Trace{Steps: []futures.Event{{Op: "result", Error: "WaitTimeout"}}, Callbacks: held.Callbacks}) {
+		t.Error("a step of another op is reported as raced")
 	}
 }
