@@ -24,10 +24,9 @@ var ErrClosedByServer = errors.New("the server closed the connection while it wa
 // reach it, or a failure while it was queued for the writer or gathered by it, whatever failed
 // the connection: a write, a read, Close). A frame written in part counts as sent, as does one
 // in a write that outlived the connection's close by more than a second (see sweep). Such a
-// request may go to another
-// node whatever its idempotence. The error is a *NotSentError, which also matches
-// ErrConnClosed. (Start's errors all mean that nothing was sent; those of a failed connection
-// match ErrNotSent too.)
+// request may go to another node whatever its idempotence. The error is a *NotSentError, which
+// also matches ErrConnClosed. (Start's errors all mean that nothing was sent; those of a
+// failed connection match ErrNotSent too.)
 var ErrNotSent = errors.New("the request was not sent")
 
 // ErrNoFreeStream is matched (errors.Is) by the error of TryStart and StartNotify when every
