@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ type Cluster struct {
 	life     sync.Mutex // serialises Close, StopNode and StartNode
 	closed   bool
 	closeErr error
+
+	// afterFaultCheck, when set (only by the package's tests), runs after a statement's
+	// fault check and before the statement runs.
+	afterFaultCheck atomic.Pointer[func()]
 }
 
 // Start starts a cluster of opts.Nodes nodes and returns once every node accepts connections.

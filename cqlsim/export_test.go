@@ -21,3 +21,14 @@ func (c *Cluster) TabletShardOn(ks string, token int64, node int) (int, bool) {
 	}
 	return c.tablets.shardOn(tb, node)
 }
+
+// SetAfterFaultCheck makes every statement call f after its fault check and before it runs.
+func (c *Cluster) SetAfterFaultCheck(f func()) {
+	c.afterFaultCheck.Store(&f)
+}
+
+// Learn makes node i know the prepared statement with the given id (which the engine must
+// know), as a PREPARE of it on that node would.
+func (c *Cluster) Learn(i int, id []byte) {
+	c.nodes[i].learn(id)
+}

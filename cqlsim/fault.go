@@ -266,17 +266,28 @@ func (c *Cluster) ClearFaults(i int) error {
 // fault returns the fault of the node that applies to req (the first injected that matches
 // it and has no statements left to skip), or nil. Every matching fault still skipping is
 // charged one skipped statement; the fault that applies is charged one of its Times.
-func (c *conn) fault(req *wire.Request) *Fault {
+//
+// When faults are installed and req executes a prepared statement the node does not know,
+// fault returns the UNPREPARED answer instead, to send as is: the statement is looked up
+// once, so that a PREPARE arriving on another connection between this check and the run
+// cannot make the node run a statement that the check let through without its fault.
+func (c *conn) fault(req *wire.Request) (*Fault, *message.Unprepared) {
 	l := &c.node.faults
 	if !l.on.Load() {
-		return nil
+		return nil, nil
 	}
 	prepare := req.Prepare != nil
 	var texts []string
 	if prepare {
 		texts = []string{req.Prepare.Query}
-	} else if texts = c.statementTexts(req); len(texts) == 0 {
-		return nil // an EXECUTE (or a batch) of statements the node does not know: UNPREPARED
+	} else {
+		var unknown []byte
+		if texts, unknown = c.statementTexts(req); unknown != nil {
+			return nil, unprepared(unknown)
+		}
+		if len(texts) == 0 {
+			return nil, nil
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -293,7 +304,7 @@ func (c *conn) fault(req *wire.Request) *Fault {
 		}
 	}
 	if applied == nil {
-		return nil
+		return nil, nil
 	}
 	if applied.f.Times > 0 {
 		if applied.left--; applied.left == 0 {
@@ -307,19 +318,20 @@ func (c *conn) fault(req *wire.Request) *Fault {
 			l.on.Store(len(kept) > 0)
 		}
 	}
-	return &applied.f
+	return &applied.f, nil
 }
 
-// statementTexts returns the CQL texts of the statements req runs that the node knows: an
-// EXECUTE of a statement it does not know has none (it is answered UNPREPARED as usual).
-func (c *conn) statementTexts(req *wire.Request) []string {
+// statementTexts returns the CQL texts of the statements req runs, or the id of the first
+// prepared statement among them that the node does not know (the answer is then UNPREPARED).
+func (c *conn) statementTexts(req *wire.Request) (texts []string, unknown []byte) {
 	switch {
 	case req.Query != nil:
-		return []string{req.Query.Query}
+		return []string{req.Query.Query}, nil
 	case req.Execute != nil:
 		if p, ok := c.node.lookup(req.Execute.ID); ok {
-			return []string{p.Query}
+			return []string{p.Query}, nil
 		}
+		return nil, req.Execute.ID
 	case req.Batch != nil:
 		texts := make([]string, 0, len(req.Batch.Statements))
 		for _, s := range req.Batch.Statements {
@@ -327,11 +339,13 @@ func (c *conn) statementTexts(req *wire.Request) []string {
 				texts = append(texts, s.Query)
 			} else if p, ok := c.node.lookup(s.ID); ok {
 				texts = append(texts, p.Query)
+			} else {
+				return nil, s.ID
 			}
 		}
-		return texts
+		return texts, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // matchesAny reports whether one of texts contains match; an empty match matches any request.

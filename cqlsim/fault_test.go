@@ -364,3 +364,64 @@ func readFrameBytes(t *testing.T, r io.Reader) []byte {
 	}
 	return append(b, body...)
 }
+
+// An EXECUTE of a statement the node does not know is answered UNPREPARED even when the
+// statement becomes known between the fault check and the run (a PREPARE of it on another
+// connection): the statement is looked up once, so that it never runs past a fault that
+// would have failed it. Before, the run found the statement, and the fault, still unspent,
+// was met only by a later statement (a flake of a compat test on three nodes, whose
+// background PREPAREs race the first EXECUTE).
+func TestInjectFaultUnknownStatementLookedUpOnce(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	addrs := c.Addrs()
+	cqltest.Exec(t, addrs[0], "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	cqltest.Exec(t, addrs[0], "CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+	const ins = "INSERT INTO ks.t (k, v) VALUES (1, 1)"
+	zero, one := dialRaw(t, addrs[0]), dialRaw(t, addrs[1])
+	zero.startup(nil)
+	one.startup(nil)
+	zero.send(primitive.ProtocolVersion4, 2, &message.Prepare{Query: ins})
+	prep, ok := zero.read().Body.Message.(*message.PreparedResult)
+	if !ok {
+		t.Fatal("PREPARE on node 0 did not return a prepared result")
+	}
+	if c.KnowsPrepared(1, prep.PreparedQueryId) {
+		t.Fatal("node 1 knows the statement prepared on node 0")
+	}
+	if err := c.InjectFault(1, cqlsim.Fault{Match: "ks.t", Times: 1, Error: &message.Overloaded{ErrorMessage: "overloaded"}}); err != nil {
+		t.Fatal(err)
+	}
+	var learned bool
+	c.SetAfterFaultCheck(func() {
+		if !learned { // the first statement of the test after this point: the EXECUTE below
+			learned = true
+			c.Learn(1, prep.PreparedQueryId)
+		}
+	})
+	exec := func(stream int16) message.Message {
+		t.Helper()
+		one.send(primitive.ProtocolVersion4, stream, &message.Execute{QueryId: prep.PreparedQueryId,
+			Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+		return one.read().Body.Message
+	}
+	if m := exec(3); !isUnprepared(m, prep.PreparedQueryId) {
+		t.Fatalf("the EXECUTE of a statement node 1 did not know at its fault check got %v, want UNPREPARED with its id", m)
+	}
+	c.SetAfterFaultCheck(func() {})
+	if m := exec(4); !isOverloaded(m) {
+		t.Errorf("the next EXECUTE (the node knows the statement now) got %v, want the injected fault", m)
+	}
+	if m := exec(5); m.GetOpCode() != primitive.OpCodeResult {
+		t.Errorf("the EXECUTE after the fault was spent got %v, want a result", m)
+	}
+}
+
+func isUnprepared(m message.Message, id []byte) bool {
+	u, ok := m.(*message.Unprepared)
+	return ok && bytes.Equal(u.Id, id)
+}
+
+func isOverloaded(m message.Message) bool {
+	_, ok := m.(*message.Overloaded)
+	return ok
+}

@@ -31,7 +31,15 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	if !c.waitDelay(h.Opcode) {
 		return // the connection closed during the delay
 	}
-	if f := c.fault(req); f != nil {
+	f, unknown := c.fault(req)
+	if hook := c.node.cluster.afterFaultCheck.Load(); hook != nil {
+		(*hook)()
+	}
+	if unknown != nil {
+		c.reply(h, unknown, nil)
+		return
+	}
+	if f != nil {
 		if !c.sleep(f.Delay) {
 			return
 		}
