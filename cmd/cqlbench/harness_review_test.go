@@ -185,3 +185,25 @@ func TestRepetitionOrderRotates(t *testing.T) {
 		}
 	}
 }
+
+// At the window's close a worker still waiting for a scheduled start that is already past (its
+// pacer wakes late) is behind; one waiting for a later start is not; one whose operation has
+// started is in flight and counted there only. Before, the late waiter counted nowhere: its
+// operation number was handed out, so not behind, and it had not started.
+func TestLateWaiterCountedBehind(t *testing.T) {
+	stats := make([]workerStats, 4)
+	for i := range stats {
+		stats[i].opStart.Store(-1)
+		stats[i].waitUntil.Store(-1)
+	}
+	now := 10 * time.Second
+	stats[0].waitUntil.Store(int64(now - time.Millisecond)) // late: due before the close
+	stats[1].waitUntil.Store(int64(now + time.Millisecond)) // on time: due after the close
+	stats[2].waitUntil.Store(int64(now - 2*time.Millisecond))
+	stats[2].opStart.Store(int64(now - time.Millisecond)) // woke and started: in flight
+	// stats[3]: between operations, without a rate
+	inFlight, oldest, late := atClose(stats, now)
+	if inFlight != 1 || oldest != time.Millisecond || late != 1 {
+		t.Errorf("atClose = %d in flight (oldest %v), %d late; want 1 (1ms), 1", inFlight, oldest, late)
+	}
+}

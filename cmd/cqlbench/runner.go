@@ -175,19 +175,29 @@ type workerStats struct {
 	// opStart is when the worker's operation in flight started, as an offset from the run's
 	// start in ns, or -1 between operations: read when the window closes (see Unfinished).
 	opStart atomic.Int64
-	_       [64]byte // keeps the next worker's counters off this worker's cache lines
+	// waitUntil is the scheduled start (an offset from the run's start in ns) the worker is
+	// waiting for with a rate, or -1: read when the window closes (see lateWaits).
+	waitUntil atomic.Int64
+	_         [64]byte // keeps the next worker's counters off this worker's cache lines
 }
 
-// inFlight returns how many of the workers have an operation in flight at now (an offset from
-// the run's start) and how long the oldest of them has been running.
-func inFlight(stats []workerStats, now time.Duration) (n int64, oldest time.Duration) {
+// atClose looks at the workers when the window closes, at now (an offset from the run's
+// start). It returns how many have an operation in flight and how long the oldest of them has
+// been running, and how many are still waiting for a scheduled start that is already past
+// (with a rate; their pacers wake late): such an operation was due in the window and has not
+// started, so it is behind like the ones no worker has taken yet. Each worker is counted once:
+// waitUntil is read before opStart, and a worker sets opStart before it clears waitUntil.
+func atClose(stats []workerStats, now time.Duration) (inFlight int64, oldest time.Duration, late int64) {
 	for i := range stats {
+		due := stats[i].waitUntil.Load()
 		if t0 := stats[i].opStart.Load(); t0 >= 0 {
-			n++
+			inFlight++
 			oldest = max(oldest, now-time.Duration(t0))
+		} else if due >= 0 && time.Duration(due) <= now {
+			late++
 		}
 	}
-	return n, oldest
+	return inFlight, oldest, late
 }
 
 // latencyBatch is how many latencies a worker keeps before adding them to its histogram.
@@ -390,6 +400,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	for i := range stats {
 		stats[i] = workerStats{request: newLatencies(), cycle: newLatencies(), errors: map[string]int64{}}
 		stats[i].opStart.Store(-1)
+		stats[i].waitUntil.Store(-1)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
@@ -439,6 +450,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 					}
 					scheduled = time.Duration(n) * interval
 					if wait := scheduled - time.Since(start); wait > 0 {
+						st.waitUntil.Store(int64(scheduled))
 						// The wait ends early when the run ends (window closed, interrupted):
 						// a worker never outlives the run by more than an operation in flight.
 						if pace.wait(wait) != nil {
@@ -454,6 +466,7 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 				startPhase := phase.Load()
 				t0 := time.Since(start)
 				st.opStart.Store(int64(t0))
+				st.waitUntil.Store(-1)
 				err := d.op(opCtx, w, n)
 				end := time.Since(start)
 				st.opStart.Store(-1)
@@ -535,13 +548,13 @@ func run(ctx context.Context, d driver, cfg runConfig) (*runResult, error) {
 	ok := sleep(cfg.Duration)
 	phase.Store(phaseClosed)
 	elapsed := time.Since(t0)
-	unfinished, oldest := inFlight(stats, time.Since(start))
-	var behind int64
+	closedAt := time.Since(start)
+	unfinished, oldest, behind := atClose(stats, closedAt)
 	if interval > 0 {
 		// Operations 0..due-1 were scheduled by now; seq has handed out 0..seq-1 (every one
-		// either done, in flight or waiting for its time).
-		if due := int64(time.Since(start)/interval) + 1; due > seq.Load() {
-			behind = due - seq.Load()
+		// either done, in flight or waiting for its time, on time or late).
+		if due := int64(closedAt/interval) + 1; due > seq.Load() {
+			behind += due - seq.Load()
 		}
 	}
 	after := takeSnapshotAfter()
