@@ -444,7 +444,12 @@ func unmarshalDecimal(info TypeInfo, data []byte, value interface{}) error {
 	if len(data) < 4 {
 		return unmarshalErrorf("inf.Dec needs at least 4 bytes, while value has only %d", len(data))
 	}
-	scale := int32(binary.BigEndian.Uint32(data))
-	v.SetUnscaledBig(fromTwosComplement(data[4:], nil)).SetScale(inf.Scale(scale))
+	// A new Dec replaces *v rather than v's digits being overwritten: a
+	// copy of *v taken before (a scanned row appended to a slice) shares
+	// those digits and keeps its value, as with gocql.
+	var dec inf.Dec
+	fromTwosComplement(data[4:], dec.UnscaledBig())
+	dec.SetScale(inf.Scale(int32(binary.BigEndian.Uint32(data))))
+	*v = dec
 	return nil
 }
