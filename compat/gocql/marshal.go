@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"fmt"
 	"math/big"
 	"reflect"
 	"strings"
@@ -105,7 +106,9 @@ func Marshal(info TypeInfo, value interface{}) ([]byte, error) {
 	if strings.HasPrefix(info.Custom(), userTypeClass) && info.Version() < 3 {
 		return nil, ErrorUDTUnavailable
 	}
-	return nil, marshalErrorf("can not marshal %T into %s", value, info)
+	// A plain error, not a MarshalError, for a type without rules (a custom
+	// type such as a vector), as gocql returns.
+	return nil, fmt.Errorf("can not marshal %T into %s", value, info)
 }
 
 // Unmarshal decodes data, the CQL encoding of a value of the type described
@@ -274,7 +277,9 @@ func unmarshalByType(info TypeInfo, data []byte, value interface{}) error {
 	if strings.HasPrefix(info.Custom(), userTypeClass) && info.Version() < 3 {
 		return ErrorUDTUnavailable
 	}
-	return unmarshalErrorf("can not unmarshal %s into %T", info, value)
+	// A plain error, not an UnmarshalError, for a type without rules (a
+	// custom type such as a vector), as gocql returns.
+	return fmt.Errorf("can not unmarshal %s into %T", info, value)
 }
 
 // unmarshalNullable handles a pointer-to-pointer destination: null sets the

@@ -62,3 +62,53 @@ func TestReviewDecimalDecodeKeepsEarlierCopies(t *testing.T) {
 func decString(d *inf.Dec) string {
 	return fmt.Sprintf("%s/%d", d.UnscaledBig(), d.Scale())
 }
+
+// TestReviewUnknownTypeErrorsAreNotMarshalErrors checks the type of the error
+// for a CQL type Marshal and Unmarshal have no rules for (a custom type, such
+// as a vector, or an unknown type code): gocql v1.7.0 returns a plain error
+// with the message, not a MarshalError or UnmarshalError, so code that tells
+// the two apart (errors.As, a type switch) sees the same thing.
+func TestReviewUnknownTypeErrorsAreNotMarshalErrors(t *testing.T) {
+	infos := []gocql.TypeInfo{
+		gocql.NewNativeType(4, gocql.TypeCustom, "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 2)"),
+		gocql.NewNativeType(4, gocql.Type(0x99), ""),
+		gocql.NewNativeType(3, gocql.TypeCustom, "com.example.Custom"),
+	}
+	for _, info := range infos {
+		_, err := gocql.Marshal(info, 1)
+		_, legacyErr := gocqlv1.Marshal(legacyInfo(info), 1)
+		checkErrorLike(t, fmt.Sprintf("Marshal(%s, 1)", info), err, legacyErr)
+
+		var n, legacyN int
+		err = gocql.Unmarshal(info, []byte{1}, &n)
+		legacyErr = gocqlv1.Unmarshal(legacyInfo(info), []byte{1}, &legacyN)
+		checkErrorLike(t, fmt.Sprintf("Unmarshal(%s, 01, *int)", info), err, legacyErr)
+	}
+}
+
+// checkErrorLike requires an error with gocql's message and of the same kind:
+// a MarshalError, an UnmarshalError or neither.
+func checkErrorLike(t *testing.T, name string, err, legacyErr error) {
+	t.Helper()
+	if err == nil || legacyErr == nil {
+		t.Fatalf("%s: compat %v, gocql %v; want both to fail", name, err, legacyErr)
+	}
+	if err.Error() != legacyErr.Error() {
+		t.Errorf("%s: compat says %q, gocql %q", name, err, legacyErr)
+	}
+	if got, want := errorKind(err), errorKind(legacyErr); got != want {
+		t.Errorf("%s: compat returns %s (%T), gocql %s (%T)", name, got, err, want, legacyErr)
+	}
+}
+
+// errorKind names which of the codec's error types err is, from either
+// package.
+func errorKind(err error) string {
+	switch err.(type) {
+	case gocql.MarshalError, gocqlv1.MarshalError:
+		return "a MarshalError"
+	case gocql.UnmarshalError, gocqlv1.UnmarshalError:
+		return "an UnmarshalError"
+	}
+	return "a plain error"
+}
