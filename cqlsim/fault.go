@@ -25,7 +25,10 @@ type Fault struct {
 	// EXECUTE of a statement prepared from such a text, a BATCH with such a statement among
 	// its own. Empty matches every statement, the queries that drivers make of the system
 	// tables included. PREPARE is never failed: the statement can be prepared, and its
-	// executions fail (a fault with Prepare set delays the PREPARE instead).
+	// executions fail (a fault with Prepare set delays the PREPARE instead). An EXECUTE (or
+	// a BATCH) of a statement the node does not know is answered UNPREPARED, as always, and
+	// no fault counts it: the driver's next EXECUTE, once it has prepared the statement
+	// there, meets the fault.
 	Match string
 	// Error, when set, is the ERROR message sent in place of the result: any of the error
 	// messages of github.com/datastax/go-cassandra-native-protocol/message
