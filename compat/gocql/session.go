@@ -1638,7 +1638,9 @@ func (q *Query) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 	end := time.Now()
 	attempt := q.metrics.attempt(end.Sub(start), iter.host)
 	if q.observer != nil {
-		q.observer.ObserveQuery(ctx, ObservedQuery{
+		// The query's own context, as in gocql v1.7.0: ctx may be the execution's, which is
+		// cancelled when an idempotent query with speculative executions ends (see execute).
+		q.observer.ObserveQuery(q.Context(), ObservedQuery{
 			Keyspace:  s.cfg.Keyspace,
 			Statement: q.stmt,
 			Values:    q.values,
@@ -1761,7 +1763,8 @@ func (b *Batch) execute(ctx context.Context, s *Session, host *HostInfo) *Iter {
 		for i, e := range b.Entries {
 			stmts[i], values[i] = e.Stmt, e.Args
 		}
-		b.observer.ObserveBatch(ctx, ObservedBatch{
+		// The batch's own context, as in gocql v1.7.0 (see Query.execute).
+		b.observer.ObserveBatch(b.Context(), ObservedBatch{
 			Keyspace: s.cfg.Keyspace, Statements: stmts, Values: values, Start: start, End: end,
 			Host: iter.host, Err: iter.err, Metrics: b.metrics.hostMetrics(iter.host), Attempt: attempt,
 		})
