@@ -198,8 +198,11 @@ func scanRow(row native.Row, cols []ColumnInfo, dest []interface{}) error {
 func scanColumn(cell []byte, col ColumnInfo, dest []interface{}) (int, error) {
 	if t, ok := col.TypeInfo.(TupleTypeInfo); ok {
 		n := len(t.Elems)
-		if dest[0] == nil && n == 1 {
-			return 1, nil
+		if dest[0] == nil {
+			// A nil first destination skips the whole tuple. gocql v1.7.0 skips one
+			// destination only, reading the next columns into the wrong ones
+			// (docs/deviations.md G51); with the tuple last, both leave the others as they are.
+			return n, nil
 		}
 		// Unmarshal errors are returned as is (gocql.UnmarshalError and friends), as gocql
 		// does: callers compare and type-switch on them. The components go in a copy: passing

@@ -518,3 +518,63 @@ func TestReviewObserverGetsTheStatementsContext(t *testing.T) {
 	}
 	sameTrace(t, &lt, &ct)
 }
+
+// TestReviewNilDestinationSkipsTupleColumn scans a tuple column whose first destination is
+// nil, with Iter.Scan and a Scanner. gocql v1.7.0 then skips one destination only: with the
+// tuple as the last column the others are left as they are, which compat reproduces; with a
+// column after the tuple, gocql reads that column into the tuple's next destination and loses
+// it (a silent wrong value, docs/deviations.md G51), where compat skips the tuple's
+// destinations and reads the column into its own.
+func TestReviewNilDestinationSkipsTupleColumn(t *testing.T) {
+	p := newDiffPair(t, reviewTypes)
+	if err := p.legacy.Query("INSERT INTO review_types (p, c, tp, b) VALUES (1, 1, (5, 'x'), 0x6869)").Exec(); err != nil {
+		t.Fatal(err)
+	}
+	const last = "SELECT c, tp FROM review_types WHERE p = 1"
+	var lt, ct trace
+	{
+		c, y := 0, "unset"
+		it := p.legacy.Query(last).Iter()
+		lt.add("tuple last", it.Scan(&c, nil, &y), c, y, it.Close())
+		c, y = 0, "unset"
+		sc := p.legacy.Query(last).Iter().Scanner()
+		lt.add("scanner tuple last", sc.Next(), sc.Scan(&c, nil, &y), c, y, sc.Err())
+		x := 0
+		it = p.legacy.Query(last).Iter()
+		lt.add("nil second element", it.Scan(&c, &x, nil), x, it.Close())
+	}
+	{
+		c, y := 0, "unset"
+		it := p.compat.Query(last).Iter()
+		ct.add("tuple last", it.Scan(&c, nil, &y), c, y, it.Close())
+		c, y = 0, "unset"
+		sc := p.compat.Query(last).Iter().Scanner()
+		ct.add("scanner tuple last", sc.Next(), sc.Scan(&c, nil, &y), c, y, sc.Err())
+		x := 0
+		it = p.compat.Query(last).Iter()
+		ct.add("nil second element", it.Scan(&c, &x, nil), x, it.Close())
+	}
+	sameTrace(t, &lt, &ct)
+
+	const middle = "SELECT c, tp, b FROM review_types WHERE p = 1"
+	var c int
+	var y string
+	var b []byte
+	it := p.legacy.Query(middle).Iter()
+	if !it.Scan(&c, nil, &y, &b) || y != "hi" || b != nil {
+		t.Errorf("gocql v1.7.0 no longer misreads the column after a skipped tuple: y %q b %q, %v", y, b, it.Close())
+	}
+	y = "unset"
+	it2 := p.compat.Query(middle).Iter()
+	if !it2.Scan(&c, nil, &y, &b) || y != "unset" || string(b) != "hi" {
+		t.Errorf("compat Scan(&c, nil, &y, &b) = y %q b %q, %v; want the tuple skipped and b = hi", y, b, it2.Close())
+	}
+	y, b = "unset", nil
+	sc := p.compat.Query(middle).Iter().Scanner()
+	if !sc.Next() {
+		t.Fatal(sc.Err())
+	}
+	if err := sc.Scan(&c, nil, &y, &b); err != nil || y != "unset" || string(b) != "hi" {
+		t.Errorf("compat Scanner.Scan(&c, nil, &y, &b) = y %q b %q, %v; want the tuple skipped and b = hi", y, b, err)
+	}
+}
