@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 )
@@ -32,6 +33,28 @@ func (o filteredObserver) ObserveBatch(ctx context.Context, b gocql.ObservedBatc
 
 func observerMoreScenarios() []Scenario {
 	return []Scenario{
+		{"observer/context_live_after_exec", func(e *Env) {
+			tbl := e.Table("obsctx")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v int)") != nil {
+				return
+			}
+			// An observer that keeps the context it is given (to export the observation later)
+			// finds the statement's own context, still live after the execution, also for an
+			// idempotent statement with a speculative execution policy.
+			kept := &keptContexts{}
+			spec := &gocql.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: time.Minute}
+			type key struct{}
+			ctx := context.WithValue(context.Background(), key{}, "mine")
+			q := e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1, 1).WithContext(ctx).
+				Idempotent(true).SetSpeculativeExecutionPolicy(spec).Observer(kept)
+			e.R.Record("insert", q.Exec())
+			b := e.Session.NewBatch(gocql.UnloggedBatch).WithContext(ctx).SpeculativeExecutionPolicy(spec).Observer(kept)
+			b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: "INSERT INTO " + tbl + " (k, v) VALUES (2, 2)", Idempotent: true})
+			e.R.Record("batch", e.Session.ExecuteBatch(b))
+			for i, c := range kept.ctxs {
+				e.R.Record("kept context", c.Err(), i, c.Value(key{}))
+			}
+		}},
 		{"observer/session_observers", func(e *Env) {
 			tbl := e.Table("obss")
 			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v int)") != nil {
@@ -101,4 +124,15 @@ func observerMoreScenarios() []Scenario {
 			}
 		}},
 	}
+}
+
+// keptContexts is an observer that keeps the contexts it is given.
+type keptContexts struct{ ctxs []context.Context }
+
+func (k *keptContexts) ObserveQuery(ctx context.Context, _ gocql.ObservedQuery) {
+	k.ctxs = append(k.ctxs, ctx)
+}
+
+func (k *keptContexts) ObserveBatch(ctx context.Context, _ gocql.ObservedBatch) {
+	k.ctxs = append(k.ctxs, ctx)
 }

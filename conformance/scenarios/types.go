@@ -210,6 +210,26 @@ func (u *upper) UnmarshalCQL(info gocql.TypeInfo, data []byte) error {
 // valueScenarios covers empty values against NULL, unset values and custom (un)marshalers.
 func valueScenarios() []Scenario {
 	return []Scenario{
+		{"types/decimal_reused_destination", func(e *Env) {
+			tbl := e.Table("decr")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, d decimal)") != nil {
+				return
+			}
+			e.R.Record("insert", e.Session.Query("INSERT INTO "+tbl+" (k, d) VALUES (1, 123456789012345678901234567.890)").Exec())
+			e.R.Record("insert", e.Session.Query("INSERT INTO "+tbl+" (k, d) VALUES (2, 7)").Exec())
+			// The common row-collecting loop: one variable scanned again and again, a copy of it
+			// kept each time (an inf.Dec copy shares the digits of the original).
+			var d inf.Dec
+			var kept []inf.Dec
+			for k := 1; k <= 2; k++ {
+				err := e.Session.Query("SELECT d FROM "+tbl+" WHERE k = ?", k).Scan(&d)
+				e.R.Record("scan", err, k)
+				kept = append(kept, d)
+			}
+			for i := range kept {
+				e.R.Record("kept", nil, i, kept[i].String())
+			}
+		}},
 		{"types/empty_values_vs_null", func(e *Env) {
 			tbl := e.Table("emp")
 			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, i int, b bigint, t text, bl blob, u uuid, bo boolean)") != nil {
