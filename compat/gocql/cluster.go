@@ -128,7 +128,12 @@ type ClusterConfig struct {
 	IgnorePeerAddr bool
 
 	// DisableInitialHostLookup connects only to Hosts (every address of a name), without
-	// reading system.peers.
+	// reading system.peers. As in gocql, the hosts then carry nothing the system tables
+	// tell, not even the node the session read system.local from: no data centre, rack,
+	// version or tokens, and a made-up host id. So the HostSelectionPolicy gets no
+	// partitioner (TokenAwareHostPolicy uses its fallback), DCAwareRoundRobinPolicy sees
+	// every host as remote, and a HostFilter that rejects such hosts (DataCentreHostFilter)
+	// leaves no pool: CreateSession returns ErrNoConnectionsStarted.
 	DisableInitialHostLookup bool
 
 	// Events disables kinds of server events. The native core always follows topology and

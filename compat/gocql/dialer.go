@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strconv"
 
 	"github.com/cqlbridge/cqlbridge/native"
 )
@@ -75,24 +74,15 @@ func (e *appDialError) Unwrap() error { return e.err }
 // dialHostInfo is the HostInfo gocql v1.7.0 hands to its HostDialer and AuthProvider for a
 // connection: the ring's host for a node the session discovered (data center, rack and host
 // id included) and, for a contact point dialled before discovery, a host with only its name,
-// address and port. A contact point's host name is the host it was given as in Hosts (a name
-// for each address it resolved to), on every connection with DisableInitialHostLookup, whose
-// nodes are the contact points (see contactName).
+// address and port (see contactHostInfo). With DisableInitialHostLookup every node is such a
+// contact point, even the one the native core read system.local from. A contact point's host
+// name is the host it was given as in Hosts (a name for each address it resolved to).
 func dialHostInfo(host native.Host, cfg *ClusterConfig) *HostInfo {
-	var hi *HostInfo
-	if discovered(host) {
-		hi = pooledHostInfo(host, cfg.Port)
-	} else {
-		h, p, err := net.SplitHostPort(host.Addr)
-		if err != nil {
-			h = host.Addr
-		}
-		port, _ := strconv.Atoi(p)
-		hi = &HostInfo{hostname: h, connectAddress: net.ParseIP(h), port: port}
+	if discovered(host) && !cfg.DisableInitialHostLookup {
+		return pooledHostInfo(host, cfg.Port)
 	}
-	if name := contactName(cfg, host); name != "" {
-		hi.hostname = name
-	}
+	hi := contactHostInfo(host, cfg)
+	hi.state = NodeUp // gocql's contact points are in the zero state until connected
 	return hi
 }
 

@@ -419,6 +419,28 @@ func pooledHostInfo(h native.Host, defaultPort int) *HostInfo {
 	return hi
 }
 
+// contactHostInfo describes a contact point as gocql v1.7.0 does when DisableInitialHostLookup
+// keeps it from reading the system tables: the address dialled, its port and the host it was
+// given as in ClusterConfig.Hosts (its address when the native core does not know the
+// name), up or down as the native core sees it, and nothing the system tables tell (no data
+// centre, rack, version, tokens or partitioner), even for the node the native core read
+// system.local from. The host id is left to the session, which makes one up as gocql does.
+func contactHostInfo(h native.Host, cfg *ClusterConfig) *HostInfo {
+	host, p, err := net.SplitHostPort(h.Addr)
+	if err != nil {
+		host = h.Addr
+	}
+	port, _ := strconv.Atoi(p)
+	hi := &HostInfo{hostname: host, connectAddress: net.ParseIP(host), port: port, state: NodeUp}
+	if name := cfg.contacts.name(h.Addr); name != "" {
+		hi.hostname = name
+	}
+	if !h.Up {
+		hi.state = NodeDown
+	}
+	return hi
+}
+
 // refreshFrom copies what a topology refresh read (fresh, from pooledHostInfo for the same
 // node) into h, keeping h's host name, connect address and port, which identify it.
 func (h *HostInfo) refreshFrom(fresh *HostInfo) {

@@ -469,7 +469,9 @@ const writeDeadlineFloor = time.Microsecond
 //     (system.local) times out; the same query is sent here, bounded by Timeout;
 //   - a SerialConsistency that is no consistency code: that query carries it, and the server
 //     refuses it as a protocol error;
-//   - NumConns 0: no pool connection is opened (ErrNoConnectionsStarted);
+//   - NumConns 0, or with DisableInitialHostLookup a HostFilter that rejects every contact
+//     point as gocql knows it then (without data centre, rack or tokens): no pool connection
+//     is opened (ErrNoConnectionsStarted);
 //   - a Consistency that is no consistency code, with a Keyspace: every pool connection's
 //     USE carries it and is refused (ErrNoConnectionsStarted).
 func checkLikeGocqlInit(cfg *ClusterConfig, ns *native.Session) error {
@@ -495,7 +497,7 @@ func checkLikeGocqlInit(cfg *ClusterConfig, ns *native.Session) error {
 	if unknownConsistencyCode(Consistency(cfg.SerialConsistency)) {
 		return fail(false, unknownConsistencyError(Consistency(cfg.SerialConsistency)).Error())
 	}
-	if cfg.NumConns == 0 {
+	if cfg.NumConns == 0 || !acceptsAContactPoint(cfg, ns) {
 		return ErrNoConnectionsStarted
 	}
 	if unknownConsistencyCode(cfg.Consistency) && cfg.Keyspace != "" {
@@ -503,6 +505,21 @@ func checkLikeGocqlInit(cfg *ClusterConfig, ns *native.Session) error {
 		return ErrNoConnectionsStarted
 	}
 	return nil
+}
+
+// acceptsAContactPoint reports whether, with DisableInitialHostLookup, cfg.HostFilter accepts
+// one of the session's nodes in the form gocql v1.7.0 filters its pools' hosts then (see
+// Session.policyHostInfo). It is true without DisableInitialHostLookup or HostFilter.
+func acceptsAContactPoint(cfg *ClusterConfig, ns *native.Session) bool {
+	if !cfg.DisableInitialHostLookup || cfg.HostFilter == nil {
+		return true
+	}
+	for _, h := range ns.Hosts() {
+		if cfg.HostFilter.Accept(contactHostInfo(h, cfg)) {
+			return true
+		}
+	}
+	return false
 }
 
 // nativeConfig translates a ClusterConfig into the native core's configuration.
@@ -677,16 +694,28 @@ func (s *Session) refreshHosts() {
 	s.hostsMu.Lock()
 	defer s.hostsMu.Unlock()
 	for _, nh := range s.native.Hosts() {
-		fresh := pooledHostInfo(nh, port)
-		if name := contactName(&s.cfg, nh); name != "" {
-			fresh.hostname = name
+		fresh := s.policyHostInfo(nh, port)
+		if fresh == nil {
+			continue
 		}
 		key := nh.Addr
 		seen[key] = true
 		cur, ok := s.hosts[key]
+		if s.cfg.DisableInitialHostLookup {
+			// As gocql, which makes up the host id of a contact point it did not look up.
+			if ok {
+				fresh.hostID = cur.HostID()
+			} else {
+				fresh.hostID = MustRandomUUID().String()
+			}
+		}
 		if !ok {
 			s.hosts[key] = fresh
-			s.policy.SetPartitioner(nh.Partitioner) // peers' HostInfo have none, as in gocql
+			if !s.cfg.DisableInitialHostLookup {
+				// gocql v1.7.0 reads the partitioner from system.local only when it looks the
+				// hosts up. Peers' HostInfo have none, as in gocql.
+				s.policy.SetPartitioner(nh.Partitioner)
+			}
 			s.policy.AddHost(fresh)
 			if fresh.IsUp() {
 				s.policy.HostUp(fresh)
@@ -717,6 +746,26 @@ func (s *Session) refreshHosts() {
 		}
 	}
 	s.hostCount.Store(int32(len(s.hosts)))
+}
+
+// policyHostInfo returns the HostInfo the session and its policy know the node nh by, port
+// being the default port. With DisableInitialHostLookup it is the contact point gocql v1.7.0
+// connects to without reading the system tables (see contactHostInfo; refreshHosts makes up
+// its host id), or nil when HostFilter rejects it: gocql filters its pools'
+// hosts in that form, and opens none to a host it rejects.
+func (s *Session) policyHostInfo(nh native.Host, port int) *HostInfo {
+	if !s.cfg.DisableInitialHostLookup {
+		hi := pooledHostInfo(nh, port)
+		if name := contactName(&s.cfg, nh); name != "" {
+			hi.hostname = name
+		}
+		return hi
+	}
+	hi := contactHostInfo(nh, &s.cfg)
+	if s.cfg.HostFilter != nil && !s.cfg.HostFilter.Accept(hi) {
+		return nil
+	}
+	return hi
 }
 
 // hostByAddr returns the HostInfo of a host:port address, nil when unknown.
