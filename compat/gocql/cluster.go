@@ -69,12 +69,14 @@ type ClusterConfig struct {
 	RetryPolicy RetryPolicy
 
 	// ConvictionPolicy decided when gocql marked a failing host down (default
-	// SimpleConvictionPolicy); the native core tracks host state itself, so it has no effect.
+	// SimpleConvictionPolicy); the native core tracks host state itself, so it has no effect
+	// (nil included, on which gocql panics: docs/deviations.md G52).
 	ConvictionPolicy ConvictionPolicy
 
 	// ReconnectionPolicy spaced gocql's reconnections of a host's pool (default 3 retries one
 	// second apart); the native core reconnects with its own backoff (100 ms doubling to 10 s),
-	// so it has no effect. As in gocql, CreateSession does not retry.
+	// so it has no effect. As in gocql, CreateSession does not retry. A nil policy, or one
+	// whose GetMaxRetries is 0, on which gocql panics, is accepted (docs/deviations.md G52).
 	ReconnectionPolicy ReconnectionPolicy
 
 	// SocketKeepalive is the TCP keep-alive period of the connections when neither Dialer

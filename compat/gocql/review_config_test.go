@@ -186,3 +186,41 @@ type configQuietLogger struct{}
 func (configQuietLogger) Print(...interface{})          {}
 func (configQuietLogger) Printf(string, ...interface{}) {}
 func (configQuietLogger) Println(...interface{})        {}
+
+// TestReviewReconnectionAndConvictionPoliciesUnused: ReconnectionPolicy and ConvictionPolicy
+// have no effect in compat (docs/deviations.md G16), so values on which gocql v1.7.0 panics
+// in a goroutine of its connection pool, which ends the program (and so cannot be run here),
+// leave the session working (G52): a nil ReconnectionPolicy, one whose GetMaxRetries is 0
+// (gocql then opens no connection and uses the nil one: in the pool's goroutine with a
+// Keyspace, in the query's without), and a nil ConvictionPolicy (called when a node's pool
+// fails to fill).
+func TestReviewReconnectionAndConvictionPoliciesUnused(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	cases := map[string]func(c *gocql.ClusterConfig){
+		"nil ReconnectionPolicy": func(c *gocql.ClusterConfig) { c.ReconnectionPolicy = nil },
+		"no retries": func(c *gocql.ClusterConfig) {
+			c.ReconnectionPolicy = &gocql.ConstantReconnectionPolicy{}
+		},
+		"no retries with a keyspace": func(c *gocql.ClusterConfig) {
+			c.ReconnectionPolicy, c.Keyspace = &gocql.ExponentialReconnectionPolicy{}, "system"
+		},
+		"nil ConvictionPolicy": func(c *gocql.ClusterConfig) { c.ConvictionPolicy = nil },
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := gocql.NewCluster(sim.Addrs()...)
+			c.ProtoVersion, c.Timeout = 4, 10*time.Second
+			setup(c)
+			s, err := c.CreateSession()
+			if err != nil {
+				t.Fatalf("CreateSession: %v", err)
+			}
+			defer s.Close()
+			for i := 0; i < 4; i++ {
+				if err := s.Query("SELECT key FROM system.local").Exec(); err != nil {
+					t.Fatalf("query %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
