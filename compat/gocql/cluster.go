@@ -31,7 +31,11 @@ type ClusterConfig struct {
 	// handshake write does. 0 or less disables it.
 	Timeout time.Duration
 
-	// ConnectTimeout bounds opening a connection, handshake included (default 11s).
+	// ConnectTimeout bounds opening a connection, handshake included (default 11s). As in
+	// gocql, a negative value fails every dial (CreateSession fails with an i/o timeout)
+	// unless Dialer or HostDialer is set. 0 (or, with a Dialer or HostDialer, a negative
+	// value), which gocql takes for no bound, is the native core's default, 10s
+	// (docs/deviations.md G53).
 	ConnectTimeout time.Duration
 
 	// WriteTimeout bounds writing a request; the native core uses Timeout for the whole

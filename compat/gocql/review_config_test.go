@@ -224,3 +224,32 @@ func TestReviewReconnectionAndConvictionPoliciesUnused(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewNegativeConnectTimeoutLikeGocql: gocql v1.7.0 gives a negative ConnectTimeout to
+// its dialer (net.Dialer.Timeout), whose deadline has then passed: every dial times out and
+// CreateSession fails. compat took it for "unset" and used the native core's default (10 s),
+// so the session opened. ConnectTimeout 0 (no timeout in gocql) opens in both.
+func TestReviewNegativeConnectTimeoutLikeGocql(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Nodes: 1})
+	for _, d := range []time.Duration{0, -time.Nanosecond, -time.Second} {
+		for _, proto := range []int{0, 4} {
+			l := gocqlv1.NewCluster(sim.Addrs()...)
+			l.ProtoVersion, l.ConnectTimeout, l.Logger = proto, d, configQuietLogger{}
+			ls, lerr := l.CreateSession()
+			if lerr == nil {
+				lerr = ls.Query("SELECT key FROM system.local").Exec()
+				ls.Close()
+			}
+			c := gocql.NewCluster(sim.Addrs()...)
+			c.ProtoVersion, c.ConnectTimeout, c.Logger = proto, d, configQuietLogger{}
+			cs, cerr := c.CreateSession()
+			if cerr == nil {
+				cerr = cs.Query("SELECT key FROM system.local").Exec()
+				cs.Close()
+			}
+			if show(lerr) != show(cerr) {
+				t.Errorf("ConnectTimeout %v, ProtoVersion %d:\ngocql v1.7.0: %s\ncompat:       %s", d, proto, show(lerr), show(cerr))
+			}
+		}
+	}
+}

@@ -171,7 +171,7 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 			// gocql formats it with %v: a flat error, whatever the dialer's was.
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + app.Error())
 		}
-		if cause := dialFailure(err, ncfg.Hosts, cfg.ConnectTimeout); cause != "" {
+		if cause := dialFailure(err, ncfg.Hosts, ncfg.ConnectTimeout); cause != "" {
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + cause)
 		}
 		return nil, fmt.Errorf("gocql: unable to create session: %w", convertError(err))
@@ -536,7 +536,7 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		// default refuses: it is left unset here.
 		PageSize:             cfg.PageSize,
 		Timeout:              -1, // per-attempt timeouts are set on every statement
-		ConnectTimeout:       cfg.ConnectTimeout,
+		ConnectTimeout:       connectTimeout(cfg),
 		ConnsPerHost:         cfg.NumConns,
 		ProtocolVersion:      cfg.ProtoVersion,
 		Routing:              native.RoundRobin,
@@ -608,6 +608,18 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		}
 	}
 	return n, nil
+}
+
+// connectTimeout returns the native core's ConnectTimeout for cfg. A negative
+// ClusterConfig.ConnectTimeout is the shortest one: gocql v1.7.0 gives it to its own dialer
+// (net.Dialer.Timeout), whose deadline has then passed, so every dial times out and
+// CreateSession fails. With the application's Dialer or HostDialer gocql bounds nothing then,
+// as with 0; the native core's default (10 s) applies to both (docs/deviations.md G53).
+func connectTimeout(cfg *ClusterConfig) time.Duration {
+	if cfg.ConnectTimeout < 0 && cfg.Dialer == nil && cfg.HostDialer == nil {
+		return time.Nanosecond
+	}
+	return cfg.ConnectTimeout
 }
 
 // tlsConfigOf builds the TLS configuration gocql derives from SslOptions.
