@@ -28,6 +28,33 @@ func configScenarios() []Scenario {
 			}
 			e.R.Record("create session", err, errors.Is(err, gocql.ErrNoConnectionsStarted))
 		}},
+		{"session/disable_initial_host_lookup_dc_filter", func(e *Env) {
+			// Without the host lookup the hosts carry no data centre, so a data centre filter
+			// rejects every one and no pool connection opens.
+			var dc string
+			if err := e.Session.Query("SELECT data_center FROM system.local").Scan(&dc); err != nil {
+				e.R.Record("data center", err)
+				return
+			}
+			c := e.Cluster()
+			c.DisableInitialHostLookup = true
+			c.HostFilter = gocql.DataCentreHostFilter(dc)
+			s, err := c.CreateSession()
+			if err == nil {
+				s.Close()
+			}
+			e.R.Record("create session", err, errors.Is(err, gocql.ErrNoConnectionsStarted))
+		}},
+		{"session/connect_timeout_negative", func(e *Env) {
+			// gocql's own dialer gets the negative timeout as its deadline: every dial times out.
+			c := e.Cluster()
+			c.ConnectTimeout = -time.Second
+			s, err := c.CreateSession()
+			if err == nil {
+				s.Close()
+			}
+			e.R.Record("create session", err)
+		}},
 		{"session/idempotent_nil_speculative_policy", func(e *Env) {
 			// gocql v1.7.0 calls the nil policy and panics; the shim runs the query without
 			// speculative execution (docs/deviations.md G27).
