@@ -22,6 +22,9 @@ type encodedValues struct {
 	offs  []int32 // start of each [value] in buf (after the name when named)
 	n     int
 	named bool
+	// meta is, in the values a Result keeps for its next page (see nextPageStatement), the
+	// prepared statement's metadata they were encoded for; nil otherwise.
+	meta *preparedMeta
 }
 
 func (e *encodedValues) reset() {
@@ -65,9 +68,21 @@ func (e *encodedValues) refuseUnset(cql string, m *preparedMeta) error {
 	return nil
 }
 
-// clone returns a copy that does not share memory with e.
-func (e *encodedValues) clone() *encodedValues {
-	return &encodedValues{buf: append([]byte(nil), e.buf...), offs: append([]int32(nil), e.offs...), n: e.n, named: e.named}
+// clone returns a copy that does not share memory with e, recording that its values were
+// encoded for meta (nil for a simple statement).
+func (e *encodedValues) clone(meta *preparedMeta) *encodedValues {
+	return &encodedValues{buf: append([]byte(nil), e.buf...), offs: append([]int32(nil), e.offs...), n: e.n, named: e.named, meta: meta}
+}
+
+// checkEncodedFor refuses the values a next page carries (see nextPageStatement) when the
+// prepared statement's metadata is no longer the one they were encoded for and takes other
+// types (its table was dropped and created again, and another request prepared it again): sent
+// with the new statement, they would be read with the new types.
+func (e *encodedValues) checkEncodedFor(cql string, m *preparedMeta) error {
+	if e.meta == nil || e.meta == m || sameBindTypes(e.meta.params, m.params) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q now takes %s, its first page was bound with %s: the next page is not fetched with values encoded for the old types; execute the statement again", ErrBindTypesChanged, abbreviate(cql), describeParams(m.params), describeParams(e.meta.params))
 }
 
 // bindPrepared encodes values for the bind markers of p into ev.

@@ -109,7 +109,7 @@ func nextPageStatement(info *reqInfo, pagingState []byte) *Statement {
 		n.rare = *info.opts.rare
 	}
 	n.rare.pagingState = pagingState
-	n.rare.encoded = info.values.clone()
+	n.rare.encoded = info.values.clone(info.meta)
 	n.st = Statement{cql: info.what, prepared: info.prepared, opts: info.opts}
 	n.st.opts.rare = &n.rare
 	return &n.st

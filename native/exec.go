@@ -213,6 +213,11 @@ func (s *Session) initRequest(info *reqInfo, st *Statement, req *request, vals *
 	var params *proto.QueryParams
 	if p := st.prepared; p != nil {
 		m := p.m()
+		if enc := st.opts.encoded(); enc != nil && enc.meta != m {
+			if err := enc.checkEncodedFor(p.cql, m); err != nil {
+				return err
+			}
+		}
 		info.meta = m
 		info.lwt = m.lwt
 		req.exec.ID = m.id

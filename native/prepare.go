@@ -126,6 +126,9 @@ func (s *Session) prepareEntry(ctx context.Context, e *prepEntry, key prepKey, t
 // table was dropped and created again with other column types). The request is not sent with
 // the values encoded for the old types; the statement's metadata now describes the new ones,
 // so binding the same values again and executing the new Statement encodes them for those.
+// Result.NextPage (and All, Iter) fails the same way, without fetching the page, when the
+// statement was prepared again with other types since its first page (the values of that
+// page go with every next one): execute the statement again.
 var ErrBindTypesChanged = errors.New("native: the bind markers of the prepared statement changed types on the server")
 
 // ErrPreparedKeyspaceChanged is wrapped by the error of a request whose prepared statement a

@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/native"
@@ -25,5 +26,52 @@ func TestReviewAPI2ZeroPreparedAccessors(t *testing.T) {
 				t.Errorf("%s *Prepared: CQL %q, keyspace %q, evicted %v, want empty", name, p.CQL(), p.Keyspace(), p.Evicted())
 			}
 		}()
+	}
+}
+
+// The next page of a prepared statement carries the values its first page was bound with:
+// when, meanwhile, its table was dropped and created again with other column types and
+// another request re-prepared the statement (so that the Prepared now describes the new
+// types), the next page must not send those values under the new statement, where they would
+// be read with the new types (an int read as a 4-byte text: another partition's rows).
+func TestReviewAPI2NextPageAfterBindTypesChanged(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE np_types (k int, c int, PRIMARY KEY (k, c))")
+	for c := range 6 {
+		mustExec(t, s, "INSERT INTO np_types (k, c) VALUES (1, ?)", int32(c))
+	}
+	sel := mustPrepare(t, s, "SELECT c FROM np_types WHERE k = ?")
+	page, err := s.Execute(ctxT(t), sel.Bind(int32(1)).WithPageSize(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !page.HasMorePages() {
+		t.Fatal("one page only")
+	}
+	mustExec(t, s, "DROP TABLE np_types")
+	mustExec(t, s, "CREATE TABLE np_types (k text, c int, PRIMARY KEY (k, c))")
+	// The int 1 encoded (00 00 00 01) is also a valid text: the partition the old values
+	// would silently read.
+	for c := range 6 {
+		mustExec(t, s, "INSERT INTO np_types (k, c) VALUES (?, ?)", "\x00\x00\x00\x01", int32(100+c))
+	}
+	// Another execution gets UNPREPARED and re-prepares: sel now takes a text.
+	if _, err := s.Execute(ctxT(t), sel.Bind(int32(1))); !errors.Is(err, native.ErrBindTypesChanged) {
+		t.Fatalf("execution with the old types: %v, want ErrBindTypesChanged", err)
+	}
+	next, err := page.NextPage(ctxT(t))
+	if err == nil {
+		var got []int32
+		for _, row := range next.Rows() {
+			v, _ := native.Get[int32](row, 0)
+			got = append(got, v)
+		}
+		t.Fatalf("next page: rows %v, no error: the values bound for an int were sent for a text", got)
+	}
+	if !errors.Is(err, native.ErrBindTypesChanged) {
+		t.Errorf("next page: %v, want ErrBindTypesChanged", err)
+	}
+	if _, err := page.NextPageAsync(ctxT(t)).Result(); !errors.Is(err, native.ErrBindTypesChanged) {
+		t.Errorf("next page, asynchronously: %v, want ErrBindTypesChanged", err)
 	}
 }
