@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"net"
 	"net/netip"
@@ -184,6 +185,9 @@ func bindSimple(cql string, values []any, ev *encodedValues) error {
 		if named {
 			nv := v.(NamedValue)
 			name, v = nv.Name, nv.Value
+			if len(name) > math.MaxUint16 {
+				return &BindError{Statement: cql, Index: i, Name: name, Err: fmt.Errorf("a value name of %d bytes: the protocol allows at most 65535", len(name))}
+			}
 			ev.buf = binary.BigEndian.AppendUint16(ev.buf, uint16(len(name)))
 			ev.buf = append(ev.buf, name...)
 		}

@@ -440,7 +440,7 @@ func (e *BindError) Error() string {
 	if e.Index >= 0 {
 		fmt.Fprintf(&b, "value %d", e.Index)
 		if e.Name != "" {
-			fmt.Fprintf(&b, " (%s", e.Name)
+			fmt.Fprintf(&b, " (%s", abbreviate(e.Name))
 			if e.Type != nil {
 				fmt.Fprintf(&b, " %s", e.Type)
 			}

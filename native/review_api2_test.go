@@ -2,6 +2,8 @@ package native_test
 
 import (
 	"errors"
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"strings"
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/native"
@@ -73,5 +75,22 @@ func TestReviewAPI2NextPageAfterBindTypesChanged(t *testing.T) {
 	}
 	if _, err := page.NextPageAsync(ctxT(t)).Result(); !errors.Is(err, native.ErrBindTypesChanged) {
 		t.Errorf("next page, asynchronously: %v, want ErrBindTypesChanged", err)
+	}
+}
+
+// A value name the protocol cannot carry (a [string] of more than 65535 bytes) is a
+// BindError, detected before anything is sent, instead of a length truncated to 16 bits that
+// misframes the request.
+func TestReviewAPI2NamedValueNameTooLong(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	name := strings.Repeat("k", 1<<16+4)
+	_, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local WHERE key = :k", native.Named(name, "local")))
+	var be *native.BindError
+	if !errors.As(err, &be) || be.Name != name || len(err.Error()) > 1000 {
+		t.Fatalf("a %d-byte value name: %.200v, want a BindError naming it", len(name), err)
+	}
+	// The session still works.
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local WHERE key = :k", native.Named("k", "local"))); err != nil {
+		t.Fatal(err)
 	}
 }
