@@ -94,3 +94,18 @@ func TestReviewAPI2NamedValueNameTooLong(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An empty paging state (a nil one stored and read back) starts from the first page, as a nil
+// one does and as gocql's PageState does: it is not sent as a paging state of 0 bytes, which a
+// server refuses as invalid.
+func TestReviewAPI2EmptyPagingStateStartsOver(t *testing.T) {
+	st := native.Query("SELECT key FROM system.local").WithPagingState([]byte{})
+	if st.PagingState() != nil {
+		t.Fatalf("WithPagingState([]byte{}).PagingState() = %#v, want nil (first page)", st.PagingState())
+	}
+	s := simSession(t, cqlsim.Options{})
+	res, err := s.Execute(ctxT(t), st)
+	if err != nil || res.Len() != 1 {
+		t.Fatalf("empty paging state: %v, %v", res, err)
+	}
+}

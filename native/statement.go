@@ -224,8 +224,12 @@ func (s Statement) WithPageSize(n int) Statement {
 func (s Statement) PageSize() (int, bool) { return int(s.opts.pageSize), s.opts.set&setPageSize != 0 }
 
 // WithPagingState returns a copy of s that resumes after the page whose Result.PagingState
-// returned state. A nil state starts from the first page.
+// returned state. A nil or empty state starts from the first page (as in gocql: an empty state,
+// what a stored nil state often reads back as, is not sent, where a server would refuse it).
 func (s Statement) WithPagingState(state []byte) Statement {
+	if len(state) == 0 {
+		state = nil
+	}
 	s.opts.editRare().pagingState = state
 	return s
 }
