@@ -14,7 +14,7 @@ import (
 func Normalizations() []string {
 	return []string{
 		"the per-run keyspace name is replaced by <keyspace>",
-		"server addresses are replaced by <host>",
+		"server addresses (host:port, or the host alone) are replaced by <host>",
 		"package qualifiers cqltype. and native. in type names read gocql. (the shim may alias native value types)",
 		"page states are compared by presence (non-empty or not), not bytes",
 		"timings are not recorded: observers report only End >= Start; TTLs only as a range",

@@ -128,6 +128,16 @@ func run(args []string) error {
 // aliases of cqlbridge's native types).
 func normalizer(ks string, hosts []string) func(string) string {
 	repl := []string{ks, "<keyspace>"}
+	// An address with its port first (the replacer tries its pairs in order), so that an
+	// error naming host:port reads the same on every server: cqlsim listens on a port of its
+	// own, Cassandra on 9042.
+	for _, h := range hosts {
+		host, port := h, "9042"
+		if i := strings.LastIndex(h, ":"); i > 0 {
+			host, port = h[:i], h[i+1:]
+		}
+		repl = append(repl, host+":"+port, "<host>")
+	}
 	for _, h := range hosts {
 		host := h
 		if i := strings.LastIndex(h, ":"); i > 0 {
