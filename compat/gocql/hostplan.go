@@ -41,6 +41,12 @@ type hostPlan struct {
 	mu *sync.Mutex
 }
 
+// routeByCore is the placeholder entry of a plan (see hostPlan.placeholder): the session
+// sends the attempt without a host, and the native core routes it. Only this entry is; an
+// entry of a policy's plan without a host (a nil Info(), a zero HostInfo) is skipped, as
+// gocql v1.7.0 skips a host it has no pool for.
+var routeByCore SelectedHost = &selectedHost{}
+
 // maxTieredPlanHosts is the largest host list whose tiered plans are walked without
 // allocating; larger clusters use tieredPolicy.Pick.
 const maxTieredPlanHosts = 16
@@ -101,7 +107,7 @@ func (p *hostPlan) nextHost() SelectedHost {
 	if !p.stepped {
 		p.stepped = true
 		if h == nil && p.placeholder {
-			return &selectedHost{}
+			return routeByCore
 		}
 	}
 	return h

@@ -1078,10 +1078,11 @@ func (s *Session) run(ctx context.Context, qry ExecutableQuery, plan *hostPlan) 
 	var lastErr error
 	for sel := plan.nextHost(); sel != nil; sel = plan.nextHost() {
 		host := sel.Info()
-		if host != nil && host.connectAddress == nil && host.hostname == "" {
-			host = nil // the "let the core route" placeholder
-		}
-		if host != nil && !host.IsUp() {
+		switch {
+		case sel == routeByCore:
+			host = nil // the native core routes the attempt
+		case host == nil || !host.IsUp():
+			// As gocql v1.7.0: an entry without a host, or whose host is down, is skipped.
 			continue
 		}
 		for {
