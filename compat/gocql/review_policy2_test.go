@@ -88,3 +88,39 @@ func TestReviewPolicyEntryWithoutHostIsSkipped(t *testing.T) {
 		t.Fatalf("plan of entries without a node: %v, %d observed attempts, Attempts %d; want ErrNoConnections and no attempt, as gocql v1.7.0", err, len(obs.all()), q.Attempts())
 	}
 }
+
+// nilPlan is a policy whose Pick returns no plan (a nil NextHost).
+type nilPlan struct{ HostSelectionPolicy }
+
+func (nilPlan) Pick(ExecutableQuery) NextHost { return nil }
+
+type legacyNilPlan struct{ gocqlv1.HostSelectionPolicy }
+
+func (legacyNilPlan) Pick(gocqlv1.ExecutableQuery) gocqlv1.NextHost { return nil }
+
+// TestReviewPolicyNilPlan: a policy whose Pick returns a nil NextHost makes gocql v1.7.0 panic
+// (a call of the nil function) on every query; compat fails the query with ErrNoConnections,
+// as for an empty plan (docs/deviations.md G54).
+func TestReviewPolicyNilPlan(t *testing.T) {
+	_, s, ls := failoverSessions(t, 3, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.PoolConfig.HostSelectionPolicy = nilPlan{RoundRobinHostPolicy()}
+		l.PoolConfig.HostSelectionPolicy = legacyNilPlan{gocqlv1.RoundRobinHostPolicy()}
+	})
+	const stmt = "SELECT key FROM system.local"
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("gocql v1.7.0 did not panic on a nil plan; the test expects it to")
+			}
+		}()
+		_ = ls.Query(stmt).Exec()
+	}()
+	if err := s.Query(stmt).Exec(); err != ErrNoConnections {
+		t.Fatalf("query with a nil plan: %v, want ErrNoConnections", err)
+	}
+	b := s.NewBatch(UnloggedBatch)
+	b.Query("SELECT key FROM system.local")
+	if err := s.ExecuteBatch(b); err != ErrNoConnections {
+		t.Fatalf("batch with a nil plan: %v, want ErrNoConnections", err)
+	}
+}
