@@ -27,6 +27,12 @@ type hostPlan struct {
 	moreRep []*HostInfo
 	r       int
 
+	// seen holds the hosts a policy's own plan (next) yielded after the replicas of a
+	// token-aware plan: as the replicas, they are skipped when named again. ended is set
+	// once the plan ended (see maxFallbackRepeats).
+	seen  []*HostInfo
+	ended bool
+
 	// fallback, when set, is the policy whose plan follows the replicas of a token-aware
 	// plan, for q: made only once the replicas are used up, as gocql does.
 	fallback HostSelectionPolicy
@@ -114,7 +120,7 @@ func (p *hostPlan) nextHost() SelectedHost {
 }
 
 // step returns the next replica, then the next host of the rotation (or of the policy's own
-// plan) that is not a replica.
+// plan) not tried yet, ending the plan after maxFallbackRepeats hosts already tried in a row.
 func (p *hostPlan) step() SelectedHost {
 	if p.r < p.nrep+len(p.moreRep) {
 		p.r++
@@ -128,20 +134,39 @@ func (p *hostPlan) step() SelectedHost {
 		p.fallback, p.q = nil, nil
 		fillRotation(fb, q, p)
 	}
-	for {
-		var h SelectedHost
+	for repeats := 0; !p.ended; {
+		h := p.following()
 		switch {
-		case p.next != nil:
-			h = p.next()
-		case p.tiered != nil:
-			h = p.rotateTiers()
-		default:
-			h = p.rotate()
-		}
-		if h == nil || p.r == 0 || !(isReplica(p.rep[:p.nrep], h.Info()) || isReplica(p.moreRep, h.Info())) {
+		case h == nil || p.r == 0:
 			return h
+		case !p.tried(h.Info()):
+			if p.next != nil {
+				p.seen = append(p.seen, h.Info())
+			}
+			return h
+		default:
+			repeats++
+			p.ended = repeats == maxFallbackRepeats
 		}
 	}
+	return nil
+}
+
+// following returns the next host of the rotation, or of the policy's own plan.
+func (p *hostPlan) following() SelectedHost {
+	switch {
+	case p.next != nil:
+		return p.next()
+	case p.tiered != nil:
+		return p.rotateTiers()
+	}
+	return p.rotate()
+}
+
+// tried reports whether h is a replica of the plan or a host the policy's own plan yielded
+// after them.
+func (p *hostPlan) tried(h *HostInfo) bool {
+	return isReplica(p.rep[:p.nrep], h) || isReplica(p.moreRep, h) || isReplica(p.seen, h)
 }
 
 // rotate walks hosts from start, skipping the hosts that are down.

@@ -560,30 +560,44 @@ func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 		return t.fallback.Pick(q)
 	}
 	ordered := append(buf[:n:n], more...)
+	tried := ordered // the hosts yielded so far: the replicas, then the fallback's
 	i := 0
 	var fb NextHost
+	ended := false
 	return func() SelectedHost {
 		if i < len(ordered) {
 			i++
 			return (*selectedHost)(ordered[i-1])
 		}
-		if fb == nil {
+		if fb == nil && !ended {
 			// As gocql, the fallback's plan is made (advancing its round-robin position)
 			// only once the replicas are used up, so that queries served by a replica do
 			// not skew the rotation of the others.
 			fb = t.fallback.Pick(q)
+			ended = fb == nil
 		}
-		for {
+		for repeats := 0; !ended; {
 			h := fb()
-			if h == nil {
-				return nil
-			}
-			if !isReplica(ordered, h.Info()) {
+			switch {
+			case h == nil:
+				ended = true
+			case !isReplica(tried, h.Info()):
+				tried = append(tried, h.Info())
 				return h
+			default:
+				repeats++
+				ended = repeats == maxFallbackRepeats
 			}
 		}
+		return nil
 	}
 }
+
+// maxFallbackRepeats bounds how many hosts already tried a token-aware plan takes from its
+// fallback's plan in a row before it ends: as gocql v1.7.0, a token-aware plan skips the
+// hosts its fallback names again, but gocql asks for ever when the fallback's plan never ends
+// and names only hosts already tried, as HostPoolHostPolicy's does (docs/deviations.md G55).
+const maxFallbackRepeats = 100
 
 // maxPlanReplicas is the number of replicas a token-aware plan holds without allocating.
 const maxPlanReplicas = 8

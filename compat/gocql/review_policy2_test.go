@@ -2,9 +2,17 @@ package gocql
 
 import (
 	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 )
 
 // The tests of this file compare compat's host selection with gocql v1.7.0's on one cqlsim
@@ -122,5 +130,171 @@ func TestReviewPolicyNilPlan(t *testing.T) {
 	b.Query("SELECT key FROM system.local")
 	if err := s.ExecuteBatch(b); err != ErrNoConnections {
 		t.Fatalf("batch with a nil plan: %v, want ErrNoConnections", err)
+	}
+}
+
+// repeatingPlan is a policy whose plans yield the hosts it knows (sorted by address) each
+// times times in a row, limit entries at most: a policy such as HostPoolHostPolicy, whose plan
+// never ends and may name the same host again and again. calls counts the plan's calls.
+type repeatingPlan struct {
+	HostSelectionPolicy // keeps the hosts (a round-robin policy)
+	known               func() []*HostInfo
+	times, limit        int
+	calls               atomic.Int64
+}
+
+func (p *repeatingPlan) Pick(ExecutableQuery) NextHost {
+	hosts := p.known()
+	slices.SortFunc(hosts, func(a, b *HostInfo) int {
+		return strings.Compare(a.ConnectAddress().String(), b.ConnectAddress().String())
+	})
+	n := 0
+	return func() SelectedHost {
+		p.calls.Add(1)
+		if n >= p.limit || len(hosts) == 0 {
+			return nil
+		}
+		h := hosts[(n/p.times)%len(hosts)]
+		n++
+		return (*selectedHost)(h)
+	}
+}
+
+// legacyRepeatingPlan is repeatingPlan for gocql v1.7.0.
+type legacyRepeatingPlan struct {
+	gocqlv1.HostSelectionPolicy
+	mu           sync.Mutex
+	hosts        []*gocqlv1.HostInfo
+	times, limit int
+	calls        atomic.Int64
+}
+
+func (p *legacyRepeatingPlan) AddHost(h *gocqlv1.HostInfo) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hosts = append(p.hosts, h)
+}
+
+func (p *legacyRepeatingPlan) Pick(gocqlv1.ExecutableQuery) gocqlv1.NextHost {
+	p.mu.Lock()
+	hosts := slices.Clone(p.hosts)
+	p.mu.Unlock()
+	slices.SortFunc(hosts, func(a, b *gocqlv1.HostInfo) int {
+		return strings.Compare(a.ConnectAddress().String(), b.ConnectAddress().String())
+	})
+	n := 0
+	return func() gocqlv1.SelectedHost {
+		p.calls.Add(1)
+		if n >= p.limit || len(hosts) == 0 {
+			return nil
+		}
+		h := hosts[(n/p.times)%len(hosts)]
+		n++
+		return legacySelected{h}
+	}
+}
+
+// repeatingSessions starts a cluster of three nodes with keyspace rp (one replica per
+// partition), a compat and a gocql v1.7.0 session with TokenAwareHostPolicy over a
+// repeatingPlan (times, limit) as fallback, and then makes every statement on rp.t fail with
+// Overloaded on every node. It returns the sessions, the fallbacks and a key whose replica is
+// the fallback plans' first host.
+func repeatingSessions(t *testing.T, times, limit int) (*Session, *gocqlv1.Session, *repeatingPlan, *legacyRepeatingPlan, int) {
+	t.Helper()
+	rr := RoundRobinHostPolicy().(*roundRobinHostPolicy)
+	fb := &repeatingPlan{HostSelectionPolicy: rr, known: func() []*HostInfo { return slices.Clone(rr.hosts.get()) }, times: times, limit: limit}
+	lfb := &legacyRepeatingPlan{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy(), times: times, limit: limit}
+	sim := keyspaceCluster(t, cqlsim.Options{Nodes: 3}, "rp", "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+	p := TokenAwareHostPolicy(fb)
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Keyspace, l.Keyspace = "rp", "rp"
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = p, gocqlv1.TokenAwareHostPolicy(lfb)
+	})
+	first := planStart(fb.Pick(nil), 1)
+	key := -1
+	for k := 0; k < 100 && key < 0; k++ {
+		if got := planStart(p.Pick(s.Query(repeatingSelect, k)), 1); slices.Equal(got, first) {
+			key = k
+		}
+	}
+	if key < 0 {
+		t.Fatalf("no key of 0..99 has its replica on %v", first)
+	}
+	fb.calls.Store(0)
+	injectEverywhere(t, sim, cqlsim.Fault{Match: "rp.t", Error: &message.Overloaded{ErrorMessage: "Server is in overloaded state"}})
+	return s, ls, fb, lfb, key
+}
+
+const repeatingSelect = "SELECT v FROM rp.t WHERE k = ?"
+
+// injectEverywhere injects f into every node of sim.
+func injectEverywhere(t *testing.T, sim *cqlsim.Cluster, f cqlsim.Fault) {
+	t.Helper()
+	for i := range sim.Addrs() {
+		if err := sim.InjectFault(i, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// attemptHosts returns the addresses of the hosts of the observed attempts, in order.
+func attemptHosts[Q any](got []Q, host func(Q) string) []string {
+	out := make([]string, len(got))
+	for i, q := range got {
+		out[i] = host(q)
+	}
+	return out
+}
+
+// TestReviewPolicyTokenAwareFallbackRepeats: TokenAwareHostPolicy skips the hosts its
+// fallback's plan names again (a replica already tried, or a host the fallback named before),
+// as gocql v1.7.0 does: with a fallback naming each host twice in a row, a query failing
+// everywhere is tried once on each node. compat skipped only the replicas, and tried every
+// other node twice.
+func TestReviewPolicyTokenAwareFallbackRepeats(t *testing.T) {
+	s, ls, _, _, key := repeatingSessions(t, 2, 6)
+	lobs := &legacyObserver{}
+	lerr := ls.Query(repeatingSelect, key).RetryPolicy(&gocqlv1.SimpleRetryPolicy{NumRetries: 5}).Observer(lobs).Exec()
+	obs := &countingObserver{}
+	err := s.Query(repeatingSelect, key).RetryPolicy(&SimpleRetryPolicy{NumRetries: 5}).Observer(obs).Exec()
+	want := attemptHosts(lobs.all(), func(q gocqlv1.ObservedQuery) string { return q.Host.ConnectAddress().String() })
+	got := attemptHosts(obs.all(), func(q ObservedQuery) string { return q.Host.ConnectAddress().String() })
+	if len(want) != 3 {
+		t.Fatalf("gocql v1.7.0 tried %v (%v), the test expects each of the three nodes once", want, lerr)
+	}
+	if !slices.Equal(got, want) || err == nil || err.Error() != lerr.Error() {
+		t.Fatalf("tried %v (%v), want %v (%v) as gocql v1.7.0", got, err, want, lerr)
+	}
+}
+
+// TestReviewPolicyTokenAwareStuckFallback: when TokenAwareHostPolicy's fallback plan names
+// only hosts already tried, again and again (HostPoolHostPolicy's does once its pool's hosts
+// were all tried, or while its best host is the replica), gocql v1.7.0's plan asks it for ever,
+// spinning (apache/cassandra-gocql-driver#1259; here the fallback plan ends after 100000
+// entries, so gocql's query returns). compat ends the plan after maxFallbackRepeats such
+// entries in a row (docs/deviations.md G55): the query fails with the last attempt's error.
+func TestReviewPolicyTokenAwareStuckFallback(t *testing.T) {
+	const limit = 100000
+	s, ls, fb, lfb, key := repeatingSessions(t, limit, limit)
+	lerr := ls.Query(repeatingSelect, key).RetryPolicy(&gocqlv1.SimpleRetryPolicy{NumRetries: 2}).Exec()
+	if lfb.calls.Load() != limit+1 || lerr == nil {
+		t.Fatalf("gocql v1.7.0: %v after %d calls of the fallback plan; the test expects its %d entries all read", lerr, lfb.calls.Load(), limit)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Query(repeatingSelect, key).RetryPolicy(&SimpleRetryPolicy{NumRetries: 2}).Exec() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(failoverDeadline):
+		t.Fatalf("the query did not return within %v", failoverDeadline)
+	}
+	if err == nil || err.Error() != lerr.Error() || fb.calls.Load() > maxFallbackRepeats+1 {
+		t.Fatalf("%v after %d calls of the fallback plan; want %v after at most %d", err, fb.calls.Load(), lerr, maxFallbackRepeats+1)
+	}
+	// The same through the policy's own Pick.
+	fb.calls.Store(0)
+	next := s.cfg.PoolConfig.HostSelectionPolicy.Pick(s.Query(repeatingSelect, key))
+	if got := planStart(next, 10); len(got) != 1 || fb.calls.Load() > maxFallbackRepeats+1 {
+		t.Fatalf("Pick's plan: %v after %d calls of the fallback plan; want the replica only after at most %d", got, fb.calls.Load(), maxFallbackRepeats+1)
 	}
 }
