@@ -73,15 +73,28 @@ func (p *hostPoolPolicy) Pick(ExecutableQuery) NextHost {
 		if h == nil {
 			return nil
 		}
-		return hostPoolSelection{host: h, resp: resp}
+		return hostPoolSelection{policy: p, host: h, resp: resp}
 	}
 }
 
 // hostPoolSelection reports an attempt's outcome to the pool.
 type hostPoolSelection struct {
-	host *HostInfo
-	resp hostpool.HostPoolResponse
+	policy *hostPoolPolicy
+	host   *HostInfo
+	resp   hostpool.HostPoolResponse
 }
 
 func (s hostPoolSelection) Info() *HostInfo { return s.host }
-func (s hostPoolSelection) Mark(err error)  { s.resp.Mark(err) }
+
+// Mark reports err to the pool, unless the host left the policy since the plan named it (it
+// went down): go-hostpool's pools end the program (log.Fatalf) on the outcome of a host they
+// no longer have, and gocql v1.7.0 drops it too.
+func (s hostPoolSelection) Mark(err error) {
+	addr := s.host.ConnectAddress().String()
+	s.policy.mu.RLock()
+	defer s.policy.mu.RUnlock()
+	if s.policy.byAddr[addr] == nil {
+		return
+	}
+	s.resp.Mark(err)
+}

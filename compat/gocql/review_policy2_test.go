@@ -11,6 +11,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
+	"github.com/hailocab/go-hostpool"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 )
@@ -296,5 +297,66 @@ func TestReviewPolicyTokenAwareStuckFallback(t *testing.T) {
 	next := s.cfg.PoolConfig.HostSelectionPolicy.Pick(s.Query(repeatingSelect, key))
 	if got := planStart(next, 10); len(got) != 1 || fb.calls.Load() > maxFallbackRepeats+1 {
 		t.Fatalf("Pick's plan: %v after %d calls of the fallback plan; want the replica only after at most %d", got, fb.calls.Load(), maxFallbackRepeats+1)
+	}
+}
+
+// guardedPool is a host pool whose responses record a Mark of a host the pool no longer has,
+// instead of passing it on: go-hostpool's pools end the program then (log.Fatalf).
+type guardedPool struct {
+	hostpool.HostPool
+	stale atomic.Int64
+}
+
+func (p *guardedPool) Get() hostpool.HostPoolResponse {
+	return guardedResponse{p.HostPool.Get(), p}
+}
+
+type guardedResponse struct {
+	hostpool.HostPoolResponse
+	pool *guardedPool
+}
+
+func (r guardedResponse) Mark(err error) {
+	if !slices.Contains(r.pool.Hosts(), r.Host()) {
+		r.pool.stale.Add(1)
+		return
+	}
+	r.HostPoolResponse.Mark(err)
+}
+
+// TestReviewPolicyHostPoolMarkAfterRemoval: HostPoolHostPolicy does not report to its pool the
+// outcome of an attempt on a host removed from the policy since the plan named it (a node
+// that went down during the query), as gocql v1.7.0 does not: go-hostpool's pools end the
+// program (log.Fatalf) on a Mark of a host they do not have. compat passed every Mark on.
+func TestReviewPolicyHostPoolMarkAfterRemoval(t *testing.T) {
+	hosts := testHosts(2)
+	pool := &guardedPool{HostPool: hostpool.New(nil)}
+	p := HostPoolHostPolicy(pool)
+	for _, h := range hosts {
+		p.AddHost(h)
+	}
+	sel := p.Pick(nil)()
+	p.HostDown(sel.Info())
+	sel.Mark(errors.New("connection reset"))
+
+	lpool := &guardedPool{HostPool: hostpool.New(nil)}
+	lp := gocqlv1.HostPoolHostPolicy(lpool)
+	for i := range hosts {
+		lp.AddHost((&gocqlv1.HostInfo{}).SetConnectAddress(hosts[i].ConnectAddress()))
+	}
+	lsel := lp.Pick(nil)()
+	lp.HostDown(lsel.Info())
+	lsel.Mark(errors.New("connection reset"))
+	if lpool.stale.Load() != 0 {
+		t.Fatalf("gocql v1.7.0 marked a removed host %d times; the test expects none", lpool.stale.Load())
+	}
+	if n := pool.stale.Load(); n != 0 {
+		t.Fatalf("Mark of a host removed since the plan named it reached the pool (%d times); gocql v1.7.0 drops it", n)
+	}
+	// A host still in the pool is marked.
+	sel = p.Pick(nil)()
+	sel.Mark(nil)
+	if n := pool.stale.Load(); n != 0 || !slices.Contains(pool.Hosts(), sel.Info().ConnectAddress().String()) {
+		t.Fatalf("the pool %v, %d stale marks, after a Mark of %v", pool.Hosts(), n, sel.Info().ConnectAddress())
 	}
 }
