@@ -513,13 +513,12 @@ type tokenAwareHostPolicy struct {
 
 // Init binds the policy to s. A policy already bound to another session is refused, as
 // gocql v1.7.0 refuses it (with a panic there; here CreateSession fails, see
-// errSharedTokenAware), even after that session closed.
+// errSharedTokenAware), even after that session closed. As in gocql, the fallback policy's
+// Init is not called.
 func (t *tokenAwareHostPolicy) Init(s *Session) {
 	if !t.session.CompareAndSwap(nil, s) && t.session.Load() != s {
 		s.policyErr = errSharedTokenAware
-		return
 	}
-	t.fallback.Init(s)
 }
 
 // errSharedTokenAware fails a CreateSession whose TokenAwareHostPolicy another session uses.
@@ -531,9 +530,12 @@ func (t *tokenAwareHostPolicy) IsLocal(h *HostInfo) bool { return t.fallback.IsL
 // read when a statement needs them, see docs/deviations.md G36).
 func (t *tokenAwareHostPolicy) KeyspaceChanged(KeyspaceUpdateEvent) {}
 
+// SetPartitioner records the cluster's partitioner and, as gocql v1.7.0, passes it on to the
+// fallback policy only when it changes.
 func (t *tokenAwareHostPolicy) SetPartitioner(p string) {
-	t.partitioner.Store(p)
-	t.fallback.SetPartitioner(p)
+	if old, _ := t.partitioner.Swap(p).(string); old != p {
+		t.fallback.SetPartitioner(p)
+	}
 }
 
 func (t *tokenAwareHostPolicy) AddHost(h *HostInfo) {

@@ -2,6 +2,7 @@ package gocql
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
+	"github.com/google/go-cmp/cmp"
 	"github.com/hailocab/go-hostpool"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -358,5 +360,104 @@ func TestReviewPolicyHostPoolMarkAfterRemoval(t *testing.T) {
 	sel.Mark(nil)
 	if n := pool.stale.Load(); n != 0 || !slices.Contains(pool.Hosts(), sel.Info().ConnectAddress().String()) {
 		t.Fatalf("the pool %v, %d stale marks, after a Mark of %v", pool.Hosts(), n, sel.Info().ConnectAddress())
+	}
+}
+
+// callCounts counts the calls of a policy's methods, by method name.
+type callCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *callCounts) add(method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[method]++
+}
+
+func (c *callCounts) get() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
+}
+
+// countingPolicy is a round-robin policy counting the calls of its methods but Pick.
+type countingPolicy struct {
+	HostSelectionPolicy
+	calls callCounts
+}
+
+func (p *countingPolicy) Init(s *Session) { p.calls.add("Init"); p.HostSelectionPolicy.Init(s) }
+func (p *countingPolicy) SetPartitioner(part string) {
+	p.calls.add("SetPartitioner " + part)
+	p.HostSelectionPolicy.SetPartitioner(part)
+}
+func (p *countingPolicy) AddHost(h *HostInfo) {
+	p.calls.add("AddHost")
+	p.HostSelectionPolicy.AddHost(h)
+}
+func (p *countingPolicy) HostUp(h *HostInfo) { p.calls.add("HostUp"); p.HostSelectionPolicy.HostUp(h) }
+func (p *countingPolicy) KeyspaceChanged(e KeyspaceUpdateEvent) {
+	p.calls.add("KeyspaceChanged")
+	p.HostSelectionPolicy.KeyspaceChanged(e)
+}
+
+// legacyCountingPolicy is countingPolicy for gocql v1.7.0.
+type legacyCountingPolicy struct {
+	gocqlv1.HostSelectionPolicy
+	calls callCounts
+}
+
+func (p *legacyCountingPolicy) Init(s *gocqlv1.Session) {
+	p.calls.add("Init")
+	p.HostSelectionPolicy.Init(s)
+}
+func (p *legacyCountingPolicy) SetPartitioner(part string) {
+	p.calls.add("SetPartitioner " + part)
+	p.HostSelectionPolicy.SetPartitioner(part)
+}
+func (p *legacyCountingPolicy) AddHost(h *gocqlv1.HostInfo) {
+	p.calls.add("AddHost")
+	p.HostSelectionPolicy.AddHost(h)
+}
+func (p *legacyCountingPolicy) HostUp(h *gocqlv1.HostInfo) {
+	p.calls.add("HostUp")
+	p.HostSelectionPolicy.HostUp(h)
+}
+func (p *legacyCountingPolicy) KeyspaceChanged(e gocqlv1.KeyspaceUpdateEvent) {
+	p.calls.add("KeyspaceChanged")
+	p.HostSelectionPolicy.KeyspaceChanged(e)
+}
+
+// TestReviewPolicyTokenAwareFallbackCalls: TokenAwareHostPolicy passes to its fallback policy
+// what gocql v1.7.0's does: AddHost and HostUp for every node, SetPartitioner once (when the
+// partitioner changes), and neither Init (gocql's Init binds the token-aware policy alone) nor
+// KeyspaceChanged. compat called the fallback's Init, and its SetPartitioner once per node.
+func TestReviewPolicyTokenAwareFallbackCalls(t *testing.T) {
+	fb := &countingPolicy{HostSelectionPolicy: RoundRobinHostPolicy()}
+	lfb := &legacyCountingPolicy{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy()}
+	sim := keyspaceCluster(t, cqlsim.Options{Nodes: 3}, "fc", "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Keyspace, l.Keyspace = "fc", "fc"
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = TokenAwareHostPolicy(fb), gocqlv1.TokenAwareHostPolicy(lfb)
+	})
+	// gocql calls HostUp as each node's pool connects, maybe after CreateSession returned.
+	deadline := time.Now().Add(failoverDeadline)
+	for lfb.calls.get()["HostUp"] < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, q := range []string{"SELECT v FROM fc.t WHERE k = ?"} {
+		if err := ls.Query(q, 1).Exec(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Query(q, 1).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(lfb.calls.get(), fb.calls.get()); diff != "" {
+		t.Fatalf("calls of the fallback policy (-gocql v1.7.0 +compat):\n%s", diff)
 	}
 }
