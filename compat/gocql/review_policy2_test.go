@@ -461,3 +461,24 @@ func TestReviewPolicyTokenAwareFallbackCalls(t *testing.T) {
 		t.Fatalf("calls of the fallback policy (-gocql v1.7.0 +compat):\n%s", diff)
 	}
 }
+
+// TestReviewPolicySessionCalls: at CreateSession, a custom policy gets from compat the calls
+// gocql v1.7.0 makes: Init, SetPartitioner once (before the hosts), AddHost and HostUp for
+// every node, and KeyspaceChanged for the session keyspace. compat called SetPartitioner once
+// per node.
+func TestReviewPolicySessionCalls(t *testing.T) {
+	p := &countingPolicy{HostSelectionPolicy: RoundRobinHostPolicy()}
+	lp := &legacyCountingPolicy{HostSelectionPolicy: gocqlv1.RoundRobinHostPolicy()}
+	sim := keyspaceCluster(t, cqlsim.Options{Nodes: 3}, "sc", "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+	sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.Keyspace, l.Keyspace = "sc", "sc"
+		c.PoolConfig.HostSelectionPolicy, l.PoolConfig.HostSelectionPolicy = p, lp
+	})
+	deadline := time.Now().Add(failoverDeadline)
+	for lp.calls.get()["HostUp"] < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if diff := cmp.Diff(lp.calls.get(), p.calls.get()); diff != "" {
+		t.Fatalf("calls of the policy (-gocql v1.7.0 +compat):\n%s", diff)
+	}
+}

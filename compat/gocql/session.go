@@ -703,6 +703,7 @@ func (s *Session) refreshHosts() {
 		port = 9042
 	}
 	seen := make(map[string]bool)
+	partitionerSet := false
 	s.hostsMu.Lock()
 	defer s.hostsMu.Unlock()
 	for _, nh := range s.native.Hosts() {
@@ -723,10 +724,12 @@ func (s *Session) refreshHosts() {
 		}
 		if !ok {
 			s.hosts[key] = fresh
-			if !s.cfg.DisableInitialHostLookup {
+			if !s.cfg.DisableInitialHostLookup && !partitionerSet {
 				// gocql v1.7.0 reads the partitioner from system.local only when it looks the
-				// hosts up. Peers' HostInfo have none, as in gocql.
+				// hosts up, and passes it on once per look-up, before the hosts at
+				// CreateSession. Peers' HostInfo have none, as in gocql.
 				s.policy.SetPartitioner(nh.Partitioner)
+				partitionerSet = true
 			}
 			s.policy.AddHost(fresh)
 			if fresh.IsUp() {
