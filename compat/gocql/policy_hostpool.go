@@ -50,6 +50,18 @@ func (p *hostPoolPolicy) RemoveHost(h *HostInfo) {
 	p.syncPool()
 }
 
+// SetHosts replaces the policy's hosts, and its pool's, by hosts.
+func (p *hostPoolPolicy) SetHosts(hosts []*HostInfo) {
+	byAddr := make(map[string]*HostInfo, len(hosts))
+	for _, h := range hosts {
+		byAddr[h.ConnectAddress().String()] = h
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.byAddr = byAddr
+	p.syncPool()
+}
+
 // syncPool hands the current address list to the pool; p.mu must be held.
 func (p *hostPoolPolicy) syncPool() {
 	addrs := make([]string, 0, len(p.byAddr))

@@ -482,3 +482,28 @@ func TestReviewPolicySessionCalls(t *testing.T) {
 		t.Fatalf("calls of the policy (-gocql v1.7.0 +compat):\n%s", diff)
 	}
 }
+
+// TestReviewPolicyHostPoolSetHosts: HostPoolHostPolicy implements SetHosts, as gocql v1.7.0's
+// does: the hosts given replace the policy's and its pool's.
+func TestReviewPolicyHostPoolSetHosts(t *testing.T) {
+	if _, ok := gocqlv1.HostPoolHostPolicy(hostpool.New(nil)).(gocqlv1.SetHosts); !ok {
+		t.Fatal("gocql v1.7.0's HostPoolHostPolicy is no SetHosts; the test expects it to be")
+	}
+	pool := hostpool.New(nil)
+	p := HostPoolHostPolicy(pool)
+	sh, ok := p.(SetHosts)
+	if !ok {
+		t.Fatal("HostPoolHostPolicy is no SetHosts, unlike gocql v1.7.0's")
+	}
+	hosts := testHosts(3)
+	p.AddHost(hosts[0])
+	sh.SetHosts(hosts[1:])
+	got := pool.Hosts()
+	slices.Sort(got)
+	if want := []string{"10.0.0.2", "10.0.0.3"}; !slices.Equal(got, want) {
+		t.Fatalf("the pool has %v after SetHosts, want %v", got, want)
+	}
+	if plan := planStart(p.Pick(nil), 1); len(plan) == 0 || plan[0] == "10.0.0.1" {
+		t.Fatalf("plan after SetHosts: %v", plan)
+	}
+}
