@@ -31,6 +31,7 @@ func Deviations() []Deviation {
 		{"session/unsolicited_error_frame", "gocql v1.7.0 takes an ERROR on stream -1 for an event, drops it, and the statement it concerns waits for its timeout; the shim closes the connection and the statement fails at once with ErrConnectionClosed (docs/deviations.md G43)."},
 		{"session/write_failed_before_sending", "gocql v1.7.0 fails a non-idempotent INSERT whose connection's write failed before a byte was written (no retry policy); the shim knows it was not sent and sends it to the next node, where it succeeds (docs/deviations.md G44)."},
 		{"tuple/nil_first_destination_then_column", "gocql v1.7.0 skips one destination only for a nil first destination of a tuple column, so the next column's value lands in the tuple's second destination and the last destination is never set (a silent wrong value); the shim skips the whole tuple (docs/deviations.md G51)."},
+		{"session/policy_nil_plan", "gocql v1.7.0 panics (a call of a nil function) on every query when a custom HostSelectionPolicy's Pick returns a nil NextHost; the shim fails the query with ErrNoConnections, as for an empty plan (docs/deviations.md G54)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

@@ -55,6 +55,30 @@ func configScenarios() []Scenario {
 			}
 			e.R.Record("create session", err)
 		}},
+		{"session/policy_entry_without_host", func(e *Env) {
+			// A custom policy whose plan names an entry without a host: skipped without an
+			// attempt, so the plan runs out.
+			s := policySession(e, hostlessPlan{gocql.RoundRobinHostPolicy()})
+			if s == nil {
+				return
+			}
+			defer s.Close()
+			q := s.Query("SELECT key FROM system.local")
+			var key string
+			e.R.Record("select", q.Scan(&key), key, q.Attempts())
+		}},
+		{"session/policy_nil_plan", func(e *Env) {
+			// gocql v1.7.0 calls the nil NextHost and panics; the shim fails the query with
+			// ErrNoConnections, as for an empty plan (docs/deviations.md G54).
+			s := policySession(e, nilPlan{gocql.RoundRobinHostPolicy()})
+			if s == nil {
+				return
+			}
+			defer s.Close()
+			var key string
+			err := s.Query("SELECT key FROM system.local").Scan(&key)
+			e.R.Record("select", err, errors.Is(err, gocql.ErrNoConnections))
+		}},
 		{"session/idempotent_nil_speculative_policy", func(e *Env) {
 			// gocql v1.7.0 calls the nil policy and panics; the shim runs the query without
 			// speculative execution (docs/deviations.md G27).
@@ -327,3 +351,41 @@ type emptyHostDialer struct{}
 func (emptyHostDialer) DialHost(context.Context, *gocql.HostInfo) (*gocql.DialedHost, error) {
 	return nil, nil
 }
+
+// policySession opens a session with the host selection policy p, or records why it could not
+// and returns nil.
+func policySession(e *Env, p gocql.HostSelectionPolicy) *gocql.Session {
+	c := e.Cluster()
+	c.PoolConfig.HostSelectionPolicy = p
+	s, err := c.CreateSession()
+	if err != nil {
+		e.R.Record("create session", err)
+		return nil
+	}
+	return s
+}
+
+// hostlessPlan is a host selection policy whose plan names one entry without a host.
+type hostlessPlan struct{ gocql.HostSelectionPolicy }
+
+func (hostlessPlan) Pick(gocql.ExecutableQuery) gocql.NextHost {
+	done := false
+	return func() gocql.SelectedHost {
+		if done {
+			return nil
+		}
+		done = true
+		return hostless{}
+	}
+}
+
+// hostless is a plan entry without a host. Drivers skip it on its nil Info, without calling
+// its other methods (the embedded nil interface would panic).
+type hostless struct{ gocql.SelectedHost }
+
+func (hostless) Info() *gocql.HostInfo { return nil }
+
+// nilPlan is a host selection policy whose Pick returns no plan at all.
+type nilPlan struct{ gocql.HostSelectionPolicy }
+
+func (nilPlan) Pick(gocql.ExecutableQuery) gocql.NextHost { return nil }
