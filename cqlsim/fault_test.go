@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/frame"
 	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -413,6 +414,30 @@ func TestInjectFaultUnknownStatementLookedUpOnce(t *testing.T) {
 	}
 	if m := exec(5); m.GetOpCode() != primitive.OpCodeResult {
 		t.Errorf("the EXECUTE after the fault was spent got %v, want a result", m)
+	}
+
+	// A traced EXECUTE answered UNPREPARED at the fault check is traced, as the engine's
+	// UNPREPARED is: a node that did not know the statement and one asked to trace it.
+	c.ClearFaults(1)
+	if err := c.InjectFault(1, cqlsim.Fault{Match: "ks.t", Error: &message.Overloaded{ErrorMessage: "overloaded"}}); err != nil {
+		t.Fatal(err)
+	}
+	zero.send(primitive.ProtocolVersion4, 6, &message.Prepare{Query: "SELECT v FROM ks.t WHERE k = 1"})
+	sel, ok := zero.read().Body.Message.(*message.PreparedResult)
+	if !ok {
+		t.Fatal("PREPARE of the select on node 0 did not return a prepared result")
+	}
+	var buf bytes.Buffer
+	f := frame.NewFrame(primitive.ProtocolVersion4, 7, &message.Execute{QueryId: sel.PreparedQueryId,
+		Options: &message.QueryOptions{Consistency: primitive.ConsistencyLevelOne}})
+	if err := frame.NewCodec().EncodeFrame(f, &buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	b[1] |= 0x02 // the tracing flag (the codec counts a tracing id in a request's length)
+	one.write(b)
+	if r := one.read(); !isUnprepared(r.Body.Message, sel.PreparedQueryId) || r.Body.TracingId == nil {
+		t.Errorf("a traced EXECUTE of a statement node 1 does not know got %v with tracing id %v, want UNPREPARED with one", r.Body.Message, r.Body.TracingId)
 	}
 }
 

@@ -35,11 +35,7 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	if hook := c.node.cluster.afterFaultCheck.Load(); hook != nil {
 		(*hook)()
 	}
-	if unknown != nil {
-		c.reply(h, unknown, nil)
-		return
-	}
-	if f != nil {
+	if unknown == nil && f != nil {
 		if !c.sleep(f.Delay) {
 			return
 		}
@@ -56,7 +52,14 @@ func (c *conn) serve(h wire.Header, req *wire.Request) {
 	if traced {
 		started = time.Now()
 	}
-	msg, rows, warnings := c.execute(h, req)
+	var msg message.Message
+	var rows rowsReply
+	var warnings []string
+	if unknown != nil {
+		msg = unknown // as the engine answers it (traced when asked), see conn.fault
+	} else {
+		msg, rows, warnings = c.execute(h, req)
+	}
 	if payload != nil {
 		if _, failed := msg.(message.Error); failed {
 			payload = nil // errors carry no routing information
