@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,17 +162,39 @@ func TestReviewBatchErrorsAndObserver(t *testing.T) {
 	sameTrace(t, &lt, &ct)
 }
 
-// legacyPageObs records the observed pages of a query.
-type legacyPageObs struct{ tr *trace }
-
-func (o legacyPageObs) ObserveQuery(_ context.Context, q gocqlv1.ObservedQuery) {
-	o.tr.add("observe", q.Rows, q.Err, q.Attempt, q.Metrics != nil && q.Metrics.Attempts > 0)
+// pageObservations records the observed pages of a query: a prefetch observes its page in
+// the iterator's fetching goroutine, so the observations are kept apart from the test's own
+// steps (in their order, which is the pages' order) and under a lock.
+type pageObservations struct {
+	mu sync.Mutex
+	tr trace
 }
 
-type compatPageObs struct{ tr *trace }
+func (o *pageObservations) add(label string, values ...interface{}) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.tr.add(label, values...)
+}
+
+// moveTo appends the observations to tr once the iterator is closed, and forgets them.
+func (o *pageObservations) moveTo(tr *trace) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tr.steps = append(tr.steps, o.tr.steps...)
+	o.tr.steps = nil
+}
+
+// legacyPageObs records the observed pages of a query.
+type legacyPageObs struct{ obs *pageObservations }
+
+func (o legacyPageObs) ObserveQuery(_ context.Context, q gocqlv1.ObservedQuery) {
+	o.obs.add("observe", q.Rows, q.Err, q.Attempt, q.Metrics != nil && q.Metrics.Attempts > 0)
+}
+
+type compatPageObs struct{ obs *pageObservations }
 
 func (o compatPageObs) ObserveQuery(_ context.Context, q gocql.ObservedQuery) {
-	o.tr.add("observe", q.Rows, q.Err, q.Attempt, q.Metrics != nil && q.Metrics.Attempts > 0)
+	o.obs.add("observe", q.Rows, q.Err, q.Attempt, q.Metrics != nil && q.Metrics.Attempts > 0)
 }
 
 // TestReviewManualAndAutomaticPaging compares manual paging loops (PageState in, PageState
@@ -208,12 +231,14 @@ func TestReviewManualAndAutomaticPaging(t *testing.T) {
 				}
 			}
 		}
+		obs := &pageObservations{}
 		for _, pf := range []float64{0, 0.5, 1, 2, -1} {
-			it := s.Query(sel, 1).PageSize(2).Prefetch(pf).Observer(legacyPageObs{tr}).Iter()
+			it := s.Query(sel, 1).PageSize(2).Prefetch(pf).Observer(legacyPageObs{obs}).Iter()
 			for it.Scan(&c, &v) {
 				tr.add("auto row", pf, c, v, it.NumRows(), it.WillSwitchPage(), len(it.PageState()))
 			}
 			tr.add("auto end", it.Close(), it.NumRows(), len(it.PageState()))
+			obs.moveTo(tr)
 		}
 		it := s.Query(sel, 1).PageSize(2).Iter()
 		ps := it.PageState()
@@ -265,12 +290,14 @@ func TestReviewManualAndAutomaticPaging(t *testing.T) {
 				}
 			}
 		}
+		obs := &pageObservations{}
 		for _, pf := range []float64{0, 0.5, 1, 2, -1} {
-			it := s.Query(sel, 1).PageSize(2).Prefetch(pf).Observer(compatPageObs{tr}).Iter()
+			it := s.Query(sel, 1).PageSize(2).Prefetch(pf).Observer(compatPageObs{obs}).Iter()
 			for it.Scan(&c, &v) {
 				tr.add("auto row", pf, c, v, it.NumRows(), it.WillSwitchPage(), len(it.PageState()))
 			}
 			tr.add("auto end", it.Close(), it.NumRows(), len(it.PageState()))
+			obs.moveTo(tr)
 		}
 		it := s.Query(sel, 1).PageSize(2).Iter()
 		ps := it.PageState()
