@@ -369,8 +369,10 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata) error {
 }
 
 // orderColumns fills PartitionKey and ClusteringColumns in key order. OrderedColumns keeps
-// the order the server lists the columns in (by name), as gocql does.
+// the order the server lists the columns in (by name), as gocql does. Both key slices are
+// non-nil, empty for a table without clustering columns, as gocql v1.7.0 makes them.
 func orderColumns(t *TableMetadata) {
+	t.PartitionKey, t.ClusteringColumns = []*ColumnMetadata{}, []*ColumnMetadata{}
 	for _, name := range t.OrderedColumns {
 		c := t.Columns[name]
 		switch c.Kind {
