@@ -217,7 +217,9 @@ type UserTypeMetadata struct {
 }
 
 // KeyspaceMetadata reads the schema of keyspace from system_schema: tables, columns, user
-// types, functions, aggregates and materialized views.
+// types, functions, aggregates and materialized views. It reads them on every call, where
+// gocql v1.7.0 caches them until a schema change event (G56); a failed read is an error
+// naming it, never ErrKeyspaceDoesNotExist (G57).
 func (s *Session) KeyspaceMetadata(keyspace string) (*KeyspaceMetadata, error) {
 	if s.Closed() {
 		return nil, ErrSessionClosed

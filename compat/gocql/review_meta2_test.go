@@ -1,11 +1,14 @@
 package gocql
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	gocqlv1 "github.com/gocql/gocql"
 	"github.com/google/go-cmp/cmp"
 
@@ -192,5 +195,108 @@ func TestReviewMeta2LikeGocql(t *testing.T) {
 	_, lerr := ls.KeyspaceMetadata("rm")
 	if err != ErrSessionClosed || fmt.Sprint(err) != fmt.Sprint(lerr) {
 		t.Errorf("closed session: compat %v, gocql %v", err, lerr)
+	}
+}
+
+// TestReviewMeta2FreshAfterSchemaChange: gocql v1.7.0 caches each keyspace's metadata until a
+// schema change event for the keyspace reaches it (debounced by a second), so after another
+// client's DDL it returns the old schema for a while, and for ever with
+// Events.DisableSchemaEvents (a dropped keyspace's metadata included). compat reads the schema
+// on every call (G56): the new one at once, with or without schema events. With events, both
+// end with the same metadata.
+func TestReviewMeta2FreshAfterSchemaChange(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DisableSchemaEvents=%v", disabled), func(t *testing.T) {
+			sim, s, ls := metaPair(t, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+				c.Events.DisableSchemaEvents, l.Events.DisableSchemaEvents = disabled, disabled
+			}, metaKeyspaceDDL, "CREATE TABLE rm.t (k int PRIMARY KEY)")
+			if _, err := ls.KeyspaceMetadata("rm"); err != nil { // gocql caches it now
+				t.Fatal(err)
+			}
+			admin := NewCluster(sim.Addrs()...)
+			admin.Port = sim.Port()
+			as, err := admin.CreateSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer as.Close()
+			for _, stmt := range []string{"ALTER TABLE rm.t ADD v text", "CREATE TABLE rm.t2 (k int PRIMARY KEY)"} {
+				if err := as.Query(stmt).Exec(); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			md, err := s.KeyspaceMetadata("rm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if md.Tables["t"].Columns["v"] == nil || md.Tables["t2"] == nil {
+				t.Fatalf("compat right after the DDL: tables %v, columns of t %v; want the new column and table", sortedKeys(md.Tables), sortedKeys(md.Tables["t"].Columns))
+			}
+			if !disabled {
+				eventually(t, "gocql's metadata has the new column and table", func() bool {
+					lmd, err := ls.KeyspaceMetadata("rm")
+					return err == nil && lmd.Tables["t"].Columns["v"] != nil && lmd.Tables["t2"] != nil
+				})
+				lmd, _ := ls.KeyspaceMetadata("rm")
+				if diff := cmp.Diff(metaTree(reflect.ValueOf(lmd)), metaTree(reflect.ValueOf(md))); diff != "" {
+					t.Fatalf("after the schema event (-gocql +compat):\n%s", diff)
+				}
+				return
+			}
+			time.Sleep(2 * time.Second) // events would have arrived and been debounced
+			lmd, err := ls.KeyspaceMetadata("rm")
+			if err != nil || lmd.Tables["t"].Columns["v"] != nil || lmd.Tables["t2"] != nil {
+				t.Fatalf("gocql with DisableSchemaEvents: err %v, tables %v; want the cached old schema (has gocql changed?)", err, sortedKeys(lmd.Tables))
+			}
+			if err := as.Query("DROP KEYSPACE rm").Exec(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.KeyspaceMetadata("rm"); err != ErrKeyspaceDoesNotExist {
+				t.Errorf("compat after DROP KEYSPACE: %v, want ErrKeyspaceDoesNotExist", err)
+			}
+			if _, err := ls.KeyspaceMetadata("rm"); err != nil {
+				t.Errorf("gocql with DisableSchemaEvents after DROP KEYSPACE: %v, want the cached metadata", err)
+			}
+		})
+	}
+}
+
+// TestReviewMeta2SchemaReadFailsUnlikeGocql: when a node fails gocql v1.7.0's read of
+// system_schema.keyspaces (here: overloaded, on every attempt), KeyspaceMetadata reports
+// ErrKeyspaceDoesNotExist, and when it fails the read of system_schema.tables it returns (and
+// caches) the keyspace without any table and no error. compat returns an error naming the
+// read that failed, wrapping the node's (G57).
+func TestReviewMeta2SchemaReadFailsUnlikeGocql(t *testing.T) {
+	sim, s, _ := metaPair(t, nil, metaComplexDDL...)
+	for _, tc := range []struct{ table, want string }{
+		{"keyspaces", `gocql: reading keyspace "rm" metadata: busy`},
+		{"tables", `gocql: reading tables of "rm": busy`},
+	} {
+		if err := sim.InjectFault(0, cqlsim.Fault{Match: "FROM system_schema." + tc.table, Error: &message.Overloaded{ErrorMessage: "busy"}}); err != nil {
+			t.Fatal(err)
+		}
+		_, ls := sessionsOn(t, sim, nil) // a gocql session with nothing cached
+		md, err := s.KeyspaceMetadata("rm")
+		lmd, lerr := ls.KeyspaceMetadata("rm")
+		if err == nil || err.Error() != tc.want || err == ErrKeyspaceDoesNotExist {
+			t.Errorf("compat, %s read failing: %v (metadata %v), want %q", tc.table, err, md != nil, tc.want)
+		}
+		var reqErr RequestError
+		if err != nil && (!errors.As(err, &reqErr) || reqErr.Code() != ErrCodeOverloaded) {
+			t.Errorf("compat, %s read failing: %T %v does not wrap the node's error", tc.table, err, err)
+		}
+		switch tc.table {
+		case "keyspaces":
+			if lerr != gocqlv1.ErrKeyspaceDoesNotExist {
+				t.Errorf("gocql, keyspaces read failing: %v, want ErrKeyspaceDoesNotExist (has gocql changed?)", lerr)
+			}
+		case "tables":
+			if lerr != nil || len(lmd.Tables) != 0 {
+				t.Errorf("gocql, tables read failing: %v, want no error and no table (has gocql changed?)", lerr)
+			}
+		}
+		if err := sim.ClearFaults(0); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
