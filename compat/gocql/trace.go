@@ -34,11 +34,11 @@ func (t *traceWriter) Trace(traceId []byte) {
 		coordinator string
 		duration    int
 	)
-	iter := t.session.internalQuery(`SELECT coordinator, duration FROM system_traces.sessions WHERE session_id = ?`, traceId).Iter()
+	iter := t.session.internalQuery(traceSessionStmt, traceId).Iter()
 	iter.Scan(&coordinator, &duration)
 	if err := iter.Close(); err != nil {
 		t.mu.Lock()
-		fmt.Fprintln(t.w, "Error:", err)
+		fmt.Fprintln(t.w, "Error:", t.readError(traceSessionStmt, err))
 		t.mu.Unlock()
 		return
 	}
@@ -53,15 +53,36 @@ func (t *traceWriter) Trace(traceId []byte) {
 	defer t.mu.Unlock()
 	fmt.Fprintf(t.w, "Tracing session %016x (coordinator: %s, duration: %v):\n",
 		traceId, coordinator, time.Duration(duration)*time.Microsecond)
-	iter = t.session.internalQuery(`SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?`, traceId).Iter()
+	iter = t.session.internalQuery(traceEventsStmt, traceId).Iter()
 	var eventID UUID
 	for iter.Scan(&eventID, &activity, &source, &elapsed, &thread) {
 		timestamp = eventID.Time()
 		fmt.Fprintf(t.w, "%s: %s [%s] (source: %s, elapsed: %d)\n", timestamp.Format("2006/01/02 15:04:05.999999"), activity, thread, source, elapsed)
 	}
 	if err := iter.Close(); err != nil {
-		fmt.Fprintln(t.w, "Error:", err)
+		fmt.Fprintln(t.w, "Error:", t.readError(traceEventsStmt, err))
 	}
+}
+
+// The trace writer's reads of system_traces.
+const (
+	traceSessionStmt = `SELECT coordinator, duration FROM system_traces.sessions WHERE session_id = ?`
+	traceEventsStmt  = `SELECT event_id, activity, source, source_elapsed, thread FROM system_traces.events WHERE session_id = ?`
+)
+
+// readError is the error the trace writer writes for err, the failure of its read stmt.
+// gocql v1.7.0 reads on its control connection, which Session.Close closes, so on a closed
+// session its read fails with that connection's error, not ErrSessionClosed: the PREPARE of a
+// statement the connection had not prepared yet fails with the connection's cancelled context
+// (context.Canceled), the execution of one it had prepared with ErrConnectionClosed.
+func (t *traceWriter) readError(stmt string, err error) error {
+	if !errors.Is(err, ErrSessionClosed) {
+		return err
+	}
+	if t.session.preparedByText(stmt) == nil {
+		return context.Canceled
+	}
+	return ErrConnectionClosed
 }
 
 // prepareTraced is prepare for a statement traced by tracer. As in gocql v1.7.0, the PREPARE
