@@ -32,6 +32,7 @@ func Deviations() []Deviation {
 		{"session/write_failed_before_sending", "gocql v1.7.0 fails a non-idempotent INSERT whose connection's write failed before a byte was written (no retry policy); the shim knows it was not sent and sends it to the next node, where it succeeds (docs/deviations.md G44)."},
 		{"tuple/nil_first_destination_then_column", "gocql v1.7.0 skips one destination only for a nil first destination of a tuple column, so the next column's value lands in the tuple's second destination and the last destination is never set (a silent wrong value); the shim skips the whole tuple (docs/deviations.md G51)."},
 		{"session/policy_nil_plan", "gocql v1.7.0 panics (a call of a nil function) on every query when a custom HostSelectionPolicy's Pick returns a nil NextHost; the shim fails the query with ErrNoConnections, as for an empty plan (docs/deviations.md G54)."},
+		{"session/keyspace_metadata_without_schema_events", "gocql v1.7.0 caches a keyspace's metadata until a schema event, so with DisableSchemaEvents it never sees a table created after its first KeyspaceMetadata; the shim reads the schema on every call and sees it (docs/deviations.md G56)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

@@ -97,14 +97,8 @@ func staticScenarios() []Scenario {
 			if !ok {
 				return
 			}
-			md, err := e.FreshMetadata()
-			if err != nil {
-				e.R.Record("metadata", err)
-				return
-			}
-			t := md.Tables[tbl]
+			_, t := freshTable(e, tbl)
 			if t == nil {
-				e.R.Record("table missing", nil)
 				return
 			}
 			for _, name := range []string{"p", "c", "s", "v"} {

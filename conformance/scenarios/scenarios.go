@@ -76,3 +76,19 @@ func (e *Env) FreshMetadata() (*gocql.KeyspaceMetadata, error) {
 	defer s.Close()
 	return s.KeyspaceMetadata(e.Keyspace)
 }
+
+// freshTable reads the keyspace's metadata on a new session and returns it with table tbl's,
+// or records what failed (the read, or a missing table) and returns nils.
+func freshTable(e *Env, tbl string) (*gocql.KeyspaceMetadata, *gocql.TableMetadata) {
+	md, err := e.FreshMetadata()
+	if err != nil {
+		e.R.Record("metadata", err)
+		return nil, nil
+	}
+	t := md.Tables[tbl]
+	if t == nil {
+		e.R.Record("table missing", nil)
+		return nil, nil
+	}
+	return md, t
+}
