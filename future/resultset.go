@@ -27,6 +27,9 @@ type ResultSet struct {
 	started  bool
 	row      Row
 	err      error
+	// lost is the decoding error of a page whose rows could not be read: its paging state has
+	// been taken, so every later fetch and iteration reports it rather than skip its rows.
+	lost error
 }
 
 func newResultSet(f *ResponseFuture, pg Page) (*ResultSet, error) {
@@ -86,8 +89,13 @@ func (rs *ResultSet) PagingState() []byte { return rs.f.PagingState() }
 
 // FetchNextPage replaces the current rows with the next page, blocking until it arrives. With no
 // more pages it empties the current rows and returns nil. It does not move the iteration cursor:
-// call Iter to iterate the new page.
+// call Iter to iterate the new page. When a fetched page's rows cannot be decoded, that error
+// is returned by this and every later fetch (and ends every later iteration past the current
+// page): the page cannot be fetched again, and going on would skip its rows without a word.
 func (rs *ResultSet) FetchNextPage() error {
+	if rs.lost != nil {
+		return rs.lost
+	}
 	if !rs.f.HasMorePages() {
 		rs.rows = nil
 		return nil
@@ -101,7 +109,8 @@ func (rs *ResultSet) FetchNextPage() error {
 	}
 	rows, err := pg.Rows()
 	if err != nil {
-		return fmt.Errorf("future: decoding page %d: %w", pg.Number(), err)
+		rs.lost = fmt.Errorf("future: decoding page %d: %w", pg.Number(), err)
+		return rs.lost
 	}
 	rs.page, rs.rows = pg, rows
 	return nil
@@ -134,7 +143,7 @@ func (rs *ResultSet) Next() bool {
 			rs.pos++
 			return true
 		}
-		if !rs.f.HasMorePages() {
+		if rs.lost == nil && !rs.f.HasMorePages() {
 			rs.rows = nil
 			rs.iterRows = nil
 			rs.pos = 0
