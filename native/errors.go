@@ -459,7 +459,8 @@ func (e *BindError) Error() string {
 func (e *BindError) Unwrap() error { return e.Err }
 
 // ErrArgCount is wrapped by a BindError when the number of values does not match the
-// statement's bind markers.
+// statement's bind markers, and by a ScanError when the number of destinations does not match
+// the row's columns.
 var ErrArgCount = errors.New("wrong number of values")
 
 // ScanError reports a column that cannot be decoded into its destination. Err wraps the

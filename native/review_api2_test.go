@@ -1,11 +1,12 @@
 package native_test
 
 import (
+	"context"
 	"errors"
-	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"strings"
 	"testing"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -107,5 +108,28 @@ func TestReviewAPI2EmptyPagingStateStartsOver(t *testing.T) {
 	res, err := s.Execute(ctxT(t), st)
 	if err != nil || res.Len() != 1 {
 		t.Fatalf("empty paging state: %v, %v", res, err)
+	}
+}
+
+// A Scan with more or fewer destinations than the row has columns is a ScanError matching
+// ErrArgCount, as a BindError with the wrong number of values is.
+func TestReviewAPI2ScanCountMatchesErrArgCount(t *testing.T) {
+	s, _ := connect(t)
+	res, err := s.Execute(context.Background(), native.Query("SELECT key, release_version FROM system.local"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, row := range res.Rows() {
+		n++
+		var key string
+		err := row.Scan(&key)
+		var se *native.ScanError
+		if !errors.As(err, &se) || !errors.Is(err, native.ErrArgCount) {
+			t.Errorf("Scan of 2 columns into 1 destination: %v (%T), want a ScanError matching ErrArgCount", err, err)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("system.local gave %d rows, want 1", n)
 	}
 }

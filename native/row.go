@@ -51,7 +51,7 @@ func (r Row) Raw(i int) []byte {
 func (r Row) Scan(dest ...any) error {
 	cols := r.Columns()
 	if len(dest) != len(cols) {
-		return &ScanError{Index: -1, Err: fmt.Errorf("%d destinations for %d columns", len(dest), len(cols))}
+		return &ScanError{Index: -1, Err: fmt.Errorf("%w: %d destinations for %d columns", ErrArgCount, len(dest), len(cols))}
 	}
 	off := 0
 	for i := range cols {
