@@ -28,9 +28,9 @@ func donePending(res *Result, err error) *Pending {
 }
 
 // Done returns a channel closed when the request has completed (for a Pending that no
-// Async method returned, such as the zero value, one that is closed already).
+// Async method returned, such as the zero value or nil, one that is closed already).
 func (p *Pending) Done() <-chan struct{} {
-	if p.done == nil {
+	if p == nil || p.done == nil {
 		return closedChan
 	}
 	return p.done
@@ -43,9 +43,10 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 var errNotStarted = errors.New("native: the Pending was not returned by an Async method: no request was started")
 
 // Result waits for the request to complete and returns its outcome. It can be called any
-// number of times, from any goroutine.
+// number of times, from any goroutine. For a Pending that no Async method returned (the zero
+// value, or nil) it returns an error at once.
 func (p *Pending) Result() (*Result, error) {
-	if p.done == nil {
+	if p == nil || p.done == nil {
 		return nil, errNotStarted
 	}
 	<-p.done
@@ -56,14 +57,14 @@ func (p *Pending) Result() (*Result, error) {
 // that ran the request, or a worker when the connection's reader completed it), in
 // registration order with other functions given to OnDone, or immediately in the caller's
 // goroutine, before OnDone returns, when p has already completed (or no Async method returned
-// it). f must not block: it delays the completion of other requests. As
+// it, the zero value or nil). f must not block: it delays the completion of other requests. As
 // with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
 // program. A nil f is ignored.
 func (p *Pending) OnDone(f func()) {
 	if f == nil {
 		return
 	}
-	if p.done == nil {
+	if p == nil || p.done == nil {
 		f()
 		return
 	}

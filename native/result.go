@@ -138,8 +138,10 @@ func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
 // (Statement.WithPagingState), or nil when this is the last page. Do not modify it.
 func (r *Result) PagingState() []byte { return r.pagingState }
 
-// HasMorePages reports whether the server has more pages after this one.
-func (r *Result) HasMorePages() bool { return len(r.pagingState) > 0 }
+// HasMorePages reports whether the server has more pages after this one (false for a nil
+// Result, so that NextPage and NextPageAsync on the nil Result of an unchecked error return
+// ErrNoMorePages rather than panic).
+func (r *Result) HasMorePages() bool { return r != nil && len(r.pagingState) > 0 }
 
 // NextPage fetches the page after r, running the same statement with r's paging state, and
 // returns it as a new Result; r is unchanged. It returns ErrNoMorePages when r is the last
