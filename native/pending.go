@@ -59,7 +59,8 @@ func (p *Pending) Result() (*Result, error) {
 // goroutine, before OnDone returns, when p has already completed (or no Async method returned
 // it, the zero value or nil). f must not block: it delays the completion of other requests. As
 // with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
-// program. A nil f is ignored.
+// program. A hook that ends its goroutine (runtime.Goexit) does not keep the following
+// ones from running. A nil f is ignored.
 func (p *Pending) OnDone(f func()) {
 	if f == nil {
 		return
@@ -132,12 +133,23 @@ func (p *Pending) fireIn(g *goroutineSet) {
 		}
 		p.mu.Unlock()
 		run := func() {
+			finished := false
+			defer func() {
+				if !finished {
+					// A hook ended the goroutine (runtime.Goexit, as t.FailNow does) or
+					// panicked (which ends the program): the others still run, elsewhere.
+					go p.fireRest(hooks)
+				}
+			}()
 			if hook != nil {
 				hook()
 			}
-			for _, f := range hooks {
+			for len(hooks) > 0 {
+				f := hooks[0]
+				hooks = hooks[1:]
 				f()
 			}
+			finished = true
 		}
 		if g != nil {
 			g.callback(true, nil, run)
@@ -145,4 +157,13 @@ func (p *Pending) fireIn(g *goroutineSet) {
 			run()
 		}
 	}
+}
+
+// fireRest runs hooks, the ones left when a hook ended its goroutine, then the hooks
+// registered meanwhile.
+func (p *Pending) fireRest(hooks []func()) {
+	for _, f := range hooks {
+		f()
+	}
+	p.fireIn(nil)
 }

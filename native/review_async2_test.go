@@ -3,6 +3,7 @@ package native_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -308,4 +309,23 @@ func TestReviewAsync2NilPendingAndResult(t *testing.T) {
 			t.Errorf("NextPageAsync on a nil Result: %v", err)
 		}
 	}()
+}
+
+// A hook that ends its goroutine (runtime.Goexit, as t.FailNow does) does not lose the hooks
+// registered after it.
+func TestReviewAsync2GoexitInHook(t *testing.T) {
+	cl, s := simClusterSession(t, cqlsim.Options{})
+	if err := cl.InjectFault(0, cqlsim.Fault{Match: "system.local", Delay: 200 * time.Millisecond, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p := s.ExecuteAsync(context.Background(), native.Query("SELECT release_version FROM system.local"))
+	p.OnDone(func() { runtime.Goexit() })
+	second := make(chan struct{})
+	p.OnDone(func() { close(second) })
+	p.Result()
+	select {
+	case <-second:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the hook after a Goexit never ran")
+	}
 }
