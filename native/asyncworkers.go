@@ -36,7 +36,7 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 
 // runTask runs t and completes its Pending. A user's policy or observer may panic or call
 // runtime.Goexit in t.f: there is no caller to panic in, so the request completes with an
-// error saying so, and the session and the Pending are not left waiting (after a Goexit the
+// error saying so (wrapping the panic's value when it is an error), and the session and the Pending are not left waiting (after a Goexit the
 // worker ends; after a panic it serves the next request).
 func (s *Session) runTask(t asyncTask) {
 	if t.f == nil { // the hooks of a request completed without a worker (see detached)
@@ -47,7 +47,11 @@ func (s *Session) runTask(t asyncTask) {
 	err := errAsyncExited
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
+			if e, ok := r.(error); ok { // wrapped, for errors.Is and errors.As
+				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %w", e)
+			} else {
+				err = fmt.Errorf("native: panic in a policy or observer during an asynchronous request: %v", r)
+			}
 		}
 		t.p.settle(res, err)
 		t.p.fireIn(&s.wg)

@@ -329,3 +329,15 @@ func TestReviewAsync2GoexitInHook(t *testing.T) {
 		t.Fatal("the hook after a Goexit never ran")
 	}
 }
+
+// A policy that panics with an error during an asynchronous request: the Pending's error wraps
+// that error, so that errors.Is and errors.As find it.
+func TestReviewAsync2PolicyPanicErrorIsWrapped(t *testing.T) {
+	s := twoNodeSession(t, nil)
+	sentinel := errors.New("policy sentinel")
+	policy := funcRetry(func(context.Context, *native.Attempt) native.RetryDecision { panic(sentinel) })
+	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT * FROM no_such_table_here").WithRetryPolicy(policy))
+	if _, err := p.Result(); !errors.Is(err, sentinel) {
+		t.Errorf("Result error %v, want one wrapping the panic's error", err)
+	}
+}
