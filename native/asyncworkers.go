@@ -36,8 +36,9 @@ func (s *Session) goAsync(p *Pending, f func() (*Result, error)) (started bool) 
 
 // runTask runs t and completes its Pending. A user's policy or observer may panic or call
 // runtime.Goexit in t.f: there is no caller to panic in, so the request completes with an
-// error saying so (wrapping the panic's value when it is an error), and the session and the Pending are not left waiting (after a Goexit the
-// worker ends; after a panic it serves the next request).
+// error saying so (wrapping the panic's value when it is an error), and the session and the
+// Pending are not left waiting (after a Goexit the worker ends; after a panic it serves the
+// next request).
 func (s *Session) runTask(t asyncTask) {
 	if t.f == nil { // the hooks of a request completed without a worker (see detached)
 		t.p.fireIn(&s.wg)
