@@ -451,8 +451,8 @@ func (s *Session) Execute(ctx context.Context, stmt Statement) (*Result, error) 
 // result. Binding errors (wrong number or type of values) complete it immediately, before
 // anything is sent. Cancelling ctx abandons the request. A panic in a policy or observer
 // while the request runs completes it with an error saying so, which wraps the panic's value
-// when it is an error (Execute lets it reach its caller; here there is none). A plain request takes no goroutine while it waits (see
-// "Asynchronous requests" in the package doc).
+// when it is an error (Execute lets it reach its caller; here there is none). A plain request
+// takes no goroutine while it waits (see "Asynchronous requests" in the package doc).
 func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 	p := newPending()
 	if err := s.checkStatement(ctx, &stmt); err != nil {

@@ -134,22 +134,18 @@ func (p *hostPlan) step() SelectedHost {
 		p.fallback, p.q = nil, nil
 		fillRotation(fb, q, p)
 	}
-	for repeats := 0; !p.ended; {
-		h := p.following()
-		switch {
-		case h == nil || p.r == 0:
-			return h
-		case !p.tried(h.Info()):
-			if p.next != nil {
-				p.seen = append(p.seen, h.Info())
-			}
-			return h
-		default:
-			repeats++
-			p.ended = repeats == maxFallbackRepeats
-		}
+	if p.ended {
+		return nil
 	}
-	return nil
+	// A plan without replicas has tried nothing yet: the rotation's hosts go as they come.
+	h, exhausted := untried(p.following, func(h *HostInfo) bool { return p.r != 0 && p.tried(h) })
+	if exhausted {
+		p.ended = true
+	}
+	if h != nil && p.r != 0 && p.next != nil {
+		p.seen = append(p.seen, h.Info())
+	}
+	return h
 }
 
 // following returns the next host of the rotation, or of the policy's own plan.

@@ -578,21 +578,29 @@ func (t *tokenAwareHostPolicy) Pick(q ExecutableQuery) NextHost {
 			fb = t.fallback.Pick(q)
 			ended = fb == nil
 		}
-		for repeats := 0; !ended; {
-			h := fb()
-			switch {
-			case h == nil:
-				ended = true
-			case !isReplica(tried, h.Info()):
-				tried = append(tried, h.Info())
-				return h
-			default:
-				repeats++
-				ended = repeats == maxFallbackRepeats
-			}
+		if ended {
+			return nil
 		}
-		return nil
+		h, _ := untried(fb, func(h *HostInfo) bool { return isReplica(tried, h) })
+		if h == nil {
+			ended = true
+			return nil
+		}
+		tried = append(tried, h.Info())
+		return h
 	}
+}
+
+// untried returns the first host next yields that tried does not report, or nil when next
+// yields nil or has yielded maxFallbackRepeats hosts already tried in a row; exhausted is
+// true in the second case.
+func untried(next NextHost, tried func(*HostInfo) bool) (h SelectedHost, exhausted bool) {
+	for range maxFallbackRepeats {
+		if h = next(); h == nil || !tried(h.Info()) {
+			return h, false
+		}
+	}
+	return nil, true
 }
 
 // maxFallbackRepeats bounds how many hosts already tried a token-aware plan takes from its
