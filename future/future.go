@@ -1,6 +1,7 @@
 package future
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,8 @@ type ResponseFuture struct {
 	hook     func() // onDone, given to notifiers
 	resp     Response
 	paging   []byte // the paging state of the last completed page (stale while the next is in flight)
+	sent     []byte // the paging state the current page was requested with (nil for the first)
+	repeated bool   // the last completed page came with the paging state it was requested with
 	traceIDs [][]byte
 
 	// One page's callbacks at a time: a page that completes while an earlier page's dispatch is
@@ -70,6 +73,7 @@ func (f *ResponseFuture) send(pagingState []byte) {
 	f.page++
 	f.settled = false
 	f.watching = false
+	f.sent = pagingState
 	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
 }
 
@@ -145,6 +149,7 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 	} else {
 		f.resp = resp
 		f.paging = resp.PagingState()
+		f.repeated = len(f.sent) > 0 && bytes.Equal(f.paging, f.sent)
 		if id := resp.TraceID(); id != nil {
 			f.traceIDs = append(f.traceIDs, id)
 		}
@@ -462,9 +467,11 @@ func (f *ResponseFuture) PageNumber() int {
 
 // StartFetchingNextPage requests the next page and returns without waiting. The registered
 // callbacks and errbacks fire again with that page's outcome, and Result waits for it. It returns
-// ErrQueryExhausted when the last completed page was the last one. While a next page is already
-// in flight it does nothing and returns nil: unlike the Python driver, the same page is never
-// requested twice.
+// ErrQueryExhausted when the last completed page was the last one, and an error wrapping
+// native.ErrPagingStateRepeated when the server answered that page with the paging state it
+// was requested with (the next page would be the same one, for ever). While a next page is
+// already in flight it does nothing and returns nil: unlike the Python driver, the same page is
+// never requested twice.
 func (f *ResponseFuture) StartFetchingNextPage() error {
 	f.completeIfDone()
 	f.mu.Lock()
@@ -476,6 +483,13 @@ func (f *ResponseFuture) StartFetchingNextPage() error {
 	if !f.settled {
 		f.mu.Unlock()
 		return nil
+	}
+	if f.repeated {
+		// The server answered with the paging state it was sent: the next page would be
+		// this one again, for ever (the Python driver fetches it again and again).
+		page := f.page
+		f.mu.Unlock()
+		return fmt.Errorf("future: page %d came with the paging state it was requested with, so the next page would be the same one: %w", page, native.ErrPagingStateRepeated)
 	}
 	f.cbs.Reset()
 	f.send(f.paging)

@@ -61,7 +61,12 @@ func (s *Session) buildResult(resp *proto.Response, info *reqInfo, host string) 
 		}
 		if m.Metadata.HasMorePages() && info.resumable {
 			r.pagingState = bytes.Clone(m.Metadata.PagingState)
-			r.next = nextPageStatement(info, r.pagingState)
+			// A server that answers with the paging state it was sent would answer the next
+			// request, this one again, alike for ever: r keeps no next statement, and
+			// NextPage reports ErrPagingStateRepeated after this page's rows.
+			if !bytes.Equal(r.pagingState, info.opts.pagingState()) {
+				r.next = nextPageStatement(info, r.pagingState)
+			}
 		}
 	case *proto.VoidResult:
 		if resp.Warnings == nil && !resp.HasTracingID && resp.CustomPayload == nil {

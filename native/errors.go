@@ -363,6 +363,11 @@ var (
 	ErrNotFound = errors.New("native: no rows in result")
 	// ErrNoMorePages is returned by Result.NextPage when the result was the last page.
 	ErrNoMorePages = errors.New("native: no more pages")
+	// ErrPagingStateRepeated is returned by Result.NextPage (and yielded by Result.All and
+	// Session.Iter after the page's rows) when the server answered a page with the paging
+	// state the request for that page carried: fetching on would bring the same page again,
+	// for ever. A correct server's paging state moves on with every page.
+	ErrPagingStateRepeated = errors.New("native: the server repeated the paging state")
 	// ErrUnsupported is wrapped when a request asks for a feature the negotiated protocol
 	// version does not have (for example a per-statement keyspace with protocol v4).
 	ErrUnsupported = errors.New("native: not supported by the protocol version in use")

@@ -145,16 +145,24 @@ func (r *Result) HasMorePages() bool { return r != nil && len(r.pagingState) > 0
 
 // NextPage fetches the page after r, running the same statement with r's paging state, and
 // returns it as a new Result; r is unchanged. It returns ErrNoMorePages when r is the last
-// page.
+// page, and ErrPagingStateRepeated when r's server answered with the paging state it had been
+// sent (a fetch would bring r again, and All and Session.Iter would never end).
 func (r *Result) NextPage(ctx context.Context) (*Result, error) {
 	if !r.HasMorePages() {
 		return nil, ErrNoMorePages
 	}
 	if r.sess == nil || r.next == nil {
-		return nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages)
+		return nil, r.repeatedPagingState()
 	}
 	next := *r.next
 	return r.sess.run(ctx, &next)
+}
+
+// repeatedPagingState is the error of fetching the page after r when r has a paging state
+// but no statement to fetch with it: its server answered the request for r with the paging
+// state that request carried (see buildResult).
+func (r *Result) repeatedPagingState() error {
+	return fmt.Errorf("native: %s answered a page with the paging state it was sent (%d bytes), so the next page would be the same one: %w", r.host, len(r.pagingState), ErrPagingStateRepeated)
 }
 
 // NextPageAsync starts fetching the page after r and returns at once.
@@ -163,7 +171,7 @@ func (r *Result) NextPageAsync(ctx context.Context) *Pending {
 		return donePending(nil, ErrNoMorePages)
 	}
 	if r.sess == nil || r.next == nil {
-		return donePending(nil, fmt.Errorf("native: result has a paging state but no statement to resume: %w", ErrNoMorePages))
+		return donePending(nil, r.repeatedPagingState())
 	}
 	return r.sess.ExecuteAsync(ctx, *r.next)
 }

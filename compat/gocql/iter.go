@@ -2,12 +2,12 @@ package gocql
 
 import (
 	"errors"
-
 	"fmt"
-	"github.com/cqlbridge/cqlbridge/native"
 	"reflect"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cqlbridge/cqlbridge/native"
 )
 
 // ColumnInfo describes one result column.
@@ -69,6 +69,19 @@ type nextIter struct {
 func (n *nextIter) fetch() *Iter {
 	n.once.Do(func() { n.iter = n.qry.session.executeQuery(n.qry) })
 	return n.iter
+}
+
+// repeatedPageIter returns the next page of a page res whose node (host) answered with the
+// paging state it was sent: an Iter failed with an error wrapping
+// native.ErrPagingStateRepeated, without a request. pos is where the current page would
+// start fetching it.
+func repeatedPageIter(host *HostInfo, res *native.Result, pos int) *nextIter {
+	n := &nextIter{pos: pos}
+	n.once.Do(func() {
+		n.iter = &Iter{host: host, err: fmt.Errorf("gocql: %s answered a page with the paging state it was sent (%d bytes), so the next page would be the same one: %w", res.Host(), len(res.PagingState()), native.ErrPagingStateRepeated)}
+	})
+	n.started.Store(true)
+	return n
 }
 
 func (n *nextIter) fetchAsync() {

@@ -1,6 +1,7 @@
 package gocql
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -1767,13 +1768,20 @@ func (s *Session) attemptQuery(ctx context.Context, q *Query, host *HostInfo, st
 			iter.pageState = []byte{}
 		}
 		if res.HasMorePages() && !q.disableAutoPage {
-			next := q.shallowCopy()
-			next.pageState = append([]byte(nil), res.PagingState()...)
-			next.metrics = newQueryMetrics()
 			pos := int((1 - q.prefetch) * float64(iter.numRows))
 			if pos < 1 {
 				pos = 1
 			}
+			if len(q.pageState) > 0 && bytes.Equal(res.PagingState(), q.pageState) {
+				// The node answered with the paging state it was sent: the next page would
+				// be this one again, for ever (gocql fetches it again and again,
+				// docs/deviations.md G60). The iterator ends after this page with the error.
+				iter.next = repeatedPageIter(host, res, pos)
+				break
+			}
+			next := q.shallowCopy()
+			next.pageState = append([]byte(nil), res.PagingState()...)
+			next.metrics = newQueryMetrics()
 			iter.next = &nextIter{qry: next, pos: pos}
 		}
 	case native.ResultSchemaChange:
