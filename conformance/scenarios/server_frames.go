@@ -89,6 +89,33 @@ func serverFrameScenarios() []Scenario {
 			e.R.Record("the insert whose write failed", broken, hit)
 			e.R.Record("next insert", s.Query("INSERT INTO wf.t (k, v) VALUES (100, 100)").WithContext(e.Ctx).Exec())
 		}},
+		{"paging/repeated_paging_state", func(e *Env) {
+			// A node answers every page after the first with the first page's paging state
+			// (a dialer rewrites its frames, cqltest.StuckPager), so the next page would
+			// always be the second one. gocql v1.7.0's Iter reads it again and again (the
+			// scenario stops after 30 rows); the shim's ends after the two pages the node
+			// sent and Close reports it (docs/deviations.md G60).
+			sim, s := ownSimSession(e, 1, "rp", func(c *gocql.ClusterConfig, _ *cqlsim.Cluster) {
+				c.Dialer = &cqltest.StuckPager{}
+			})
+			if s == nil {
+				return
+			}
+			defer sim.Close()
+			defer s.Close()
+			for k := range 10 {
+				if err := s.Query("INSERT INTO rp.t (k, v) VALUES (?, ?)", k, k).WithContext(e.Ctx).Exec(); err != nil {
+					e.R.Record("insert", err, k)
+					return
+				}
+			}
+			iter := s.Query("SELECT k FROM rp.t").PageSize(3).WithContext(e.Ctx).Iter()
+			rows, k := 0, 0
+			for rows <= 30 && iter.Scan(&k) {
+				rows++
+			}
+			e.R.Record("rows read (at most 31)", iter.Close(), rows)
+		}},
 		{"session/close_from_connect_observer", func(e *Env) {
 			// A ConnectObserver closes the session when it sees the reconnection to the
 			// second of two nodes, which was restarted. Close returns in gocql v1.7.0. The
