@@ -9,7 +9,9 @@
 //     register functions that fire once per page, in registration order, in the goroutine that
 //     completes the page (no goroutine is started when the native request can notify its
 //     completion); one added after the page completed runs immediately, in the adder's goroutine,
-//     before the Add method returns. The Add methods return the future for chaining. The pages
+//     before the Add method returns (unless the page completed while functions added before it
+//     were waiting for it, and nothing has looked at the page yet: it then runs after them, with
+//     them). The Add methods return the future for chaining. The pages
 //     are dispatched one at a time, in order, as on the Python driver's one event-loop thread:
 //     a page that completes while the previous page's callbacks are still running is dispatched
 //     after them, by the goroutine running them (so a callback must not wait for the callbacks
