@@ -3,6 +3,8 @@
 //
 //	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 3
 //
+// (9042, the default, is Cassandra's port: pick another, such as 19042, where a Cassandra node
+// runs on the same address.)
 // When every node accepts connections it prints exactly one line to standard output,
 //
 //	cqlsim ready 127.0.0.1:9042,127.0.0.2:9042,127.0.0.3:9042
@@ -40,7 +42,8 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			return // -h: the usage was printed
 		}
-		fmt.Fprintln(os.Stderr, "cqlsim:", err)
+		// The package's errors name it already ("cqlsim: ..."): print one prefix.
+		fmt.Fprintln(os.Stderr, "cqlsim:", strings.TrimPrefix(err.Error(), "cqlsim: "))
 		os.Exit(1)
 	}
 }
