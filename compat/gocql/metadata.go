@@ -298,9 +298,6 @@ func (s *Session) keyspaceMeta(ctx context.Context, keyspace string, full bool) 
 	if err := s.readFunctions(ctx, ks); err != nil {
 		return nil, err
 	}
-	if err := s.readViews(ctx, ks); err != nil {
-		return nil, err
-	}
 	return ks, nil
 }
 
@@ -331,6 +328,8 @@ func (s *Session) userTypes(ctx context.Context, keyspace string) ([]*UserTypeMe
 	return out, nil
 }
 
+// readTables fills ks.Tables (the materialized views included, as gocql v1.7.0 lists them
+// there) with their columns, and ks.MaterializedViews.
 func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata) error {
 	ks.Tables = make(map[string]*TableMetadata)
 	iter := s.schemaQuery(ctx, "SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?", ks.Name)
@@ -340,6 +339,13 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata) error {
 	}
 	if err := iter.Close(); err != nil {
 		return fmt.Errorf("gocql: reading tables of %q: %w", ks.Name, err)
+	}
+	// gocql v1.7.0 lists materialized views among the tables too, with their columns.
+	if err := s.readViews(ctx, ks); err != nil {
+		return err
+	}
+	for name := range ks.MaterializedViews {
+		ks.Tables[name] = &TableMetadata{Keyspace: ks.Name, Name: name, Columns: make(map[string]*ColumnMetadata)}
 	}
 	iter = s.schemaQuery(ctx, "SELECT table_name, column_name, clustering_order, kind, position, type FROM system_schema.columns WHERE keyspace_name = ?", ks.Name)
 	var (
@@ -359,7 +365,7 @@ func (s *Session) readTables(ctx context.Context, ks *KeyspaceMetadata) error {
 	for _, c := range cols {
 		t, ok := ks.Tables[c.Table]
 		if !ok {
-			continue // a view's column; views are read separately
+			continue // a table or view created after the names were read
 		}
 		t.Columns[c.Name] = c
 		t.OrderedColumns = append(t.OrderedColumns, c.Name) // server order, as gocql
@@ -403,6 +409,7 @@ func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata) error
 	for iter.Scan(&name, &argTypes, &argNames, &body, &onNull, &lang, &ret) {
 		f := &FunctionMetadata{Keyspace: ks.Name, Name: name, ArgumentNames: argNames, Body: body,
 			CalledOnNullInput: onNull, Language: lang, ReturnType: parse(ret)}
+		f.ArgumentTypes = make([]TypeInfo, 0, len(argTypes)) // empty, not nil, without arguments, as gocql
 		for _, a := range argTypes {
 			f.ArgumentTypes = append(f.ArgumentTypes, parse(a))
 		}
@@ -417,6 +424,7 @@ func (s *Session) readFunctions(ctx context.Context, ks *KeyspaceMetadata) error
 	for iter.Scan(&name, &argTypes, &final, &initCond, &ret, &state, &stateType) {
 		a := &AggregateMetadata{Keyspace: ks.Name, Name: name, InitCond: initCond, ReturnType: parse(ret),
 			StateType: parse(stateType), stateFunc: state, finalFunc: final}
+		a.ArgumentTypes = make([]TypeInfo, 0, len(argTypes))
 		for _, t := range argTypes {
 			a.ArgumentTypes = append(a.ArgumentTypes, parse(t))
 		}
