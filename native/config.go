@@ -213,8 +213,17 @@ type Config struct {
 	HostFilter func(Host) bool
 
 	// AddressTranslator, when set, maps the address a node advertises (host:port) to the
-	// address to dial, for clusters behind NAT.
+	// address to dial, for clusters behind NAT. Contact points are not translated (see
+	// TranslateContactPoints).
 	AddressTranslator func(addr string) string
+
+	// TranslateContactPoints makes the session dial the node its control connection reached
+	// through a contact point at AddressTranslator(contact point) rather than at the contact
+	// point itself, as gocql does: the control connection stays on the contact point, the
+	// node's pool, Host.Addr and HostFilter take the translated address. A control connection
+	// reopened to a node already known keeps that node's address (translated once). It has no
+	// effect without AddressTranslator or with DisablePeerDiscovery.
+	TranslateContactPoints bool
 
 	// SchemaAgreementTimeout bounds how long Execute waits, after a statement that changed the
 	// schema (DDL), until the node that ran it and every peer it lists report the same schema

@@ -313,7 +313,7 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 		return fmt.Errorf("native: system.local on %s is empty", c.Addr())
 	}
 	self := nodeFromRow(row)
-	self.Addr = c.Addr()
+	self.Addr = ctl.selfAddr(c.Addr())
 	if s.cfg.HostFilter != nil && !s.cfg.HostFilter(hostOf(self, false)) {
 		// The control connection stays off excluded nodes: closed, it is replaced by one to
 		// another node (a session whose control node the filter came to exclude moves).
@@ -405,6 +405,25 @@ func (ctl *control) refreshOn(ctx context.Context, c *conn.Conn) error {
 	}
 	s.installSnapshot(snap)
 	return nil
+}
+
+// selfAddr returns the address the session dials the control connection's node at, the
+// connection being open to addr: addr, or with Config.TranslateContactPoints its translation
+// when addr is a contact point rather than a node of the current topology (whose address is
+// translated already).
+func (ctl *control) selfAddr(addr string) string {
+	cfg := &ctl.s.cfg
+	if !cfg.TranslateContactPoints || cfg.AddressTranslator == nil || cfg.DisablePeerDiscovery {
+		return addr
+	}
+	if st := ctl.s.state.Load(); st != nil {
+		for _, n := range st.snap.Nodes {
+			if n.Addr == addr {
+				return addr
+			}
+		}
+	}
+	return cfg.AddressTranslator(addr)
 }
 
 // nodeFromRow reads the columns system.local and system.peers(_v2) share.
