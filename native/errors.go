@@ -380,6 +380,10 @@ var (
 	// no node of the cluster is in (a misspelt name would otherwise send every request to
 	// "remote" nodes without a word).
 	ErrUnknownLocalDC = errors.New("native: Config.LocalDC names no data center of the cluster")
+	// ErrNoPoolOpened is wrapped, with the *NoHostAvailableError listing each node's error,
+	// by Connect's error when the control connection opened but no node's pool could (every
+	// node's address refuses connections, say, as an AddressTranslator may make it).
+	ErrNoPoolOpened = errors.New("native: the control connection opened but no node's pool could")
 )
 
 // NoHostAvailableError reports that a request could not be completed on any host. Errors

@@ -226,7 +226,7 @@ func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	if len(nh.Errors) == len(st.pools) {
 		s.Close()
-		return nil, &nh
+		return nil, fmt.Errorf("%w: %w", ErrNoPoolOpened, &nh)
 	}
 	s.opened.Store(true)
 	for _, p := range st.pools {

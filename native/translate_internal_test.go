@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -102,3 +103,24 @@ func TestTranslateContactPoints(t *testing.T) {
 	})
 }
 
+
+// A translator that sends the only node nowhere: the control connection opens on the contact
+// point, the node's pool does not, and Connect says so (ErrNoPoolOpened, with the node's
+// error in a *NoHostAvailableError).
+func TestTranslateContactPointsNowhere(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Connect(ctx, Config{
+		Hosts: sim.Addrs(), Timeout: 10 * time.Second, TranslateContactPoints: true,
+		AddressTranslator: func(string) string { return "127.0.3.10:1" },
+	})
+	if err == nil {
+		s.Close()
+		t.Fatal("Connect succeeded")
+	}
+	var nh *NoHostAvailableError
+	if !errors.Is(err, ErrNoPoolOpened) || !errors.As(err, &nh) || len(nh.Errors) != 1 || nh.Errors[0].Host != "127.0.3.10:1" {
+		t.Errorf("Connect: %v", err)
+	}
+}
