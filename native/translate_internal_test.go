@@ -103,7 +103,6 @@ func TestTranslateContactPoints(t *testing.T) {
 	})
 }
 
-
 // A translator that sends the only node nowhere: the control connection opens on the contact
 // point, the node's pool does not, and Connect says so (ErrNoPoolOpened, with the node's
 // error in a *NoHostAvailableError).

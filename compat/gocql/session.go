@@ -172,6 +172,13 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 			// gocql formats it with %v: a flat error, whatever the dialer's was.
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + app.Error())
 		}
+		if errors.Is(err, native.ErrNoPoolOpened) {
+			// gocql's control connection opened but none of its pools did (a node whose
+			// AddressTranslator address refuses connections, say): it returns
+			// ErrNoConnectionsStarted (its pools log why they failed).
+			cfg.logger().Printf("gocql: unable to create session: %v", err)
+			return nil, ErrNoConnectionsStarted
+		}
 		if cause := dialFailure(err, ncfg.Hosts, ncfg.ConnectTimeout); cause != "" {
 			return nil, errors.New("gocql: unable to create session: " + initStep(&cfg, true) + cause)
 		}
@@ -591,6 +598,10 @@ func nativeConfig(cfg *ClusterConfig) (native.Config, error) {
 		n.HostFilter = func(h native.Host) bool { return filter.Accept(discoveredHostInfo(h, port)) }
 	}
 	if cfg.AddressTranslator != nil {
+		// As gocql v1.7.0, which translates the address of the contact point its control
+		// connection reached, and dials the node there (its control connection stays on the
+		// contact point).
+		n.TranslateContactPoints = true
 		tr := cfg.AddressTranslator
 		n.AddressTranslator = func(addr string) string {
 			host, p, err := net.SplitHostPort(addr)
