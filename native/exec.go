@@ -283,31 +283,43 @@ func (s *Session) initRequest(info *reqInfo, st *Statement, req *request, vals *
 	return nil
 }
 
-// runBatch executes a batch; async is set in ExecuteBatchAsync's goroutine.
-func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, error) {
-	if s.closed.Load() {
-		return nil, ErrSessionClosed
-	}
-	if ctx == nil {
-		return nil, errNilContext
-	}
-	if ks := b.opts.keyspace(); ks != "" && s.cfg.ProtocolVersion < 5 {
-		return nil, fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
-	}
+// runBatch executes a batch (ExecuteBatch).
+func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 	req := getRequest()
 	defer putRequest(req)
+	var info reqInfo
+	if err := s.bindBatch(ctx, b, false, req, &info); err != nil {
+		return nil, err
+	}
+	return s.send(ctx, req, &info)
+}
+
+// bindBatch checks a batch, encodes the values of its statements into req and fills in
+// info, for runBatch and ExecuteBatchAsync; async says the batch is run by
+// ExecuteBatchAsync. Nothing is sent. The batch's values are read here only, so that a
+// caller of ExecuteBatchAsync may reuse what it bound once the call has returned.
+func (s *Session) bindBatch(ctx context.Context, b *Batch, async bool, req *request, info *reqInfo) error {
+	if s.closed.Load() {
+		return ErrSessionClosed
+	}
+	if ctx == nil {
+		return errNilContext
+	}
+	if ks := b.opts.keyspace(); ks != "" && s.cfg.ProtocolVersion < 5 {
+		return fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
+	}
 	if cap(req.bvals) < len(b.stmts) {
 		req.bvals = make([]encodedValues, len(b.stmts))
 	}
 	req.bvals = req.bvals[:len(b.stmts)]
-	info := reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent, async: async}
+	*info = reqInfo{what: "BATCH", batch: b, host: b.opts.host, idempotent: b.opts.idempotent, async: async}
 	for i := range b.stmts {
 		st := &b.stmts[i]
 		if st.prepared != nil && st.prepared.m() == nil {
-			return nil, fmt.Errorf("native: batch statement %d: %w", i, errUnusablePrepared)
+			return fmt.Errorf("native: batch statement %d: %w", i, errUnusablePrepared)
 		}
 		if ks := st.opts.keyspace(); ks != "" {
-			return nil, fmt.Errorf("native: batch statement %d: its own keyspace %q is not sent in a batch (set it on the batch with Batch.WithKeyspace): %w", i, ks, ErrUnsupported)
+			return fmt.Errorf("native: batch statement %d: its own keyspace %q is not sent in a batch (set it on the batch with Batch.WithKeyspace): %w", i, ks, ErrUnsupported)
 		}
 		ev := &req.bvals[i]
 		bs := proto.BatchStatement{Values: ev}
@@ -323,7 +335,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 			err = ev.refuseUnset(st.cql, m)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("native: batch statement %d: %w", i, err)
+			return fmt.Errorf("native: batch statement %d: %w", i, err)
 		}
 		if m != nil {
 			bs.ID = m.id
@@ -335,7 +347,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 			}
 		} else {
 			if ev.named {
-				return nil, fmt.Errorf("native: batch statement %d: named values in a batch need a prepared statement: %w", i, ErrUnsupported)
+				return fmt.Errorf("native: batch statement %d: named values in a batch need a prepared statement: %w", i, ErrUnsupported)
 			}
 			bs.Query = st.cql
 		}
@@ -352,14 +364,14 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 	bt.Consistency = proto.Consistency(s.cfg.Consistency)
 	if b.opts.set&setConsistency != 0 {
 		if !b.opts.consistency.valid() {
-			return nil, fmt.Errorf("native: batch: %s is not a consistency level", b.opts.consistency)
+			return fmt.Errorf("native: batch: %s is not a consistency level", b.opts.consistency)
 		}
 		bt.Consistency = proto.Consistency(b.opts.consistency)
 	}
 	bt.SerialConsistency = proto.Consistency(s.cfg.SerialConsistency)
 	if b.opts.set&setSerialConsistency != 0 {
 		if !b.opts.serialConsistency.IsSerial() {
-			return nil, fmt.Errorf("native: batch: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", b.opts.serialConsistency)
+			return fmt.Errorf("native: batch: serial consistency must be SERIAL or LOCAL_SERIAL, not %s", b.opts.serialConsistency)
 		}
 		bt.SerialConsistency = proto.Consistency(b.opts.serialConsistency)
 	}
@@ -375,7 +387,7 @@ func (s *Session) runBatch(ctx context.Context, b *Batch, async bool) (*Result, 
 		info.timeout = b.opts.timeout
 	}
 	info.policies(&s.cfg, &b.opts)
-	return s.send(ctx, req, &info)
+	return nil
 }
 
 // send runs the attempts of a request along its query plan. A request that Close cut off

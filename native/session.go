@@ -482,13 +482,28 @@ func (s *Session) ExecuteAsync(ctx context.Context, stmt Statement) *Pending {
 // ExecuteBatch runs a batch and waits for its result (void, or the [applied] rows of a
 // conditional batch).
 func (s *Session) ExecuteBatch(ctx context.Context, b Batch) (*Result, error) {
-	return s.runBatch(ctx, &b, false)
+	return s.runBatch(ctx, &b)
 }
 
-// ExecuteBatchAsync starts running a batch and returns at once.
+// ExecuteBatchAsync starts running a batch and returns at once; the Pending completes with
+// the result. As with ExecuteAsync, the values of the batch's statements are bound before it
+// returns (a binding error has completed the Pending by then, and the slices given to Bind may
+// be reused at once), and cancelling ctx abandons the request.
 func (s *Session) ExecuteBatchAsync(ctx context.Context, b Batch) *Pending {
 	p := newPending()
-	s.goAsync(p, func() (*Result, error) { return s.runBatch(ctx, &b, true) })
+	req := getRequest()
+	info := &reqInfo{}
+	if err := s.bindBatch(ctx, &b, true, req, info); err != nil {
+		putRequest(req)
+		p.complete(nil, err)
+		return p
+	}
+	if !s.goAsync(p, func() (*Result, error) {
+		defer putRequest(req)
+		return s.send(ctx, req, info)
+	}) {
+		putRequest(req)
+	}
 	return p
 }
 
