@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
+	"reflect"
 	"strings"
 	"time"
 
@@ -276,8 +277,11 @@ var errCannotInfer = errors.New("cannot infer the CQL type of this Go type for a
 // as bigint, int32 as int, int16 as smallint, int8 as tinyint, string as text, []byte as
 // blob, bool, float32 as float, float64 as double, time.Time as timestamp, cqltype.UUID as
 // uuid, netip.Addr and net.IP as inet, *big.Int as varint, cqltype.Decimal as decimal,
-// cqltype.Date as date, cqltype.Duration as duration, and slices and maps of those as
-// list<...> and map<...>. nil and Unset need no type.
+// cqltype.Date as date, cqltype.Duration as duration, a pointer as what it points to (a nil
+// one is NULL), and slices and arrays of those as list<...>, maps as map<...> (with struct{}
+// values, set<...>). nil and Unset need no type. Other types (named ones, time.Duration,
+// which could be a time, a duration or a bigint, and []float32, which could be a vector of
+// unknown dimension) are refused (see Query).
 func inferType(v any) (*cqltype.Type, error) {
 	switch v.(type) {
 	case nil, cqltype.UnsetValue:
@@ -329,6 +333,67 @@ func inferType(v any) (*cqltype.Type, error) {
 	case map[string]int:
 		return cqltype.NewMap(typeText, typeBigint), nil
 	default:
+		if t := inferGoType(reflect.TypeOf(v)); t != nil {
+			return t, nil
+		}
 		return nil, fmt.Errorf("%T: %w", v, errCannotInfer)
 	}
+}
+
+// inferredScalars are the Go types of the scalar values inferType accepts, by their CQL type.
+var inferredScalars = map[reflect.Type]*cqltype.Type{
+	reflect.TypeFor[int]():              typeBigint,
+	reflect.TypeFor[int64]():            typeBigint,
+	reflect.TypeFor[uint32]():           typeBigint,
+	reflect.TypeFor[int32]():            typeInt,
+	reflect.TypeFor[int16]():            typeSmallint,
+	reflect.TypeFor[int8]():             typeTinyint,
+	reflect.TypeFor[string]():           typeText,
+	reflect.TypeFor[[]byte]():           typeBlob,
+	reflect.TypeFor[bool]():             typeBoolean,
+	reflect.TypeFor[float32]():          typeFloat,
+	reflect.TypeFor[float64]():          typeDouble,
+	reflect.TypeFor[time.Time]():        typeTimestamp,
+	reflect.TypeFor[cqltype.UUID]():     typeUUID,
+	reflect.TypeFor[netip.Addr]():       typeInet,
+	reflect.TypeFor[net.IP]():           typeInet,
+	reflect.TypeFor[*big.Int]():         typeVarint,
+	reflect.TypeFor[cqltype.Decimal]():  typeDecimal,
+	reflect.TypeFor[cqltype.Date]():     typeDate,
+	reflect.TypeFor[cqltype.Duration](): typeDuration,
+}
+
+// inferGoType is inferType's slow path, by Go type: the scalars of inferredScalars, pointers
+// to what they point to, slices and arrays as lists, maps as maps (sets for struct{} values);
+// nil when rt has no CQL type a simple statement can send.
+func inferGoType(rt reflect.Type) *cqltype.Type {
+	if rt == nil {
+		return nil
+	}
+	if t, ok := inferredScalars[rt]; ok {
+		return t
+	}
+	switch rt.Kind() {
+	case reflect.Pointer:
+		return inferGoType(rt.Elem())
+	case reflect.Slice, reflect.Array:
+		if rt.Elem() == reflect.TypeFor[float32]() {
+			return nil // a vector's Go type: its dimension is unknown here
+		}
+		if et := inferGoType(rt.Elem()); et != nil {
+			return cqltype.NewList(et)
+		}
+	case reflect.Map:
+		kt := inferGoType(rt.Key())
+		if kt == nil {
+			return nil
+		}
+		if rt.Elem() == reflect.TypeFor[struct{}]() {
+			return cqltype.NewSet(kt)
+		}
+		if vt := inferGoType(rt.Elem()); vt != nil {
+			return cqltype.NewMap(kt, vt)
+		}
+	}
+	return nil
 }

@@ -164,6 +164,16 @@ var Unset = cqltype.Unset
 
 // Query returns a simple (unprepared) statement. The CQL text is sent as is on every
 // execution; for a statement run more than once, Session.Prepare it and use Prepared.Bind.
+//
+// With no metadata from the server, each value is encoded by its Go type: int, int64 and
+// uint32 as bigint, int32 as int, int16 as smallint, int8 as tinyint, string as text, []byte
+// as blob, bool as boolean, float32 as float, float64 as double, time.Time as timestamp,
+// cqltype.UUID as uuid, netip.Addr and net.IP as inet, *big.Int as varint, cqltype.Decimal as
+// decimal, cqltype.Date as date, cqltype.Duration as duration; a pointer as what it points to
+// (a nil pointer, like nil, is NULL); slices and arrays of those as lists, maps as maps, and
+// maps with struct{} values as sets. Any other type (a named type, time.Duration, []float32,
+// a struct for a tuple or UDT) fails with a *BindError before anything is sent: prepare the
+// statement, whose bind markers the server types.
 func Query(cql string, values ...any) Statement {
 	return Statement{cql: cql, values: values}
 }
