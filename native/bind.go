@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,7 +128,12 @@ func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedVa
 	for i, prm := range m.params {
 		j := findNamed(values, prm.Name)
 		if j < 0 {
-			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New("no value given for this bind marker")}
+			msg := "no value given for this bind marker"
+			if stray := strayNamed(m.params, values); stray != "" {
+				// Most likely a misspelt name: say which.
+				msg += fmt.Sprintf(" (no bind marker takes the value named %q)", stray)
+			}
+			return &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: errors.New(msg)}
 		}
 		used[j] = true
 		if err := ev.append(prm.Type, values[j].(NamedValue).Value); err != nil {
@@ -143,6 +149,18 @@ func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedVa
 		}
 	}
 	return nil
+}
+
+// strayNamed returns the name of the first of values whose name no bind marker of params
+// has, or "".
+func strayNamed(params []Column, values []any) string {
+	for _, v := range values {
+		name := v.(NamedValue).Name
+		if !slices.ContainsFunc(params, func(c Column) bool { return c.Name == name }) {
+			return name
+		}
+	}
+	return ""
 }
 
 func findNamed(values []any, name string) int {

@@ -357,7 +357,9 @@ var (
 	ErrSessionClosed = errors.New("native: session closed")
 	// ErrTimeout is wrapped by the error of a request that exceeded Config.Timeout (or the
 	// statement's own timeout). A request cancelled through its context returns the
-	// context's error instead.
+	// context's error instead. The timeout's error also wraps context.DeadlineExceeded, so
+	// that code written for deadlines sees one: to tell the request's timeout from the
+	// caller's own deadline, test errors.Is(err, ErrTimeout) first.
 	ErrTimeout = errors.New("native: request timed out")
 	// ErrNotFound is returned by helpers that need a row when the result has none.
 	ErrNotFound = errors.New("native: no rows in result")

@@ -110,7 +110,9 @@ func (r *Result) Rows() iter.Seq2[int, Row] {
 
 // All iterates over the rows of this page and then of every following page, fetching each
 // page when the previous one is exhausted. A failed fetch is yielded as the last element,
-// with a zero Row. Stopping the loop early fetches nothing more.
+// with a zero Row. Stopping the loop early fetches nothing more. ctx bounds the fetches only:
+// once it ends, the rows of the page in hand are still yielded and the next fetch fails with
+// ctx's error (check ctx in the loop to stop at once).
 func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		page := r

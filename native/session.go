@@ -508,7 +508,8 @@ func (s *Session) ExecuteBatchAsync(ctx context.Context, b Batch) *Pending {
 }
 
 // Iter runs stmt and iterates over all its rows, fetching the following pages as needed. An
-// error (of the first or any later page) is yielded as the last element, with a zero Row.
+// error (of the first or any later page) is yielded as the last element, with a zero Row. As
+// with Result.All, ctx bounds the fetches, not the rows of a page already fetched.
 func (s *Session) Iter(ctx context.Context, stmt Statement) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		res, err := s.Execute(ctx, stmt)

@@ -699,4 +699,9 @@ func TestNamedValuesBindEveryMarkerOfTheirName(t *testing.T) {
 	if !errors.As(err, &be) || be.Name != "x" {
 		t.Errorf("no value for x: %v, want a BindError naming x", err)
 	}
+	// A misspelt name: the marker without a value is reported, with the value no marker takes.
+	_, err = count(same.Bind(native.Named("k", 1), native.Named("xx", 2)))
+	if !errors.As(err, &be) || be.Name != "x" || !strings.Contains(err.Error(), `no bind marker takes the value named "xx"`) {
+		t.Errorf("a value named xx and none named x: %v, want a BindError naming x and xx", err)
+	}
 }
