@@ -66,8 +66,11 @@ func ScanOne[T any](res *Result) (T, error) {
 
 // RowToStruct decodes a row into a new struct T, matching each column to the field whose
 // `cql:"name"` tag equals the column name, or else whose name equals it case-insensitively.
-// A column without a matching field is an error; fields without a column keep their zero
-// value. Fields tagged `cql:"-"` and unexported fields are ignored.
+// The fields of an embedded struct (or pointer to struct, allocated when a column needs it)
+// without a tag are matched as if they were T's own, after T's own, as encoding/json promotes
+// them; an embedded struct with a tag is one field. A column without a matching field is an
+// error; fields without a column keep their zero value. Fields tagged `cql:"-"` and
+// unexported fields are ignored.
 func RowToStruct[T any](row Row) (T, error) {
 	var v T
 	rv := reflect.ValueOf(&v).Elem()
@@ -76,19 +79,25 @@ func RowToStruct[T any](row Row) (T, error) {
 	}
 	rt := rv.Type()
 	for i, c := range row.Columns() {
-		f := fieldFor(rt, c.Name)
-		if f < 0 {
+		var field reflect.Value
+		if top := topFieldFor(rt, c.Name); top >= 0 {
+			field = rv.Field(top)
+		} else if path := promotedFieldFor(rt, c.Name); path != nil {
+			field = fieldAt(rv, path)
+		} else {
 			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: fmt.Errorf("%s has no field for this column", rt)}
 		}
-		if err := decodeCell(c.Type, row.Raw(i), rv.Field(f).Addr().Interface()); err != nil {
+		if err := decodeCell(c.Type, row.Raw(i), field.Addr().Interface()); err != nil {
 			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: err}
 		}
 	}
 	return v, nil
 }
 
-// fieldFor returns the index of the field of struct type rt that receives column name.
-func fieldFor(rt reflect.Type, name string) int {
+// topFieldFor returns the index of the field of struct type rt itself (not of a struct it
+// embeds) that receives column name: the first whose tag equals name, or else the first
+// whose name equals it case-insensitively; -1 when none does.
+func topFieldFor(rt reflect.Type, name string) int {
 	fold := -1
 	for i := range rt.NumField() {
 		f := rt.Field(i)
@@ -99,6 +108,8 @@ func fieldFor(rt reflect.Type, name string) int {
 		switch {
 		case tag == "-":
 			continue
+		case f.Anonymous && tag == "" && embeddedStruct(f.Type) != nil:
+			continue // its fields are promoted (promotedFieldFor)
 		case tag != "":
 			if tag == name {
 				return i
@@ -108,4 +119,78 @@ func fieldFor(rt reflect.Type, name string) int {
 		}
 	}
 	return fold
+}
+
+// promotedFieldFor returns the index path (reflect.Value.FieldByIndex) of the field of a
+// struct embedded in rt, untagged, that receives column name, or nil: depth by depth, a
+// tagged field, then a field by name, as topFieldFor, before the structs embedded deeper. A
+// struct type is looked into once; an embedded pointer to an unexported struct type, which
+// reflect cannot allocate, is not.
+func promotedFieldFor(rt reflect.Type, name string) []int {
+	var level [][]int
+	seen := map[reflect.Type]bool{rt: true}
+	embedded := func(st reflect.Type, at []int) {
+		for i := range st.NumField() {
+			f := st.Field(i)
+			if !f.Anonymous || f.Tag.Get("cql") != "" {
+				continue
+			}
+			et := embeddedStruct(f.Type)
+			if et == nil || seen[et] || (!f.IsExported() && f.Type.Kind() == reflect.Pointer) {
+				continue
+			}
+			seen[et] = true
+			level = append(level, append(append([]int(nil), at...), i))
+		}
+	}
+	embedded(rt, nil)
+	for depth := 0; len(level) > 0 && depth < 16; depth++ {
+		var fold []int
+		current := level
+		level = nil
+		for _, at := range current {
+			st := embeddedStruct(rt.FieldByIndex(at).Type)
+			if top := topFieldFor(st, name); top >= 0 {
+				path := append(append([]int(nil), at...), top)
+				if tag, _, _ := strings.Cut(st.Field(top).Tag.Get("cql"), ","); tag == name {
+					return path
+				}
+				if fold == nil {
+					fold = path
+				}
+			}
+			embedded(st, at)
+		}
+		if fold != nil {
+			return fold
+		}
+	}
+	return nil
+}
+
+// embeddedStruct returns the struct type of an embedded field of type t (a struct or a
+// pointer to one), or nil.
+func embeddedStruct(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+// fieldAt returns the field of struct value v at path, allocating the nil pointers to
+// embedded structs on the way.
+func fieldAt(v reflect.Value, path []int) reflect.Value {
+	for i, x := range path {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
 }

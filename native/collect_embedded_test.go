@@ -1,0 +1,80 @@
+package native_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+type embeddedKey struct {
+	ID   int32 `cql:"id"`
+	Name string // shadowed by the outer struct's Name
+}
+
+type EmbeddedAudit struct {
+	Note string
+	embeddedDeep
+}
+
+type embeddedDeep struct {
+	Version int64
+}
+
+type hiddenAudit struct{ Hidden string }
+
+// RowToStruct promotes the fields of embedded structs, as encoding/json does: a struct
+// embedded by value or by pointer (allocated when a column needs it), at any depth; the
+// outer struct's own field wins over an embedded one of the same name; an embedded struct
+// with a tag is one field, and an embedded pointer to an unexported struct type is not
+// looked into (reflect cannot allocate it), so its columns have no field.
+func TestRowToStructPromotesEmbeddedFields(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	mustExec(t, s, "CREATE KEYSPACE emb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE emb.t (id int PRIMARY KEY, name text, note text, version bigint, hidden text)")
+	mustExec(t, s, "INSERT INTO emb.t (id, name, note, version, hidden) VALUES (7, 'outer', 'n', 3, 'h')")
+	type row struct {
+		embeddedKey
+		*EmbeddedAudit
+		Name string
+	}
+	res := mustExec(t, s, "SELECT id, name, note, version FROM emb.t")
+	first, _ := res.First()
+	got, err := native.RowToStruct[row](first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != 7 || got.Name != "outer" || got.embeddedKey.Name != "" || got.EmbeddedAudit == nil ||
+		got.Note != "n" || got.Version != 3 {
+		t.Errorf("RowToStruct = %+v (audit %+v), want id 7, name outer in the outer field, note n, version 3", got, got.EmbeddedAudit)
+	}
+
+	// No column of the embedded pointer's struct: it stays nil.
+	res = mustExec(t, s, "SELECT id, name FROM emb.t")
+	first, _ = res.First()
+	if got, err := native.RowToStruct[row](first); err != nil || got.EmbeddedAudit != nil {
+		t.Errorf("without its columns: audit %+v, %v; want nil, no error", got.EmbeddedAudit, err)
+	}
+
+	// A tagged embedded struct is one field, not promoted.
+	type tagged struct {
+		ID          int32
+		embeddedKey `cql:"key"`
+	}
+	res = mustExec(t, s, "SELECT id, name FROM emb.t")
+	first, _ = res.First()
+	if _, err := native.RowToStruct[tagged](first); err == nil || !strings.Contains(err.Error(), "no field for this column") {
+		t.Errorf("a tagged embedded struct: %v, want name to have no field", err)
+	}
+
+	type hidden struct {
+		ID int32
+		*hiddenAudit
+	}
+	res = mustExec(t, s, "SELECT id, hidden FROM emb.t")
+	first, _ = res.First()
+	if _, err := native.RowToStruct[hidden](first); err == nil || !strings.Contains(err.Error(), "no field for this column") {
+		t.Errorf("an embedded pointer to an unexported struct: %v, want hidden to have no field", err)
+	}
+}
