@@ -9,7 +9,7 @@ import (
 )
 
 type embeddedKey struct {
-	ID   int32 `cql:"id"`
+	ID   int32  `cql:"id"`
 	Name string // shadowed by the outer struct's Name
 }
 
