@@ -144,6 +144,9 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 	}
 	pg := Page{}
 	if err != nil {
+		if id := failedTraceID(err); id != nil {
+			f.traceIDs = append(f.traceIDs, id)
+		}
 		err = f.wrapErr(err, page)
 		f.resp = nil // no response to report warnings or a payload from
 	} else {
@@ -166,6 +169,17 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 		d = f.cbs.Settle(pg, err)
 	}
 	return d
+}
+
+// failedTraceID returns the tracing session id the server sent with the error of a traced
+// request (native.RequestError.TraceID), nil when it sent none. The Python driver records the
+// trace id of every response, errors included.
+func failedTraceID(err error) []byte {
+	var re *native.RequestError
+	if !errors.As(err, &re) || !re.Traced {
+		return nil
+	}
+	return append([]byte(nil), re.TraceID[:]...)
 }
 
 // drain dispatches the queued pages unless another goroutine is dispatching.
@@ -562,7 +576,8 @@ func (f *ResponseFuture) CustomPayload() (map[string][]byte, error) {
 }
 
 // TraceID returns the tracing session id of the latest traced page, or nil when no page was
-// traced. It fails with ErrNotDone while a page is in flight.
+// traced. A traced page that failed counts when the server sent a tracing id with its error
+// (Cassandra does), as in the Python driver. It fails with ErrNotDone while a page is in flight.
 func (f *ResponseFuture) TraceID() ([]byte, error) {
 	if _, err := f.done("trace id"); err != nil {
 		return nil, err
@@ -575,8 +590,9 @@ func (f *ResponseFuture) TraceID() ([]byte, error) {
 	return f.traceIDs[len(f.traceIDs)-1], nil
 }
 
-// TraceIDs returns the tracing session ids of every traced page so far, in page order (empty when
-// nothing was traced; the Python driver raises TypeError there).
+// TraceIDs returns the tracing session ids of every traced page so far, in page order, those of
+// failed pages whose error came with one included (empty when nothing was traced; the Python
+// driver raises TypeError there).
 func (f *ResponseFuture) TraceIDs() [][]byte {
 	f.completeIfDone()
 	f.mu.Lock()

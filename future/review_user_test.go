@@ -1,0 +1,60 @@
+package future_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/future"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// userSession starts a cqlsim node and connects a native session to it, both closed at cleanup.
+func userSession(t *testing.T) *native.Session {
+	t.Helper()
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	s, err := native.Connect(context.Background(), native.Config{Hosts: c.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// A traced request that fails still has a trace: the server sends its tracing session id with
+// the error (Cassandra does, cqlsim too), and the Python driver's ResponseFuture records the
+// trace id of every response, errors included, so get_query_trace_ids and get_query_trace
+// after a failed traced execute_async return it. The future dropped it: TraceIDs was empty and
+// QueryTrace returned nil, nil, as if nothing had been traced.
+func TestFailedTracedPageKeepsTraceID(t *testing.T) {
+	s := userSession(t)
+	ctx := context.Background()
+	f := future.ExecuteAsync(ctx, s, native.Query("SELECT nope FROM system.local").WithTracing(true), future.Options{})
+	errc := make(chan error, 1)
+	f.AddErrback(func(err error) { errc <- err })
+	err := <-errc
+	var re *native.RequestError
+	if !errors.As(err, &re) || !re.Traced {
+		t.Fatalf("errback got %v, want a server error with a tracing id", err)
+	}
+	ids := f.TraceIDs()
+	if len(ids) != 1 || !bytes.Equal(ids[0], re.TraceID[:]) {
+		t.Fatalf("TraceIDs() = %x, want [%x], the id the server sent with the error", ids, re.TraceID)
+	}
+	id, err := f.TraceID()
+	if err != nil || !bytes.Equal(id, re.TraceID[:]) {
+		t.Fatalf("TraceID() = %x, %v, want %x", id, err, re.TraceID)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	tr, err := f.QueryTrace(tctx)
+	if err != nil || tr == nil {
+		t.Fatalf("QueryTrace() = %v, %v, want the failed request's trace", tr, err)
+	}
+	if tr.Request == "" || !bytes.Equal(tr.TraceID, re.TraceID[:]) {
+		t.Fatalf("QueryTrace() = %+v, want the session of %x", tr, re.TraceID)
+	}
+}
