@@ -481,7 +481,9 @@ func (f *ResponseFuture) PageNumber() int {
 
 // StartFetchingNextPage requests the next page and returns without waiting. The registered
 // callbacks and errbacks fire again with that page's outcome, and Result waits for it. It returns
-// ErrQueryExhausted when the last completed page was the last one, and an error wrapping
+// ErrQueryExhausted when the last completed page was the last one, and also while the first
+// page is in flight, as the Python driver raises QueryExhausted there (no paging state is known
+// yet: call it from a callback, or after Result); it returns an error wrapping
 // native.ErrPagingStateRepeated when the server answered that page with the paging state it
 // was requested with (the next page would be the same one, for ever). While a next page is
 // already in flight it does nothing and returns nil: unlike the Python driver, the same page is
@@ -490,8 +492,11 @@ func (f *ResponseFuture) StartFetchingNextPage() error {
 	f.completeIfDone()
 	f.mu.Lock()
 	if len(f.paging) == 0 {
-		page := f.page
+		page, settled := f.page, f.settled
 		f.mu.Unlock()
+		if !settled && page == 1 {
+			return fmt.Errorf("%w yet: page 1 is still in flight (call StartFetchingNextPage from a callback, or after Result)", ErrQueryExhausted)
+		}
 		return fmt.Errorf("%w (page %d)", ErrQueryExhausted, page)
 	}
 	if !f.settled {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,29 @@ func TestFailedTracedPageKeepsTraceID(t *testing.T) {
 	}
 	if tr.Request == "" || !bytes.Equal(tr.TraceID, re.TraceID[:]) {
 		t.Fatalf("QueryTrace() = %+v, want the session of %x", tr, re.TraceID)
+	}
+}
+
+// StartFetchingNextPage called right after ExecuteAsync, before the first page is known,
+// fails with ErrQueryExhausted, as the Python driver's does; the message said "there are no
+// more pages (page 1)", which reads as if the query had been exhausted, not as a call made
+// too early. It now says that page 1 is in flight.
+func TestStartFetchingNextPageBeforeFirstPageSaysSo(t *testing.T) {
+	src := &fakeSource{pages: map[string]fakePage{"": {rows: []int{1}, next: "p2", manual: true}, "p2": {rows: []int{2}}}}
+	defer src.stop()
+	f := future.Start(context.Background(), src, future.Options{})
+	err := f.StartFetchingNextPage()
+	if !errors.Is(err, future.ErrQueryExhausted) {
+		t.Fatalf("StartFetchingNextPage before the first page: %v, want ErrQueryExhausted", err)
+	}
+	if !strings.Contains(err.Error(), "in flight") {
+		t.Errorf("StartFetchingNextPage before the first page: %q does not say that page 1 is in flight", err)
+	}
+	src.release()
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatalf("StartFetchingNextPage after the first page: %v", err)
 	}
 }
