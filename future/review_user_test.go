@@ -83,3 +83,27 @@ func TestStartFetchingNextPageBeforeFirstPageSaysSo(t *testing.T) {
 		t.Fatalf("StartFetchingNextPage after the first page: %v", err)
 	}
 }
+
+// Options.Timeout, not the statement's own WithTimeout, bounds each page (documented on
+// Options.Timeout): a statement with a 50 ms timeout on a node 300 ms slow still succeeds
+// under the default 10 s.
+func TestOptionsTimeoutReplacesStatementTimeout(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	s, err := native.Connect(context.Background(), native.Config{Hosts: c.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := c.SetNodeDelay(0, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	stmt := native.Query("SELECT release_version FROM system.local").WithTimeout(50 * time.Millisecond)
+	if _, err := future.ExecuteAsync(context.Background(), s, stmt, future.Options{}).Result(); err != nil {
+		t.Fatalf("with zero Options: %v, want the default 10 s timeout to apply", err)
+	}
+	_, err = future.ExecuteAsync(context.Background(), s, stmt, future.Options{Timeout: 50 * time.Millisecond}).Result()
+	var te *future.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("with Options.Timeout 50 ms: %v, want a *future.TimeoutError", err)
+	}
+}
