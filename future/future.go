@@ -75,6 +75,9 @@ func (f *ResponseFuture) send(pagingState []byte) {
 	f.watching = false
 	f.sent = pagingState
 	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
+	if f.pending == nil {
+		f.pending = failedPending{fmt.Errorf("future: page %d: %T.Request returned a nil Pending", f.page, f.req)}
+	}
 }
 
 // settleBy says who settles a page (see complete).

@@ -107,3 +107,26 @@ func TestOptionsTimeoutReplacesStatementTimeout(t *testing.T) {
 		t.Fatalf("with Options.Timeout 50 ms: %v, want a *future.TimeoutError", err)
 	}
 }
+
+// nilPendingRequester is a Requester with a bug: it returns a nil Pending.
+type nilPendingRequester struct{}
+
+func (nilPendingRequester) Request(context.Context, []byte, time.Duration) future.Pending {
+	return nil
+}
+
+// A Requester that returns a nil Pending made AddErrback and Result panic with a nil pointer
+// dereference inside the future (Start already turns a nil Requester into a failed page). The
+// page now fails with an error that names the Requester.
+func TestNilPendingFailsThePage(t *testing.T) {
+	f := future.Start(context.Background(), nilPendingRequester{}, future.Options{})
+	errc := make(chan error, 1)
+	f.AddErrback(func(err error) { errc <- err })
+	err := <-errc
+	if err == nil || !strings.Contains(err.Error(), "nil Pending") || !strings.Contains(err.Error(), "nilPendingRequester") {
+		t.Fatalf("errback got %v, want an error naming the Requester that returned a nil Pending", err)
+	}
+	if _, rerr := f.Result(); rerr != err {
+		t.Fatalf("Result() = %v, want the errback's error %v", rerr, err)
+	}
+}
