@@ -12,11 +12,17 @@ import (
 
 // ExecuteAsync starts stmt on sess and returns its future: the Python driver's
 // session.execute_async(stmt). The first request is sent before ExecuteAsync returns; ctx bounds
-// every page together with Options.Timeout (which replaces a timeout stmt has of its own, see
-// Options.Timeout). Failed attempts are retried as Options.RetryPolicy
+// every page together with Options.Timeout (zero: stmt's own timeout, native.Statement.WithTimeout,
+// when it has one). Failed attempts are retried as Options.RetryPolicy
 // decides (by default as the Python driver's default RetryPolicy does, see PythonRetryPolicy),
 // unless stmt has a retry policy of its own.
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
+	if d, ok := stmt.Timeout(); ok && opts.Timeout == 0 {
+		opts.Timeout = d
+		if d <= 0 {
+			opts.Timeout = NoTimeout
+		}
+	}
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
 	if stmt.RetryPolicy() == nil {

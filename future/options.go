@@ -19,9 +19,9 @@ type Options struct {
 	// Timeout bounds each page's request, including its retries and speculative executions.
 	// Zero means DefaultTimeout; a negative value means no timer. Unlike the Python driver,
 	// every page gets its own timer, not only the first (see docs/deviations.md). It replaces
-	// the statement's own timeout (native.Statement.WithTimeout) and the session's
-	// native.Config.Timeout: a statement given to ExecuteAsync with WithTimeout(time.Second)
-	// and zero Options still has 10 s (DefaultTimeout) per page.
+	// the session's native.Config.Timeout. For ExecuteAsync, zero means the statement's own
+	// timeout when it has one (native.Statement.WithTimeout; WithTimeout(0) means no timer),
+	// else DefaultTimeout; a non-zero Timeout replaces the statement's own.
 	Timeout time.Duration
 
 	// RetryPolicy decides the retries of every page's request made by ExecuteAsync, unless the

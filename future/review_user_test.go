@@ -84,10 +84,10 @@ func TestStartFetchingNextPageBeforeFirstPageSaysSo(t *testing.T) {
 	}
 }
 
-// Options.Timeout, not the statement's own WithTimeout, bounds each page (documented on
-// Options.Timeout): a statement with a 50 ms timeout on a node 300 ms slow still succeeds
-// under the default 10 s.
-func TestOptionsTimeoutReplacesStatementTimeout(t *testing.T) {
+// With zero Options.Timeout, a statement's own timeout (WithTimeout) bounds each page of
+// ExecuteAsync; a non-zero Options.Timeout replaces it. The default 10 s used to apply to a
+// statement with a 50 ms timeout on a node 300 ms slow: it succeeded.
+func TestStatementTimeoutUnlessOptionsTimeout(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{})
 	s, err := native.Connect(context.Background(), native.Config{Hosts: c.Addrs()})
 	if err != nil {
@@ -97,14 +97,24 @@ func TestOptionsTimeoutReplacesStatementTimeout(t *testing.T) {
 	if err := c.SetNodeDelay(0, 300*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	stmt := native.Query("SELECT release_version FROM system.local").WithTimeout(50 * time.Millisecond)
-	if _, err := future.ExecuteAsync(context.Background(), s, stmt, future.Options{}).Result(); err != nil {
-		t.Fatalf("with zero Options: %v, want the default 10 s timeout to apply", err)
+	plain := native.Query("SELECT release_version FROM system.local")
+	if _, err := future.ExecuteAsync(context.Background(), s, plain, future.Options{}).Result(); err != nil {
+		t.Fatalf("no timeout anywhere: %v, want the default 10 s timeout to apply", err)
 	}
-	_, err = future.ExecuteAsync(context.Background(), s, stmt, future.Options{Timeout: 50 * time.Millisecond}).Result()
+	stmt := plain.WithTimeout(50 * time.Millisecond)
 	var te *future.TimeoutError
+	if _, err := future.ExecuteAsync(context.Background(), s, stmt, future.Options{}).Result(); !errors.As(err, &te) {
+		t.Fatalf("the statement's own 50 ms with zero Options: %v, want a *future.TimeoutError", err)
+	}
+	_, err = future.ExecuteAsync(context.Background(), s, plain, future.Options{Timeout: 50 * time.Millisecond}).Result()
 	if !errors.As(err, &te) {
 		t.Fatalf("with Options.Timeout 50 ms: %v, want a *future.TimeoutError", err)
+	}
+	if _, err := future.ExecuteAsync(context.Background(), s, stmt, future.Options{Timeout: 5 * time.Second}).Result(); err != nil {
+		t.Fatalf("Options.Timeout 5 s over the statement's 50 ms: %v, want the row", err)
+	}
+	if _, err := future.ExecuteAsync(context.Background(), s, plain.WithTimeout(0), future.Options{}).Result(); err != nil {
+		t.Fatalf("the statement's WithTimeout(0) (no timer): %v, want the row", err)
 	}
 }
 

@@ -306,6 +306,12 @@ func (s Statement) WithTimeout(d time.Duration) Statement {
 	return s
 }
 
+// Timeout returns the statement's own timeout (WithTimeout); ok is false when it has none and
+// Config.Timeout applies.
+func (s Statement) Timeout() (d time.Duration, ok bool) {
+	return s.opts.timeout, s.opts.set&setTimeout != 0
+}
+
 // WithSkipMetadata returns a copy of s that asks the server to omit (skip true) or send
 // (skip false) the result metadata of a prepared statement. By default it is skipped and
 // the metadata returned by PREPARE is used, which saves decoding it on every execution.
