@@ -3,7 +3,8 @@
 // callback style (execute_async, add_callbacks, start_fetching_next_page).
 //
 // [ExecuteAsync] (Python's session.execute_async) sends a statement through a *native.Session and
-// returns a [*ResponseFuture]:
+// returns a [*ResponseFuture] ([ExecuteBatchAsync] does the same for a native.Batch, Python's
+// execute_async of a BatchStatement):
 //
 //   - [ResponseFuture.AddCallback], [ResponseFuture.AddErrback] and [ResponseFuture.AddCallbacks]
 //     register functions that fire once per page, in registration order, in the goroutine that

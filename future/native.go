@@ -17,12 +17,7 @@ import (
 // decides (by default as the Python driver's default RetryPolicy does, see PythonRetryPolicy),
 // unless stmt has a retry policy of its own.
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
-	if d, ok := stmt.Timeout(); ok && opts.Timeout == 0 {
-		opts.Timeout = d
-		if d <= 0 {
-			opts.Timeout = NoTimeout
-		}
-	}
+	opts.Timeout = ownTimeout(opts.Timeout, stmt.Timeout)
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
 	f.req = &f.nat // the requester lives in the future's own allocation
 	if stmt.RetryPolicy() == nil {
@@ -36,6 +31,43 @@ func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Stateme
 	return f
 }
 
+// ExecuteBatchAsync starts b on sess and returns its future: the Python driver's
+// session.execute_async(BatchStatement). A batch has one page: its result (void, or the
+// [applied] rows of a conditional batch, which ResultSet.WasApplied reads as the Python driver
+// reads a BatchStatement's). The batch's values are bound before ExecuteBatchAsync returns
+// (native.Session.ExecuteBatchAsync). ctx, Options.Timeout (zero: b's own timeout,
+// native.Batch.WithTimeout, when it has one), Options.RetryPolicy (unless b has a retry
+// policy of its own) and QueryTrace apply as for ExecuteAsync.
+func ExecuteBatchAsync(ctx context.Context, sess *native.Session, b native.Batch, opts Options) *ResponseFuture {
+	opts.Timeout = ownTimeout(opts.Timeout, b.Timeout)
+	f := &ResponseFuture{nat: nativeRequester{sess: sess, batch: &b}}
+	f.req = &f.nat
+	if b.RetryPolicy() == nil {
+		f.nat.retry.policy = opts.retryPolicy()
+		b = b.WithRetryPolicy(&f.nat.retry)
+	}
+	if sess == nil {
+		f.req = failRequester{errors.New("future: ExecuteBatchAsync called with a nil *native.Session")}
+	}
+	f.init(ctx, opts)
+	return f
+}
+
+// ownTimeout returns the Options.Timeout a future runs with: timeout, or when it is zero the
+// statement's or batch's own timeout (own, as native.Statement.Timeout reports it) when it has
+// one (NoTimeout for its 0).
+func ownTimeout(timeout time.Duration, own func() (time.Duration, bool)) time.Duration {
+	d, ok := own()
+	switch {
+	case timeout != 0 || !ok:
+		return timeout
+	case d <= 0:
+		return NoTimeout
+	default:
+		return d
+	}
+}
+
 // NewRequester returns the [Requester] that runs stmt on sess, page after page, retried by
 // stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync only).
 func NewRequester(sess *native.Session, stmt native.Statement) Requester {
@@ -45,7 +77,8 @@ func NewRequester(sess *native.Session, stmt native.Statement) Requester {
 type nativeRequester struct {
 	sess  *native.Session
 	stmt  native.Statement
-	retry retryCounter // the future's Options.RetryPolicy, when stmt has none of its own
+	batch *native.Batch // a batch's future runs it instead of stmt (ExecuteBatchAsync)
+	retry retryCounter  // the future's Options.RetryPolicy, when stmt has none of its own
 }
 
 // retryCounter passes Options.RetryPolicy Python's retry_num as Attempt.Number: the retries
@@ -69,6 +102,11 @@ func (r *retryCounter) Retry(ctx context.Context, a *native.Attempt) native.Retr
 }
 
 func (r *nativeRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) Pending {
+	if r.batch != nil {
+		// A batch result has no paging state, so there is no page to ask for after it.
+		b := r.batch.WithTimeout(max(timeout, 0))
+		return batchPending{nativePending{r.sess.ExecuteBatchAsync(ctx, b)}}
+	}
 	stmt := r.stmt
 	if pagingState != nil {
 		stmt = stmt.WithPagingState(pagingState)
@@ -98,6 +136,17 @@ func (p nativePending) Response() (Response, error) {
 		return nil, nil
 	}
 	return nativeResponse{r: res}, nil
+}
+
+// batchPending is nativePending for a batch: its Response is a batch response.
+type batchPending struct{ nativePending }
+
+func (p batchPending) Response() (Response, error) {
+	res, err := p.p.Result()
+	if err != nil || res == nil {
+		return nil, err
+	}
+	return NewBatchResponse(res), nil
 }
 
 // NewResponse adapts a native result to a [Response], for Requesters built on native.

@@ -129,6 +129,16 @@ func (b Batch) WithRetryPolicy(p RetryPolicy) Batch {
 	return b
 }
 
+// RetryPolicy returns b's own retry policy (WithRetryPolicy), or nil when Config.RetryPolicy
+// applies.
+func (b Batch) RetryPolicy() RetryPolicy { return b.opts.retry() }
+
+// Timeout returns b's own timeout (WithTimeout); ok is false when it has none and
+// Config.Timeout applies.
+func (b Batch) Timeout() (d time.Duration, ok bool) {
+	return b.opts.timeout, b.opts.set&setTimeout != 0
+}
+
 // WithObserver returns a copy of b whose attempts are reported to observe instead of
 // Config.Observer.
 func (b Batch) WithObserver(observe func(context.Context, Attempt)) Batch {
