@@ -108,3 +108,28 @@ func TestExecuteBatchAsync(t *testing.T) {
 		t.Errorf("the batch's own policy: %v (%T), want the overloaded error", err, err)
 	}
 }
+
+// NativeResult gives a page's rows typed access through the native result it adapts; a
+// Response of another Requester has none.
+func TestNativeResultOfAPage(t *testing.T) {
+	s := userSession(t)
+	f := future.ExecuteAsync(context.Background(), s, native.Query("SELECT key, release_version FROM system.local"), future.Options{})
+	pages := make(chan future.Page, 1)
+	f.AddCallback(func(p future.Page) { pages <- p })
+	res := future.NativeResult((<-pages).Response())
+	if res == nil || res.Len() != 1 {
+		t.Fatalf("NativeResult of an ExecuteAsync page: %v", res)
+	}
+	type local struct {
+		Key     string
+		Version string `cql:"release_version"`
+	}
+	row, _ := res.First()
+	got, err := native.RowToStruct[local](row)
+	if err != nil || got.Key != "local" || got.Version == "" {
+		t.Errorf("RowToStruct of the page's row: %+v, %v", got, err)
+	}
+	if r := future.NativeResult(nil); r != nil {
+		t.Errorf("NativeResult(nil) = %v, want nil", r)
+	}
+}

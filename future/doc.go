@@ -35,8 +35,8 @@
 // Start the next page with StartFetchingNextPage (it does not wait), or configure
 // Options.Callbacks.Executor to run callbacks elsewhere.
 //
-// Every page's request is bounded by Options.Timeout (10 s by default), retries and speculative
-// executions included, and fails with a [*TimeoutError].
+// Every page's request is bounded by Options.Timeout (10 s by default, or the statement's own
+// timeout), retries and speculative executions included, and fails with a [*TimeoutError].
 //
 // Failed attempts are retried as the Python driver's default RetryPolicy does
 // ([PythonRetryPolicy]: a read timeout with enough replicas but no data, and a BATCH_LOG write
@@ -46,7 +46,9 @@
 // or the statement's own policy says otherwise; [FallthroughRetryPolicy] retries nothing.
 //
 // A [*ResultSet] is one cursor over the pages: CurrentRows is the current page, Next (or Seq, or
-// All) walks the rows and fetches the following pages in place, skipping empty pages.
+// All) walks the rows and fetches the following pages in place, skipping empty pages. Rows give
+// each value as an any, as Python's tuples do; [NativeResult] of a page's Response gives the
+// native result, for typed access (native.Row.Scan, native.RowToStruct).
 //
 // The deliberate differences from the Python driver (a panicking callback is recovered and
 // reported unless callbacks.PythonReroute is chosen, every page has a timeout, a second

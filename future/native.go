@@ -149,6 +149,26 @@ func (p batchPending) Response() (Response, error) {
 	return NewBatchResponse(res), nil
 }
 
+// NativeResult returns the native result r adapts (the pages of ExecuteAsync and
+// ExecuteBatchAsync, and the Responses of NewResponse and NewBatchResponse), or nil for a
+// Response of another Requester. It gives a page's rows typed access (native.Row.Scan,
+// native.Get, native.RowToStruct) where Page.Rows and ResultSet give each value as an any:
+//
+//	if res := future.NativeResult(page.Response()); res != nil {
+//		for _, row := range res.Rows() { // this page's rows
+//			u, err := native.RowToStruct[User](row)
+//			...
+//		}
+//	}
+//
+// The Result belongs to the page: it stays valid as long as it is referenced.
+func NativeResult(r Response) *native.Result {
+	if n, ok := r.(nativeResponse); ok {
+		return n.r
+	}
+	return nil
+}
+
 // NewResponse adapts a native result to a [Response], for Requesters built on native.
 func NewResponse(res *native.Result) Response { return nativeResponse{r: res} }
 
