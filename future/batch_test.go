@@ -1,6 +1,7 @@
 package future_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -131,5 +132,52 @@ func TestNativeResultOfAPage(t *testing.T) {
 	}
 	if r := future.NativeResult(nil); r != nil {
 		t.Errorf("NativeResult(nil) = %v, want nil", r)
+	}
+}
+
+// QueryTraces reads the tracing session of every traced page (Python's get_all_query_traces),
+// and ReadTrace any tracing session by its id.
+func TestQueryTracesOfEveryPage(t *testing.T) {
+	s := userSession(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE KEYSPACE ft WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE ft.t (k int, c int, PRIMARY KEY (k, c))",
+		"INSERT INTO ft.t (k, c) VALUES (1, 1)",
+		"INSERT INTO ft.t (k, c) VALUES (1, 2)",
+	} {
+		if _, err := s.Execute(ctx, native.Query(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := future.ExecuteAsync(ctx, s, native.Query("SELECT c FROM ft.t WHERE k = 1").WithPageSize(1).WithTracing(true), future.Options{})
+	rs, err := f.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := rs.All(); err != nil || len(rows) != 2 {
+		t.Fatalf("All: %d rows, %v", len(rows), err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	traces, err := f.QueryTraces(tctx)
+	ids := f.TraceIDs()
+	if err != nil || len(ids) < 2 || len(traces) != len(ids) {
+		t.Fatalf("QueryTraces: %d traces, %v; %d trace ids, want one trace per id, at least 2", len(traces), err, len(ids))
+	}
+	for i, tr := range traces {
+		if !bytes.Equal(tr.TraceID, ids[i]) || tr.Request == "" {
+			t.Errorf("trace %d: %+v, want the session of %x", i, tr, ids[i])
+		}
+	}
+	one, err := future.ReadTrace(tctx, s, ids[0])
+	if err != nil || one.Request != traces[0].Request {
+		t.Errorf("ReadTrace of the first id: %+v, %v", one, err)
+	}
+	if _, err := future.ReadTrace(tctx, s, []byte{1, 2}); !errors.Is(err, future.ErrTraceUnavailable) {
+		t.Errorf("ReadTrace of a 2-byte id: %v, want ErrTraceUnavailable", err)
+	}
+	if _, err := future.ReadTrace(tctx, nil, ids[0]); !errors.Is(err, future.ErrTraceUnavailable) {
+		t.Errorf("ReadTrace without a session: %v, want ErrTraceUnavailable", err)
 	}
 }

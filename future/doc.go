@@ -25,7 +25,8 @@
 //   - [ResponseFuture.Result] blocks for the current page and returns a new [*ResultSet].
 //   - [ResponseFuture.Warnings], [ResponseFuture.CustomPayload] and [ResponseFuture.TraceID]
 //     describe the latest response and fail with [ErrNotDone] while a page is in flight;
-//     [ResponseFuture.QueryTrace] reads the traced session from system_traces.
+//     [ResponseFuture.QueryTrace] reads the traced session from system_traces
+//     ([ResponseFuture.QueryTraces] those of every traced page, [ReadTrace] any tracing session).
 //
 // Callbacks must not block. Like the Python driver's callbacks, which run on the connection's
 // event-loop thread, they run in the goroutine that completes the request (with the native core,

@@ -60,6 +60,41 @@ func (f *ResponseFuture) QueryTrace(ctx context.Context) (*QueryTrace, error) {
 	return readTrace(ctx, f.nat.sess, id)
 }
 
+// QueryTraces reads the tracing session of every traced page so far (TraceIDs), in page
+// order, as QueryTrace reads the latest: the Python driver's get_all_query_traces. It returns
+// an empty slice when nothing was traced and fails with ErrNotDone while a page is in flight.
+func (f *ResponseFuture) QueryTraces(ctx context.Context) ([]*QueryTrace, error) {
+	if _, err := f.done("query traces"); err != nil {
+		return nil, err
+	}
+	ids := f.TraceIDs()
+	out := make([]*QueryTrace, 0, len(ids))
+	if len(ids) > 0 && f.nat.sess == nil {
+		return nil, fmt.Errorf("%w: the future has no native session to read system_traces with", ErrTraceUnavailable)
+	}
+	for _, id := range ids {
+		tr, err := readTrace(ctx, f.nat.sess, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tr)
+	}
+	return out, nil
+}
+
+// ReadTrace reads tracing session id (a native.Result's or native.RequestError's TraceID, an
+// id of ResponseFuture.TraceIDs) from system_traces through sess at LOCAL_ONE, waiting (until
+// ctx ends) for the coordinator to finish writing it, as QueryTrace does.
+func ReadTrace(ctx context.Context, sess *native.Session, id []byte) (*QueryTrace, error) {
+	if sess == nil {
+		return nil, fmt.Errorf("%w: ReadTrace needs a *native.Session", ErrTraceUnavailable)
+	}
+	if len(id) != 16 {
+		return nil, fmt.Errorf("%w: a tracing session id has 16 bytes, not %d", ErrTraceUnavailable, len(id))
+	}
+	return readTrace(ctx, sess, id)
+}
+
 func readTrace(ctx context.Context, sess *native.Session, id []byte) (*QueryTrace, error) {
 	tr := &QueryTrace{TraceID: id}
 	sessionQ := native.Query("SELECT request, coordinator, client, started_at, duration, parameters FROM system_traces.sessions WHERE session_id = ?", id).WithConsistency(native.LocalOne)
