@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -18,7 +19,7 @@ const (
 	CounterBatch BatchType = 2
 )
 
-// String returns "LOGGED", "UNLOGGED" or "COUNTER".
+// String returns "LOGGED", "UNLOGGED" or "COUNTER" (BatchType(n) for another value).
 func (t BatchType) String() string {
 	switch t {
 	case LoggedBatch:
@@ -28,7 +29,7 @@ func (t BatchType) String() string {
 	case CounterBatch:
 		return "COUNTER"
 	}
-	return "BATCH(?)"
+	return "BatchType(" + strconv.Itoa(int(t)) + ")"
 }
 
 // Batch is a group of modifying statements sent in one BATCH request. Like Statement it is a

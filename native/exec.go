@@ -308,6 +308,9 @@ func (s *Session) bindBatch(ctx context.Context, b *Batch, async bool, req *requ
 	if ks := b.opts.keyspace(); ks != "" && s.cfg.ProtocolVersion < 5 {
 		return fmt.Errorf("native: batch keyspace %q needs protocol v5: %w", ks, ErrUnsupported)
 	}
+	if b.typ > CounterBatch {
+		return fmt.Errorf("native: batch: %s is not a batch type (LoggedBatch, UnloggedBatch or CounterBatch)", b.typ)
+	}
 	if cap(req.bvals) < len(b.stmts) {
 		req.bvals = make([]encodedValues, len(b.stmts))
 	}

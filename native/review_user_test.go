@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,29 @@ func TestReviewUserSimpleStatementInfersPointersAndCollections(t *testing.T) {
 	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO ks.t (k, name) VALUES (?, ?)", int32(9), []time.Duration{time.Second}))
 	if err == nil || !strings.Contains(err.Error(), "[]time.Duration") {
 		t.Errorf("a []time.Duration value: %v, want an error naming the Go type", err)
+	}
+}
+
+// A batch of a type the protocol does not have fails before anything is sent, with an error
+// naming the type; it failed while its frame was encoded, as a request error of its attempt.
+func TestInvalidBatchTypeRefusedBeforeSending(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	b := native.NewBatch(native.BatchType(7), native.Query("INSERT INTO system.x (k) VALUES (1)"))
+	for name, run := range map[string]func() error{
+		"ExecuteBatch": func() error { _, err := s.ExecuteBatch(ctxT(t), b); return err },
+		"ExecuteBatchAsync": func() error {
+			p := s.ExecuteBatchAsync(ctxT(t), b)
+			select {
+			case <-p.Done():
+			default:
+				return errors.New("the Pending is not complete when ExecuteBatchAsync returns")
+			}
+			_, err := p.Result()
+			return err
+		},
+	} {
+		if err := run(); err == nil || !strings.Contains(err.Error(), "BatchType(7) is not a batch type") {
+			t.Errorf("%s of a batch of type 7: %v, want an error naming the type", name, err)
+		}
 	}
 }
