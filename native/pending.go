@@ -55,9 +55,10 @@ func (p *Pending) Result() (*Result, error) {
 
 // OnDone arranges for f to run once p has completed: in a goroutine of the session (the one
 // that ran the request, or a worker when the connection's reader completed it), in
-// registration order with other functions given to OnDone, or immediately in the caller's
-// goroutine, before OnDone returns, when p has already completed (or no Async method returned
-// it, the zero value or nil). f must not block: it delays the completion of other requests. As
+// registration order with the other functions given to OnDone before p completed, or
+// immediately in the caller's goroutine, before OnDone returns, when p has already completed
+// (or no Async method returned it, the zero value or nil). A function given after p completed
+// may so run while, in the session's goroutine, functions given earlier are still running. f must not block: it delays the completion of other requests. As
 // with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
 // program. A hook that ends its goroutine (runtime.Goexit) does not keep the following
 // ones from running. A nil f is ignored.
