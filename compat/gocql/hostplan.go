@@ -90,6 +90,9 @@ func unwrapReady(policy HostSelectionPolicy) HostSelectionPolicy {
 // fillRotation sets p to the plan of a policy other than a token-aware one: a rotation for
 // the built-in ones, Pick's plan for the others.
 func fillRotation(policy HostSelectionPolicy, q ExecutableQuery, p *hostPlan) {
+	if dc, ok := policy.(*dcAwarePolicy); ok {
+		policy = dc.t
+	}
 	switch pol := policy.(type) {
 	case *roundRobinHostPolicy:
 		p.hosts, p.start = pol.hosts.get(), pol.next.Add(1)-1

@@ -378,13 +378,28 @@ func (r *roundRobinHostPolicy) Pick(ExecutableQuery) NextHost {
 // DCAwareRoundRobinPolicy returns a policy that round-robins over the hosts of localDC
 // first, then over the hosts of the other data centres.
 func DCAwareRoundRobinPolicy(localDC string) HostSelectionPolicy {
-	return &tieredPolicy{tier: func(h *HostInfo) uint {
+	return &dcAwarePolicy{t: &tieredPolicy{tier: func(h *HostInfo) uint {
 		if h.DataCenter() == localDC {
 			return 0
 		}
 		return 1
-	}, maxTier: 1}
+	}, maxTier: 1}}
 }
+
+// dcAwarePolicy is DCAwareRoundRobinPolicy's policy: a tieredPolicy of two tiers that, like
+// gocql v1.7.0's, is not a HostTierer (an application's type assertion finds no HostTier; the
+// token-aware policy ranks its replicas by IsLocal, to the same effect).
+type dcAwarePolicy struct{ t *tieredPolicy }
+
+func (d *dcAwarePolicy) Init(s *Session)                       { d.t.Init(s) }
+func (d *dcAwarePolicy) KeyspaceChanged(e KeyspaceUpdateEvent) { d.t.KeyspaceChanged(e) }
+func (d *dcAwarePolicy) SetPartitioner(p string)               { d.t.SetPartitioner(p) }
+func (d *dcAwarePolicy) IsLocal(h *HostInfo) bool              { return d.t.IsLocal(h) }
+func (d *dcAwarePolicy) AddHost(h *HostInfo)                   { d.t.AddHost(h) }
+func (d *dcAwarePolicy) RemoveHost(h *HostInfo)                { d.t.RemoveHost(h) }
+func (d *dcAwarePolicy) HostUp(h *HostInfo)                    { d.t.HostUp(h) }
+func (d *dcAwarePolicy) HostDown(h *HostInfo)                  { d.t.HostDown(h) }
+func (d *dcAwarePolicy) Pick(q ExecutableQuery) NextHost       { return d.t.Pick(q) }
 
 // RackAwareRoundRobinPolicy returns a policy that round-robins over the hosts of localRack in
 // localDC, then the rest of localDC, then the other data centres.
