@@ -351,7 +351,7 @@ func inferType(v any) (*cqltype.Type, error) {
 	case map[string]int:
 		return cqltype.NewMap(typeText, typeBigint), nil
 	default:
-		if t := inferGoType(reflect.TypeOf(v)); t != nil {
+		if t := inferGoType(reflect.TypeOf(v), nil); t != nil {
 			return t, nil
 		}
 		return nil, fmt.Errorf("%T: %w", v, errCannotInfer)
@@ -383,33 +383,39 @@ var inferredScalars = map[reflect.Type]*cqltype.Type{
 
 // inferGoType is inferType's slow path, by Go type: the scalars of inferredScalars, pointers
 // to what they point to, slices and arrays as lists, maps as maps (sets for struct{} values);
-// nil when rt has no CQL type a simple statement can send.
-func inferGoType(rt reflect.Type) *cqltype.Type {
+// nil when rt has no CQL type a simple statement can send. outer holds the types rt is part
+// of: a recursive type (type T []T, type T map[string]T, type T *T) has none, and is not
+// followed into itself for ever.
+func inferGoType(rt reflect.Type, outer []reflect.Type) *cqltype.Type {
 	if rt == nil {
 		return nil
 	}
 	if t, ok := inferredScalars[rt]; ok {
 		return t
 	}
+	if slices.Contains(outer, rt) {
+		return nil
+	}
+	outer = append(outer, rt)
 	switch rt.Kind() {
 	case reflect.Pointer:
-		return inferGoType(rt.Elem())
+		return inferGoType(rt.Elem(), outer)
 	case reflect.Slice, reflect.Array:
 		if rt.Elem() == reflect.TypeFor[float32]() {
 			return nil // a vector's Go type: its dimension is unknown here
 		}
-		if et := inferGoType(rt.Elem()); et != nil {
+		if et := inferGoType(rt.Elem(), outer); et != nil {
 			return cqltype.NewList(et)
 		}
 	case reflect.Map:
-		kt := inferGoType(rt.Key())
+		kt := inferGoType(rt.Key(), outer)
 		if kt == nil {
 			return nil
 		}
 		if rt.Elem() == reflect.TypeFor[struct{}]() {
 			return cqltype.NewSet(kt)
 		}
-		if vt := inferGoType(rt.Elem()); vt != nil {
+		if vt := inferGoType(rt.Elem(), outer); vt != nil {
 			return cqltype.NewMap(kt, vt)
 		}
 	}
