@@ -68,8 +68,9 @@ func ScanOne[T any](res *Result) (T, error) {
 // `cql:"name"` tag equals the column name, or else whose name equals it case-insensitively.
 // The fields of an embedded struct (or pointer to struct, allocated when a column needs it)
 // without a tag are matched as if they were T's own, after T's own, as encoding/json promotes
-// them; an embedded struct with a tag is one field. A column without a matching field is an
-// error; fields without a column keep their zero value. Fields tagged `cql:"-"` and
+// them; an embedded struct with a tag is one field. A column that no field, T's own or
+// promoted, receives is decoded into the untagged embedded struct of its name as a whole (a
+// UDT's struct). A column without a matching field is an error; fields without a column keep their zero value. Fields tagged `cql:"-"` and
 // unexported fields are ignored.
 func RowToStruct[T any](row Row) (T, error) {
 	var v T
@@ -84,6 +85,8 @@ func RowToStruct[T any](row Row) (T, error) {
 			field = rv.Field(top)
 		} else if path := promotedFieldFor(rt, c.Name); path != nil {
 			field = fieldAt(rv, path)
+		} else if emb := embeddedFieldNamed(rt, c.Name); emb >= 0 {
+			field = rv.Field(emb)
 		} else {
 			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: fmt.Errorf("%s has no field for this column", rt)}
 		}
@@ -166,6 +169,22 @@ func promotedFieldFor(rt reflect.Type, name string) []int {
 		}
 	}
 	return nil
+}
+
+// embeddedFieldNamed returns the index of the exported untagged struct (or pointer to struct)
+// that struct type rt embeds whose name equals column name case-insensitively, -1 when none
+// does: a column that no field, T's own or promoted, receives is decoded into the embedded
+// struct of its name as a whole (a UDT's struct, a time.Time), as before embedded structs
+// were looked into.
+func embeddedFieldNamed(rt reflect.Type, name string) int {
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("cql"), ",")
+		if f.Anonymous && f.IsExported() && tag == "" && embeddedStruct(f.Type) != nil && strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // embeddedStruct returns the struct type of an embedded field of type t (a struct or a
