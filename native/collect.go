@@ -135,8 +135,8 @@ func promotedFieldFor(rt reflect.Type, name string) []int {
 	embedded := func(st reflect.Type, at []int) {
 		for i := range st.NumField() {
 			f := st.Field(i)
-			if !f.Anonymous || f.Tag.Get("cql") != "" {
-				continue
+			if tag, _, _ := strings.Cut(f.Tag.Get("cql"), ","); !f.Anonymous || tag != "" {
+				continue // a tagged embedded struct is one field (topFieldFor)
 			}
 			et := embeddedStruct(f.Type)
 			if et == nil || seen[et] || (!f.IsExported() && f.Type.Kind() == reflect.Pointer) {

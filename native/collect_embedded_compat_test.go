@@ -34,3 +34,23 @@ func TestRowToStructEmbeddedStructMatchedByItsName(t *testing.T) {
 		t.Errorf("RowToStruct = %+v, %v; want id 1 and the address main, x", got, err)
 	}
 }
+
+// An embedded struct whose tag has options but no name (`cql:",opt"`) is untagged, as for
+// any other field: its fields are promoted. They had no field: RowToStruct's own fields
+// skipped it as an untagged embedded struct, and the promotion skipped it as a tagged one.
+func TestRowToStructEmbeddedStructTagWithoutName(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	mustExec(t, s, "CREATE KEYSPACE embo WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE embo.t (id int PRIMARY KEY, street text, city text)")
+	mustExec(t, s, "INSERT INTO embo.t (id, street, city) VALUES (1, 'main', 'x')")
+	type row struct {
+		ID      int32
+		Address `cql:",opt"`
+	}
+	res := mustExec(t, s, "SELECT id, street, city FROM embo.t")
+	first, _ := res.First()
+	got, err := native.RowToStruct[row](first)
+	if err != nil || got.ID != 1 || got.Street != "main" || got.City != "x" {
+		t.Errorf("RowToStruct = %+v, %v; want id 1, street main, city x", got, err)
+	}
+}
