@@ -69,7 +69,8 @@ func ownTimeout(timeout time.Duration, own func() (time.Duration, bool)) time.Du
 }
 
 // NewRequester returns the [Requester] that runs stmt on sess, page after page, retried by
-// stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync only).
+// stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync and
+// ExecuteBatchAsync only).
 func NewRequester(sess *native.Session, stmt native.Statement) Requester {
 	return &nativeRequester{sess: sess, stmt: stmt}
 }

@@ -19,13 +19,15 @@ type Options struct {
 	// Timeout bounds each page's request, including its retries and speculative executions.
 	// Zero means DefaultTimeout; a negative value means no timer. Unlike the Python driver,
 	// every page gets its own timer, not only the first (see docs/deviations.md). It replaces
-	// the session's native.Config.Timeout. For ExecuteAsync, zero means the statement's own
-	// timeout when it has one (native.Statement.WithTimeout; WithTimeout(0) means no timer),
-	// else DefaultTimeout; a non-zero Timeout replaces the statement's own.
+	// the session's native.Config.Timeout. Zero means the statement's (or, for
+	// ExecuteBatchAsync, the batch's) own timeout when it has one (native.Statement.WithTimeout,
+	// native.Batch.WithTimeout; WithTimeout(0) means no timer), else DefaultTimeout; a non-zero
+	// Timeout replaces the statement's own.
 	Timeout time.Duration
 
-	// RetryPolicy decides the retries of every page's request made by ExecuteAsync, unless the
-	// statement has a policy of its own (native.Statement.WithRetryPolicy), as a Python
+	// RetryPolicy decides the retries of every page's request made by ExecuteAsync (and of
+	// ExecuteBatchAsync's one request), unless the statement (or batch) has a policy of its own
+	// (native.Statement.WithRetryPolicy, native.Batch.WithRetryPolicy), as a Python
 	// statement's retry_policy overrides its execution profile's. Nil selects
 	// PythonRetryPolicy, the Python driver's default; FallthroughRetryPolicy retries nothing;
 	// to keep the session's native.Config.RetryPolicy, pass it here. The policy sees Python's

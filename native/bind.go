@@ -297,9 +297,9 @@ var errCannotInfer = errors.New("cannot infer the CQL type of this Go type for a
 // uuid, netip.Addr and net.IP as inet, *big.Int as varint, cqltype.Decimal as decimal,
 // cqltype.Date as date, cqltype.Duration as duration, a pointer as what it points to (a nil
 // one is NULL), and slices and arrays of those as list<...>, maps as map<...> (with struct{}
-// values, set<...>). nil and Unset need no type. Other types (named ones, time.Duration,
-// which could be a time, a duration or a bigint, and []float32, which could be a vector of
-// unknown dimension) are refused (see Query).
+// values, set<...>), named or not. nil and Unset need no type. Other types (named scalar
+// ones, time.Duration, which could be a time, a duration or a bigint, and []float32, which
+// could be a vector of unknown dimension) are refused (see Query).
 func inferType(v any) (*cqltype.Type, error) {
 	switch v.(type) {
 	case nil, cqltype.UnsetValue:

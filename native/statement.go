@@ -171,8 +171,9 @@ var Unset = cqltype.Unset
 // cqltype.UUID as uuid, netip.Addr and net.IP as inet, *big.Int as varint, cqltype.Decimal as
 // decimal, cqltype.Date as date, cqltype.Duration as duration; a pointer as what it points to
 // (a nil pointer, like nil, is NULL); slices and arrays of those as lists, maps as maps, and
-// maps with struct{} values as sets. Any other type (a named type, time.Duration, []float32,
-// a struct for a tuple or UDT) fails with a *BindError before anything is sent: prepare the
+// maps with struct{} values as sets (named slice, map and pointer types too, by what they are
+// made of). Any other type (a named scalar type such as type Status int, time.Duration,
+// []float32, a struct for a tuple or UDT, a recursive type) fails with a *BindError before anything is sent: prepare the
 // statement, whose bind markers the server types.
 func Query(cql string, values ...any) Statement {
 	return Statement{cql: cql, values: values}
