@@ -5,6 +5,7 @@ import (
 	"iter"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // RowToFunc converts a row to a T, for Collect and CollectOne.
@@ -70,8 +71,8 @@ func ScanOne[T any](res *Result) (T, error) {
 // without a tag are matched as if they were T's own, after T's own, as encoding/json promotes
 // them; an embedded struct with a tag is one field. A column that no field, T's own or
 // promoted, receives is decoded into the untagged embedded struct of its name as a whole (a
-// UDT's struct). A column without a matching field is an error; fields without a column keep their zero value. Fields tagged `cql:"-"` and
-// unexported fields are ignored.
+// UDT's struct). A column without a matching field is an error; fields without a column keep
+// their zero value. Fields tagged `cql:"-"` and unexported fields are ignored.
 func RowToStruct[T any](row Row) (T, error) {
 	var v T
 	rv := reflect.ValueOf(&v).Elem()
@@ -83,7 +84,7 @@ func RowToStruct[T any](row Row) (T, error) {
 		var field reflect.Value
 		if top := topFieldFor(rt, c.Name); top >= 0 {
 			field = rv.Field(top)
-		} else if path := promotedFieldFor(rt, c.Name); path != nil {
+		} else if path := promotedField(rt, c.Name); path != nil {
 			field = fieldAt(rv, path)
 		} else if emb := embeddedFieldNamed(rt, c.Name); emb >= 0 {
 			field = rv.Field(emb)
@@ -122,6 +123,38 @@ func topFieldFor(rt reflect.Type, name string) int {
 		}
 	}
 	return fold
+}
+
+// promotedPaths memoizes promotedFieldFor, a pure function of its arguments, by struct type
+// and then column name (as encoding/json caches its field lists by type): the search
+// allocates, and RowToStruct runs it for every row.
+var promotedPaths sync.Map // reflect.Type -> *typePaths
+
+// typePaths holds promotedFieldFor's answers for one struct type, by column name (nil: no
+// such field).
+type typePaths struct {
+	mu    sync.RWMutex
+	paths map[string][]int
+}
+
+// promotedField is promotedFieldFor, memoized.
+func promotedField(rt reflect.Type, name string) []int {
+	v, ok := promotedPaths.Load(rt)
+	if !ok {
+		v, _ = promotedPaths.LoadOrStore(rt, &typePaths{paths: make(map[string][]int)})
+	}
+	tp := v.(*typePaths)
+	tp.mu.RLock()
+	path, ok := tp.paths[name]
+	tp.mu.RUnlock()
+	if ok {
+		return path
+	}
+	path = promotedFieldFor(rt, name)
+	tp.mu.Lock()
+	tp.paths[name] = path
+	tp.mu.Unlock()
+	return path
 }
 
 // promotedFieldFor returns the index path (reflect.Value.FieldByIndex) of the field of a

@@ -78,3 +78,30 @@ func TestRowToStructPromotesEmbeddedFields(t *testing.T) {
 		t.Errorf("an embedded pointer to an unexported struct: %v, want hidden to have no field", err)
 	}
 }
+
+// A column that lands in an embedded struct costs no more allocations per row, once its
+// field is known, than one of the struct's own.
+func TestRowToStructPromotedFieldAllocations(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	res := mustExec(t, s, "SELECT key, release_version FROM system.local")
+	row, _ := res.First()
+	type Base struct {
+		Key string
+	}
+	type own struct {
+		Key     string
+		Version string `cql:"release_version"`
+	}
+	type promoted struct {
+		Base
+		Version string `cql:"release_version"`
+	}
+	if got, err := native.RowToStruct[promoted](row); err != nil || got.Key != "local" {
+		t.Fatalf("RowToStruct: %+v, %v", got, err)
+	}
+	ownAllocs := testing.AllocsPerRun(100, func() { _, _ = native.RowToStruct[own](row) })
+	promotedAllocs := testing.AllocsPerRun(100, func() { _, _ = native.RowToStruct[promoted](row) })
+	if promotedAllocs > ownAllocs {
+		t.Errorf("RowToStruct allocates %.0f times per row with an embedded field, %.0f without", promotedAllocs, ownAllocs)
+	}
+}
