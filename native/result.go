@@ -112,11 +112,16 @@ func (r *Result) Rows() iter.Seq2[int, Row] {
 // page when the previous one is exhausted. A failed fetch is yielded as the last element,
 // with a zero Row. Stopping the loop early fetches nothing more. ctx bounds the fetches only:
 // once it ends, the rows of the page in hand are still yielded and the next fetch fails with
-// ctx's error (check ctx in the loop to stop at once).
+// ctx's error (check ctx in the loop to stop at once). A statement made WithPrefetch has each
+// next page requested while the rows of the page before it are yielded.
 func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		page := r
 		for {
+			var ahead *Pending
+			if page.next != nil && page.next.opts.rare.prefetch {
+				ahead = page.NextPageAsync(ctx) // Statement.WithPrefetch
+			}
 			for i := range page.rowCount {
 				row, _ := page.Row(i)
 				if !yield(row, nil) {
@@ -126,7 +131,13 @@ func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
 			if !page.HasMorePages() {
 				return
 			}
-			next, err := page.NextPage(ctx)
+			var next *Result
+			var err error
+			if ahead != nil {
+				next, err = ahead.Result()
+			} else {
+				next, err = page.NextPage(ctx)
+			}
 			if err != nil {
 				yield(Row{}, err)
 				return

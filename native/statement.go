@@ -56,6 +56,7 @@ type rareOptions struct {
 	retry           RetryPolicy
 	observer        func(context.Context, Attempt)
 	encoded         *encodedValues // Statement only: values already encoded (the next page of a Result); overrides values
+	prefetch        bool           // Statement only: Result.All requests each next page ahead (WithPrefetch)
 }
 
 // editRare gives o a copy of its rare options of its own (all zero when it has none) and
@@ -228,6 +229,16 @@ func (s Statement) WithPageSize(n int) Statement {
 	}
 	s.opts.pageSize = int32(n)
 	s.opts.set |= setPageSize
+	return s
+}
+
+// WithPrefetch returns a copy of s whose pages are fetched one ahead by Result.All and
+// Session.Iter (on): each next page is requested as soon as the page before it has arrived, so
+// that it travels while the rows in hand are read, as gocql's prefetch does. A loop that stops
+// early leaves the page requested ahead to complete unread: its request has cost the server
+// its work. Result.NextPage and NextPageAsync are unaffected.
+func (s Statement) WithPrefetch(on bool) Statement {
+	s.opts.editRare().prefetch = on
 	return s
 }
 
