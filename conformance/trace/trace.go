@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Event is one observable step of a scenario.
@@ -143,7 +144,7 @@ func formatValue(v reflect.Value) string {
 			return "(nil)"
 		}
 		if s, ok := v.Interface().(fmt.Stringer); ok {
-			return s.String()
+			return s.String() + hidden(v.Elem())
 		}
 		return "&" + formatValue(v.Elem())
 	case reflect.Interface:
@@ -173,7 +174,7 @@ func formatValue(v reflect.Value) string {
 		if v.CanInterface() {
 			switch x := v.Interface().(type) {
 			case fmt.Stringer:
-				return x.String()
+				return x.String() + hidden(v)
 			case error:
 				return x.Error()
 			}
@@ -200,6 +201,30 @@ func formatValue(v reflect.Value) string {
 		return fmt.Sprintf("%v", v.Interface())
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// hidden returns what the String method of a value leaves out and an application can see:
+// the bytes of a byte slice (net.IP prints an IPv4 address the same in its 4- and 16-byte
+// forms, which differ in len and bytes.Equal) and the location of a time.Time (String prints
+// the zone's abbreviation, the same for time.UTC and for time.Local on a host whose zone is
+// UTC, which differ in Location() and ==).
+func hidden(v reflect.Value) string {
+	switch {
+	case !v.IsValid():
+		return ""
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8:
+		return " bytes=" + fmt.Sprintf("%x", v.Bytes())
+	case v.Type() == reflect.TypeOf(time.Time{}) && v.CanInterface():
+		switch loc := v.Interface().(time.Time).Location(); loc {
+		case time.UTC:
+			return " loc=time.UTC"
+		case time.Local:
+			return " loc=time.Local"
+		default:
+			return " loc=" + loc.String()
+		}
+	}
+	return ""
 }
 
 func typedValue(v reflect.Value) string {
