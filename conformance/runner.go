@@ -181,10 +181,30 @@ func RunOutcome(ctx context.Context, b *Build, o Options) (*Outcome, error) {
 			rec.Shim = status(s)
 			rec.Diff = cmp.Diff(l, s)
 			rec.Same = rec.Diff == ""
+			if step := abortedSetup(l); rec.Same && step != "" {
+				// Both sides failed the same set-up statement and stopped: nothing the
+				// scenario is about was compared, which is not "the same".
+				rec.Same = false
+				rec.Diff = "the scenario stopped at a failed set-up step on both sides, so it compared nothing: " + step
+			}
 		}
 		records = append(records, rec)
 	}
 	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Order: order}, nil
+}
+
+// abortedSetup returns the step of a scenario that ended on a failed set-up statement
+// (scenarios.Env.Exec records "setup <statement>" with its error, and the scenario returns),
+// or "" when it went on past its set-up.
+func abortedSetup(s trace.Scenario) string {
+	if s.Panic != "" || len(s.Events) == 0 {
+		return ""
+	}
+	last := s.Events[len(s.Events)-1]
+	if last.Err != nil && strings.HasPrefix(last.Step, "setup ") {
+		return last.Step + ": " + last.Err.Message
+	}
+	return ""
 }
 
 func status(s trace.Scenario) string {
