@@ -15,7 +15,32 @@ import (
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
-var updateBaseline = flag.Bool("update-baseline", false, "rewrite testdata/known-<server>.txt from this run")
+var (
+	updateBaseline = flag.Bool("update-baseline", false, "rewrite testdata/known-<server>.txt from this run")
+	updatePins     = flag.Bool("update-pins", false, "rewrite testdata/pinned-<server>.json (the shim traces of the pinned deviations) from this run")
+)
+
+// checkPins fails the test when the shim's trace of a pinned deviation is not the pinned one
+// (see CheckPins), or rewrites the pins with -update-pins.
+func checkPins(t *testing.T, out *Outcome) {
+	t.Helper()
+	if *updatePins {
+		if err := WritePins(out); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	drift, recorded, err := CheckPins(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recorded {
+		t.Logf("%s: no testdata/pinned-%s.json: the shim traces of the pinned deviations are not checked (record them with -update-pins)", out.Server, out.Server)
+	}
+	for _, r := range drift {
+		t.Errorf("%s on %s: pinned deviation, but the shim no longer behaves as pinned (-pinned +shim); if the change is deliberate, update docs/deviations.md and run with -update-pins:\n%s", r.Name, r.Server, r.Diff)
+	}
+}
 
 // The shim does not yet pass every scenario. testdata/known-<server>.txt lists the scenarios whose
 // difference is known and not yet fixed (distinct from pinned deviations, which are deliberate).
@@ -155,6 +180,7 @@ func TestConformance(t *testing.T) {
 		}
 		cassandra = out
 		checkRecords(t, "cassandra", rerunDiffering(t, b, o, out.Records, knownDifferences(t, "cassandra")))
+		checkPins(t, out)
 	})
 	t.Run("cqlsim", func(t *testing.T) {
 		c := cqlsim.StartT(t, cqlsim.Options{})
@@ -165,6 +191,7 @@ func TestConformance(t *testing.T) {
 		}
 		sim = out
 		checkRecords(t, "cqlsim", rerunDiffering(t, b, o, out.Records, knownDifferences(t, "cqlsim")))
+		checkPins(t, out)
 	})
 	// cqlsim's fidelity (legacy gocql on Cassandra vs on cqlsim) is measured, not enforced.
 	if cassandra != nil && sim != nil {

@@ -139,7 +139,7 @@ func WriteDoc(path string, recs []Record, fid []FidelityRecord) error {
 	for _, n := range Normalizations() {
 		sb.WriteString("- " + n + "\n")
 	}
-	sb.WriteString("\n## Pinned deviations\n\n")
+	sb.WriteString("\n## Pinned deviations\n\nThe shim's trace of each is itself pinned, in `conformance/testdata/pinned-<server>.json`: the shim must keep deviating as described, not merely differ from gocql v1.7.0 (a server without that file is not checked, and the summary says so).\n\n")
 	for _, d := range Deviations() {
 		sb.WriteString("- `" + d.Scenario + "`: " + d.Reason + "\n")
 	}

@@ -127,7 +127,8 @@ type Outcome struct {
 	Server  string
 	Records []Record
 	Legacy  map[string]trace.Scenario
-	Order   []string // scenario names in run order
+	Shim    map[string]trace.Scenario // nil when the shim agent did not run (see CheckPins)
+	Order   []string                  // scenario names in run order
 }
 
 // Run builds (unless b is given) and runs both agents against o.Hosts and compares their traces
@@ -190,7 +191,7 @@ func RunOutcome(ctx context.Context, b *Build, o Options) (*Outcome, error) {
 		}
 		records = append(records, rec)
 	}
-	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Order: order}, nil
+	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Shim: shim, Order: order}, nil
 }
 
 // abortedSetup returns the step of a scenario that ended on a failed set-up statement

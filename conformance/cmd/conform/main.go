@@ -10,7 +10,9 @@
 // also compares the legacy traces of the two servers (cqlsim's fidelity, reported, never fatal).
 //
 // It exits non-zero when a scenario differs without a pinned deviation (conformance.Deviations)
-// and without being listed in conformance/testdata/known-<server>.txt, or when a pin is stale.
+// and without being listed in conformance/testdata/known-<server>.txt, when a pin is stale, or
+// when the shim's trace of a pinned scenario is not the one pinned in
+// conformance/testdata/pinned-<server>.json (conformance.CheckPins).
 package main
 
 import (
@@ -114,9 +116,20 @@ func run(args []string, stdout io.Writer) error {
 			}
 		}
 		diffs, stale := conformance.Unexpected(out.Records, known)
-		summary = append(summary, fmt.Sprintf("%s: %d scenarios, %d unexpected differences, %d stale pinned deviations",
-			out.Server, len(out.Records), len(diffs), len(stale)))
-		failed = failed || len(diffs) > 0 || len(stale) > 0
+		drift, recorded, err := conformance.CheckPins(out)
+		if err != nil {
+			return err
+		}
+		for _, r := range drift {
+			fmt.Fprintf(stdout, "\n--- pinned deviation %s on %s: the shim no longer behaves as pinned (-pinned +shim):\n%s\n", r.Name, r.Server, r.Diff)
+		}
+		pins := fmt.Sprintf("%d pinned deviations whose shim trace changed", len(drift))
+		if !recorded {
+			pins = "pinned shim traces not checked (no conformance/testdata/pinned-" + out.Server + ".json)"
+		}
+		summary = append(summary, fmt.Sprintf("%s: %d scenarios, %d unexpected differences, %d stale pinned deviations, %s",
+			out.Server, len(out.Records), len(diffs), len(stale), pins))
+		failed = failed || len(diffs) > 0 || len(stale) > 0 || len(drift) > 0
 		all = append(all, out.Records...)
 	}
 	var fid []conformance.FidelityRecord
