@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -32,6 +33,10 @@ type Options struct {
 	Sabotage string   // corrupt the shim's trace of this scenario (self-test)
 	WorkDir  string   // where binaries and traces go; a temporary directory when empty
 	Stderr   *bytes.Buffer
+
+	// ScenarioTimeout is each scenario's context deadline in both agents (0: the agent's
+	// default, 180s); a scenario still running 30s after it is reported as hung.
+	ScenarioTimeout time.Duration
 }
 
 // Build is the pair of agent binaries: legacy gocql and the shim (drop-in replace).
@@ -97,6 +102,9 @@ func runAgent(ctx context.Context, bin, label, out string, o Options, sabotage s
 	}
 	if sabotage != "" {
 		args = append(args, "--sabotage", sabotage)
+	}
+	if o.ScenarioTimeout > 0 {
+		args = append(args, "--scenario-timeout", o.ScenarioTimeout.String())
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr bytes.Buffer

@@ -43,6 +43,7 @@ func run(args []string) error {
 	filter := fs.String("run", "", "only scenarios whose name matches this regular expression")
 	sabotage := fs.String("sabotage", "", "corrupt the trace of this scenario (self-test of the comparison)")
 	label := fs.String("label", "agent", "short label used in the keyspace name")
+	timeout := fs.Duration("scenario-timeout", 180*time.Second, "the context deadline of each scenario; one that has not returned 30s after it is reported as hung")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,11 +73,22 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("connecting to %v: %w", hostList, err)
 	}
-	defer as.Close()
+	// A hung scenario may hold what Close and the keyspace's DROP would wait for: after one,
+	// the agent writes its traces and leaves the sessions (and the keyspace) as they are.
+	hung := 0
+	defer func() {
+		if hung == 0 {
+			as.Close()
+		}
+	}()
 	if err := as.Query("CREATE KEYSPACE " + ks + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").Exec(); err != nil {
 		return fmt.Errorf("creating keyspace %s: %w", ks, err)
 	}
-	defer as.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
+	defer func() {
+		if hung == 0 {
+			as.Query("DROP KEYSPACE IF EXISTS " + ks).Exec()
+		}
+	}()
 
 	cluster := gocql.NewCluster(hostList...)
 	cluster.Keyspace = ks
@@ -87,7 +99,11 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("session on keyspace %s: %w", ks, err)
 	}
-	defer s.Close()
+	defer func() {
+		if hung == 0 {
+			s.Close()
+		}
+	}()
 
 	normalize := normalizer(ks, hostList)
 	var results []trace.Scenario
@@ -97,19 +113,20 @@ func run(args []string) error {
 		}
 		rec := trace.NewRecorder(normalize)
 		res := trace.Scenario{Name: sc.Name}
-		func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
-			defer cancel()
-			defer func() {
-				if p := recover(); p != nil {
-					res.Panic = normalize(fmt.Sprint(p))
-				}
-			}()
-			n := i
+		n := i
+		panicked, finished := runScenario(*timeout, hangGrace, func(ctx context.Context) {
 			sc.Run(&scenarios.Env{Ctx: ctx, Session: s, Keyspace: ks, Hosts: hostList, R: rec,
 				Table: func(prefix string) string { return fmt.Sprintf("%s_%d", prefix, n) }})
-		}()
-		res.Events = rec.Events()
+		})
+		if finished {
+			res.Panic = normalize(panicked)
+			res.Events = rec.Events()
+		} else {
+			// The recorder is still the hung goroutine's: its events are not read.
+			hung++
+			res.Panic = fmt.Sprintf("hung: the scenario had not returned %v after its context's deadline", hangGrace)
+			fmt.Fprintf(os.Stderr, "conform-agent: %s hung\n", sc.Name)
+		}
 		if sc.Name == *sabotage && len(res.Events) > 0 {
 			ev := &res.Events[len(res.Events)-1]
 			ev.Values = append(ev.Values, "int:999999 (sabotaged)")
@@ -121,6 +138,38 @@ func run(args []string) error {
 		return err
 	}
 	return os.WriteFile(*out, data, 0o644)
+}
+
+// hangGrace is how long after its context's deadline a scenario is reported as hung.
+const hangGrace = 30 * time.Second
+
+// runScenario runs run with a context that ends after timeout, in a goroutine, so that a
+// scenario that never returns (a call that ignores its context and blocks) is reported as hung
+// (finished false, grace after the deadline) and the other scenarios still run, instead of the
+// agent, and the runner waiting for it, never ending. panicked is the value of a panic that
+// escaped run, formatted, or "".
+func runScenario(timeout, grace time.Duration, run func(ctx context.Context)) (panicked string, finished bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	done := make(chan string, 1)
+	go func() {
+		p := ""
+		defer func() {
+			if r := recover(); r != nil {
+				p = fmt.Sprint(r)
+			}
+			done <- p
+		}()
+		run(ctx)
+	}()
+	watchdog := time.NewTimer(timeout + grace)
+	defer watchdog.Stop()
+	select {
+	case p := <-done:
+		return p, true
+	case <-watchdog.C:
+		return "", false
+	}
 }
 
 // normalizer blanks what legitimately differs between two runs: the per-run keyspace name, the

@@ -49,6 +49,7 @@ func run(args []string, stdout io.Writer) error {
 	filter := fs.String("run", "", "only scenarios matching this regular expression")
 	sabotage := fs.String("sabotage", "", "corrupt the shim's trace of this scenario (proves the comparison can fail)")
 	verbose := fs.Bool("v", false, "print the diff of every differing scenario (and fidelity gap)")
+	scenarioTimeout := fs.Duration("scenario-timeout", 0, "each scenario's context deadline in the agents (default 180s); a scenario still running 30s later is reported as hung")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	base := conformance.Options{Filter: *filter, Sabotage: *sabotage, WorkDir: dir}
+	base := conformance.Options{Filter: *filter, Sabotage: *sabotage, WorkDir: dir, ScenarioTimeout: *scenarioTimeout}
 	var outcomes []*conformance.Outcome
 	if *hosts != "" {
 		o := base
