@@ -266,6 +266,46 @@ func (c *Cluster) SetNodeDelay(i int, d time.Duration) error {
 	return nil
 }
 
+// FreezeNode makes node i (0-based, in Addrs order) stop answering without closing anything, as
+// a node whose process is paused (SIGSTOP), stuck in a long garbage collection or cut off by a
+// network partition does: its connections stay open and it accepts new ones, but it sends
+// nothing on them (no answer, OPTIONS and the handshake included, no event) until ThawNode.
+// Requests it receives meanwhile are read and run, and their answers go out when it thaws.
+// Connections to the other nodes that registered for STATUS_CHANGE receive a DOWN event for its
+// address, as Cassandra's nodes send once their failure detector convicts a silent node (after
+// about ten seconds there). StopNode thaws the node. Freezing a frozen or stopped node does
+// nothing.
+func (c *Cluster) FreezeNode(i int) error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: FreezeNode(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	n := c.nodes[i]
+	if !n.isRunning() || !n.freeze() {
+		return nil
+	}
+	c.publishStatusChange(n, primitive.StatusChangeTypeDown)
+	return nil
+}
+
+// ThawNode makes a node frozen by FreezeNode answer again: what it held back goes out, and
+// connections registered for STATUS_CHANGE receive an UP event. Thawing a node that is not
+// frozen does nothing.
+func (c *Cluster) ThawNode(i int) error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if i < 0 || i >= len(c.nodes) {
+		return fmt.Errorf("cqlsim: ThawNode(%d): the cluster has nodes 0 to %d", i, len(c.nodes)-1)
+	}
+	n := c.nodes[i]
+	if !n.thaw() {
+		return nil
+	}
+	c.publishStatusChange(n, primitive.StatusChangeTypeUp)
+	return nil
+}
+
 // StartNode starts a node stopped by StopNode again on the same address; connections
 // registered for STATUS_CHANGE receive an UP event. Starting a running node does nothing.
 func (c *Cluster) StartNode(i int) error {

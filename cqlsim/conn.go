@@ -193,6 +193,14 @@ func (c *conn) writeLoop() {
 		case <-c.done:
 			return
 		}
+		if frozen := c.node.frozen.Load(); frozen != nil {
+			// A frozen node (Cluster.FreezeNode) sends nothing, as a paused process.
+			select {
+			case <-*frozen:
+			case <-c.done:
+				return
+			}
+		}
 		closing := f.b == nil
 		if !closing && c.inFlight.Load() > 0 {
 			// More responses are being computed: let their workers run first so that one

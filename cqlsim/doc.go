@@ -47,8 +47,10 @@
 // shared port, and owns distinct Murmur3 tokens. All nodes share one engine (schema and data), as
 // a fully replicated cluster would; each serves itself in system.local and the others in
 // system.peers and system.peers_v2. StopNode and StartNode take a node down and bring it back
-// on the same address, for tests of driver failover; SetNodeDelay makes a node answer its
-// statements late, for tests of timeouts, speculative execution and slow-node handling;
+// on the same address, for tests of driver failover; FreezeNode and ThawNode make a node fall
+// silent without closing anything (a paused process, a partition) and answer again;
+// SetNodeDelay makes a node answer its statements late, for tests of timeouts, speculative
+// execution and slow-node handling;
 // InjectFault makes a node answer chosen statements with a server error (a read or write
 // timeout, OVERLOADED, CAS_WRITE_UNKNOWN, ...: any error code of the v5 spec, see Fault.Error)
 // instead of running them, answer them late, or prepare them late (Fault.Prepare), for tests of

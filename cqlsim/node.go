@@ -38,6 +38,9 @@ type node struct {
 
 	delay  atomic.Int64 // time.Duration every statement waits before it runs (SetNodeDelay)
 	faults faultList    // errors answered in place of statements (InjectFault)
+	// frozen, while FreezeNode holds the node, is a channel that ThawNode (or StopNode)
+	// closes; the connections' writers send nothing until then.
+	frozen atomic.Pointer[chan struct{}]
 
 	shards *nodeShards // sharding state (Options.Shards), else nil; set before start
 }
@@ -151,11 +154,32 @@ func (n *node) stop() error {
 	if shardLn != nil {
 		err = errors.Join(err, closeListener(shardLn))
 	}
+	// A frozen node's writers wait for the thaw, also those of connections the client closed
+	// (which are no longer listed): let them go.
+	n.thaw()
 	for _, c := range conns {
 		c.shutdown()
 	}
 	n.wg.Wait()
 	return err
+}
+
+// freeze makes the node's connections send nothing until thaw; it reports false when the node
+// was frozen already.
+func (n *node) freeze() bool {
+	ch := make(chan struct{})
+	return n.frozen.CompareAndSwap(nil, &ch)
+}
+
+// thaw lets a frozen node's connections send again; it reports false when the node was not
+// frozen.
+func (n *node) thaw() bool {
+	ch := n.frozen.Swap(nil)
+	if ch == nil {
+		return false
+	}
+	close(*ch)
+	return true
 }
 
 // closeListener closes ln; closing a closed listener is not an error.
