@@ -147,6 +147,11 @@ func (ctl *control) order(addrs []string) []string {
 }
 
 func (ctl *control) onEvent(e proto.Event) {
+	if e.Type == proto.EventStatusChange && e.Change == "DOWN" {
+		if p := ctl.s.poolOfEvent(e.Addr); p != nil {
+			p.suspect()
+		}
+	}
 	if e.Type == proto.EventSchemaChange {
 		ctl.s.tablets.schemaChanged(e.Schema)
 		if f := ctl.s.cfg.OnSchemaChange; f != nil {

@@ -29,6 +29,7 @@ type hostPool struct {
 	lastErr   error
 	lostErr   error         // why the last pruned connection closed, until a connection opens
 	wasUp     bool          // a connection was open at some point
+	probing   bool          // suspect's probe is running
 	wake      chan struct{} // buffered 1: cut a refill's backoff short (a node came back)
 	// awarePortFailed is when the node's shard-aware port last did not answer or did not
 	// give the shard asked for (zero when never): for awarePortRetry after that, its
@@ -302,6 +303,55 @@ func (p *hostPool) kick() {
 	default:
 	}
 	p.startRefill()
+}
+
+// downProbeTimeout bounds how long each connection of a node the cluster reports DOWN has to
+// answer suspect's probe (ConnectTimeout when shorter).
+const downProbeTimeout = 2 * time.Second
+
+// suspect checks the node's connections after the cluster reported the node DOWN (a
+// STATUS_CHANGE event, sent once the other nodes' failure detector convicted it): each open
+// connection must answer an OPTIONS within downProbeTimeout, or it is closed as a failed
+// heartbeat would close it, and the pool reconnects in the background as after any loss. A
+// node that is gone closed its connections already; this is for one that stopped answering
+// without closing them (a paused process, a partition), which would otherwise hold every
+// request sent to it until the request's timeout, for as long as the heartbeat takes to give
+// up (HeartbeatInterval and as long again). A node that answers keeps its connections: the
+// other nodes may have lost it while the client still reaches it. suspect does not wait.
+func (p *hostPool) suspect() {
+	p.mu.Lock()
+	if p.closed || p.probing {
+		p.mu.Unlock()
+		return
+	}
+	p.probing = true
+	p.mu.Unlock()
+	done := func() {
+		p.mu.Lock()
+		p.probing = false
+		p.mu.Unlock()
+	}
+	if !p.s.enter() {
+		done()
+		return
+	}
+	go func() {
+		defer p.s.wg.Done()
+		defer done()
+		timeout := min(downProbeTimeout, p.s.cfg.ConnectTimeout)
+		var wg sync.WaitGroup
+		for _, c := range p.all() {
+			if c.Err() != nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.Probe(p.s.ctx, timeout)
+			}()
+		}
+		wg.Wait()
+	}()
 }
 
 // retire takes the pool of a node that left the topology (decommissioned, replaced, or

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -371,6 +372,22 @@ func (s *Session) installSnapshot(snap *topology.Snapshot) {
 	for _, p := range gone {
 		p.retire()
 	}
+}
+
+// poolOfEvent returns the pool of the node a topology or status event names by its client
+// address (rpc_address and native port), or nil when no known node has it.
+func (s *Session) poolOfEvent(addr netip.AddrPort) *hostPool {
+	st := s.state.Load()
+	if st == nil {
+		return nil
+	}
+	ip := addr.Addr().Unmap()
+	for i, n := range st.snap.Nodes {
+		if n.Addr == addr.String() || (n.RPCAddress.Unmap() == ip && portOf(n.Addr) == int(addr.Port())) {
+			return st.pools[i]
+		}
+	}
+	return nil
 }
 
 // Close closes every connection. Requests in flight fail with an error matching

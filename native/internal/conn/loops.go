@@ -285,3 +285,24 @@ func (c *Conn) heartbeatLoop(interval, timeout time.Duration) {
 		seen = c.frames.Load()
 	}
 }
+
+// Probe sends OPTIONS and closes the connection, with ErrHeartbeat as the cause, when no answer
+// comes within timeout, as a failed heartbeat does; ctx ending first stops the probe and leaves
+// the connection as it is. It reports whether the connection is still open.
+func (c *Conn) Probe(ctx context.Context, timeout time.Duration) bool {
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	resp, err := c.Do(pctx, &proto.Options{})
+	cancel()
+	var er *proto.ErrorResponse
+	switch {
+	case err == nil:
+		resp.Release()
+	case c.Err() != nil:
+	case errors.As(err, &er):
+		// An error answer is an answer: the node is alive.
+	case ctx.Err() != nil:
+	default:
+		c.fail(fmt.Errorf("%w: OPTIONS got no answer within %s: %v", ErrHeartbeat, timeout, err))
+	}
+	return c.Err() == nil
+}
