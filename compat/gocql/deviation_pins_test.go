@@ -3,7 +3,6 @@ package gocql
 import (
 	"context"
 	"encoding/binary"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	gocqlv1 "github.com/gocql/gocql"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
 // The tests of this file pin deviations of docs/deviations.md that no other test pinned: each
@@ -502,45 +502,9 @@ func TestPinG14ErrorIteratorHasNoWarnings(t *testing.T) {
 	}
 }
 
-// voidAnnotator is a Dialer whose connections add a warning and a custom payload to every
-// uncompressed protocol v4 RESULT Void frame that carries neither (nor a tracing id).
-type voidAnnotator struct{}
-
-func (voidAnnotator) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, network, address)
-	if err != nil {
-		return nil, err
-	}
-	return &annotatedConn{Conn: nc}, nil
-}
-
-type annotatedConn struct {
-	net.Conn
-	in, out []byte
-}
-
-func (c *annotatedConn) Read(b []byte) (int, error) {
-	for len(c.out) == 0 {
-		buf := make([]byte, 64<<10)
-		n, err := c.Conn.Read(buf)
-		c.in = append(c.in, buf[:n]...)
-		for len(c.in) >= 9 {
-			size := 9 + int(binary.BigEndian.Uint32(c.in[5:9]))
-			if len(c.in) < size {
-				break
-			}
-			c.out = append(c.out, annotateVoid(c.in[:size])...)
-			c.in = c.in[size:]
-		}
-		if len(c.out) == 0 && err != nil {
-			return 0, err
-		}
-	}
-	n := copy(b, c.out)
-	c.out = c.out[n:]
-	return n, nil
-}
+// voidAnnotator returns a Dialer whose connections add a warning and a custom payload to
+// every uncompressed protocol v4 RESULT Void frame that carries neither (nor a tracing id).
+func voidAnnotator() *cqltest.FrameRewriter { return &cqltest.FrameRewriter{Rewrite: annotateVoid} }
 
 func annotateVoid(frame []byte) []byte {
 	if len(frame) != 13 || frame[0] != 0x84 || frame[1] != 0 || frame[4] != 0x08 || binary.BigEndian.Uint32(frame[9:]) != 1 {
@@ -567,7 +531,7 @@ func annotateVoid(frame []byte) []byte {
 func TestPinG15VoidBatchKeepsWarnings(t *testing.T) {
 	sim := pinCluster(t, 1)
 	c := NewCluster(sim.Addrs()[0])
-	c.Port, c.ProtoVersion, c.Dialer = sim.Port(), 4, voidAnnotator{}
+	c.Port, c.ProtoVersion, c.Dialer = sim.Port(), 4, voidAnnotator()
 	s, err := c.CreateSession()
 	if err != nil {
 		t.Fatal(err)

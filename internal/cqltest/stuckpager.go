@@ -8,6 +8,56 @@ import (
 	"sync"
 )
 
+// FrameRewriter is a dialer (a native.Dialer, a gocql Dialer) whose connections pass every
+// whole frame the server sends through Rewrite before the driver reads it: a test's way to
+// make a server answer as no real one would. Frames are cut by their protocol v3/v4 header
+// (9 bytes, the body's length last), so it suits uncompressed connections below protocol v5.
+type FrameRewriter struct {
+	// Rewrite returns the frame to deliver in place of frame (frame itself to leave it);
+	// it may be called from several connections at once.
+	Rewrite func(frame []byte) []byte
+}
+
+// DialContext dials TCP and wraps the connection so that the frames it reads are rewritten.
+func (f *FrameRewriter) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &rewrittenConn{Conn: nc, rewrite: f.Rewrite}, nil
+}
+
+// rewrittenConn is a connection whose reads return the server's frames as rewritten.
+type rewrittenConn struct {
+	net.Conn
+	rewrite func([]byte) []byte
+	in      []byte // bytes read from the server, not yet a whole frame
+	out     []byte // frames rewritten, not yet returned
+}
+
+func (c *rewrittenConn) Read(b []byte) (int, error) {
+	for len(c.out) == 0 {
+		buf := make([]byte, 64<<10)
+		n, err := c.Conn.Read(buf)
+		c.in = append(c.in, buf[:n]...)
+		for len(c.in) >= 9 {
+			size := 9 + int(binary.BigEndian.Uint32(c.in[5:9]))
+			if len(c.in) < size {
+				break
+			}
+			c.out = append(c.out, c.rewrite(c.in[:size])...)
+			c.in = c.in[size:]
+		}
+		if len(c.out) == 0 && err != nil {
+			return 0, err
+		}
+	}
+	n := copy(b, c.out)
+	c.out = c.out[n:]
+	return n, nil
+}
+
 // StuckPager is a dialer (a native.Dialer, a gocql Dialer) whose connections make their
 // server look as if its paging state never moved on: the first paging state a RESULT Rows
 // frame brings is kept, and every later page, whatever its own state, comes with that one. A
@@ -22,43 +72,7 @@ type StuckPager struct {
 // DialContext dials TCP and wraps the connection so that its pages' paging states are
 // rewritten.
 func (p *StuckPager) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, network, address)
-	if err != nil {
-		return nil, err
-	}
-	return &stuckConn{Conn: nc, p: p}, nil
-}
-
-// stuckConn is a connection whose reads return the server's frames as StuckPager rewrites
-// them.
-type stuckConn struct {
-	net.Conn
-	p   *StuckPager
-	in  []byte // bytes read from the server, not yet a whole frame
-	out []byte // frames rewritten, not yet returned
-}
-
-func (c *stuckConn) Read(b []byte) (int, error) {
-	for len(c.out) == 0 {
-		buf := make([]byte, 64<<10)
-		n, err := c.Conn.Read(buf)
-		c.in = append(c.in, buf[:n]...)
-		for len(c.in) >= 9 {
-			size := 9 + int(binary.BigEndian.Uint32(c.in[5:9]))
-			if len(c.in) < size {
-				break
-			}
-			c.out = append(c.out, c.p.rewrite(c.in[:size])...)
-			c.in = c.in[size:]
-		}
-		if len(c.out) == 0 && err != nil {
-			return 0, err
-		}
-	}
-	n := copy(b, c.out)
-	c.out = c.out[n:]
-	return n, nil
+	return (&FrameRewriter{Rewrite: p.rewrite}).DialContext(ctx, network, address)
 }
 
 // rewrite returns frame with its paging state replaced by the first one seen (and records
