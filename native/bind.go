@@ -304,85 +304,72 @@ func inferType(v any) (*cqltype.Type, error) {
 	switch v.(type) {
 	case nil, cqltype.UnsetValue:
 		return typeBlob, nil
-	case int, int64, uint32:
-		return typeBigint, nil
-	case int32:
-		return typeInt, nil
-	case int16:
-		return typeSmallint, nil
-	case int8:
-		return typeTinyint, nil
-	case string:
-		return typeText, nil
-	case []byte:
-		return typeBlob, nil
-	case bool:
-		return typeBoolean, nil
-	case float32:
-		return typeFloat, nil
-	case float64:
-		return typeDouble, nil
-	case time.Time:
-		return typeTimestamp, nil
-	case cqltype.UUID:
-		return typeUUID, nil
-	case netip.Addr, net.IP:
-		return typeInet, nil
-	case *big.Int:
-		return typeVarint, nil
-	case cqltype.Decimal:
-		return typeDecimal, nil
-	case cqltype.Date:
-		return typeDate, nil
-	case cqltype.Duration:
-		return typeDuration, nil
-	case []string:
-		return cqltype.NewList(typeText), nil
-	case []int:
-		return cqltype.NewList(typeBigint), nil
-	case []int64:
-		return cqltype.NewList(typeBigint), nil
-	case []int32:
-		return cqltype.NewList(typeInt), nil
-	case []float64:
-		return cqltype.NewList(typeDouble), nil
-	case map[string]string:
-		return cqltype.NewMap(typeText, typeText), nil
-	case map[string]int:
-		return cqltype.NewMap(typeText, typeBigint), nil
-	default:
-		if t := inferGoType(reflect.TypeOf(v), nil); t != nil {
-			return t, nil
-		}
-		return nil, fmt.Errorf("%T: %w", v, errCannotInfer)
 	}
+	if t := knownType(v); t != nil {
+		return t, nil
+	}
+	if t := inferGoType(reflect.TypeOf(v), nil); t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("%T: %w", v, errCannotInfer)
 }
 
-// inferredScalars are the Go types of the scalar values inferType accepts, by their CQL type.
-var inferredScalars = map[reflect.Type]*cqltype.Type{
-	reflect.TypeFor[int]():              typeBigint,
-	reflect.TypeFor[int64]():            typeBigint,
-	reflect.TypeFor[uint32]():           typeBigint,
-	reflect.TypeFor[int32]():            typeInt,
-	reflect.TypeFor[int16]():            typeSmallint,
-	reflect.TypeFor[int8]():             typeTinyint,
-	reflect.TypeFor[string]():           typeText,
-	reflect.TypeFor[[]byte]():           typeBlob,
-	reflect.TypeFor[bool]():             typeBoolean,
-	reflect.TypeFor[float32]():          typeFloat,
-	reflect.TypeFor[float64]():          typeDouble,
-	reflect.TypeFor[time.Time]():        typeTimestamp,
-	reflect.TypeFor[cqltype.UUID]():     typeUUID,
-	reflect.TypeFor[netip.Addr]():       typeInet,
-	reflect.TypeFor[net.IP]():           typeInet,
-	reflect.TypeFor[*big.Int]():         typeVarint,
-	reflect.TypeFor[cqltype.Decimal]():  typeDecimal,
-	reflect.TypeFor[cqltype.Date]():     typeDate,
-	reflect.TypeFor[cqltype.Duration](): typeDuration,
+// knownType returns the CQL type of a value of one of the Go types inferType knows by name
+// (its fast path), or nil.
+func knownType(v any) *cqltype.Type {
+	switch v.(type) {
+	case int, int64, uint32:
+		return typeBigint
+	case int32:
+		return typeInt
+	case int16:
+		return typeSmallint
+	case int8:
+		return typeTinyint
+	case string:
+		return typeText
+	case []byte:
+		return typeBlob
+	case bool:
+		return typeBoolean
+	case float32:
+		return typeFloat
+	case float64:
+		return typeDouble
+	case time.Time:
+		return typeTimestamp
+	case cqltype.UUID:
+		return typeUUID
+	case netip.Addr, net.IP:
+		return typeInet
+	case *big.Int:
+		return typeVarint
+	case cqltype.Decimal:
+		return typeDecimal
+	case cqltype.Date:
+		return typeDate
+	case cqltype.Duration:
+		return typeDuration
+	case []string:
+		return cqltype.NewList(typeText)
+	case []int:
+		return cqltype.NewList(typeBigint)
+	case []int64:
+		return cqltype.NewList(typeBigint)
+	case []int32:
+		return cqltype.NewList(typeInt)
+	case []float64:
+		return cqltype.NewList(typeDouble)
+	case map[string]string:
+		return cqltype.NewMap(typeText, typeText)
+	case map[string]int:
+		return cqltype.NewMap(typeText, typeBigint)
+	}
+	return nil
 }
 
-// inferGoType is inferType's slow path, by Go type: the scalars of inferredScalars, pointers
-// to what they point to, slices and arrays as lists, maps as maps (sets for struct{} values);
+// inferGoType is inferType's slow path, by Go type: the types knownType knows (given their
+// zero value), pointers to what they point to, slices and arrays as lists, maps as maps (sets for struct{} values);
 // nil when rt has no CQL type a simple statement can send. outer holds the types rt is part
 // of: a recursive type (type T []T, type T map[string]T, type T *T) has none, and is not
 // followed into itself for ever.
@@ -390,7 +377,7 @@ func inferGoType(rt reflect.Type, outer []reflect.Type) *cqltype.Type {
 	if rt == nil {
 		return nil
 	}
-	if t, ok := inferredScalars[rt]; ok {
+	if t := knownType(reflect.Zero(rt).Interface()); t != nil {
 		return t
 	}
 	if slices.Contains(outer, rt) {
