@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -338,7 +339,7 @@ func (s *Session) bindBatch(ctx context.Context, b *Batch, async bool, req *requ
 			err = ev.refuseUnset(st.cql, m)
 		}
 		if err != nil {
-			return fmt.Errorf("native: batch statement %d: %w", i, err)
+			return &batchStatementError{index: i, err: err}
 		}
 		if m != nil {
 			bs.ID = m.id
@@ -942,3 +943,17 @@ func (s *Session) runOn(ctx context.Context, c *conn.Conn, cql string) (*Result,
 	defer resp.Release()
 	return s.buildResult(resp, &reqInfo{what: cql}, c.Addr())
 }
+
+// batchStatementError is the error of a batch statement whose values could not be
+// bound: err (a *BindError, mostly) with the statement's index in front, and without
+// err's own "native: " prefix, which the batch's message already has.
+type batchStatementError struct {
+	index int
+	err   error
+}
+
+func (e *batchStatementError) Error() string {
+	return fmt.Sprintf("native: batch statement %d: %s", e.index, strings.TrimPrefix(e.err.Error(), "native: "))
+}
+
+func (e *batchStatementError) Unwrap() error { return e.err }

@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
@@ -58,5 +59,29 @@ func TestMisuseFailsCleanly(t *testing.T) {
 	nh := &native.NoHostAvailableError{Errors: []native.HostError{{Host: "10.0.0.1:9042"}}}
 	if got := nh.Error(); got == "" {
 		t.Error("empty message")
+	}
+}
+
+// A batch statement whose values cannot be bound is named by its index, and the error
+// reads with one "native:" prefix (it read "native: batch statement 1: native: binding
+// ..."), still a *BindError for errors.As.
+func TestBatchBindErrorHasOnePrefix(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := native.NewBatch(native.UnloggedBatch,
+		native.Query("INSERT INTO system.local (key) VALUES ('x')"),
+		native.Query("INSERT INTO system.local (key) VALUES (?)", make(chan int)))
+	_, err = s.ExecuteBatch(ctxT(t), b)
+	var be *native.BindError
+	if !errors.As(err, &be) {
+		t.Fatalf("ExecuteBatch: %v, want a BindError", err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "native: batch statement 1: binding ") || strings.Count(msg, "native:") != 1 {
+		t.Errorf("error %q: want one prefix, then the statement's index, then the binding error", msg)
 	}
 }
