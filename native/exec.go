@@ -320,7 +320,7 @@ func (s *Session) bindBatch(ctx context.Context, b *Batch, async bool, req *requ
 	for i := range b.stmts {
 		st := &b.stmts[i]
 		if st.prepared != nil && st.prepared.m() == nil {
-			return fmt.Errorf("native: batch statement %d: %w", i, errUnusablePrepared)
+			return &batchStatementError{index: i, err: errUnusablePrepared}
 		}
 		if ks := st.opts.keyspace(); ks != "" {
 			return fmt.Errorf("native: batch statement %d: its own keyspace %q is not sent in a batch (set it on the batch with Batch.WithKeyspace): %w", i, ks, ErrUnsupported)

@@ -32,6 +32,8 @@ func TestMisuseFailsCleanly(t *testing.T) {
 		}
 		if _, err := s.ExecuteBatch(ctxT(t), native.NewBatch(native.UnloggedBatch, native.Query("INSERT INTO system.local (key) VALUES ('x')"), st)); !errors.As(err, &be) {
 			t.Errorf("%s in a batch: %v, want a BindError (nothing sent)", name, err)
+		} else if msg := err.Error(); strings.Count(msg, "native:") != 1 {
+			t.Errorf("%s in a batch: %q, want one \"native:\" prefix", name, msg)
 		}
 	}
 
