@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -72,5 +73,50 @@ func TestHungNodeReportedDownIsAvoided(t *testing.T) {
 	}
 	if !reaches(hung, 10*time.Second) {
 		t.Fatalf("no query reached %s in the 10s after it answered again", hung)
+	}
+}
+
+// Connect with a node that accepts connections but never answers (frozen): it returns a
+// working session when the node's pool gives up, after ConnectTimeout, or when ctx ends
+// while the pools open (the healthy node's pool is open by then); a frozen first contact
+// point with the context ending fails with each contact point's cause.
+func TestConnectWithHungNode(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	if err := cl.FreezeNode(1); err != nil {
+		t.Fatal(err)
+	}
+	defer cl.ThawNode(1)
+	query := func(s *native.Session) {
+		t.Helper()
+		if _, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local")); err != nil {
+			t.Errorf("query on the session: %v", err)
+		}
+		s.Close()
+	}
+
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], ConnectTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Connect with ConnectTimeout 300ms: %v", err)
+	}
+	query(s)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	s, err = native.Connect(ctx, native.Config{Hosts: cl.Addrs()[:1]})
+	if err != nil {
+		t.Fatalf("Connect with a context of 300ms: %v", err)
+	}
+	if waited := time.Since(start); waited >= native.DefaultConnectTimeout {
+		t.Errorf("Connect waited %v: the context's end did not end the wait for the frozen node", waited)
+	}
+	query(s)
+
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = native.Connect(ctx, native.Config{Hosts: []string{cl.Addrs()[1], cl.Addrs()[0]}})
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) || len(nh.Errors) != 2 {
+		t.Errorf("Connect with the frozen node first and a context of 300ms: %v, want a NoHostAvailableError naming both contact points", err)
 	}
 }

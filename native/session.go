@@ -174,6 +174,14 @@ func (cfg Config) withDefaults() (Config, error) {
 // answers, reads the topology from it, and opens the connection pools. It returns an error
 // when cfg is invalid or no contact point can be reached (a *NoHostAvailableError with
 // each one's cause).
+//
+// Connect returns once every node's pool has opened or failed, so that the first requests
+// are spread over the cluster. A node that accepts connections but never answers (a paused
+// process, a node stuck in a long garbage collection) is given up only when its
+// Config.ConnectTimeout runs out, per step of opening a connection: as a contact point it
+// delays the next one by as much, and among the others it delays Connect's return by as
+// much. ctx bounds the whole of Connect (when it ends while the pools open, Connect returns
+// the session if a node's pool has opened); a shorter ConnectTimeout shortens both waits.
 func Connect(ctx context.Context, cfg Config) (*Session, error) {
 	if ctx == nil {
 		return nil, errNilContext
