@@ -479,3 +479,47 @@ func TestEveryPendingCompleteWhenCloseReturns(t *testing.T) {
 		}
 	}
 }
+
+// Pending.Wait returns the outcome when the request completes, an error wrapping the
+// context's when ctx ends first, without cancelling the request (a later Wait returns its
+// rows), and an error at once for a nil context or a Pending no Async method returned.
+func TestPendingWait(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{})
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := cl.FreezeNode(0); err != nil {
+		t.Fatal(err)
+	}
+	p := s.ExecuteAsync(ctxT(t), native.Query("SELECT key FROM system.local"))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if res, err := p.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) || res != nil {
+		t.Fatalf("Wait while the node is frozen: %v, %v; want an error wrapping context.DeadlineExceeded", res, err)
+	}
+	if err := cl.ThawNode(0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Wait(ctxT(t))
+	if err != nil {
+		t.Fatalf("Wait after the node thawed: %v (the request should have gone on)", err)
+	}
+	if n := res.Len(); n != 1 {
+		t.Errorf("Wait after the node thawed: %d rows, want 1", n)
+	}
+	cancelled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if again, err := p.Wait(cancelled); err != nil || again != res {
+		t.Errorf("Wait on a completed request with an ended context: %v, %v; want its result", again, err)
+	}
+	var nilCtx context.Context
+	if _, err := p.Wait(nilCtx); err == nil || !strings.Contains(err.Error(), "nil Context") {
+		t.Errorf("Wait with a nil context: %v", err)
+	}
+	var zero native.Pending
+	if _, err := zero.Wait(ctxT(t)); err == nil {
+		t.Error("Wait on a zero Pending: no error")
+	}
+}

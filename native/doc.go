@@ -91,7 +91,8 @@
 // # Asynchronous requests
 //
 // Session.ExecuteAsync, Session.ExecuteBatchAsync and Result.NextPageAsync return a *Pending
-// at once; its Done channel closes when the request completes, and Result returns the outcome.
+// at once; its Done channel closes when the request completes, Result returns the outcome,
+// and Wait returns it too unless a context of the caller's ends first (ending only the wait).
 // One goroutine can keep thousands of requests in flight. With no observer, no speculative
 // execution, no timeout under a second, not a USE, and a free stream id on the connection of
 // the first node of its plan, a request takes no goroutine while it waits (a context that can

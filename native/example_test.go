@@ -207,3 +207,34 @@ func ExampleConfig_dialer() {
 	// dialling a node of datacenter1
 	// release 5.0.0
 }
+
+// Waiting for a request started with ExecuteAsync for no longer than a caller's own
+// deadline: Wait gives up the wait, not the request, whose outcome a later Wait or Result
+// still returns.
+func ExamplePending_Wait() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close()
+
+	p := sess.ExecuteAsync(ctx, native.Query("SELECT release_version FROM system.local"))
+	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := p.Wait(waitCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		fmt.Println("still running; collect it later with p.Result()")
+		return
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Len(), "row")
+	// Output: 1 row
+}

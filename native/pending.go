@@ -1,7 +1,9 @@
 package native
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -53,14 +55,40 @@ func (p *Pending) Result() (*Result, error) {
 	return p.res, p.err
 }
 
+// Wait is Result bounded by ctx: it waits for the request to complete or for ctx to end,
+// whichever comes first, and returns the request's outcome, or an error wrapping ctx.Err()
+// when ctx ended first (a request that has completed by then returns its outcome). ctx ending
+// abandons only the wait, not the request, which the context given to the Async method
+// governs: a later Wait or Result still returns its outcome. For a Pending that no Async
+// method returned (the zero value, or nil) it returns an error at once, as Result does.
+func (p *Pending) Wait(ctx context.Context) (*Result, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
+	if p == nil || p.done == nil {
+		return nil, errNotStarted
+	}
+	select {
+	case <-p.done:
+		return p.res, p.err
+	default:
+	}
+	select {
+	case <-p.done:
+		return p.res, p.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("native: waiting for the request: %w", ctx.Err())
+	}
+}
+
 // OnDone arranges for f to run once p has completed: in a goroutine of the session (the one
 // that ran the request, or a worker when the connection's reader completed it), in
 // registration order with the other functions given to OnDone before p completed, or
 // immediately in the caller's goroutine, before OnDone returns, when p has already completed
 // (or no Async method returned it, the zero value or nil). A function given after p completed
-// may so run while, in the session's goroutine, functions given earlier are still running. f must not block: it delays the completion of other requests. As
-// with time.AfterFunc, a panic in f, which runs in the session's goroutine, ends the
-// program. A hook that ends its goroutine (runtime.Goexit) does not keep the following
+// may so run while, in the session's goroutine, functions given earlier are still running. f
+// must not block: it delays the completion of other requests. As with time.AfterFunc, a panic
+// in f, which runs in the session's goroutine, ends the program. A hook that ends its goroutine (runtime.Goexit) does not keep the following
 // ones from running. A nil f is ignored.
 func (p *Pending) OnDone(f func()) {
 	if f == nil {
