@@ -69,7 +69,9 @@ func ScanOne[T any](res *Result) (T, error) {
 // `cql:"name"` tag equals the column name, or else whose name equals it case-insensitively.
 // The fields of an embedded struct (or pointer to struct, allocated when a column needs it)
 // without a tag are matched as if they were T's own, after T's own, as encoding/json promotes
-// them; an embedded struct with a tag is one field. A column that no field, T's own or
+// them (a shallower field wins over a deeper one; between two at the same depth, the first in
+// field order, as sqlx's and gocqlx's mappers choose, where encoding/json would ignore both);
+// an embedded struct with a tag is one field. A column that no field, T's own or
 // promoted, receives is decoded into the untagged embedded struct of its name as a whole (a
 // UDT's struct). A column without a matching field is an error; fields without a column keep
 // their zero value. Fields tagged `cql:"-"` and unexported fields are ignored.

@@ -105,3 +105,41 @@ func TestRowToStructPromotedFieldAllocations(t *testing.T) {
 		t.Errorf("RowToStruct allocates %.0f times per row with an embedded field, %.0f without", promotedAllocs, ownAllocs)
 	}
 }
+
+type embeddedFirst struct{ Label string }
+
+type embeddedSecond struct {
+	Label string
+	Rank  int32
+}
+
+type embeddedOuter struct{ embeddedDeeper }
+
+type embeddedDeeper struct{ Rank int32 }
+
+// Two embedded structs with a field of the same name at the same depth: the column goes to
+// the first in field order (as sqlx's and gocqlx's mappers do; encoding/json would ignore
+// both); a shallower promoted field wins over a deeper one wherever they are declared.
+func TestRowToStructSameDepthNamesTakeFirst(t *testing.T) {
+	s := simSession(t, cqlsim.Options{})
+	mustExec(t, s, "CREATE KEYSPACE embd WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE embd.t (id int PRIMARY KEY, label text, rank int)")
+	mustExec(t, s, "INSERT INTO embd.t (id, label, rank) VALUES (1, 'l', 5)")
+	type row struct {
+		ID int32
+		embeddedOuter
+		embeddedFirst
+		embeddedSecond
+	}
+	first, _ := mustExec(t, s, "SELECT id, label, rank FROM embd.t").First()
+	got, err := native.RowToStruct[row](first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.embeddedFirst.Label != "l" || got.embeddedSecond.Label != "" {
+		t.Errorf("label went to first %q, second %q; want the first embedded struct's", got.embeddedFirst.Label, got.embeddedSecond.Label)
+	}
+	if got.embeddedSecond.Rank != 5 || got.embeddedOuter.Rank != 0 {
+		t.Errorf("rank went to depth 1 %d, depth 2 %d; want the shallower field", got.embeddedSecond.Rank, got.embeddedOuter.Rank)
+	}
+}
