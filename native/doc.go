@@ -47,7 +47,8 @@
 // Get[T] decodes one column without letting the destination escape (the allocation-free
 // path: a prepared single-row read costs 3 allocations with Get, 5 with Scan); Row.Raw gives
 // the encoded bytes, Row.Values and Row.Map natural Go values. Collect, CollectOne, RowTo,
-// RowToStruct and ScanOne are generic helpers.
+// RowToStruct and ScanOne are generic helpers; BindStruct binds a struct's fields to a prepared
+// statement's markers by name, as RowToStruct fills them from columns.
 //
 // # Routing, retries and observation
 //

@@ -238,3 +238,54 @@ func ExamplePending_Wait() {
 	fmt.Println(res.Len(), "row")
 	// Output: 1 row
 }
+
+// Writing and reading a struct: BindStruct takes each bind marker's value from the field of
+// its name (or `cql` tag), RowToStruct fills the fields from the columns.
+func ExampleBindStruct() {
+	cl, err := cqlsim.Start(cqlsim.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sess.Close()
+	for _, ddl := range []string{
+		"CREATE KEYSPACE shop WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE shop.users (id int PRIMARY KEY, name text, email text)",
+	} {
+		if _, err := sess.Execute(ctx, native.Query(ddl)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	type user struct {
+		ID    int32 `cql:"id"`
+		Name  string
+		Email string
+	}
+	ins, err := sess.Prepare(ctx, "INSERT INTO shop.users (id, name, email) VALUES (?, ?, ?)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err := native.BindStruct(ins, user{ID: 1, Name: "Ada", Email: "ada@example.com"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := sess.Execute(ctx, st); err != nil {
+		log.Fatal(err)
+	}
+	res, err := sess.Execute(ctx, native.Query("SELECT id, name, email FROM shop.users WHERE id = ?", int32(1)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	row, _ := res.First()
+	u, err := native.RowToStruct[user](row)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", u)
+	// Output: {ID:1 Name:Ada Email:ada@example.com}
+}
