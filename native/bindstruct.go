@@ -15,8 +15,9 @@ import (
 // LIMIT marker is named "[limit]" and a token marker "partition key token"; tag a field
 // with those names to bind them.
 //
-// The values are read when BindStruct is called: v may change afterwards without changing
-// the statement. It fails, with a *BindError naming the marker, when v is not a struct or a
+// The fields are read when BindStruct is called, as Bind's arguments are: assigning a field
+// afterwards does not change the statement (the elements of a slice or map field are shared,
+// as with Bind). It fails, with a *BindError naming the marker, when v is not a struct or a
 // non-nil pointer to one, when no field matches a marker, or when the matching field lies in
 // an embedded struct reached through a nil pointer (bind nil or Unset by name with Bind and
 // Named instead). Fields without a marker are ignored. The values' types are checked
