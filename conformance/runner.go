@@ -187,19 +187,32 @@ func RunOutcome(ctx context.Context, b *Build, o Options) (*Outcome, error) {
 			rec.Shim = "fail"
 			rec.Diff = "scenario missing from the shim's trace"
 		default:
-			rec.Shim = status(s)
-			rec.Diff = cmp.Diff(l, s)
-			rec.Same = rec.Diff == ""
-			if step := abortedSetup(l); rec.Same && step != "" {
-				// Both sides failed the same set-up statement and stopped: nothing the
-				// scenario is about was compared, which is not "the same".
-				rec.Same = false
-				rec.Diff = "the scenario stopped at a failed set-up step on both sides, so it compared nothing: " + step
-			}
+			rec = compareTraces(rec, l, s)
 		}
 		records = append(records, rec)
 	}
 	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Shim: shim, Order: order}, nil
+}
+
+// compareTraces fills in rec (named, with its server and legacy status) from the legacy and
+// shim traces of its scenario, both present.
+func compareTraces(rec Record, l, s trace.Scenario) Record {
+	rec.Shim = status(s)
+	rec.Diff = cmp.Diff(l, s)
+	rec.Same = rec.Diff == ""
+	if rec.Same && s.Panic != "" {
+		// gocql panics the same way; the shim must not (a legacy panic is a plain bug,
+		// fixed and pinned as a deviation), so this is not "the same".
+		rec.Same = false
+		rec.Diff = "the shim panicked as gocql v1.7.0 does (a panic escaping the scenario is a cqlbridge defect even where gocql has it): " + s.Panic
+	}
+	if step := abortedSetup(l); rec.Same && step != "" {
+		// Both sides failed the same set-up statement and stopped: nothing the scenario
+		// is about was compared, which is not "the same".
+		rec.Same = false
+		rec.Diff = "the scenario stopped at a failed set-up step on both sides, so it compared nothing: " + step
+	}
+	return rec
 }
 
 // abortedSetup returns the step of a scenario that ended on a failed set-up statement
