@@ -466,12 +466,13 @@ func (f *ResponseFuture) HasMorePages() bool {
 	return len(f.paging) > 0
 }
 
-// PagingState returns the paging state of the last completed page (nil on the last page).
+// PagingState returns a copy of the paging state of the last completed page (nil on the last
+// page): changing it does not change the page StartFetchingNextPage asks for.
 func (f *ResponseFuture) PagingState() []byte {
 	f.completeIfDone()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.paging
+	return bytes.Clone(f.paging)
 }
 
 // PageNumber returns the 1-based number of the page in flight or last completed (the number

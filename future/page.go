@@ -1,5 +1,7 @@
 package future
 
+import "bytes"
+
 // Page is what callbacks receive: one completed page of a [ResponseFuture]. It is a small value;
 // copying it is cheap and it stays valid after the future moves on.
 type Page struct {
@@ -32,12 +34,12 @@ func (p Page) Columns() []Column {
 	return p.resp.Columns()
 }
 
-// PagingState is the state after this page, nil on the last page.
+// PagingState is a copy of the state after this page, nil on the last page.
 func (p Page) PagingState() []byte {
 	if p.resp == nil {
 		return nil
 	}
-	return p.resp.PagingState()
+	return bytes.Clone(p.resp.PagingState())
 }
 
 // Response returns the underlying response (nil for the zero Page).
