@@ -4,18 +4,39 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
+	"io"
 	"net"
 	"sync"
+
+	reflz4 "github.com/datastax/go-cassandra-native-protocol/compression/lz4"
+	"github.com/datastax/go-cassandra-native-protocol/segment"
 )
 
 // FrameRewriter is a dialer (a native.Dialer, a gocql Dialer) whose connections pass every
 // whole frame the server sends through Rewrite before the driver reads it: a test's way to
 // make a server answer as no real one would. Frames are cut by their protocol v3/v4 header
-// (9 bytes, the body's length last), so it suits uncompressed connections below protocol v5.
+// (9 bytes, the body's length last), so Rewrite suits uncompressed frames outside protocol v5
+// segments. With RewriteSegment set, a protocol v5 connection's segments (everything the
+// server sends after its READY or AUTHENTICATE) are checked, decoded and passed to it, and
+// what it returns is encoded again, checksums included.
 type FrameRewriter struct {
 	// Rewrite returns the frame to deliver in place of frame (frame itself to leave it);
 	// it may be called from several connections at once.
 	Rewrite func(frame []byte) []byte
+	// RewriteSegment, when set, returns the segments to deliver in place of seg, one of
+	// the segments of a protocol v5 connection ([]Segment{seg} to leave it); it may be
+	// called from several connections at once.
+	RewriteSegment func(seg Segment) []Segment
+	// Compressed says that the v5 connections use lz4 segments (the driver asked for lz4).
+	Compressed bool
+}
+
+// Segment is a protocol v5 segment as FrameRewriter.RewriteSegment sees it: its payload
+// (uncompressed) and its self-contained flag.
+type Segment struct {
+	Payload       []byte
+	SelfContained bool
 }
 
 // DialContext dials TCP and wraps the connection so that the frames it reads are rewritten.
@@ -25,15 +46,27 @@ func (f *FrameRewriter) DialContext(ctx context.Context, network, address string
 	if err != nil {
 		return nil, err
 	}
-	return &rewrittenConn{Conn: nc, rewrite: f.Rewrite}, nil
+	rc := &rewrittenConn{Conn: nc, rewrite: f.Rewrite, rewriteSegment: f.RewriteSegment}
+	if rc.rewrite == nil {
+		rc.rewrite = func(frame []byte) []byte { return frame }
+	}
+	if f.Compressed {
+		rc.codec = segment.NewCodecWithCompression(reflz4.Compressor{})
+	} else {
+		rc.codec = segment.NewCodec()
+	}
+	return rc, nil
 }
 
 // rewrittenConn is a connection whose reads return the server's frames as rewritten.
 type rewrittenConn struct {
 	net.Conn
-	rewrite func([]byte) []byte
-	in      []byte // bytes read from the server, not yet a whole frame
-	out     []byte // frames rewritten, not yet returned
+	rewrite        func([]byte) []byte
+	rewriteSegment func(Segment) []Segment
+	codec          segment.Codec
+	segmented      bool   // the server's bytes are v5 segments from now on
+	in             []byte // bytes read from the server, not yet a whole frame or segment
+	out            []byte // frames rewritten, not yet returned
 }
 
 func (c *rewrittenConn) Read(b []byte) (int, error) {
@@ -41,13 +74,34 @@ func (c *rewrittenConn) Read(b []byte) (int, error) {
 		buf := make([]byte, 64<<10)
 		n, err := c.Conn.Read(buf)
 		c.in = append(c.in, buf[:n]...)
-		for len(c.in) >= 9 {
+		for !c.segmented && len(c.in) >= 9 {
 			size := 9 + int(binary.BigEndian.Uint32(c.in[5:9]))
 			if len(c.in) < size {
 				break
 			}
 			c.out = append(c.out, c.rewrite(c.in[:size])...)
+			// A v5 server sends segments after READY or AUTHENTICATE.
+			c.segmented = c.rewriteSegment != nil && c.in[0] == 0x85 && (c.in[4] == 0x02 || c.in[4] == 0x03)
 			c.in = c.in[size:]
+		}
+		for c.segmented && len(c.in) > 0 {
+			r := bytes.NewReader(c.in)
+			seg, derr := c.codec.DecodeSegment(r)
+			if derr != nil {
+				if errors.Is(derr, io.EOF) || errors.Is(derr, io.ErrUnexpectedEOF) {
+					break // not whole yet
+				}
+				c.out, c.in = append(c.out, c.in...), nil // not a segment: passed as it is
+				break
+			}
+			c.in = c.in[len(c.in)-r.Len():]
+			var w bytes.Buffer
+			for _, s := range c.rewriteSegment(Segment{Payload: seg.Payload.UncompressedData, SelfContained: seg.Header.IsSelfContained}) {
+				if eerr := c.codec.EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: s.SelfContained}, Payload: &segment.Payload{UncompressedData: s.Payload}}, &w); eerr != nil {
+					return 0, eerr
+				}
+			}
+			c.out = append(c.out, w.Bytes()...)
 		}
 		if len(c.out) == 0 && err != nil {
 			return 0, err

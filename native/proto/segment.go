@@ -206,7 +206,12 @@ func SegmentedPrefix(segs []byte, n int, compressed bool) int {
 
 // SegmentReader reads the payloads of consecutive v5 segments from R as one stream of bytes,
 // checking each segment's checksums (and decompressing it, for Compressed) before any of its
-// bytes is returned. A read of R that fails with a timeout leaves a partly read segment in
+// bytes is returned. It also checks that the payloads carry frames as the specification says:
+// whole frames in a self-contained segment, and a frame split over segments alone in segments
+// that are not self-contained, which follow each other with nothing in between. A segment
+// breaking this fails the read with an error wrapping ErrMalformed, so that a frame cut short
+// fails at once instead of waiting for bytes that never come, and a frame is never made of
+// bytes from two places. A read of R that fails with a timeout leaves a partly read segment in
 // place for the next Read, so R may carry read deadlines. A checksum mismatch fails the read
 // with an error wrapping ErrSegmentChecksum and ErrMalformed; the stream cannot be read past
 // it. A SegmentReader is not safe for concurrent use.
@@ -228,6 +233,12 @@ type SegmentReader struct {
 	dec    []byte // decompressed payload
 	out    []byte // the checked payload being returned
 	broken error  // a failure that ends the stream
+
+	selfContained bool             // the segment being read is self-contained
+	inFrame       bool             // segments that are not self-contained have begun a frame
+	fh            [HeaderSize]byte // that frame's header, as far as it has come
+	fhn           int              // bytes of fh received
+	left          int64            // bytes of that frame's body still to come, once fh is whole
 }
 
 // Read reads payload bytes. It returns io.EOF only when R ended between two segments, and
@@ -289,7 +300,53 @@ func (s *SegmentReader) next() error {
 		}
 		s.out = s.dec
 	}
+	if err := s.checkFrames(s.out); err != nil {
+		s.out = nil
+		s.broken = err
+		return err
+	}
 	s.hn, s.parsed, s.rn = 0, false, 0
+	return nil
+}
+
+// checkFrames checks that p, the payload of the segment just read, carries frames as the
+// specification says (see SegmentReader), and follows the frame split over segments.
+func (s *SegmentReader) checkFrames(p []byte) error {
+	if s.selfContained {
+		if s.inFrame {
+			return fmt.Errorf("%w: a self-contained segment arrived in the middle of a frame split over segments", ErrMalformed)
+		}
+		for pos := 0; pos < len(p); {
+			if len(p)-pos < HeaderSize {
+				return fmt.Errorf("%w: self-contained segment of %d bytes ends inside a frame header at byte %d", ErrMalformed, len(p), pos)
+			}
+			n := HeaderSize + int64(binary.BigEndian.Uint32(p[pos+5:pos+HeaderSize]))
+			if n > int64(len(p)-pos) {
+				return fmt.Errorf("%w: self-contained segment of %d bytes holds only %d bytes of the %d-byte frame at byte %d", ErrMalformed, len(p), len(p)-pos, n, pos)
+			}
+			pos += int(n)
+		}
+		return nil
+	}
+	if !s.inFrame {
+		s.inFrame, s.fhn = true, 0
+	}
+	if s.fhn < HeaderSize {
+		k := copy(s.fh[s.fhn:], p)
+		s.fhn += k
+		p = p[k:]
+		if s.fhn < HeaderSize {
+			return nil
+		}
+		s.left = int64(binary.BigEndian.Uint32(s.fh[5:HeaderSize]))
+	}
+	if int64(len(p)) > s.left {
+		return fmt.Errorf("%w: a segment that is not self-contained carries %d bytes past the end of its frame", ErrMalformed, int64(len(p))-s.left)
+	}
+	s.left -= int64(len(p))
+	if s.left == 0 {
+		s.inFrame = false
+	}
 	return nil
 }
 
@@ -332,6 +389,11 @@ func (s *SegmentReader) parseHeader(hs int) error {
 		return fmt.Errorf("%w (%w): segment header % x has CRC24 %06x, it says %06x", ErrSegmentChecksum, ErrMalformed, s.hdr[:hs-3], got, want)
 	}
 	s.wire, s.plain = segmentLengths(h, s.Compressed)
+	if s.Compressed {
+		s.selfContained = h>>34&1 != 0
+	} else {
+		s.selfContained = h>>17&1 != 0
+	}
 	if cap(s.raw) < s.wire+SegmentTrailerSize {
 		s.raw = make([]byte, growTo(cap(s.raw), s.wire+SegmentTrailerSize))
 	}

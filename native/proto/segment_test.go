@@ -144,30 +144,44 @@ func TestSegmentsDecodeWithReference(t *testing.T) {
 	}
 }
 
-// TestSegmentReaderReadsReference decodes segments encoded by the reference codec, including
-// payloads that split frames anywhere, and then this package's own segments.
+// TestSegmentReaderReadsReference decodes segments encoded by the reference codec: self-contained
+// segments of one or two whole frames, and frames split over segments that are not
+// self-contained at arbitrary points (inside the frame header too); then this package's own
+// segments.
 func TestSegmentReaderReadsReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, compressed := range []bool{false, true} {
 		var wire bytes.Buffer
 		var want []byte
 		ref := refSegmentCodec(compressed)
+		send := func(p []byte, selfContained bool) {
+			if err := ref.EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: selfContained}, Payload: &segment.Payload{UncompressedData: p}}, &wire); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for i := 0; i < 40; i++ {
 			n := rng.IntN(3000)
 			if i%10 == 9 {
-				n = MaxSegmentPayload
+				n = MaxSegmentPayload - HeaderSize
 			}
-			p := make([]byte, n)
-			for j := range p {
-				if i%2 == 0 {
-					p[j] = byte(rng.Uint32())
-				} else {
-					p[j] = byte(j % 13)
+			f, _ := testFrames(t, rng, []int{n}, i%2 == 1)
+			want = append(want, f...)
+			switch i % 3 {
+			case 0: // split at random points, the first inside the header
+				for cut := 1 + rng.IntN(HeaderSize-1); len(f) > 0; cut = 1 + rng.IntN(1000) {
+					cut = min(cut, len(f))
+					send(f[:cut], false)
+					f = f[cut:]
 				}
-			}
-			want = append(want, p...)
-			if err := ref.EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: i%3 != 0}, Payload: &segment.Payload{UncompressedData: p}}, &wire); err != nil {
-				t.Fatal(err)
+			case 1: // alone in its segment
+				send(f, true)
+			case 2: // with a small frame after it, when they fit
+				g, _ := testFrames(t, rng, []int{rng.IntN(50)}, false)
+				if len(f)+len(g) > MaxSegmentPayload {
+					g = nil
+				}
+				want = append(want, g...)
+				send(append(f, g...), true)
 			}
 		}
 		sr := &SegmentReader{R: &wire, Compressed: compressed}
