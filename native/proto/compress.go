@@ -78,7 +78,7 @@ func (LZ4) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	}
 	got, err := lz4.UncompressBlock(src[4:], dst[start:])
 	if err != nil {
-		return dst[:start], fmt.Errorf("%w: lz4: %v", ErrMalformed, err)
+		return dst[:start], fmt.Errorf("%w: %v", ErrMalformed, err) // the library's errors begin with "lz4: "
 	}
 	if int64(got) != n {
 		return dst[:start], fmt.Errorf("%w: lz4 body decompressed to %d bytes, prefix said %d", ErrMalformed, got, n)
@@ -128,7 +128,7 @@ func (Snappy) AppendCompressed(dst, src []byte) ([]byte, error) {
 func (Snappy) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	n, err := snappy.DecodedLen(src)
 	if err != nil {
-		return dst, fmt.Errorf("%w: snappy: %v", ErrMalformed, err)
+		return dst, fmt.Errorf("%w: %v", ErrMalformed, err) // the library's errors begin with "snappy: "
 	}
 	if n > max {
 		return dst, fmt.Errorf("%w: snappy body claims %d uncompressed bytes, limit %d", ErrFrameTooLarge, n, max)
@@ -140,7 +140,7 @@ func (Snappy) AppendDecompressed(dst, src []byte, max int) ([]byte, error) {
 	dst = slices.Grow(dst, n)[:start+n]
 	out, err := snappy.Decode(dst[start:], src)
 	if err != nil {
-		return dst[:start], fmt.Errorf("%w: snappy: %v", ErrMalformed, err)
+		return dst[:start], fmt.Errorf("%w: %v", ErrMalformed, err) // the library's errors begin with "snappy: "
 	}
 	if len(out) != n {
 		return dst[:start], fmt.Errorf("%w: snappy body decompressed to %d bytes, header said %d", ErrMalformed, len(out), n)

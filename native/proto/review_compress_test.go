@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -55,7 +56,7 @@ func TestReviewCompressRoundTripAwkwardSizes(t *testing.T) {
 
 // Bodies whose announced length lies: larger or smaller than the data, far beyond what a body
 // of their size can hold, or the largest 32-bit value. Each fails with ErrMalformed or
-// ErrFrameTooLarge, and none allocates anything near what it announces.
+// ErrFrameTooLarge (whose message names the codec once), and none allocates anything near what it announces.
 func TestReviewCompressLyingLengths(t *testing.T) {
 	src := bytes.Repeat([]byte("lying lengths "), 500) // 7000 bytes
 	lz, _ := LZ4{}.AppendCompressed(nil, src)
@@ -97,6 +98,9 @@ func TestReviewCompressLyingLengths(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrFrameTooLarge) {
 				t.Fatalf("got %v, want ErrMalformed or ErrFrameTooLarge", err)
+			}
+			if name := tc.c.Name() + ": "; strings.Count(err.Error(), name) > 1 {
+				t.Errorf("the error names the codec more than once: %v", err)
 			}
 			if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 				t.Errorf("refusing it allocated %d bytes", n)
