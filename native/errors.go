@@ -373,8 +373,15 @@ var (
 	// ErrUnsupported is wrapped when a request asks for a feature the negotiated protocol
 	// version does not have (for example a per-statement keyspace with protocol v4).
 	ErrUnsupported = errors.New("native: not supported by the protocol version in use")
-	// ErrConnClosed is wrapped when a connection closed while a request was in flight on it.
+	// ErrConnClosed is wrapped when a connection closed while a request was in flight on it,
+	// and when a node had no open connection to take a request.
 	ErrConnClosed = errors.New("native: connection closed")
+	// ErrNotSent is matched (errors.Is), with ErrConnClosed, by the error of a request that
+	// never left the client: its node had no open connection, or the connection failed
+	// before the request was written. Such a request did not run, whatever its idempotence.
+	// A request written, in whole or in part, before its connection failed matches
+	// ErrConnClosed only: it may have run.
+	ErrNotSent = errors.New("native: the request was not sent")
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).
 	ErrHostFiltered = errors.New("native: the node is excluded by Config.HostFilter")
@@ -387,6 +394,14 @@ var (
 	// node's address refuses connections, say, as an AddressTranslator may make it).
 	ErrNoPoolOpened = errors.New("native: the control connection opened but no node's pool could")
 )
+
+// notSentError is err, the error of a request that never left the client, matching ErrNotSent
+// too; its message is err's.
+type notSentError struct{ err error }
+
+func (e notSentError) Error() string        { return e.err.Error() }
+func (e notSentError) Unwrap() error        { return e.err }
+func (e notSentError) Is(target error) bool { return target == ErrNotSent }
 
 // NoHostAvailableError reports that a request could not be completed on any host. Errors
 // holds the error of each host tried, in order.

@@ -816,7 +816,8 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 			return nil, err
 		}
 		if c.Err() != nil || errors.Is(err, conn.ErrConnClosed) {
-			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
+			// Start sends nothing when it fails.
+			return nil, &nextHostError{err: notSentError{fmt.Errorf("%w: %w", ErrConnClosed, err)}}
 		}
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
@@ -883,7 +884,7 @@ func (s *Session) convertResponse(c *conn.Conn, call *conn.Call, info *reqInfo) 
 		if errors.Is(err, conn.ErrNotSent) {
 			// The connection failed before the request was written: it can go to the next
 			// node whatever its idempotence, as when Start finds the connection closed.
-			return nil, &nextHostError{err: fmt.Errorf("%w: %w", ErrConnClosed, err)}
+			return nil, &nextHostError{err: notSentError{fmt.Errorf("%w: %w", ErrConnClosed, err)}}
 		}
 		return nil, fmt.Errorf("%w: %s during %q: %w", ErrConnClosed, c.Addr(), abbreviate(info.what), err)
 	}

@@ -85,7 +85,7 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 		default:
 			err = errors.New("no open connection yet")
 		}
-		return nil, fmt.Errorf("%w: %w", ErrConnClosed, err)
+		return nil, notSentError{fmt.Errorf("%w: %w", ErrConnClosed, err)}
 	}
 	return best, nil
 }

@@ -237,8 +237,13 @@ func (s *Session) prepareOn(ctx context.Context, c *conn.Conn, cql, keyspace str
 			return nil, traceID, serverError(er, c.Addr(), c)
 		}
 		if errors.Is(err, conn.ErrConnClosed) {
-			// As for any request (roundTrip): callers match ErrConnClosed.
-			return nil, nil, fmt.Errorf("native: preparing %q on %s: %w: %w", abbreviate(cql), c.Addr(), ErrConnClosed, err)
+			// As for any request (roundTrip): callers match ErrConnClosed, and ErrNotSent
+			// when the PREPARE never left.
+			err = fmt.Errorf("native: preparing %q on %s: %w: %w", abbreviate(cql), c.Addr(), ErrConnClosed, err)
+			if errors.Is(err, conn.ErrNotSent) {
+				err = notSentError{err}
+			}
+			return nil, nil, err
 		}
 		return nil, nil, fmt.Errorf("native: preparing %q on %s: %w", abbreviate(cql), c.Addr(), err)
 	}

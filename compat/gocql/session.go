@@ -1213,7 +1213,9 @@ func convertPrepareError(err error) error {
 		return convertError(err) // Close cut the PREPARE off: ErrSessionClosed, not "not sent"
 	}
 	for _, he := range nh.Errors {
-		if !errors.Is(he.Err, native.ErrConnClosed) {
+		if !errors.Is(he.Err, native.ErrNotSent) {
+			// A node refused it, or the PREPARE was sent and its connection failed before
+			// the answer: an attempt, as in gocql (ErrConnectionClosed, for the latter).
 			return convertError(err)
 		}
 	}
