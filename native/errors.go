@@ -380,7 +380,8 @@ var (
 	// never left the client: its node had no open connection, or the connection failed
 	// before the request was written. Such a request did not run, whatever its idempotence.
 	// A request written, in whole or in part, before its connection failed matches
-	// ErrConnClosed only: it may have run.
+	// ErrConnClosed only: it may have run. A *NoHostAvailableError matches it only when
+	// every host's attempt does.
 	ErrNotSent = errors.New("native: the request was not sent")
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).
@@ -438,14 +439,47 @@ func (e *NoHostAvailableError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns each host's error, so errors.Is and errors.As look at every one.
+// Is reports whether target is ErrNotSent and the request left the client for no host: every
+// host's error matches ErrNotSent (or no host was tried). One attempt sent makes the whole
+// error not match ErrNotSent, as the request may have run there.
+func (e *NoHostAvailableError) Is(target error) bool {
+	if target != ErrNotSent {
+		return false
+	}
+	for _, he := range e.Errors {
+		if !errors.Is(he.Err, ErrNotSent) {
+			return false
+		}
+	}
+	return true
+}
+
+// Unwrap returns each host's error, so errors.Is and errors.As look at every one, but for
+// ErrNotSent, which Is answers for the request as a whole.
 func (e *NoHostAvailableError) Unwrap() []error {
 	out := make([]error, len(e.Errors))
 	for i, he := range e.Errors {
-		out[i] = he.Err
+		out[i] = attemptError{he.Err}
 	}
 	return out
 }
+
+// attemptError is one host's error as NoHostAvailableError.Unwrap gives it: err, with its
+// message, matching what err matches but ErrNotSent.
+type attemptError struct{ err error }
+
+func (a attemptError) Error() string {
+	if a.err == nil {
+		return "<nil>"
+	}
+	return a.err.Error()
+}
+
+func (a attemptError) Is(target error) bool {
+	return target != ErrNotSent && errors.Is(a.err, target)
+}
+
+func (a attemptError) As(target any) bool { return errors.As(a.err, target) }
 
 // BindError reports a value that cannot be bound to a statement: a wrong number of values,
 // a name that matches no bind marker, or a value the codec rejects (Err then wraps the
