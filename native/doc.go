@@ -114,9 +114,10 @@
 // *WriteTimeoutError, *SyntaxError, ...) carrying all the fields the protocol defines; each
 // unwraps to a *RequestError with the code, message and host (and, for a traced request, the
 // trace id the server sent with the error: TraceID, Traced). Client errors are
-// ErrSessionClosed, ErrTimeout, *NoHostAvailableError (with each host's cause), *BindError
-// (wrong value count or type, detected before anything is sent) and *ScanError. A request
-// whose connection failed matches ErrConnClosed; it also matches ErrNotSent when it never left
-// the client (so it did not run, and may be sent again even when it is not idempotent), which
-// a *NoHostAvailableError does only when no host's attempt was sent.
+// ErrSessionClosed (ErrNotConnected for a Session that Connect did not make), ErrTimeout,
+// *NoHostAvailableError (with each host's cause), *BindError (wrong value count or type,
+// detected before anything is sent) and *ScanError. A request whose connection failed
+// matches ErrConnClosed; it also matches ErrNotSent when it never left the client (so it did
+// not run, and may be sent again even when it is not idempotent), which a
+// *NoHostAvailableError does only when no host's attempt was sent.
 package native

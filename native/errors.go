@@ -355,6 +355,9 @@ var (
 	// ErrSessionClosed is returned by every call on a closed Session, and fails requests
 	// still in flight when Close is called.
 	ErrSessionClosed = errors.New("native: session closed")
+	// ErrNotConnected is returned by the calls of a Session that Connect did not make (the
+	// zero Session, or a copy of one), which has no connection to send anything on.
+	ErrNotConnected = errors.New("native: session not connected: a Session must come from Connect")
 	// ErrTimeout is wrapped by the error of a request that exceeded Config.Timeout (or the
 	// statement's own timeout). A request cancelled through its context returns the
 	// context's error instead. The timeout's error also wraps context.DeadlineExceeded, so

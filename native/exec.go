@@ -120,11 +120,11 @@ func (s *Session) run(ctx context.Context, st *Statement) (*Result, error) {
 	return s.runBound(ctx, st, req, vals, false)
 }
 
-// checkStatement refuses a statement that cannot run at all: the session is closed, ctx is
-// nil, or it needs a protocol feature v4 lacks.
+// checkStatement refuses a statement that cannot run at all: the session is closed or was not
+// made by Connect, ctx is nil, or it needs a protocol feature v4 lacks.
 func (s *Session) checkStatement(ctx context.Context, st *Statement) error {
-	if s.closed.Load() {
-		return ErrSessionClosed
+	if err := s.usable(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		return errNilContext
@@ -300,8 +300,8 @@ func (s *Session) runBatch(ctx context.Context, b *Batch) (*Result, error) {
 // ExecuteBatchAsync. Nothing is sent. The batch's values are read here only, so that a
 // caller of ExecuteBatchAsync may reuse what it bound once the call has returned.
 func (s *Session) bindBatch(ctx context.Context, b *Batch, async bool, req *request, info *reqInfo) error {
-	if s.closed.Load() {
-		return ErrSessionClosed
+	if err := s.usable(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		return errNilContext

@@ -64,6 +64,51 @@ func TestMisuseFailsCleanly(t *testing.T) {
 	}
 }
 
+// A Session that Connect did not make (the zero value, a field of a struct never connected)
+// fails every call with ErrNotConnected, and closes without a panic. Every request method
+// panicked with a nil dereference deep in routing (ExecuteAsync and ExecuteBatchAsync in a
+// worker goroutine, ending the program), as did Prepare, AwaitSchemaAgreement, Keyspace and
+// Close.
+func TestZeroSessionNotConnected(t *testing.T) {
+	ctx := ctxT(t)
+	var s native.Session
+	batch := native.NewBatch(native.UnloggedBatch, native.Query("INSERT INTO ks.t (k) VALUES (1)"))
+	calls := map[string]func() error{
+		"Execute": func() error { _, err := s.Execute(ctx, native.Query("SELECT key FROM system.local")); return err },
+		"ExecuteAsync": func() error {
+			_, err := s.ExecuteAsync(ctx, native.Query("SELECT key FROM system.local")).Result()
+			return err
+		},
+		"ExecuteBatch":      func() error { _, err := s.ExecuteBatch(ctx, batch); return err },
+		"ExecuteBatchAsync": func() error { _, err := s.ExecuteBatchAsync(ctx, batch).Result(); return err },
+		"Prepare":           func() error { _, err := s.Prepare(ctx, "SELECT key FROM system.local"); return err },
+		"PrepareTraced":     func() error { _, _, err := s.PrepareTraced(ctx, "SELECT key FROM system.local"); return err },
+		"Iter": func() error {
+			for _, err := range s.Iter(ctx, native.Query("SELECT key FROM system.local")) {
+				return err
+			}
+			return nil
+		},
+		"AwaitSchemaAgreement": func() error { return s.AwaitSchemaAgreement(ctx) },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, native.ErrNotConnected) {
+			t.Errorf("%s on the zero Session: %v, want ErrNotConnected", name, err)
+		}
+	}
+	if ks, hosts := s.Keyspace(), s.Hosts(); ks != "" || hosts != nil {
+		t.Errorf("Keyspace() = %q, Hosts() = %v, want none", ks, hosts)
+	}
+	for range 2 {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if _, err := s.Execute(ctx, native.Query("SELECT key FROM system.local")); !errors.Is(err, native.ErrSessionClosed) {
+		t.Errorf("Execute after Close: %v, want ErrSessionClosed", err)
+	}
+}
+
 // A batch statement whose values cannot be bound is named by its index, and the error
 // reads with one "native:" prefix (it read "native: batch statement 1: native: binding
 // ..."), still a *BindError for errors.As.

@@ -52,6 +52,9 @@ func (s *Session) prepare(ctx context.Context, cql string, trace bool) (*Prepare
 	if ctx == nil {
 		return nil, nil, errNilContext
 	}
+	if err := s.usable(); err != nil {
+		return nil, nil, err
+	}
 	for {
 		if s.closed.Load() {
 			return nil, nil, ErrSessionClosed

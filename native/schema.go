@@ -23,8 +23,8 @@ var errNoControl = errors.New("native: no control connection")
 // they may hold replicas. Execute already waits after DDL (Config.SchemaAgreementTimeout);
 // call this after DDL run with the wait disabled, or run on another session.
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
-	if s.closed.Load() {
-		return ErrSessionClosed
+	if err := s.usable(); err != nil {
+		return err
 	}
 	if ctx == nil {
 		return errNilContext

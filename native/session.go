@@ -407,12 +407,13 @@ func (s *Session) poolOfEvent(addr netip.AddrPort) *hostPool {
 // asynchronous request's Observer or RetryPolicy), so that a callback may call Close without
 // waiting for itself: such a goroutine ends after its callback returns, and its request then
 // completes, with its answer or with its error (a request is not retried once Close is
-// called). Close is idempotent.
+// called). Close is idempotent. On a Session that Connect did not make (the zero value) it
+// only marks it closed.
 func (s *Session) Close() error {
 	s.asyncMu.Lock()
 	already := s.closed.Swap(true)
 	s.asyncMu.Unlock()
-	if already {
+	if already || s.ctx == nil {
 		s.wg.Wait()
 		return nil
 	}
@@ -460,6 +461,19 @@ func (s *Session) goBackground(f func(ctx context.Context)) {
 		defer s.wg.Done()
 		f(s.ctx)
 	}()
+}
+
+// usable returns the error of a call on a Session that cannot take requests: ErrSessionClosed
+// once Close was called, ErrNotConnected for a Session that Connect did not make (the zero
+// value), whose ctx is nil.
+func (s *Session) usable() error {
+	if s.closed.Load() {
+		return ErrSessionClosed
+	}
+	if s.ctx == nil {
+		return ErrNotConnected
+	}
+	return nil
 }
 
 // Closed reports whether Close has been called.
@@ -563,8 +577,14 @@ func (s *Session) Hosts() []Host {
 	return out
 }
 
-// Keyspace returns the session keyspace (Config.Keyspace, or the last USE).
-func (s *Session) Keyspace() string { return *s.keyspace.Load() }
+// Keyspace returns the session keyspace (Config.Keyspace, or the last USE); "" for a Session
+// that Connect did not make.
+func (s *Session) Keyspace() string {
+	if ks := s.keyspace.Load(); ks != nil {
+		return *ks
+	}
+	return ""
+}
 
 // ProtocolVersion returns the native protocol version in use.
 func (s *Session) ProtocolVersion() int { return s.cfg.ProtocolVersion }
