@@ -292,10 +292,21 @@ func (f *ResponseFuture) wrapErr(err error, page int) error {
 	return &TimeoutError{Timeout: d, Page: page, Err: err}
 }
 
-// current returns the page in flight or last settled.
+// errNotStarted is the outcome of a ResponseFuture that no constructor started (the zero value).
+var errNotStarted = errors.New("future: the ResponseFuture was never started: futures come from ExecuteAsync, ExecuteBatchAsync or Start")
+
+// current returns the page in flight or last settled. A future that no constructor started
+// (the zero ResponseFuture) is started here, failed with errNotStarted, so that every method
+// answers as for a failed first page: current is the first thing each of them does with the
+// page.
 func (f *ResponseFuture) current() (Pending, int, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.pending == nil {
+		f.parent = context.Background()
+		f.req = failRequester{errNotStarted}
+		f.send(nil)
+	}
 	return f.pending, f.page, f.settled
 }
 

@@ -72,6 +72,9 @@ func ownTimeout(timeout time.Duration, own func() (time.Duration, bool)) time.Du
 // stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync and
 // ExecuteBatchAsync only).
 func NewRequester(sess *native.Session, stmt native.Statement) Requester {
+	if sess == nil {
+		return failRequester{errors.New("future: NewRequester called with a nil *native.Session")}
+	}
 	return &nativeRequester{sess: sess, stmt: stmt}
 }
 

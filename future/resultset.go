@@ -81,11 +81,17 @@ func (rs *ResultSet) CurrentRows() []Row {
 }
 
 // HasMorePages reports, live from the future, whether a page follows the last completed one.
-func (rs *ResultSet) HasMorePages() bool { return rs.f.HasMorePages() }
+// The zero ResultSet, which has no future, has no rows and no more pages.
+func (rs *ResultSet) HasMorePages() bool { return rs.f != nil && rs.f.HasMorePages() }
 
 // PagingState returns, live from the future, the paging state of the last completed page; pass
 // it to a new statement to resume from there.
-func (rs *ResultSet) PagingState() []byte { return rs.f.PagingState() }
+func (rs *ResultSet) PagingState() []byte {
+	if rs.f == nil {
+		return nil
+	}
+	return rs.f.PagingState()
+}
 
 // FetchNextPage replaces the current rows with the next page, blocking until it arrives. With no
 // more pages it empties the current rows and returns nil. It does not move the iteration cursor:
@@ -96,7 +102,7 @@ func (rs *ResultSet) FetchNextPage() error {
 	if rs.lost != nil {
 		return rs.lost
 	}
-	if !rs.f.HasMorePages() {
+	if !rs.HasMorePages() {
 		rs.rows = nil
 		return nil
 	}
@@ -143,7 +149,7 @@ func (rs *ResultSet) Next() bool {
 			rs.pos++
 			return true
 		}
-		if rs.lost == nil && !rs.f.HasMorePages() {
+		if rs.lost == nil && !rs.HasMorePages() {
 			rs.rows = nil
 			rs.iterRows = nil
 			rs.pos = 0
@@ -236,13 +242,26 @@ func (rs *ResultSet) WasApplied() (bool, error) {
 
 // TraceID returns the tracing session id of the future's latest traced page (see
 // ResponseFuture.TraceID).
-func (rs *ResultSet) TraceID() ([]byte, error) { return rs.f.TraceID() }
+func (rs *ResultSet) TraceID() ([]byte, error) {
+	if rs.f == nil {
+		return nil, nil // the zero ResultSet: nothing was traced
+	}
+	return rs.f.TraceID()
+}
 
 // TraceIDs returns the tracing session ids of every traced page of the future.
-func (rs *ResultSet) TraceIDs() [][]byte { return rs.f.TraceIDs() }
+func (rs *ResultSet) TraceIDs() [][]byte {
+	if rs.f == nil {
+		return nil
+	}
+	return rs.f.TraceIDs()
+}
 
 // QueryTrace reads the future's latest traced page's tracing session (see
 // ResponseFuture.QueryTrace).
 func (rs *ResultSet) QueryTrace(ctx context.Context) (*QueryTrace, error) {
+	if rs.f == nil {
+		return nil, nil
+	}
 	return rs.f.QueryTrace(ctx)
 }
