@@ -1,6 +1,7 @@
 package callbacks
 
 import (
+	"errors"
 	"runtime/debug"
 	"sync"
 )
@@ -94,13 +95,20 @@ func (l *List[T]) Succeed(v T) bool {
 
 // Fail completes the current completion with err and runs the registered errbacks (in this
 // goroutine, or through the Executor). It returns false, and runs nothing, if the current
-// completion already has an outcome.
+// completion already has an outcome. A nil err is a failure too, with an error saying Fail was
+// given nil (not a success with T's zero value).
 func (l *List[T]) Fail(err error) bool {
+	if err == nil {
+		err = errNilFail
+	}
 	var zero T
 	d := l.Settle(zero, err)
 	d.Run()
 	return d.Settled()
 }
+
+// errNilFail is the error of a completion failed with Fail(nil).
+var errNilFail = errors.New("callbacks: Fail called with a nil error")
 
 // Settle records the outcome of the current completion (a failure when err is non-nil, else a
 // success with v) and snapshots the functions to run, without running them: the caller runs

@@ -372,3 +372,23 @@ func TestPythonReroutePanicFailsPendingCompletion(t *testing.T) {
 		t.Fatalf("Outcome = %v, %v; want the panic on the pending completion", err, done)
 	}
 }
+
+// Fail(nil) is a failure: the errbacks run, with an error saying Fail was given nil, and
+// Outcome reports it. It was taken for a success: the callbacks ran with T's zero value and
+// Outcome reported that value without an error, the errbacks never ran.
+func TestFailNilIsAFailure(t *testing.T) {
+	var l callbacks.List[int]
+	var got []string
+	l.AddCallback(func(v int) { got = append(got, fmt.Sprint("callback ", v)) })
+	l.AddErrback(func(err error) { got = append(got, "errback "+err.Error()) })
+	if !l.Fail(nil) {
+		t.Fatal("Fail(nil) recorded no outcome")
+	}
+	want := []string{"errback callbacks: Fail called with a nil error"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ran (-want +got):\n%s", diff)
+	}
+	if _, err, done := l.Outcome(); !done || err == nil {
+		t.Errorf("Outcome() = %v, %t, want a failure", err, done)
+	}
+}
