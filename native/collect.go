@@ -1,6 +1,7 @@
 package native
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"reflect"
@@ -41,6 +42,9 @@ func CollectOne[T any](rows iter.Seq2[Row, error], to RowToFunc[T]) (T, error) {
 	return zero, ErrNotFound
 }
 
+// errEmptyPageMoreFollow is ScanOne's error for an empty page that more pages follow.
+var errEmptyPageMoreFollow = errors.New("native: ScanOne: the page has no row but more pages follow, which ScanOne does not fetch (use CollectOne over Session.Iter)")
+
 // RowTo decodes a one-column row into a T (with Get's allocation-free fast paths).
 func RowTo[T any](row Row) (T, error) {
 	if row.Len() != 1 {
@@ -51,11 +55,17 @@ func RowTo[T any](row Row) (T, error) {
 }
 
 // ScanOne decodes the single column of the first row of res into a T. It returns
-// ErrNotFound when the page is empty.
+// ErrNotFound when the page is empty and the last one. A server may answer a page without
+// rows that more pages follow (Cassandra does, for a query filtering many rows or reading past
+// tombstones): ScanOne, which fetches nothing, then fails with an error that says so and does
+// not match ErrNotFound (read such a query with CollectOne over Session.Iter).
 func ScanOne[T any](res *Result) (T, error) {
 	row, ok := res.First()
 	if !ok {
 		var zero T
+		if res.HasMorePages() {
+			return zero, errEmptyPageMoreFollow
+		}
 		return zero, ErrNotFound
 	}
 	if row.Len() != 1 {
