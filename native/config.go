@@ -103,7 +103,10 @@ type Config struct {
 	Dialer Dialer
 
 	// HeartbeatInterval is how often an idle connection sends OPTIONS to detect a dead peer.
-	// Zero selects 30s; a negative value disables heartbeats.
+	// Zero selects 30s; a negative value disables heartbeats. A connection whose OPTIONS
+	// gets no answer within HeartbeatInterval, or ConnectTimeout when that is longer, is
+	// closed as dead, failing the requests in flight on it: a short interval makes idle
+	// connections checked often, not healthy ones that answer slowly closed.
 	HeartbeatInterval time.Duration
 
 	// ProtocolVersion is the native protocol version to speak: 3, 4 or 5. Every connection

@@ -316,8 +316,9 @@ const downProbeTimeout = 2 * time.Second
 // node that is gone closed its connections already; this is for one that stopped answering
 // without closing them (a paused process, a partition), which would otherwise hold every
 // request sent to it until the request's timeout, for as long as the heartbeat takes to give
-// up (HeartbeatInterval and as long again). A node that answers keeps its connections: the
-// other nodes may have lost it while the client still reaches it. suspect does not wait.
+// up (HeartbeatInterval, then as long again or ConnectTimeout when longer). A node that
+// answers keeps its connections: the other nodes may have lost it while the client still
+// reaches it. suspect does not wait.
 func (p *hostPool) suspect() {
 	p.mu.Lock()
 	if p.closed || p.probing {

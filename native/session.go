@@ -305,6 +305,7 @@ func (s *Session) connConfig(addr string, onEvent func(proto.Event)) conn.Config
 		TLS:                 s.tlsFor(addr),
 		Keyspace:            *s.keyspace.Load(),
 		HeartbeatInterval:   s.cfg.HeartbeatInterval,
+		HeartbeatTimeout:    max(s.cfg.HeartbeatInterval, s.cfg.ConnectTimeout),
 		DialTimeout:         s.cfg.ConnectTimeout,
 		Dialer:              s.dialerFor(addr),
 		StartupOptions:      map[string]string{"DRIVER_NAME": "cqlbridge", "DRIVER_VERSION": "0.1"},
