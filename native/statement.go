@@ -174,8 +174,17 @@ var Unset = cqltype.Unset
 // (a nil pointer, like nil, is NULL); slices and arrays of those as lists, maps as maps, and
 // maps with struct{} values as sets (named slice, map and pointer types too, by what they are
 // made of). Any other type (a named scalar type such as type Status int, time.Duration,
-// []float32, a struct for a tuple or UDT, a recursive type) fails with a *BindError before anything is sent: prepare the
-// statement, whose bind markers the server types.
+// []float32, a struct for a tuple or UDT, a recursive type) fails with a *BindError before
+// anything is sent: prepare the statement, whose bind markers the server types.
+//
+// The server checks a simple statement's values by their size only, not their type: a value
+// whose Go type maps to another CQL type of the column's size is stored as its bytes read as
+// the column's type, a wrong value without an error (an int bound to a double column is stored
+// as 2.5e-323 for 5, a float64 bound to a bigint, timestamp or decimal column as garbage; an
+// int bound to an int column fails, 8 bytes for 4). Give each value the Go type of its
+// column's CQL type above (int32 for int, float64 for double, cqltype.Decimal for decimal), or
+// prepare the statement, whose values are checked against the server's types before they are
+// sent.
 func Query(cql string, values ...any) Statement {
 	return Statement{cql: cql, values: values}
 }
