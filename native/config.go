@@ -77,7 +77,9 @@ type Config struct {
 	CompressionFallback bool
 
 	// Authenticator answers the server's authentication challenges; nil sends no
-	// credentials. PasswordAuthenticator covers Cassandra's PasswordAuthenticator.
+	// credentials. PasswordAuthenticator covers Cassandra's PasswordAuthenticator. A panic in
+	// the Authenticator or its exchange fails the connection with an error, as a Dialer's
+	// does.
 	Authenticator Authenticator
 
 	// TLS enables TLS with this configuration when non-nil, over the connection Dialer

@@ -515,3 +515,53 @@ func TestReviewAuthenticatorWithoutExchange(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// rvPanicAuth panics in Start (or, with inSuccess, in its exchange's Success).
+type rvPanicAuth struct{ inSuccess bool }
+
+func (a rvPanicAuth) Start(string) (native.AuthExchange, []byte, error) {
+	if !a.inSuccess {
+		panic("rvPanicAuth: Start")
+	}
+	return rvPanicExchange{}, []byte("\x00alice\x00s3cret"), nil
+}
+
+type rvPanicExchange struct{}
+
+func (rvPanicExchange) Challenge([]byte) ([]byte, error) { return nil, errors.New("no challenge") }
+func (rvPanicExchange) Success([]byte) error             { panic("rvPanicExchange: Success") }
+
+// An Authenticator that panics, in Start or in its exchange, and a typed nil
+// *PasswordAuthenticator (an unset pointer in the interface), fail the connection with an
+// error, as a Dialer's panic does: the panic reached Connect's caller from the control
+// connection's handshake, or ended the program from a pool's background goroutine.
+func TestAuthenticatorPanicFailsTheConnection(t *testing.T) {
+	sim := cqlsim.StartT(t, cqlsim.Options{Username: "alice", Password: "s3cret"})
+	for name, c := range map[string]struct {
+		auth native.Authenticator
+		want string
+	}{
+		"typed nil *PasswordAuthenticator": {(*native.PasswordAuthenticator)(nil), "nil *PasswordAuthenticator"},
+		"panic in Start":                   {rvPanicAuth{}, "panicked: rvPanicAuth: Start"},
+		"panic in Success":                 {rvPanicAuth{inSuccess: true}, "panicked: rvPanicExchange: Success"},
+	} {
+		cfg := rvConfig(sim.Addrs()[0])
+		cfg.Authenticator = c.auth
+		var s *native.Session
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("Connect panicked (%v)", p)
+				}
+			}()
+			s, err = native.Connect(ctxT(t), cfg)
+		}()
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: connected", name)
+		} else if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.want)
+		}
+	}
+}

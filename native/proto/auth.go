@@ -34,8 +34,12 @@ type PasswordAuthenticator struct {
 	AllowedAuthenticators []string
 }
 
-// Start checks the authenticator class and returns the PLAIN token.
+// Start checks the authenticator class and returns the PLAIN token. A nil
+// *PasswordAuthenticator (one left unset, in an Authenticator interface) fails.
 func (p *PasswordAuthenticator) Start(class string) (AuthExchange, []byte, error) {
+	if p == nil {
+		return nil, nil, fmt.Errorf("proto: nil *PasswordAuthenticator for server authenticator %q: no credentials to send", class)
+	}
 	if len(p.AllowedAuthenticators) > 0 && !slices.Contains(p.AllowedAuthenticators, class) {
 		return nil, nil, fmt.Errorf("proto: server authenticator %q is not in the allowed list %v", class, p.AllowedAuthenticators)
 	}

@@ -297,20 +297,22 @@ func (c *Conn) authenticate(ctx context.Context, class string) error {
 	if c.cfg.Authenticator == nil {
 		return fmt.Errorf("server requires authentication with %s but no Authenticator is configured", class)
 	}
+	var named any = c.cfg.Authenticator
+	if u, ok := named.(interface{ Unwrap() proto.Authenticator }); ok {
+		named = u.Unwrap() // the user's authenticator, not the session's binding of it to a node
+	}
 	var (
 		ex    proto.AuthExchange
 		token []byte
-		err   error
 	)
-	ex, token, err = c.cfg.Authenticator.Start(class)
+	err := authCall(named, func() (err error) {
+		ex, token, err = c.cfg.Authenticator.Start(class)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	if ex == nil {
-		var named any = c.cfg.Authenticator
-		if u, ok := named.(interface{ Unwrap() proto.Authenticator }); ok {
-			named = u.Unwrap() // the user's authenticator, not the session's binding of it to a node
-		}
 		return fmt.Errorf("the Authenticator (%T) returned no AuthExchange for %s", named, class)
 	}
 	for {
@@ -322,15 +324,31 @@ func (c *Conn) authenticate(ctx context.Context, class string) error {
 		resp.Release()
 		switch m := msg.(type) {
 		case *proto.AuthSuccess:
-			return ex.Success(m.Token)
+			return authCall(named, func() error { return ex.Success(m.Token) })
 		case *proto.AuthChallenge:
-			if token, err = ex.Challenge(m.Token); err != nil {
+			if err := authCall(named, func() (err error) {
+				token, err = ex.Challenge(m.Token)
+				return err
+			}); err != nil {
 				return err
 			}
 		default:
 			return fmt.Errorf("expected AUTH_CHALLENGE or AUTH_SUCCESS, got %s", msg.Opcode())
 		}
 	}
+}
+
+// authCall runs f, a call of the application's Authenticator (named) or of its exchange, and
+// turns a panic into an error that fails the connection, as a Dialer's panic does: the
+// handshake runs in Connect's goroutine or in a pool's background one, where a panic (a typed
+// nil *PasswordAuthenticator, say) would end the program.
+func authCall(named any, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the Authenticator (%T) panicked: %v", named, p)
+		}
+	}()
+	return f()
 }
 
 // UseKeyspace selects keyspace on the connection with a USE statement (the name is quoted, so
