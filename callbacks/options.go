@@ -58,7 +58,10 @@ type Options struct {
 	Panics PanicPolicy
 
 	// OnPanic receives every recovered panic that is not re-routed (see PanicPolicy). When nil,
-	// panics are written with the standard library's log package.
+	// panics are written with the standard library's log package. A panic in OnPanic itself
+	// is not recovered: it ends the dispatch and reaches the goroutine that ran it (for a
+	// future.ResponseFuture, usually a goroutine of the native session, where it ends the
+	// program, as a panic in a native.Pending's OnDone function does).
 	OnPanic func(*PanicError)
 }
 
