@@ -194,6 +194,10 @@ func RunOutcome(ctx context.Context, b *Build, o Options) (*Outcome, error) {
 	return &Outcome{Server: o.Server, Records: records, Legacy: legacy, Shim: shim, Order: order}, nil
 }
 
+// shimPanickedAlike begins the Diff of a scenario whose traces are identical but for the
+// shim having panicked as gocql v1.7.0 does.
+const shimPanickedAlike = "the shim panicked as gocql v1.7.0 does (a panic escaping the scenario is a cqlbridge defect even where gocql has it): "
+
 // compareTraces fills in rec (named, with its server and legacy status) from the legacy and
 // shim traces of its scenario, both present.
 func compareTraces(rec Record, l, s trace.Scenario) Record {
@@ -204,7 +208,7 @@ func compareTraces(rec Record, l, s trace.Scenario) Record {
 		// gocql panics the same way; the shim must not (a legacy panic is a plain bug,
 		// fixed and pinned as a deviation), so this is not "the same".
 		rec.Same = false
-		rec.Diff = "the shim panicked as gocql v1.7.0 does (a panic escaping the scenario is a cqlbridge defect even where gocql has it): " + s.Panic
+		rec.Diff = shimPanickedAlike + s.Panic
 	}
 	if step := abortedSetup(l); rec.Same && step != "" {
 		// Both sides failed the same set-up statement and stopped: nothing the scenario
