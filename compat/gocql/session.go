@@ -1000,7 +1000,12 @@ func (s *Session) executeQuery(q *Query) *Iter {
 // execute runs qry with speculative executions when it is idempotent and its policy asks
 // for them: the first result (even an error) wins and the others are cancelled. Unlike
 // gocql, a speculative execution that finds no host left in the plan delivers nothing, so it
-// cannot win with ErrNoConnections while the main execution is still running.
+// cannot win with ErrNoConnections while the main execution is still running. As in gocql,
+// the winner is returned at once: the cancelled executions end in the background, for one
+// may be inside the application's RetryPolicy (an ExponentialBackoffRetryPolicy sleeping its
+// backoff, say) or QueryObserver, which no cancellation interrupts. Each holds the query
+// (see Query.borrow) until it ends, so that Release cannot reset it under them. A panic of
+// one that ends after the winner was returned has no caller left to reach: it is logged.
 func (s *Session) execute(qry ExecutableQuery) *Iter {
 	ctx := qry.Context()
 	var plan hostPlan
@@ -1021,30 +1026,59 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		panicked  bool // a policy, observer or tracer of the application panicked with pv
 		pv        any
 	}
-	// Buffered for every execution, so none blocks once a winner is chosen.
+	// Buffered for every execution, so none blocks once a winner is chosen. Outcomes are
+	// sent under mu, and none once over is set (the caller has returned).
 	results := make(chan outcome, sp.Attempts()+1)
-	var wg sync.WaitGroup
+	var mu sync.Mutex
+	over := false
+	deliver := func(o outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !over {
+			results <- o
+		} else if o.panicked {
+			s.logger.Printf("gocql: a speculative execution that lost panicked: %v", o.pv)
+		}
+	}
+	q, _ := qry.(*Query)
 	started, finished := 0, 0
 	start := func() {
 		started++
-		wg.Add(1)
+		if q != nil {
+			q.borrow()
+		}
 		go func() {
-			defer wg.Done()
+			if q != nil {
+				defer q.unborrow()
+			}
 			defer func() {
 				// Carried to the caller's goroutine, which panics with it, where the
 				// application (or an async execution's future) can recover it.
 				if pv := recover(); pv != nil {
-					results <- outcome{panicked: true, pv: pv}
+					deliver(outcome{panicked: true, pv: pv})
 				}
 			}()
 			it, attempted := s.run(ctx, qry, shared)
-			results <- outcome{iter: it, attempted: attempted}
+			deliver(outcome{iter: it, attempted: attempted})
 		}()
 	}
-	// The losers are cancelled, then waited for, so no goroutine outlives the call.
+	// The losers are cancelled, and not waited for (see above); a panic of theirs that came
+	// in unread is logged.
 	defer func() {
 		cancel()
-		wg.Wait()
+		mu.Lock()
+		over = true
+		mu.Unlock()
+		for {
+			select {
+			case o := <-results:
+				if o.panicked {
+					s.logger.Printf("gocql: a speculative execution that lost panicked: %v", o.pv)
+				}
+			default:
+				return
+			}
+		}
 	}()
 	start()
 	delay := sp.Delay()
@@ -1058,7 +1092,7 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 		select {
 		case o := <-results:
 			if o.panicked {
-				panic(o.pv) // after the deferred cancel and wait, in the caller's goroutine
+				panic(o.pv) // after the deferred cancel, in the caller's goroutine
 			}
 			finished++
 			// The first execution that reached a host wins, even with an error. One that
