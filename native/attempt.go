@@ -85,10 +85,13 @@ type RetryPolicy interface {
 }
 
 // NextHostRetry is a RetryPolicy that tries the next node of the plan, up to MaxRetries
-// times, when the failure proves the request was not applied (the coordinator was
-// unavailable, overloaded or bootstrapping, or the connection failed before sending), and,
-// for idempotent requests only, also when the outcome is unknown (a server-side read or write
-// timeout, or a connection that broke while the request was in flight).
+// times, when the failure proves the request was not applied (the coordinator found too few
+// replicas alive, or was bootstrapping; a request the connection failed before sending goes
+// to the next node without asking the policy), and, for idempotent requests only, also when
+// the outcome is unknown: a server-side read or write timeout, a connection that broke while
+// the request was in flight, or an OVERLOADED answer, which a coordinator may send after it
+// has sent the write to some replicas (Cassandra does when a replica has too many hints in
+// flight), so that the write may have been applied.
 type NextHostRetry struct {
 	MaxRetries int
 }
@@ -106,9 +109,9 @@ func (p NextHostRetry) Retry(_ context.Context, a *Attempt) RetryDecision {
 		writeTO     *WriteTimeoutError
 	)
 	switch {
-	case errors.As(a.Err, &unavailable), errors.As(a.Err, &overloaded), errors.As(a.Err, &booting):
+	case errors.As(a.Err, &unavailable), errors.As(a.Err, &booting):
 		return RetryDecision{Action: RetryNextHost}
-	case a.Idempotent && (errors.As(a.Err, &readTO) || errors.As(a.Err, &writeTO) || errors.Is(a.Err, ErrConnClosed)):
+	case a.Idempotent && (errors.As(a.Err, &overloaded) || errors.As(a.Err, &readTO) || errors.As(a.Err, &writeTO) || errors.Is(a.Err, ErrConnClosed)):
 		return RetryDecision{Action: RetryNextHost}
 	}
 	return RetryDecision{Action: Fail}

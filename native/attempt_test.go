@@ -19,7 +19,8 @@ func TestNextHostRetryDecisions(t *testing.T) {
 		want       native.RetryAction
 	}{
 		{&native.UnavailableError{}, false, 0, native.RetryNextHost},
-		{&native.OverloadedError{}, false, 1, native.RetryNextHost},
+		{&native.OverloadedError{}, true, 1, native.RetryNextHost},
+		{&native.OverloadedError{}, false, 0, native.Fail}, // may have been applied
 		{&native.IsBootstrappingError{}, false, 0, native.RetryNextHost},
 		{&native.UnavailableError{}, false, 2, native.Fail}, // MaxRetries reached
 		{&native.ReadTimeoutError{}, true, 0, native.RetryNextHost},

@@ -124,7 +124,7 @@ func TestDetachedRetryOnAnotherNode(t *testing.T) {
 	}
 	sel := mustPrepare(t, s, "SELECT v FROM dr.t WHERE k = ?")
 	for i := range 12 { // every node comes first in some plans
-		res, err := awaitPending(t, s.ExecuteAsync(bg, sel.Bind(1)), 30*time.Second)
+		res, err := awaitPending(t, s.ExecuteAsync(bg, sel.Bind(1).WithIdempotent(true)), 30*time.Second)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}

@@ -41,9 +41,10 @@ func faultedCluster(t *testing.T, log *attemptLog) (*cqlsim.Cluster, *native.Ses
 }
 
 // NextHostRetry on server errors that cqlsim's faults inject, each node failing one statement:
-// errors proving nothing was applied (overloaded, bootstrapping, unavailable) are retried on
-// every node of the plan, each once; read and write timeouts only when the request is
-// idempotent; other errors (a read failure) never. The error of the last attempt is returned
+// errors proving nothing was applied (bootstrapping, unavailable) are retried on every node of
+// the plan, each once; read and write timeouts and OVERLOADED (a coordinator may answer it
+// after sending the write to some replicas) only when the request is idempotent; other errors
+// (a read failure) never. The error of the last attempt is returned
 // with its fields, and a retry never goes back to a node already tried.
 func TestNextHostRetryOnInjectedServerErrors(t *testing.T) {
 	cases := []struct {
@@ -53,8 +54,8 @@ func TestNextHostRetryOnInjectedServerErrors(t *testing.T) {
 		attempts   int
 		check      func(error) bool
 	}{
-		{"overloaded", &message.Overloaded{ErrorMessage: "overloaded"}, false, 3,
-			func(err error) bool { var e *native.OverloadedError; return errors.As(err, &e) }},
+		{"overloaded, not idempotent", &message.Overloaded{ErrorMessage: "overloaded"}, false, 1, isOverloaded},
+		{"overloaded, idempotent", &message.Overloaded{ErrorMessage: "overloaded"}, true, 3, isOverloaded},
 		{"bootstrapping", &message.IsBootstrapping{ErrorMessage: "bootstrapping"}, false, 3,
 			func(err error) bool { var e *native.IsBootstrappingError; return errors.As(err, &e) }},
 		{"unavailable", &message.Unavailable{ErrorMessage: "unavailable", Consistency: primitive.ConsistencyLevelQuorum, Required: 2, Alive: 1}, false, 3,
@@ -118,6 +119,11 @@ func TestNextHostRetryOnInjectedServerErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func isOverloaded(err error) bool {
+	var e *native.OverloadedError
+	return errors.As(err, &e) && e.Message == "overloaded"
 }
 
 func writeTimeoutMsg() *message.WriteTimeout {
