@@ -76,10 +76,12 @@ type RetryDecision struct {
 // (a.Err is its error; a.Number counts the attempts made so far). Implementations must be
 // safe for concurrent use and should retry non-idempotent requests only for errors that
 // prove the request was not applied (for example UnavailableError). ctx is the request's
-// context, also cancelled when the session closes (context.Cause is then ErrSessionClosed): a
-// policy that waits before retrying should stop waiting when it ends. Like Config.Observer, a
-// policy may Close the session, also while deciding on an asynchronous request: Close does
-// not wait for that request's goroutine while the policy runs (see Session.Close).
+// context, also cancelled when the session closes (context.Cause is then ErrSessionClosed),
+// and ending at the request's timeout (Config.Timeout, Statement.WithTimeout), after which no
+// retry is sent: a policy that waits before retrying should stop waiting when it ends. Like
+// Config.Observer, a policy may Close the session, also while deciding on an asynchronous
+// request: Close does not wait for that request's goroutine while the policy runs (see
+// Session.Close).
 type RetryPolicy interface {
 	Retry(ctx context.Context, a *Attempt) RetryDecision
 }

@@ -723,7 +723,11 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		}
 	}
 	a := &Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency), Idempotent: info.idempotent, Err: err}
-	d := s.askRetryPolicy(ctx, info, a)
+	deadline := to.deadline() // fixed above
+	if to == nil {
+		deadline = info.deadline // a speculative attempt's: the request's
+	}
+	d := s.askRetryPolicy(ctx, info, a, deadline)
 	if s.ctx.Err() != nil {
 		return nil, err // the session closed meanwhile: no retry
 	}
@@ -743,16 +747,23 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 
 // askRetryPolicy calls the request's retry policy with a context that also ends when the
 // session closes (cause ErrSessionClosed), so that a policy backing off does not hold Close
-// up. The context costs two allocations, on the retry path only. As with the Observer (see
-// observe), Close does not wait for an asynchronous request while its policy decides, so that
-// the policy may call Close.
-func (s *Session) askRetryPolicy(ctx context.Context, info *reqInfo, a *Attempt) (d RetryDecision) {
+// up, and at deadline, the request's (none when zero), after which no retry is sent: a policy
+// backing off does not hold the caller past the request's timeout either. The context costs
+// a few allocations, on the retry path only. As with the Observer (see observe), Close does
+// not wait for an asynchronous request while its policy decides, so that the policy may call
+// Close.
+func (s *Session) askRetryPolicy(ctx context.Context, info *reqInfo, a *Attempt, deadline time.Time) (d RetryDecision) {
 	pctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(s.ctx, func() { cancel(ErrSessionClosed) })
 	defer func() {
 		stop()
 		cancel(nil)
 	}()
+	if !deadline.IsZero() {
+		var cancelDeadline context.CancelFunc
+		pctx, cancelDeadline = context.WithDeadline(pctx, deadline)
+		defer cancelDeadline()
+	}
 	s.wg.callback(info.async, info.cbDepth, func() { d = info.retry.Retry(pctx, a) })
 	return d
 }
