@@ -1105,6 +1105,11 @@ func (s *Session) execute(qry ExecutableQuery) *Iter {
 			if started > sp.Attempts() {
 				tick = nil
 			}
+		case <-ctx.Done():
+			// The query's context ended (only the defer cancels ctx itself): as in gocql, the
+			// query ends now, whether or not an execution has seen it yet (one may be in the
+			// application's RetryPolicy).
+			return &Iter{err: ctx.Err()}
 		}
 	}
 }

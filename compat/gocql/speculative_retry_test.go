@@ -62,8 +62,10 @@ const specOverloadedStmt = "SELECT v FROM hr_spec.t WHERE k = 1"
 // speculative execution succeeds on node 3. gocql v1.7.0 returns node 3's answer at once,
 // without waiting for the main execution's policy; so must compat (it used to wait for the
 // losing execution to end, so a backing-off policy delayed the winner by its whole backoff),
-// with the application's policy and with ExponentialBackoffRetryPolicy. A panic of the policy
-// once the winner has been returned is logged (gocql's would end the program).
+// with the application's policy and with ExponentialBackoffRetryPolicy. Likewise, when the
+// query's context ends while its execution is in the policy, the query fails at once with the
+// context's error. A panic of the policy once the winner has been returned is logged (gocql's
+// would end the program).
 func TestSpeculativeWinnerNotHeldByALoserRetrying(t *testing.T) {
 	sim, legacy, s := slowNodeSessions(t, 10*time.Second)
 	cqltest.Exec(t, sim.Addrs()[0], "CREATE KEYSPACE hr_spec WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
@@ -119,6 +121,44 @@ func TestSpeculativeWinnerNotHeldByALoserRetrying(t *testing.T) {
 		err := it.Close()
 		return outcome{err, compatAddr(it.Host()), q.Attempts()}
 	})
+	// The query's context ends while the main execution is held in the policy (the
+	// speculative execution not started yet): the query fails with the context's error at
+	// once, in both drivers.
+	cancelled := func(name string, p *heldPolicy, exec func(ctx context.Context) error) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- exec(ctx) }()
+		select {
+		case <-p.entered:
+		case <-time.After(failoverDeadline):
+			t.Fatalf("%s: the retry policy was never called", name)
+		}
+		cancel()
+		select {
+		case err := <-done:
+			close(p.release)
+			if err != context.Canceled {
+				t.Errorf("%s: %v, want context.Canceled", name, err)
+			}
+		case <-time.After(failoverDeadline):
+			t.Errorf("%s: the cancelled query waited for its execution's retry policy", name)
+			close(p.release)
+			<-done
+		}
+	}
+	late := &SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: time.Hour}
+	llate := &gocqlv1.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: time.Hour}
+	lp = newHeldPolicy()
+	cancelled("gocql v1.7.0, cancelled", lp, func(ctx context.Context) error {
+		return legacy.Query(specOverloadedStmt).WithContext(ctx).Idempotent(true).RetryPolicy(legacyHeldPolicy{lp}).SetSpeculativeExecutionPolicy(llate).Exec()
+	})
+	cp = newHeldPolicy()
+	cancelled("compat, cancelled", cp, func(ctx context.Context) error {
+		return s.Query(specOverloadedStmt).WithContext(ctx).Idempotent(true).RetryPolicy(compatHeldPolicy{cp}).SetSpeculativeExecutionPolicy(late).Exec()
+	})
+
 	// A panic of the losing execution, once the winner has been returned, is logged.
 	logged := make(chan string, 1)
 	s.logger = captureLogger(func(msg string) {
