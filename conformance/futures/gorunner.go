@@ -247,6 +247,21 @@ func (r *goRun) step(st Step) {
 		if sp := st.Speculative; sp != nil {
 			q = q.WithIdempotent(true).WithSpeculativeExecution(time.Duration(sp.Delay*float64(time.Second)), sp.Attempts)
 		}
+		switch st.Retry {
+		case "":
+		case "ignore":
+			q = q.WithRetryPolicy(ignoreRetryPolicy{})
+		default:
+			r.steps = append(r.steps, Event{Op: st.Op, Error: "UnknownRetry:" + st.Retry})
+			return
+		}
+		if st.Resume {
+			if r.rs == nil {
+				r.steps = append(r.steps, Event{Op: st.Op, Error: "NoResultSet"})
+				return
+			}
+			q = q.WithPagingState(r.rs.PagingState())
+		}
 		opts := future.Options{}
 		switch {
 		case st.NoTimeout:
@@ -433,6 +448,13 @@ func (r *goRun) resultSetStep(st Step) {
 	default:
 		r.steps = append(r.steps, Event{Op: st.Op, Error: "UnknownOp"})
 	}
+}
+
+// ignoreRetryPolicy answers every failed attempt with native.Ignore (a step's "retry": "ignore").
+type ignoreRetryPolicy struct{}
+
+func (ignoreRetryPolicy) Retry(context.Context, *native.Attempt) native.RetryDecision {
+	return native.RetryDecision{Action: native.Ignore}
 }
 
 func jsonValue[T any](v T) json.RawMessage {

@@ -17,7 +17,7 @@ import time
 from cassandra import (AlreadyExists, DriverException, InvalidRequest, OperationTimedOut,
                        ReadFailure, ReadTimeout, Unavailable, WriteTimeout)
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, NoHostAvailable
-from cassandra.policies import ConstantSpeculativeExecutionPolicy
+from cassandra.policies import ConstantSpeculativeExecutionPolicy, RetryPolicy
 from cassandra.protocol import SyntaxException
 from cassandra.query import SimpleStatement
 
@@ -29,6 +29,15 @@ except ImportError:  # older layouts
 
 MAX_RUNS = 5  # as futures.MaxRuns
 SLOW_CALLBACK = 0.3  # seconds a "slow_has_more_pages" callback waits (as futures.slowCallback)
+
+
+class IgnoreRetryPolicy(RetryPolicy):
+    """A step's "retry": "ignore": every retry decision is IGNORE."""
+
+    def on_read_timeout(self, *args, **kwargs):
+        return self.IGNORE, None
+
+    on_write_timeout = on_unavailable = on_request_error = on_read_timeout
 
 
 class CallbackRaised(Exception):
@@ -151,6 +160,17 @@ class Run:
                     request_timeout=DEFAULT_TIMEOUT,
                     speculative_execution_policy=ConstantSpeculativeExecutionPolicy(spec["delay"], spec["attempts"])))
             kw["execution_profile"] = name
+        retry = step.get("retry")
+        if retry == "ignore":
+            stmt.retry_policy = IgnoreRetryPolicy()
+        elif retry:
+            self.step_event("execute", error="UnknownRetry:" + retry)
+            return
+        if step.get("resume"):
+            if self.rs is None:
+                self.step_event("execute", error="NoResultSet")
+                return
+            kw["paging_state"] = self.rs.paging_state
         self.page = 1
         self.future = self.session.execute_async(stmt, **kw)
 

@@ -167,7 +167,8 @@ func (sc Scenario) Raced(t Trace) bool {
 
 // Step is one operation of a scenario. Op selects it:
 //
-//	execute                      start the statement (Timeout: seconds, null for none; Trace)
+//	execute                      start the statement (Timeout: seconds, null for none; Trace;
+//	                             Speculative; Retry; Resume)
 //	add_callback, add_errback    register function ID with Action (record, raise, fetch_next;
 //	                             callbacks also slow_has_more_pages: wait 0.3 s, then record
 //	                             has_more_pages with the event)
@@ -204,6 +205,15 @@ type Step struct {
 	// speculative execution policy (Python: ConstantSpeculativeExecutionPolicy in an
 	// execution profile; Go: native.Statement.WithSpeculativeExecution).
 	Speculative *Speculative `json:"speculative,omitempty"`
+	// Retry, on an execute step, names the statement's own retry policy: "ignore" answers
+	// every retry decision with IGNORE (Python: a RetryPolicy whose on_* methods return
+	// RetryPolicy.IGNORE; Go: a native.RetryPolicy returning native.Ignore). Empty keeps the
+	// default (Python's RetryPolicy, future.PythonRetryPolicy).
+	Retry string `json:"retry,omitempty"`
+	// Resume, on an execute step, starts the statement at the paging state of the last result
+	// set (Python: execute_async(..., paging_state=rs.paging_state); Go:
+	// native.Statement.WithPagingState(rs.PagingState())).
+	Resume bool `json:"resume,omitempty"`
 }
 
 // Speculative is a constant speculative execution policy: up to Attempts extra executions, one
