@@ -19,7 +19,9 @@
 //     Options.OnPanic (or logged) and the remaining functions still run; the outcome does not
 //     change. [PythonReroute] reproduces the Python driver instead: a panicking callback aborts
 //     the remaining callbacks and the errbacks run with the panic as a [*PanicError]; a panicking
-//     errback re-runs the errbacks with its own panic, which then becomes the outcome's error.
+//     errback re-runs the errbacks with its own panic, which then becomes the outcome's error;
+//     in a dispatch marked with [Dispatch.NoReroute] (an outcome the Python driver delivers
+//     outside its response handler), a panic only ends the dispatch, as there.
 //
 // The zero List is ready to use with the default options.
 package callbacks

@@ -142,10 +142,20 @@ type Dispatch[T any] struct {
 	value T
 	err   error
 	gen   uint64 // the completion it settled
+	// noReroute: under PythonReroute, a panic is reported and ends the dispatch (NoReroute).
+	noReroute bool
 }
 
 // Settled reports whether the Settle call that produced d recorded its outcome.
 func (d *Dispatch[T]) Settled() bool { return d.l != nil }
+
+// NoReroute makes d's dispatch treat a panic, under PythonReroute, the way the Python driver
+// treats an exception raised by a callback or errback that it runs outside its response
+// handler (on its timer thread for a client timeout, on its executor for NoHostAvailable and
+// for schema-change results): the panic is reported (Options.OnPanic), the functions after the
+// panicking one are skipped, and the outcome stays as it is (no errback runs with the panic).
+// Under RecoverAndReport it changes nothing. Call it before Run or RunInline.
+func (d *Dispatch[T]) NoReroute() { d.noReroute = true }
 
 // Run runs the snapshot of callbacks (on success) or errbacks (on failure), in registration
 // order, in this goroutine or through the List's Executor. Run must be called at most once.
@@ -154,12 +164,12 @@ func (d *Dispatch[T]) Run() {
 	if l == nil || (len(d.cbs) == 0 && len(d.ebs) == 0) {
 		return
 	}
-	cbs, ebs, v, err, gen := d.cbs, d.ebs, d.value, d.err, d.gen
+	dd := *d
 	if l.opts.Executor != nil {
-		l.opts.Executor.Execute(func() { l.run(cbs, ebs, v, err, gen) })
+		l.opts.Executor.Execute(func() { l.run(&dd) })
 		return
 	}
-	l.run(cbs, ebs, v, err, gen)
+	l.run(&dd)
 }
 
 // RunInline is Run in this goroutine, whatever the List's Executor: for a caller that already
@@ -170,7 +180,7 @@ func (d *Dispatch[T]) RunInline() {
 	if l == nil || (len(d.cbs) == 0 && len(d.ebs) == 0) {
 		return
 	}
-	l.run(d.cbs, d.ebs, d.value, d.err, d.gen)
+	l.run(d)
 }
 
 // HasWork reports whether d has functions to run (Run of a Dispatch without any does
@@ -184,11 +194,11 @@ func (l *List[T]) Executor() Executor {
 	return l.opts.Executor
 }
 
-func (l *List[T]) run(cbs []func(T), ebs []func(error), v T, err error, gen uint64) {
-	if err != nil {
-		l.runErrbacks(ebs, err, false, gen)
+func (l *List[T]) run(d *Dispatch[T]) {
+	if d.err != nil {
+		l.runErrbacks(d.ebs, d.err, false, d.gen, d.noReroute)
 	} else {
-		l.runCallbacks(cbs, v, gen)
+		l.runCallbacks(d.cbs, d.value, d.gen, d.noReroute)
 	}
 }
 
@@ -236,15 +246,20 @@ func (l *List[T]) Len() (callbacks, errbacks int) {
 }
 
 // runCallbacks runs the callbacks of completion gen; under PythonReroute a panic is recorded
-// (see recordPanic) and re-routed to the errbacks.
-func (l *List[T]) runCallbacks(snap []func(T), v T, gen uint64) {
+// (see recordPanic) and re-routed to the errbacks, or with noReroute reported and the
+// remaining callbacks skipped.
+func (l *List[T]) runCallbacks(snap []func(T), v T, gen uint64, noReroute bool) {
 	for i, fn := range snap {
 		pe := protect(func() { fn(v) }, i, false)
 		if pe == nil {
 			continue
 		}
 		if l.opts.Panics == PythonReroute {
-			l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen)
+			if noReroute {
+				l.opts.report(pe)
+				return
+			}
+			l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen, false)
 			return
 		}
 		l.opts.report(pe)
@@ -252,8 +267,8 @@ func (l *List[T]) runCallbacks(snap []func(T), v T, gen uint64) {
 }
 
 // runErrbacks runs the errbacks of completion gen with err; rerun marks the re-run after a
-// re-routed panic.
-func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool, gen uint64) {
+// re-routed panic, and noReroute a dispatch whose panics are not re-routed (NoReroute).
+func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool, gen uint64, noReroute bool) {
 	for i, fn := range snap {
 		pe := protect(func() { fn(err) }, i, true)
 		if pe == nil {
@@ -263,11 +278,11 @@ func (l *List[T]) runErrbacks(snap []func(error), err error, rerun bool, gen uin
 			l.opts.report(pe)
 			continue
 		}
-		if rerun {
+		if rerun || noReroute {
 			l.opts.report(pe)
 			return
 		}
-		l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen)
+		l.runErrbacks(l.recordPanic(pe, gen), pe, true, gen, false)
 		return
 	}
 }

@@ -392,3 +392,56 @@ func TestFailNilIsAFailure(t *testing.T) {
 		t.Errorf("Outcome() = %v, %t, want a failure", err, done)
 	}
 }
+
+// TestNoReroute: a dispatch marked with NoReroute (an outcome the Python driver delivers outside
+// its response handler) does not re-route a panic under PythonReroute: it is reported, the
+// functions after the panicking one are skipped, and the outcome stays; under RecoverAndReport
+// the remaining functions run as usual.
+func TestNoReroute(t *testing.T) {
+	var r recorder
+	report := func(pe *callbacks.PanicError) { r.add(fmt.Sprintf("reported:%v", pe.Value)) }
+
+	var l callbacks.List[int]
+	l.Configure(callbacks.Options{Panics: callbacks.PythonReroute, OnPanic: report})
+	l.AddErrback(r.eb("first"))
+	l.AddErrback(func(error) { panic("eb") })
+	l.AddErrback(r.eb("skipped"))
+	server := errors.New("timeout")
+	d := l.Settle(0, server)
+	d.NoReroute()
+	d.Run()
+	if diff := cmp.Diff([]string{"first(timeout)", "reported:eb"}, r.take()); diff != "" {
+		t.Fatalf("errbacks (-want +got):\n%s", diff)
+	}
+	if _, err, done := l.Outcome(); !done || err != server {
+		t.Fatalf("Outcome error = %v; want the failure itself, not the errback's panic", err)
+	}
+
+	var c callbacks.List[int]
+	c.Configure(callbacks.Options{Panics: callbacks.PythonReroute, OnPanic: report})
+	c.AddCallback(r.cb("a"))
+	c.AddCallback(func(int) { panic("cb") })
+	c.AddCallback(r.cb("skipped"))
+	c.AddErrback(r.eb("e"))
+	d = c.Settle(5, nil)
+	d.NoReroute()
+	d.RunInline()
+	if diff := cmp.Diff([]string{"a(5)", "reported:cb"}, r.take()); diff != "" {
+		t.Fatalf("callbacks (-want +got):\n%s", diff)
+	}
+	c.AddErrback(r.eb("late-e")) // the outcome is a success only: not run
+	if v, err, _ := c.Outcome(); v != 5 || err != nil || len(r.take()) != 0 {
+		t.Fatalf("Outcome = %v, %v, or a late errback ran; want 5, nil and no errback", v, err)
+	}
+
+	var rr callbacks.List[int]
+	rr.Configure(callbacks.Options{OnPanic: report})
+	rr.AddCallback(func(int) { panic("cb") })
+	rr.AddCallback(r.cb("b"))
+	d = rr.Settle(1, nil)
+	d.NoReroute()
+	d.Run()
+	if diff := cmp.Diff([]string{"reported:cb", "b(1)"}, r.take()); diff != "" {
+		t.Fatalf("RecoverAndReport with NoReroute (-want +got):\n%s", diff)
+	}
+}

@@ -31,7 +31,10 @@ const (
 	//     with its *PanicError, which replaces the outcome's error; a second panic in that re-run
 	//     is reported and ends the dispatch;
 	//   - a function that runs immediately inside AddCallback or AddErrback and panics propagates
-	//     the panic to the caller of the Add method.
+	//     the panic to the caller of the Add method;
+	//   - in a dispatch marked with Dispatch.NoReroute (an outcome the Python driver delivers
+	//     outside its response handler: a client timeout, NoHostAvailable, a schema change), a
+	//     panicking function is reported and ends the dispatch, and the outcome is unchanged.
 	PythonReroute
 )
 

@@ -20,7 +20,7 @@ type fakePage struct {
 	trace    []byte
 	err      error
 	hang     bool // never answers; only the timeout ends it
-	manual   bool // answers when the test calls release
+	manual   bool // answers (with err, when set) when the test calls release
 }
 
 var fakeColumns = []future.Column{{Keyspace: "ks", Table: "t", Name: "k", Type: &cqltype.Type{Kind: cqltype.KindInt}}}
@@ -97,12 +97,16 @@ func (s *fakeSource) Request(ctx context.Context, pagingState []byte, timeout ti
 	return p
 }
 
-// release answers the oldest manual request.
+// release answers the oldest manual request (with its page's error, when it has one).
 func (s *fakeSource) release() {
 	s.mu.Lock()
 	p := s.waiting[0]
 	s.waiting = s.waiting[1:]
 	s.mu.Unlock()
+	if p.page.err != nil {
+		p.finish(nil, p.page.err)
+		return
+	}
 	p.finish(p.page, nil)
 }
 

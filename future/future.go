@@ -171,7 +171,27 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 		f.cbs.Reset()
 		d = f.cbs.Settle(pg, err)
 	}
+	if outsideResponseHandler(pg, err) {
+		d.NoReroute()
+	}
 	return d
+}
+
+// outsideResponseHandler reports whether the Python driver delivers a page with this outcome
+// outside the response handler (_set_result) whose except clause re-routes an exception
+// raised by a callback or errback to the errbacks (A12, A13): a client timeout (its timer
+// thread), NoHostAvailable once the query plan is spent (send_request, on its executor after
+// a retry) and a schema change result (its executor, after the schema refresh). There the
+// exception escapes to that thread, which logs it: the functions after the raising one are
+// skipped and the outcome stays. callbacks.PythonReroute does the same for such dispatches
+// (callbacks.Dispatch.NoReroute); the default RecoverAndReport is unaffected.
+func outsideResponseHandler(pg Page, err error) bool {
+	var te *TimeoutError
+	var nh *native.NoHostAvailableError
+	if err != nil {
+		return errors.As(err, &te) || errors.As(err, &nh)
+	}
+	return pg.resp != nil && pg.resp.Kind() == KindSchemaChange
 }
 
 // failedTraceID returns the tracing session id the server sent with the error of a traced
