@@ -437,6 +437,15 @@ func (r *goRun) resultSetStep(st Step) {
 			return
 		}
 		r.steps = append(r.steps, Event{Op: st.Op, Value: jsonValue(ok)})
+	case "rs_query_trace":
+		tctx, cancel := context.WithTimeout(r.ctx, defaultTimeout)
+		tr, err := rs.QueryTrace(tctx)
+		cancel()
+		if err != nil {
+			r.stepErr(st.Op, err)
+			return
+		}
+		r.steps = append(r.steps, Event{Op: st.Op, Present: ptr(tr != nil)})
 	case "rs_column_names":
 		names := rs.ColumnNames()
 		if names == nil {

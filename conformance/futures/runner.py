@@ -319,6 +319,9 @@ class Run:
         except Exception as exc:
             self.step_event("rs_was_applied", error="RuntimeError" if isinstance(exc, RuntimeError) else error_class(exc))
 
+    def op_rs_query_trace(self, step):
+        self.guarded("rs_query_trace", lambda: self.step_event("rs_query_trace", present=self.rs.get_query_trace() is not None))
+
     def op_rs_column_names(self, step):
         self.step_event("rs_column_names", value=list(self.rs.column_names or []))
 

@@ -180,7 +180,9 @@ func (sc Scenario) Raced(t Trace) bool {
 //	result_as_old                keep a result set as "old"; old_current_rows, old_paging_state read it
 //	has_more_pages, warnings, custom_payload, trace_id, start_fetching_next_page, clear_callbacks
 //	rs_iter, rs_next (N), rs_all, rs_one, rs_current_rows, rs_fetch_next_page, rs_has_more_pages,
-//	rs_paging_state, rs_was_applied, rs_column_names, rs_bool   on the last result set
+//	rs_paging_state, rs_was_applied, rs_column_names, rs_bool,
+//	rs_query_trace (whether the set's get_query_trace / QueryTrace returns a trace)
+//	                             on the last result set
 //
 // After marks an add step made once the outcome is known, so whether the function ran inline
 // (inside the add call) is deterministic and recorded. RecordReturn records whether the add
@@ -292,5 +294,5 @@ var knownOps = map[string]bool{
 	"trace_id": true, "start_fetching_next_page": true, "clear_callbacks": true, "rs_iter": true,
 	"rs_next": true, "rs_all": true, "rs_one": true, "rs_current_rows": true,
 	"rs_fetch_next_page": true, "rs_has_more_pages": true, "rs_paging_state": true,
-	"rs_was_applied": true, "rs_column_names": true, "rs_bool": true,
+	"rs_was_applied": true, "rs_column_names": true, "rs_bool": true, "rs_query_trace": true,
 }
