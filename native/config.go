@@ -8,6 +8,14 @@ import (
 
 // Config configures a Session. The zero value of every field selects the documented default,
 // so Config{Hosts: []string{"127.0.0.1"}} is a complete configuration.
+//
+// The functions a Config holds (Observer, RetryPolicy, OnSchemaChange, OnConnect,
+// ResolveHosts, HostFilter, AddressTranslator) run in the caller's goroutine or in one of the
+// session's own, as each field says. A panic in one reaches the caller when it runs in the
+// caller's goroutine; in one of the session's own (an asynchronous request's worker, the
+// control connection's, a pool's refill), it ends the program, as a panic in a function given
+// to time.AfterFunc does. Only a Dialer's and an Authenticator's panic are recovered: they
+// fail the connection being opened.
 type Config struct {
 	// Hosts are the contact points, as "host" or "host:port" (port 9042 when omitted). The
 	// session connects to the first that answers, reads the cluster's topology from it and
