@@ -58,7 +58,8 @@ func All() []Scenario {
 		valueScenarios(), udtScenarios(), tupleScenarios(), counterScenarios(), staticScenarios(),
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
-		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios(), serverFrameScenarios()} {
+		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios(), serverFrameScenarios(),
+		legacyCScenarios()} {
 		all = append(all, group...)
 	}
 	return all
