@@ -410,3 +410,38 @@ func TestCloseLeavesThePrefetchRunning(t *testing.T) {
 		t.Errorf("observed %q; want %q", pages, want)
 	}
 }
+
+// TestSpeculativeErrorWinsLikeGocql: the first execution to finish wins even with an error
+// (C27): every plan starts with node 2, which answers a second late, then node 3, which
+// refuses the statement at once; an idempotent query with one speculative execution after
+// 100 ms gets node 3's error (and Host), not node 2's rows. Both drivers alike.
+func TestSpeculativeErrorWinsLikeGocql(t *testing.T) {
+	const stmt = slowNodeStmt + " /* spec error */"
+	sim, legacy, s := slowNodeSessions(t, 10*time.Second)
+	if err := sim.SetNodeDelay(1, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.InjectFault(2, cqlsim.Fault{Match: "/* spec error */", Error: &message.Overloaded{ErrorMessage: "node 3 refuses"}}); err != nil {
+		t.Fatal(err)
+	}
+	describe := func(err error, host string) string {
+		var code int
+		if re, ok := err.(interface{ Code() int }); ok {
+			code = re.Code()
+		}
+		return fmt.Sprintf("%T %v code %#x from %s", err, err, code, host)
+	}
+	lit := legacy.Query(stmt).Idempotent(true).RetryPolicy(nil).
+		SetSpeculativeExecutionPolicy(&gocqlv1.SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: 100 * time.Millisecond}).Iter()
+	lerr := lit.Close()
+	want := describe(lerr, legacyAddr(lit.Host()))
+	it := s.Query(stmt).Idempotent(true).RetryPolicy(nil).
+		SetSpeculativeExecutionPolicy(&SimpleSpeculativeExecution{NumAttempts: 1, TimeoutDelay: 100 * time.Millisecond}).Iter()
+	got := describe(it.Close(), compatAddr(it.Host()))
+	if lerr == nil || legacyAddr(lit.Host()) != sim.Addrs()[2] {
+		t.Fatalf("gocql v1.7.0 did not behave as this test expects: %s", want)
+	}
+	if got != want {
+		t.Errorf("compat: %s\ngocql v1.7.0: %s", got, want)
+	}
+}
