@@ -445,3 +445,80 @@ func TestSpeculativeErrorWinsLikeGocql(t *testing.T) {
 		t.Errorf("compat: %s\ngocql v1.7.0: %s", got, want)
 	}
 }
+
+// retryOnce retries a failed attempt once on the same host, in both drivers.
+type retryOnce struct{}
+
+func (retryOnce) Attempt(q RetryableQuery) bool { return q.Attempts() <= 1 }
+func (retryOnce) GetRetryType(error) RetryType  { return Retry }
+
+type legacyRetryOnce struct{}
+
+func (legacyRetryOnce) Attempt(q gocqlv1.RetryableQuery) bool { return q.Attempts() <= 1 }
+func (legacyRetryOnce) GetRetryType(error) gocqlv1.RetryType  { return gocqlv1.Retry }
+
+// pageAttempts is a QueryObserver of both drivers that records each attempt's rows, number
+// and error.
+type pageAttempts struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (o *pageAttempts) add(rows, attempt int, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, fmt.Sprintf("rows %d attempt %d err %v", rows, attempt, err))
+}
+
+func (o *pageAttempts) ObserveQuery(_ context.Context, q ObservedQuery) {
+	o.add(q.Rows, q.Attempt, q.Err)
+}
+
+type legacyPageAttempts struct{ *pageAttempts }
+
+func (o legacyPageAttempts) ObserveQuery(_ context.Context, q gocqlv1.ObservedQuery) {
+	o.add(q.Rows, q.Attempt, q.Err)
+}
+
+// TestLaterPageRetriedLikeGocql: each page is a query of its own, with the statement's retry
+// policy and fresh metrics (C32): the node refuses the second page once, the policy retries
+// it, the iteration reads every row, and the observer sees the second page's attempts
+// numbered 0 and 1. Both drivers alike.
+func TestLaterPageRetriedLikeGocql(t *testing.T) {
+	sim, s, ls := legacyCCluster(t, 5, nil)
+	const sel = "SELECT c FROM legc.kv WHERE p = 1"
+	failSecondPage := func() {
+		t.Helper()
+		if err := sim.InjectFault(0, cqlsim.Fault{Match: sel, Skip: 1, Times: 1, Error: &message.Overloaded{ErrorMessage: "busy"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failSecondPage()
+	lobs := &pageAttempts{}
+	lq := ls.Query(sel).PageSize(2).Prefetch(0).RetryPolicy(legacyRetryOnce{}).Observer(legacyPageAttempts{lobs})
+	lit := lq.Iter()
+	var c int
+	var lrows []int
+	for lit.Scan(&c) {
+		lrows = append(lrows, c)
+	}
+	lerr := lit.Close()
+	want := fmt.Sprint(lrows, lerr, lq.Attempts(), lobs.got)
+	if len(lobs.got) != 4 || !slices.Equal(lrows, []int{1, 2, 3, 4, 5}) || lerr != nil {
+		t.Fatalf("gocql v1.7.0 did not behave as this test expects: %s", want)
+	}
+
+	failSecondPage()
+	obs := &pageAttempts{}
+	q := s.Query(sel).PageSize(2).Prefetch(0).RetryPolicy(retryOnce{}).Observer(obs)
+	it := q.Iter()
+	var rows []int
+	for it.Scan(&c) {
+		rows = append(rows, c)
+	}
+	got := fmt.Sprint(rows, it.Close(), q.Attempts(), obs.got)
+	t.Logf("gocql v1.7.0: %s", want)
+	if got != want {
+		t.Errorf("compat: %s\ngocql v1.7.0: %s", got, want)
+	}
+}

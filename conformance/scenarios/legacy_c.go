@@ -12,7 +12,8 @@ import (
 // that no other scenario compared: what a WithContext copy shares with its query (C2), the
 // state of an iterator whose next page failed (C15), Query.Scan reading the first page only
 // (C22), a done context ending the retry loop (C28), statements that never reach a node not
-// being observed (C33), and the session defaults a batch takes (C37).
+// being observed (C33), the session defaults a batch takes (C37), and which batch entries are
+// prepared (C38).
 func legacyCScenarios() []Scenario {
 	return []Scenario{
 		{"context/with_context_shares_values_and_routing", func(e *Env) {
@@ -146,6 +147,21 @@ func legacyCScenarios() []Scenario {
 			after.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 2, 2)
 			e.R.Record("batch made before SetTrace", s.ExecuteBatch(before), tr.n)
 			e.R.Record("batch made after SetTrace", s.ExecuteBatch(after), tr.n, len(tr.last))
+		}},
+		{"batch/entry_markers_without_values", func(e *Env) {
+			// Entries with values are prepared, entries without are sent as their text (C38):
+			// an entry with bind markers and no values reaches the server, which refuses it,
+			// where a prepared one would fail in the driver for its missing values.
+			tbl := e.Table("bmv")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v int)") != nil {
+				return
+			}
+			b := e.Session.NewBatch(gocql.UnloggedBatch)
+			b.Query("INSERT INTO " + tbl + " (k, v) VALUES (?, ?)")
+			recordRequestError(e, "markers without values", e.Session.ExecuteBatch(b))
+			b = e.Session.NewBatch(gocql.UnloggedBatch)
+			b.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1)
+			recordRequestError(e, "markers with too few values", e.Session.ExecuteBatch(b))
 		}},
 	}
 }
