@@ -34,6 +34,7 @@ func Deviations() []Deviation {
 		{"tuple/nil_first_destination_then_column", "gocql v1.7.0 skips one destination only for a nil first destination of a tuple column, so the next column's value lands in the tuple's second destination and the last destination is never set (a silent wrong value); the shim skips the whole tuple (docs/deviations.md G51)."},
 		{"session/policy_nil_plan", "gocql v1.7.0 panics (a call of a nil function) on every query when a custom HostSelectionPolicy's Pick returns a nil NextHost; the shim fails the query with ErrNoConnections, as for an empty plan (docs/deviations.md G54)."},
 		{"session/keyspace_metadata_without_schema_events", "gocql v1.7.0 caches a keyspace's metadata until a schema event, so with DisableSchemaEvents it never sees a table created after its first KeyspaceMetadata; the shim reads the schema on every call and sees it (docs/deviations.md G56)."},
+		{"cas/lwt_iter_before_and_after_scancas", "gocql v1.7.0 executes a prepared conditional statement with skip-metadata until ScanCAS sets its query to ask for metadata, and the preparation described no column, so read through Iter its row has none ([applied] and the row's values lost, no error); the shim asks for the metadata whenever the preparation described no column and reads [applied] and the row's columns before ScanCAS as after it (docs/deviations.md G65, legacy-semantics C23)."},
 		{"iter/scan_after_close", "gocql v1.7.0 panics (nil framer) when Scan is called after Close with rows left; the shim returns false (legacy-semantics C19)."},
 	}
 }

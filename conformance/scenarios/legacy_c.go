@@ -163,6 +163,33 @@ func legacyCScenarios() []Scenario {
 			b.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?)", 1)
 			recordRequestError(e, "markers with too few values", e.Session.ExecuteBatch(b))
 		}},
+		{"cas/lwt_iter_before_and_after_scancas", func(e *Env) {
+			// ScanCAS makes its query ask for the result's metadata (C23): a conditional
+			// statement's columns depend on whether it applied, so the metadata of its
+			// preparation does not describe the rows. The same *Query read through Iter before
+			// ScanCAS, and again after.
+			tbl := e.Table("lwi")
+			if e.Exec("CREATE TABLE "+tbl+" (k int PRIMARY KEY, v text)") != nil || e.Exec("INSERT INTO "+tbl+" (k, v) VALUES (1, 'a')") != nil {
+				return
+			}
+			q := e.Session.Query("INSERT INTO "+tbl+" (k, v) VALUES (?, ?) IF NOT EXISTS", 1, "b")
+			read := func(step string) {
+				it := q.Iter()
+				var cols []string
+				for _, c := range it.Columns() {
+					cols = append(cols, c.Name)
+				}
+				rows, err := it.SliceMap()
+				e.R.Record(step, err, cols, rows)
+				e.R.Record(step+" close", it.Close())
+			}
+			read("iter before ScanCAS")
+			var k int
+			var v string
+			applied, err := q.ScanCAS(&k, &v)
+			e.R.Record("scancas", err, applied, k, v)
+			read("iter after ScanCAS")
+		}},
 	}
 }
 
