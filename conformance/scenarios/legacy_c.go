@@ -33,6 +33,11 @@ func legacyCScenarios() []Scenario {
 			e.R.Record("scan copy", c.Scan(&v), v, q.Attempts(), c.Attempts())
 			q.Cancel() // deprecated, does nothing
 			e.R.Record("scan original after Cancel", q.Scan(&v), v, q.Attempts(), c.Attempts())
+			// A batch's copy shares its metrics likewise.
+			b := e.Session.NewBatch(gocql.UnloggedBatch)
+			b.Query("INSERT INTO "+tbl+" (p, c, v) VALUES (?, ?, ?)", 2, 0, "b")
+			b2 := b.WithContext(e.Ctx)
+			e.R.Record("batch copy executed", e.Session.ExecuteBatch(b2), b.Attempts(), b2.Attempts())
 		}},
 		{"paging/next_page_failure_state", func(e *Env) {
 			tbl := e.Table("npf")
