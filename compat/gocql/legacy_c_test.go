@@ -522,3 +522,24 @@ func TestLaterPageRetriedLikeGocql(t *testing.T) {
 		t.Errorf("compat: %s\ngocql v1.7.0: %s", got, want)
 	}
 }
+
+// TestWithContextCopiesExecuteConcurrently: copies of one Query made by WithContext share its
+// metrics and routing information, which are safe to use from several goroutines at once, as
+// in gocql v1.7.0 (C2, C41; the race detector checks it): copies executed at once all count in
+// the original's Attempts, and the routing information one learns is the original's.
+func TestWithContextCopiesExecuteConcurrently(t *testing.T) {
+	_, s, _ := legacyCCluster(t, 2, nil)
+	q := s.Query("SELECT c FROM legc.kv WHERE p = ?", 1)
+	const n = 8
+	cqltest.Concurrently(t, n, func(int) error {
+		c := q.WithContext(context.Background())
+		if _, err := c.GetRoutingKey(); err != nil {
+			return err
+		}
+		_ = q.Attempts() + len(q.Table())
+		return c.Exec()
+	})
+	if q.Attempts() != n || q.Table() != "kv" || q.Keyspace() != "legc" {
+		t.Fatalf("after %d copies executed: Attempts %d, Table %q, Keyspace %q; want %d, kv, legc", n, q.Attempts(), q.Table(), q.Keyspace(), n)
+	}
+}
