@@ -457,33 +457,33 @@ type legacyRetryOnce struct{}
 func (legacyRetryOnce) Attempt(q gocqlv1.RetryableQuery) bool { return q.Attempts() <= 1 }
 func (legacyRetryOnce) GetRetryType(error) gocqlv1.RetryType  { return gocqlv1.Retry }
 
-// pageAttempts is a QueryObserver of both drivers that records each attempt's rows, number
-// and error.
+// pageAttempts is a QueryObserver of both drivers that records each attempt's rows, number,
+// error and the attempts its host's metrics count.
 type pageAttempts struct {
 	mu  sync.Mutex
 	got []string
 }
 
-func (o *pageAttempts) add(rows, attempt int, err error) {
+func (o *pageAttempts) add(rows, attempt int, err error, hostAttempts int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.got = append(o.got, fmt.Sprintf("rows %d attempt %d err %v", rows, attempt, err))
+	o.got = append(o.got, fmt.Sprintf("rows %d attempt %d err %v host attempts %d", rows, attempt, err, hostAttempts))
 }
 
 func (o *pageAttempts) ObserveQuery(_ context.Context, q ObservedQuery) {
-	o.add(q.Rows, q.Attempt, q.Err)
+	o.add(q.Rows, q.Attempt, q.Err, q.Metrics.Attempts)
 }
 
 type legacyPageAttempts struct{ *pageAttempts }
 
 func (o legacyPageAttempts) ObserveQuery(_ context.Context, q gocqlv1.ObservedQuery) {
-	o.add(q.Rows, q.Attempt, q.Err)
+	o.add(q.Rows, q.Attempt, q.Err, q.Metrics.Attempts)
 }
 
 // TestLaterPageRetriedLikeGocql: each page is a query of its own, with the statement's retry
 // policy and fresh metrics (C32): the node refuses the second page once, the policy retries
 // it, the iteration reads every row, and the observer sees the second page's attempts
-// numbered 0 and 1. Both drivers alike.
+// numbered 0 and 1, its host's metrics counting 1 then 2 (C34). Both drivers alike.
 func TestLaterPageRetriedLikeGocql(t *testing.T) {
 	sim, s, ls := legacyCCluster(t, 5, nil)
 	const sel = "SELECT c FROM legc.kv WHERE p = 1"
