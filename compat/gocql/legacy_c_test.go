@@ -543,3 +543,61 @@ func TestWithContextCopiesExecuteConcurrently(t *testing.T) {
 		t.Fatalf("after %d copies executed: Attempts %d, Table %q, Keyspace %q; want %d, kv, legc", n, q.Attempts(), q.Table(), q.Keyspace(), n)
 	}
 }
+
+// hostsOfPages is a QueryObserver of both drivers that records the host of each attempt.
+type hostsOfPages struct {
+	mu    sync.Mutex
+	hosts []string
+}
+
+func (o *hostsOfPages) add(h string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.hosts = append(o.hosts, h)
+}
+
+func (o *hostsOfPages) ObserveQuery(_ context.Context, q ObservedQuery) { o.add(compatAddr(q.Host)) }
+
+type legacyHostsOfPages struct{ *hostsOfPages }
+
+func (o legacyHostsOfPages) ObserveQuery(_ context.Context, q gocqlv1.ObservedQuery) {
+	o.add(legacyAddr(q.Host))
+}
+
+// TestPagesPlannedOneByOneLikeGocql: each page is sent along a plan of its own (C32), so with
+// RoundRobinHostPolicy on three nodes holding every row the three pages of a query go to
+// three nodes. Both drivers alike.
+func TestPagesPlannedOneByOneLikeGocql(t *testing.T) {
+	sim := keyspaceCluster(t, cqlsim.Options{Nodes: 3}, "legp", "{'class': 'SimpleStrategy', 'replication_factor': 3}")
+	s, ls := sessionsOn(t, sim, func(c *ClusterConfig, l *gocqlv1.ClusterConfig) {
+		c.PoolConfig.HostSelectionPolicy = RoundRobinHostPolicy()
+		l.PoolConfig.HostSelectionPolicy = gocqlv1.RoundRobinHostPolicy()
+	})
+	for k := 1; k <= 3; k++ {
+		if err := s.Query("INSERT INTO legp.t (k, v) VALUES (?, ?)", k, k).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	distinct := func(hosts []string) int {
+		return len(slices.Compact(slices.Sorted(slices.Values(hosts))))
+	}
+	const sel = "SELECT v FROM legp.t"
+	lobs := &hostsOfPages{}
+	lit := ls.Query(sel).PageSize(1).Prefetch(0).Observer(legacyHostsOfPages{lobs}).Iter()
+	var v, n int
+	for lit.Scan(&v) {
+		n++
+	}
+	if err := lit.Close(); err != nil || n != 3 || len(lobs.hosts) != 4 || distinct(lobs.hosts) != 3 {
+		t.Fatalf("gocql v1.7.0 did not behave as this test expects: %d rows, %v, pages on %q", n, err, lobs.hosts)
+	}
+	obs := &hostsOfPages{}
+	it := s.Query(sel).PageSize(1).Prefetch(0).Observer(obs).Iter()
+	n = 0
+	for it.Scan(&v) {
+		n++
+	}
+	if err := it.Close(); err != nil || n != 3 || len(obs.hosts) != len(lobs.hosts) || distinct(obs.hosts) != 3 {
+		t.Errorf("compat: %d rows, %v, pages on %q; gocql v1.7.0: pages on %q", n, err, obs.hosts, lobs.hosts)
+	}
+}
