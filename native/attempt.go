@@ -14,8 +14,11 @@ type Attempt struct {
 	Statement string
 	// Host is the node (host:port) the attempt ran on.
 	Host string
-	// Number is the attempt's 0-based number within the request. Nodes of the query plan
-	// skipped because no connection to them was open (nothing was sent) are not attempts.
+	// Number is the attempt's 0-based number within the request. A request that never left
+	// the client on a node of the query plan, because no connection to it was open or because
+	// the connection failed before writing it (an error matching ErrNotSent), made no attempt
+	// there: the request goes to the next node, without the Observer seeing it or the
+	// RetryPolicy being asked.
 	Number int
 	// Consistency is the level the attempt ran at.
 	Consistency Consistency

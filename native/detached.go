@@ -109,7 +109,7 @@ func (s *Session) startDetached(ctx context.Context, st *Statement, req *request
 	var failed []HostError
 	var busy []int
 	held := -1
-	c, ok := s.nextConn(info, a.st, &a.plan, fixed, 0, &failed, &busy, &held)
+	c, ok := s.nextConn(info, a.st, &a.plan, fixed, &failed, &busy, &held)
 	if !ok || c == nil {
 		s.wg.Done()
 		return false // no connection on the first node, or saturated: the worker's path decides

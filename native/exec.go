@@ -437,9 +437,10 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		}
 	}
 	var failed []HostError
-	var last HostError // the last attempt's failure, when the request is retried
-	var busy []int     // nodes passed over because their connection had no free stream id
-	held := -1         // the plan's next node, held back while a busy local node is tried
+	var last HostError   // the last attempt's failure, when the request is retried
+	var unsent HostError // the last failure of a connection before it wrote the request
+	var busy []int       // nodes passed over because their connection had no free stream id
+	held := -1           // the plan's next node, held back while a busy local node is tried
 	number := 0
 	for {
 		if number >= maxAttempts {
@@ -451,7 +452,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			info.passable = false
 		} else {
 			var ok bool
-			if c, ok = s.nextConn(info, st, &plan, fixed, number, &failed, &busy, &held); !ok {
+			if c, ok = s.nextConn(info, st, &plan, fixed, &failed, &busy, &held); !ok {
 				return nil, &NoHostAvailableError{Errors: failed}
 			}
 			if c == nil {
@@ -460,13 +461,20 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
 		for {
-			if err := retryTimedOut(to, info, number, last); err != nil {
+			if err := retryTimedOut(to, info, number, last, unsent); err != nil {
 				return nil, err
 			}
 			res, err := s.attempt(ctx, c, info, to, number)
 			if err == errPassBusy {
 				// Nothing was sent: the node is busy, as if nextConn had seen it so.
 				busy = append(busy, info.passNode)
+				break
+			}
+			if nh, ok := err.(*nextHostError); ok && nh.unsent {
+				// Nothing was sent: the node's connection failed before writing the request,
+				// which, as when nextConn finds no open connection, is not an attempt.
+				unsent = HostError{Host: c.Addr(), Err: nh.err}
+				failed = append(failed, unsent)
 				break
 			}
 			number++
@@ -531,11 +539,13 @@ func (s *Session) planFor(info *reqInfo, st *clusterState, plan *policy.Plan) (f
 // (busy, and held: see sendPlan). ok is false when no node is left (the request fails with
 // failed); c is nil, with ok, when this node is passed over (its pool had no connection, which
 // failed records, or its connection is saturated): the caller asks again.
-func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, fixed, number int, failed *[]HostError, busy *[]int, held *int) (c *conn.Conn, ok bool) {
+func (s *Session) nextConn(info *reqInfo, st *clusterState, plan *policy.Plan, fixed int, failed *[]HostError, busy *[]int, held *int) (c *conn.Conn, ok bool) {
 	var node int
 	fromBusy := false
 	if fixed >= 0 {
-		if number > 0 && len(*failed) > 0 {
+		if len(*failed) > 0 {
+			// The node's attempt failed and was not retried on it, or nothing could be
+			// sent to it.
 			return nil, false
 		}
 		node = fixed
@@ -602,22 +612,36 @@ func startSaturated(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTim
 	return call, err
 }
 
-// retryTimedOut returns the timeout error of a request whose timeout passed before its
-// attempt number (not the first) could be sent: a retry is not sent once the caller is no
-// longer waiting for it. The error wraps last, the failure that caused the retry.
-func retryTimedOut(to *reqTimeout, info *reqInfo, number int, last HostError) error {
-	if number == 0 || last.Err == nil || !to.expired() {
+// retryTimedOut returns the timeout error of a request whose timeout passed before it could
+// be sent again: before its attempt number (not the first; the error wraps last, the failure
+// that caused the retry), or, when no attempt was sent yet, after a connection failed before
+// writing it (unsent, that failure; its Err nil when none did). A request is not sent once the
+// caller is no longer waiting for it, whether or not an attempt was sent before.
+func retryTimedOut(to *reqTimeout, info *reqInfo, number int, last, unsent HostError) error {
+	if !to.expired() {
 		return nil
 	}
-	return fmt.Errorf("%w after %s: %q not retried (%d attempts, the last on %s failed: %w): %w",
-		ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, last.Err, context.DeadlineExceeded)
+	switch {
+	case number > 0 && last.Err != nil:
+		return fmt.Errorf("%w after %s: %q not retried (%d attempts, the last on %s failed: %w): %w",
+			ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, last.Err, context.DeadlineExceeded)
+	case number == 0 && unsent.Err != nil:
+		return fmt.Errorf("%w after %s: %q not sent (the connection to %s failed before writing it: %w): %w",
+			ErrTimeout, info.timeout, abbreviate(info.what), unsent.Host, unsent.Err, context.DeadlineExceeded)
+	}
+	return nil
 }
 
 // maxAttempts bounds the attempts of one request, whatever the retry policy says.
 const maxAttempts = 64
 
-// nextHostError says the request was not sent and can go to the next node.
-type nextHostError struct{ err error }
+// nextHostError says the request was not sent and can go to the next node. unsent, set by
+// attempt, says that nothing at all was sent on the node for this attempt (no re-prepare
+// either): it is not an attempt, and sendPlan does not number it.
+type nextHostError struct {
+	err    error
+	unsent bool
+}
 
 func (e *nextHostError) Error() string { return e.err.Error() }
 
@@ -662,6 +686,16 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		if err == errPassBusy {
 			return nil, err // nothing was sent: not an attempt
 		}
+	}
+	if nh := (*nextHostError)(nil); errors.As(err, &nh) && errors.Is(nh.err, ErrNotSent) {
+		// The connection failed before the request was written: nothing was sent, as when
+		// nextConn finds the node without an open connection, so this is not an attempt. It is
+		// neither observed nor numbered, and the retry policy is not asked: the request goes
+		// to the next node (sendPlan), unless its timeout has passed meanwhile, which starts
+		// now if no wait has started it yet.
+		to.fix()
+		nh.unsent = true
+		return nil, nh
 	}
 	// A node that does not know a prepared statement answers UNPREPARED with its id: the
 	// statement is prepared again on this connection and the request sent again. A batch can

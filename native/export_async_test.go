@@ -23,3 +23,15 @@ func WithBeforeTryStart(cfg Config, f func(addr string)) Config {
 	cfg.beforeTryStart = f
 	return cfg
 }
+
+// CloseConnsTo closes the connections of s to the node at addr, for the external tests: a
+// request that took one of them finds it closed when it starts on it.
+func CloseConnsTo(s *Session, addr string) {
+	for _, p := range s.state.Load().pools {
+		if p.addr == addr {
+			for _, c := range p.all() {
+				_ = c.Close()
+			}
+		}
+	}
+}

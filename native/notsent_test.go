@@ -1,8 +1,11 @@
 package native_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,5 +53,138 @@ func testUnsentRequestGoesToNextNode(t *testing.T, version int) {
 		if d.Broken.Load() != before && res.Host() == d.Addr {
 			t.Fatalf("key %d: answered by %s, whose write failed", k, res.Host())
 		}
+	}
+}
+
+// A request whose connection fails before its frame is written is treated as one that finds
+// its node without an open connection: not an attempt. The observer does not see it, the
+// retry policy is not asked about it, and the attempts sent are numbered from 0 without it,
+// so it does not use up a retry: with NextHostRetry{MaxRetries: 1} over three nodes, every
+// request is sent twice, once on each node whose connection works, whichever node of its plan
+// the failed write was on.
+func TestUnsentRequestIsNotAnAttempt(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
+	d := &cqltest.WriteBreaker{Addr: cl.Addrs()[1], MinLen: len(big)}
+	var log attemptLog
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, ConnsPerHost: 1,
+		Routing: native.RoundRobin, Timeout: 30 * time.Second, Observer: log.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	// Every failure counts as retryable for NextHostRetry (as an UnavailableError would).
+	policy := funcRetry(func(ctx context.Context, a *native.Attempt) native.RetryDecision {
+		if errors.Is(a.Err, native.ErrNotSent) {
+			t.Errorf("the retry policy was asked about a request not sent: %+v", a)
+		}
+		b := *a
+		b.Err = &native.UnavailableError{}
+		return native.NextHostRetry{MaxRetries: 1}.Retry(ctx, &b)
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for k := 0; d.Broken.Load() < 3; k++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d writes to %s failed in 20s", d.Broken.Load(), d.Addr)
+		}
+		d.Armed.Store(true)
+		log = attemptLog{}
+		// The table does not exist: every node that receives the INSERT refuses it.
+		_, err := s.Execute(ctxT(t), native.Query("INSERT INTO no_such_ks.t (k, v) VALUES (?, ?)", int32(k), big).WithRetryPolicy(policy))
+		var inv *native.InvalidError
+		if !errors.As(err, &inv) {
+			t.Fatalf("key %d: %v, want an InvalidError", k, err)
+		}
+		got := log.all()
+		var numbers []int
+		hosts := map[string]bool{}
+		for _, a := range got {
+			numbers = append(numbers, a.Number)
+			hosts[a.Host] = true
+		}
+		if len(got) != 2 || numbers[0] != 0 || numbers[1] != 1 || len(hosts) != 2 || hosts[d.Addr] {
+			t.Fatalf("key %d (writes failed so far: %d): attempts %+v, want two, numbered [0 1], on the two nodes other than %s", k, d.Broken.Load(), got, d.Addr)
+		}
+	}
+}
+
+// The request's timeout bounds its whole plan, the sends that were not attempts included:
+// when it passes while a request finds its connection closed, the request is not sent to the
+// next node. It fails with ErrTimeout, and with ErrNotSent, as nothing was sent; the observer
+// saw no attempt.
+func TestUnsentRequestNotSentToNextNodeAfterItsTimeout(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	var log attemptLog
+	var s *native.Session
+	var armed atomic.Bool
+	var starts atomic.Int32
+	const timeout = 50 * time.Millisecond
+	cfg := native.Config{Hosts: cl.Addrs()[:1], ConnsPerHost: 1, Routing: native.RoundRobin,
+		Timeout: 30 * time.Second, Observer: log.observe}
+	cfg = native.WithBeforeTryStart(cfg, func(addr string) {
+		if !armed.Load() {
+			return
+		}
+		if starts.Add(1) == 1 {
+			// The first node of the plan: its connection closes, and the timeout passes,
+			// before the request starts on it.
+			native.CloseConnsTo(s, addr)
+			time.Sleep(2 * timeout)
+		}
+	})
+	var err error
+	if s, err = native.Connect(ctxT(t), cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	armed.Store(true)
+	_, err = s.Execute(ctxT(t), native.Query("SELECT release_version FROM system.local").WithTimeout(timeout))
+	armed.Store(false)
+	if !errors.Is(err, native.ErrTimeout) || !errors.Is(err, native.ErrNotSent) {
+		t.Errorf("%v, want an error matching ErrTimeout and ErrNotSent", err)
+	}
+	if n := starts.Load(); n != 1 {
+		t.Errorf("the request started %d times, want once (not on a second node after its timeout)", n)
+	}
+	if got := log.all(); len(got) != 0 {
+		t.Errorf("attempts observed: %+v, want none", got)
+	}
+}
+
+// A request pinned to a node (WithHost) whose connection closed before it started on it is
+// not sent elsewhere, nor again there: it fails with a *NoHostAvailableError matching
+// ErrNotSent, and the observer saw no attempt.
+func TestUnsentPinnedRequestIsNotAnAttempt(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var log attemptLog
+	var s *native.Session
+	var armed atomic.Bool
+	var starts atomic.Int32
+	cfg := native.Config{Hosts: cl.Addrs()[:1], ConnsPerHost: 1, Timeout: 30 * time.Second, Observer: log.observe}
+	cfg = native.WithBeforeTryStart(cfg, func(addr string) {
+		if armed.Load() && starts.Add(1) == 1 {
+			native.CloseConnsTo(s, addr)
+		}
+	})
+	var err error
+	if s, err = native.Connect(ctxT(t), cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	armed.Store(true)
+	_, err = s.Execute(ctxT(t), native.Query("SELECT release_version FROM system.local").WithHost(cl.Addrs()[1]))
+	armed.Store(false)
+	var nh *native.NoHostAvailableError
+	if !errors.As(err, &nh) || !errors.Is(err, native.ErrNotSent) {
+		t.Errorf("%v, want a *NoHostAvailableError matching ErrNotSent", err)
+	}
+	if n := starts.Load(); n != 1 {
+		t.Errorf("the request started %d times, want once", n)
+	}
+	if got := log.all(); len(got) != 0 {
+		t.Errorf("attempts observed: %+v, want none", got)
 	}
 }
