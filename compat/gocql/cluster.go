@@ -18,9 +18,11 @@ type ClusterConfig struct {
 	// "3.0.0" itself.
 	CQLVersion string
 
-	// ProtoVersion is the protocol version: 3 or 4. 0 discovers it on the first connection,
-	// as gocql does: v4, or v3 when the server refuses v4 (a server that speaks v3 at most,
-	// Cassandra 2.1 and older). Any other value fails CreateSession (docs/deviations.md G25).
+	// ProtoVersion is the protocol version: 3, 4 or 5 (Cassandra 4.0 and later, which gocql
+	// v1.7.0 cannot speak: docs/deviations.md G46). 0 discovers it on the first connection, as
+	// gocql does: v4, or v3 when the server refuses v4 (a server that speaks v3 at most,
+	// Cassandra 2.1 and older); v5 is used only when asked for. Any other value fails
+	// CreateSession (docs/deviations.md G25).
 	ProtoVersion int
 
 	// Timeout bounds one attempt of a request (default 11s), and the PREPARE a statement
