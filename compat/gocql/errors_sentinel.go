@@ -7,9 +7,12 @@ import "errors"
 var (
 	// ErrNotFound is returned by Query.Scan and Query.MapScan when the result has no rows.
 	ErrNotFound = errors.New("not found")
-	// ErrUnavailable is gocql's generic unavailability error.
+	// ErrUnavailable is gocql's generic unavailability error. Neither gocql v1.7.0 nor the
+	// shim returns it (an UNAVAILABLE answer is a *RequestErrUnavailable).
 	ErrUnavailable = errors.New("unavailable")
-	// ErrUnsupported is returned for features the negotiated protocol lacks.
+	// ErrUnsupported is gocql's error for a feature the negotiated protocol lacks (a batch
+	// at protocol v1). The shim never returns it: it refuses v1 and v2 (docs/deviations.md
+	// G25), and what v3 lacks fails with an error wrapping native.ErrUnsupported.
 	ErrUnsupported = errors.New("feature not supported")
 	// ErrTooManyStmts is returned for a batch of more than 65535 statements.
 	ErrTooManyStmts = errors.New("too many statements")
@@ -31,21 +34,28 @@ var (
 	ErrNoHosts = errors.New("no hosts provided")
 	// ErrNoConnectionsStarted is returned when no connection could be made at session creation.
 	ErrNoConnectionsStarted = errors.New("no connections were made when creating the session")
-	// ErrHostQueryFailed is returned when the cluster's hosts could not be discovered.
+	// ErrHostQueryFailed is gocql's error for hosts that could not be discovered. Neither
+	// gocql v1.7.0 nor the shim returns it.
 	ErrHostQueryFailed = errors.New("unable to populate Hosts")
 
-	// ErrQueryArgLength is returned when a query gets the wrong number of values.
+	// ErrQueryArgLength is gocql's error for a query given the wrong number of values.
+	// Neither gocql v1.7.0 nor the shim returns it: both fail such a query with an error
+	// naming the two counts.
 	ErrQueryArgLength = errors.New("gocql: query argument length mismatch")
 	// ErrTimeoutNoResponse is returned when an attempt got no response within ClusterConfig.Timeout.
 	ErrTimeoutNoResponse = errors.New("gocql: no response received from cassandra within timeout period")
-	// ErrTooManyTimeouts is returned when a connection had too many timeouts in a row.
+	// ErrTooManyTimeouts is gocql's error for a connection closed after more than
+	// TimeoutLimit timeouts. The shim never returns it: the native core reclaims a timed-out
+	// request's stream instead of closing the connection (TimeoutLimit has no effect).
 	ErrTooManyTimeouts = errors.New("gocql: too many query timeouts on the connection")
 	// ErrConnectionClosed is returned when the connection closed while waiting for a response.
 	ErrConnectionClosed = errors.New("gocql: connection closed waiting for response")
-	// ErrNoStreams is returned when a connection has no free stream id.
+	// ErrNoStreams is gocql's error for a connection with no free stream id. The shim never
+	// returns it: the native core waits, within the query's timeout, for a free stream id.
 	ErrNoStreams = errors.New("gocql: no streams available on connection")
 
-	// ErrFrameTooBig is returned for a frame longer than the protocol allows.
+	// ErrFrameTooBig is gocql's error for a frame longer than the protocol allows. The shim
+	// never returns it (the native core's own error reports such a frame).
 	ErrFrameTooBig = errors.New("frame length is bigger than the maximum allowed")
 
 	// ErrorUDTUnavailable is returned when marshalling a user-defined type over protocol 2 or lower.
