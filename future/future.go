@@ -15,7 +15,9 @@ import (
 // ResponseFuture is the outcome of an asynchronous request, possibly spanning several pages,
 // with the legacy Python driver's semantics: callbacks and errbacks registered on it fire once
 // per page, in registration order; StartFetchingNextPage re-arms them for the next page; Result
-// blocks until the current page is known. It is safe for concurrent use.
+// blocks until the current page is known. It is safe for concurrent use. A ResponseFuture that
+// ExecuteAsync, ExecuteBatchAsync or Start did not make (the zero value) answers as a future
+// whose first page failed, with an error saying it was never started.
 type ResponseFuture struct {
 	req    Requester
 	nat    nativeRequester // the requester of futures made by ExecuteAsync

@@ -15,7 +15,8 @@ import (
 // every page together with Options.Timeout (zero: stmt's own timeout, native.Statement.WithTimeout,
 // when it has one). Failed attempts are retried as Options.RetryPolicy
 // decides (by default as the Python driver's default RetryPolicy does, see PythonRetryPolicy),
-// unless stmt has a retry policy of its own.
+// unless stmt has a retry policy of its own. With a nil sess the future fails with an error
+// saying so.
 func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Statement, opts Options) *ResponseFuture {
 	opts.Timeout = ownTimeout(opts.Timeout, stmt.Timeout)
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, stmt: stmt}}
@@ -37,7 +38,7 @@ func ExecuteAsync(ctx context.Context, sess *native.Session, stmt native.Stateme
 // reads a BatchStatement's). The batch's values are bound before ExecuteBatchAsync returns
 // (native.Session.ExecuteBatchAsync). ctx, Options.Timeout (zero: b's own timeout,
 // native.Batch.WithTimeout, when it has one), Options.RetryPolicy (unless b has a retry
-// policy of its own) and QueryTrace apply as for ExecuteAsync.
+// policy of its own), QueryTrace and a nil sess apply as for ExecuteAsync.
 func ExecuteBatchAsync(ctx context.Context, sess *native.Session, b native.Batch, opts Options) *ResponseFuture {
 	opts.Timeout = ownTimeout(opts.Timeout, b.Timeout)
 	f := &ResponseFuture{nat: nativeRequester{sess: sess, batch: &b}}
@@ -70,7 +71,8 @@ func ownTimeout(timeout time.Duration, own func() (time.Duration, bool)) time.Du
 
 // NewRequester returns the [Requester] that runs stmt on sess, page after page, retried by
 // stmt's retry policy or else the session's (Options.RetryPolicy applies to ExecuteAsync and
-// ExecuteBatchAsync only).
+// ExecuteBatchAsync only). With a nil sess, its requests fail with an error saying so, as
+// ExecuteAsync's and ExecuteBatchAsync's do.
 func NewRequester(sess *native.Session, stmt native.Statement) Requester {
 	if sess == nil {
 		return failRequester{errors.New("future: NewRequester called with a nil *native.Session")}

@@ -11,7 +11,8 @@ import (
 // ResultSet is the legacy Python driver's mutable ResultSet: a cursor over the rows of a
 // [ResponseFuture] that pages in place. CurrentRows is the current page; iterating past its end
 // fetches the next page synchronously (skipping empty pages) and replaces it. A ResultSet is not
-// safe for concurrent use.
+// safe for concurrent use. The zero ResultSet (one ResponseFuture.Result did not make) is empty:
+// no rows, no more pages.
 //
 // Python's iteration maps to Go as follows: iter(rs) is [ResultSet.Iter], which rewinds to the
 // start of the current page and returns the same ResultSet (one shared cursor); next(rs) is
@@ -84,8 +85,8 @@ func (rs *ResultSet) CurrentRows() []Row {
 // The zero ResultSet, which has no future, has no rows and no more pages.
 func (rs *ResultSet) HasMorePages() bool { return rs.f != nil && rs.f.HasMorePages() }
 
-// PagingState returns, live from the future, the paging state of the last completed page; pass
-// it to a new statement to resume from there.
+// PagingState returns, live from the future, a copy of the paging state of the last completed
+// page (nil on the last page); pass it to a new statement to resume from there.
 func (rs *ResultSet) PagingState() []byte {
 	if rs.f == nil {
 		return nil
