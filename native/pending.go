@@ -60,7 +60,7 @@ func (p *Pending) Result() (*Result, error) {
 // when ctx ended first (a request that has completed by then returns its outcome). ctx ending
 // abandons only the wait, not the request, which the context given to the Async method
 // governs: a later Wait or Result still returns its outcome. For a Pending that no Async
-// method returned (the zero value, or nil) it returns an error at once, as Result does.
+// method returned (the zero value, or nil), and for a nil ctx, it returns an error at once.
 func (p *Pending) Wait(ctx context.Context) (*Result, error) {
 	if ctx == nil {
 		return nil, errNilContext
@@ -88,8 +88,9 @@ func (p *Pending) Wait(ctx context.Context) (*Result, error) {
 // (or no Async method returned it, the zero value or nil). A function given after p completed
 // may so run while, in the session's goroutine, functions given earlier are still running. f
 // must not block: it delays the completion of other requests. As with time.AfterFunc, a panic
-// in f, which runs in the session's goroutine, ends the program. A hook that ends its goroutine (runtime.Goexit) does not keep the following
-// ones from running. A nil f is ignored.
+// in f, which runs in the session's goroutine, ends the program. A hook that ends its
+// goroutine (runtime.Goexit) does not keep the following ones from running. A nil f is
+// ignored.
 func (p *Pending) OnDone(f func()) {
 	if f == nil {
 		return

@@ -24,8 +24,9 @@ import (
 
 // Session is a connection to a cluster: a control connection that tracks the topology, a
 // pool of connections per node, a prepared statement cache and the routing of requests. It
-// is safe for concurrent use by any number of goroutines; create one per cluster and share
-// it.
+// is safe for concurrent use by any number of goroutines; create one per cluster with Connect
+// and share it. A Session that Connect did not make (the zero value) fails every request,
+// Prepare and AwaitSchemaAgreement with ErrNotConnected, and closes without error.
 type Session struct {
 	cfg     Config
 	ctx     context.Context // cancelled by Close; bounds background work
