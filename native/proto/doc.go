@@ -1,7 +1,6 @@
-// Package proto holds the frames and messages of the CQL native protocol (v4, with the few v5
-// message fields that fit the v4 frame layout): encoding into pooled buffers with a single
-// write per frame, decoding in place, lz4 and snappy compression, SASL authentication, and the
-// protocol error codes.
+// Package proto holds the frames and messages of the CQL native protocol, versions 3, 4 and 5:
+// encoding into pooled buffers with a single write per frame, decoding in place, lz4 and snappy
+// compression, v5's checksummed segments, SASL authentication, and the protocol error codes.
 //
 // # Requests
 //
@@ -22,10 +21,21 @@
 // which of its fields alias the frame. Server errors decode to *ErrorResponse, which carries
 // every code-specific field (including ScyllaDB's rate limit error) and implements error.
 //
+// # Protocol v5 segments
+//
+// After the handshake, a v5 connection carries its frames in segments, each with a CRC24 over
+// its header and a CRC32 over its payload: AppendSegments wraps encoded frames in them (lz4
+// compressing each payload when the connection agreed on it), and SegmentReader returns the
+// frames' bytes once a whole segment has arrived and its checksums match. SegmentReader also
+// checks that the segments carry whole frames, or one frame split over consecutive segments
+// that are not self-contained, and fails with an error wrapping ErrMalformed (and
+// ErrSegmentChecksum, for a checksum) otherwise.
+//
 // # Malformed input
 //
 // Decoding never panics and never trusts a length or count before checking it against the
 // bytes actually present: a truncated body, a negative or impossible count, an unknown kind
 // or a decompressed size beyond the limit all return an error wrapping ErrMalformed or
-// ErrFrameTooLarge. Fuzz targets (FuzzDecodeResponse, FuzzDecompress) exercise this.
+// ErrFrameTooLarge. Fuzz targets (FuzzDecodeResponse, FuzzDecompress, FuzzSegmentReader,
+// FuzzDecodeTablet) exercise this.
 package proto
