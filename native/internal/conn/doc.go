@@ -22,7 +22,8 @@
 // When every stream id is taken, new requests wait for one (respecting their context) instead
 // of failing. A request whose context ends returns ctx.Err() at once; its stream id stays
 // reserved until the server's late response arrives, and that response is then discarded.
-// Idle connections send OPTIONS every HeartbeatInterval and close when one goes unanswered.
-// Close, or a broken connection, fails every pending request with an error that matches
-// ErrConnClosed and wraps the cause.
+// Idle connections send OPTIONS every HeartbeatInterval and close when one goes unanswered for
+// HeartbeatTimeout. Close, or a broken connection, fails every pending request with an error
+// that matches ErrConnClosed and wraps the cause, and also ErrNotSent for a request whose
+// frame was not written.
 package conn
