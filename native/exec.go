@@ -515,7 +515,7 @@ func (s *Session) planFor(info *reqInfo, st *clusterState, plan *policy.Plan) (f
 	if info.host != "" {
 		fixed = st.snap.Index(info.host)
 		if fixed < 0 {
-			return fixed, &NoHostAvailableError{Errors: []HostError{{Host: info.host, Err: errors.New("not a node of the cluster (see Session.Hosts)")}}}
+			return fixed, &NoHostAvailableError{Errors: []HostError{{Host: info.host, Err: notSentError{errors.New("not a node of the cluster (see Session.Hosts)")}}}}
 		}
 	} else {
 		var replicas []int32

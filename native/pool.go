@@ -74,7 +74,7 @@ func (p *hostPool) pick() (*conn.Conn, error) {
 			if p.s.closed.Load() {
 				return nil, ErrSessionClosed
 			}
-			return nil, errors.New("the node left the cluster")
+			return nil, notSentError{errors.New("the node left the cluster")}
 		}
 		switch {
 		case err != nil: // the last dial failed

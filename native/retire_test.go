@@ -58,9 +58,10 @@ func TestRemovedNodeFinishesRequestsInFlight(t *testing.T) {
 				switch {
 				case err == nil:
 					served++
-				case errors.As(err, &nh):
-					// Not sent: the node had left ("not a node of the cluster"), or its
-					// connection closed before the request went out.
+				case errors.As(err, &nh) && errors.Is(err, native.ErrNotSent):
+					// Not sent: the node had left ("not a node of the cluster", "the node
+					// left the cluster"), or its connection closed before the request went
+					// out.
 				case errors.Is(err, native.ErrConnClosed):
 					closedErrs++
 					if firstClosed == nil {
@@ -111,6 +112,10 @@ func TestRemovedNodeFinishesRequestsInFlight(t *testing.T) {
 	if closedErrs > 0 || otherErrs > 0 {
 		t.Fatalf("of the requests in flight when the node left, %d failed with ErrConnClosed (first: %v) and %d otherwise (first: %v)",
 			closedErrs, firstClosed, otherErrs, firstOther)
+	}
+	// A request for the node now is refused without being sent anywhere.
+	if _, err := s.Execute(ctxT(t), native.Query("SELECT * FROM system.local").WithHost(gone)); !errors.Is(err, native.ErrNotSent) {
+		t.Errorf("a request pinned to the node after it left: %v, want an error matching ErrNotSent", err)
 	}
 	// What succeeded since the node left was in flight on it then.
 	if served == atDrop {
