@@ -137,10 +137,12 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				// The retry runs at the level the policy chose for it (a downgrading policy), as
 				// in sendPlan: the attempts launched from now on copy it.
 				*info.consistency = *o.branch.consistency
-			case errors.Is(o.err, context.Canceled) && ctx.Err() == nil:
-				continue // cancelled by us; cannot happen before we return, but be safe
 			default:
-				return nil, o.err // a definitive answer (a server error) or the caller's context
+				// A definitive answer (a server error), the caller's context, or work of the
+				// attempt that Close cancelled (the attempts' own context, bctx, ends only
+				// once this returns): with no attempt left running, waiting on would wait for
+				// a timer that may never come.
+				return nil, o.err
 			}
 			if running == 0 && !launch() {
 				return nil, &NoHostAvailableError{Errors: failed}

@@ -1,0 +1,86 @@
+package native_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// gateDialer dials TCP until armed; then a dial to addr tells entered and waits for its
+// context to end.
+type gateDialer struct {
+	addr    string
+	armed   atomic.Bool
+	entered chan struct{}
+}
+
+func (d *gateDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if address == d.addr && d.armed.CompareAndSwap(true, false) {
+		close(d.entered)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, address)
+}
+
+// A speculative request (no timeout, a delay that never passes) whose only attempt fails
+// because Close cancels its work on the session's behalf (here the connection that prepares a
+// statement again in its own keyspace after a USE, which Close abandons) returns
+// ErrSessionClosed: the attempt's context.Canceled is not taken for the cancellation of an
+// attempt the request itself made, after which it waited, with no attempt left running, for
+// a timer that never came.
+func TestSpeculativeRequestReturnsWhenCloseCancelsItsAttempt(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	d := &gateDialer{entered: make(chan struct{})}
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second,
+		PrepareOnOneNode: true, Dialer: d, SpeculativeAttempts: 1, SpeculativeDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	for _, ks := range []string{"ka", "kb"} {
+		mustExec(t, s, "CREATE KEYSPACE "+ks+" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+		mustExec(t, s, "CREATE TABLE "+ks+".w (k int PRIMARY KEY, v text)")
+	}
+	mustExec(t, s, "USE ka")
+	p := mustPrepare(t, s, "SELECT v FROM w WHERE k = ?")
+	mustExec(t, s, "USE kb")
+	// A key whose replica, the first node of the request's plan, has not prepared p.
+	owner := ownerOf(t, s)
+	key := -1
+	for k := range 1000 {
+		host := owner(binary.BigEndian.AppendUint32(nil, uint32(k)))
+		if i := nodeIndex(t, cl, host); !cl.KnowsPrepared(i, p.ID()) {
+			key, d.addr = k, host
+			break
+		}
+	}
+	if key < 0 {
+		t.Fatal("no key of a node that has not prepared the statement")
+	}
+	d.armed.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Execute(context.Background(), p.Bind(key).WithIdempotent(true).WithTimeout(0))
+		done <- err
+	}()
+	<-d.entered // the re-prepare in ka dials its connection
+	s.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, native.ErrSessionClosed) {
+			t.Fatalf("err = %v, want ErrSessionClosed", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request did not return after Close")
+	}
+}
