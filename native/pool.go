@@ -155,6 +155,12 @@ func (p *hostPool) fill(ctx context.Context) error {
 			c, err = p.s.dial(ctx, p.addr)
 		}
 		if err != nil {
+			if p.s.ctx.Err() != nil {
+				// Close cut the dial short: no failure of the node's, and its error (the
+				// context's) must not reach a request, which would take it for its own
+				// context's end.
+				return ErrSessionClosed
+			}
 			p.mu.Lock()
 			p.lastErr = err
 			p.mu.Unlock()
@@ -174,6 +180,9 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	p.s.useMu.RLock()
 	defer p.s.useMu.RUnlock()
 	if err := p.s.alignKeyspace(ctx, c, p.s.Keyspace()); err != nil {
+		if p.s.ctx.Err() != nil {
+			return ErrSessionClosed // as for a dial that Close cut short (see fill)
+		}
 		p.mu.Lock()
 		p.lastErr = err
 		p.mu.Unlock()
