@@ -458,6 +458,10 @@ func (s *Session) prepareAside(ctx context.Context, addr, ks string, target *Pre
 		// The server refused the statement itself (its table was dropped): reprepare
 		// handles that as on the session's connections.
 		f.err = err
+	case s.ctx.Err() != nil && ctx.Err() == nil:
+		// Close abandoned the connection: its error (a cancelled dial's or PREPARE's) must
+		// not read as the end of the request's own context.
+		f.err = fmt.Errorf("%w: preparing %q again in keyspace %q on %s", ErrSessionClosed, abbreviate(target.cql), target.keyspace, addr)
 	default:
 		// No connection in target's keyspace (the keyspace was dropped, the node is down),
 		// or it failed.

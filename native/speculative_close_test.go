@@ -38,10 +38,37 @@ func (d *gateDialer) DialContext(ctx context.Context, network, address string) (
 // attempt the request itself made, after which it waited, with no attempt left running, for
 // a timer that never came.
 func TestSpeculativeRequestReturnsWhenCloseCancelsItsAttempt(t *testing.T) {
+	err := closeWhilePreparingAside(t, true)
+	if !errors.Is(err, native.ErrSessionClosed) {
+		t.Fatalf("err = %v, want ErrSessionClosed", err)
+	}
+}
+
+// A request whose statement Close keeps from being prepared again in its own keyspace (after
+// a USE) fails with ErrSessionClosed, and not with an error matching context.Canceled (the
+// abandoned connection's dial), which its caller would take for the end of its own context.
+func TestPreparingAsideCutByCloseIsNoContextError(t *testing.T) {
+	for _, spec := range []bool{false, true} {
+		err := closeWhilePreparingAside(t, spec)
+		if !errors.Is(err, native.ErrSessionClosed) || errors.Is(err, context.Canceled) {
+			t.Fatalf("speculative %v: err = %v, want ErrSessionClosed and no context error", spec, err)
+		}
+	}
+}
+
+// closeWhilePreparingAside runs a request for a statement prepared in keyspace ka, after a USE
+// kb, on a node that has not prepared it, with speculative execution or not and no timeout,
+// closes the session while the connection that prepares it again in ka is being opened, and
+// returns the request's error.
+func closeWhilePreparingAside(t *testing.T, speculative bool) error {
+	t.Helper()
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
 	d := &gateDialer{entered: make(chan struct{})}
-	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second,
-		PrepareOnOneNode: true, Dialer: d, SpeculativeAttempts: 1, SpeculativeDelay: time.Hour})
+	cfg := native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true, Dialer: d}
+	if speculative {
+		cfg.SpeculativeAttempts, cfg.SpeculativeDelay = 1, time.Hour
+	}
+	s, err := native.Connect(ctxT(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +104,9 @@ func TestSpeculativeRequestReturnsWhenCloseCancelsItsAttempt(t *testing.T) {
 	s.Close()
 	select {
 	case err := <-done:
-		if !errors.Is(err, native.ErrSessionClosed) {
-			t.Fatalf("err = %v, want ErrSessionClosed", err)
-		}
+		return err
 	case <-time.After(20 * time.Second):
 		t.Fatal("the request did not return after Close")
+		return nil
 	}
 }
