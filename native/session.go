@@ -633,6 +633,11 @@ func (s *Session) useKeyspace(ks string, locked bool) error {
 		}
 	}
 	wg.Wait()
+	if len(errs) > 0 && s.ctx.Err() != nil {
+		// Close cut the switch short: its errors (the session's context's) must not read as
+		// the end of the USE's own context.
+		return ErrSessionClosed
+	}
 	return errors.Join(errs...)
 }
 
