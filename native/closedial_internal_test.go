@@ -3,31 +3,12 @@ package native
 import (
 	"context"
 	"errors"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
-
-// holdDialer dials TCP until armed; then a dial to addr tells entered and waits for its context
-// to end.
-type holdDialer struct {
-	addr    string
-	armed   atomic.Bool
-	entered chan struct{}
-}
-
-func (d *holdDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if address == d.addr && d.armed.CompareAndSwap(true, false) {
-		close(d.entered)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	var nd net.Dialer
-	return nd.DialContext(ctx, network, address)
-}
 
 // A node's pool whose reconnection Close cuts short does not keep the cancelled dial's error
 // as the node's: a request that finds the node without a connection while Close runs (between
@@ -36,22 +17,22 @@ func (d *holdDialer) DialContext(ctx context.Context, network, address string) (
 // ended (and compat/gocql turned it into context.Canceled, not ErrSessionClosed).
 func TestPoolDialCancelledByCloseIsNoContextError(t *testing.T) {
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
-	d := &holdDialer{addr: cl.Addrs()[1], entered: make(chan struct{})}
+	d := cqltest.NewDialGate(cl.Addrs()[1])
 	s, err := Connect(context.Background(), Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second,
 		ConnectTimeout: time.Minute, Dialer: d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	p := s.poolFor(d.addr)
+	p := s.poolFor(d.Addr)
 	for len(*p.conns.Load()) == 0 {
 		time.Sleep(time.Millisecond) // the pool's first connections
 	}
-	d.armed.Store(true)
+	d.Armed.Store(true)
 	if err := cl.StopNode(1); err != nil {
 		t.Fatal(err)
 	}
-	<-d.entered // the pool dials the node again, and waits
+	<-d.Entered // the pool dials the node again, and waits
 	s.cancel()  // Close's first step: the session's context ends
 	for {
 		p.mu.Lock()

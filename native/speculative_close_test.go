@@ -4,32 +4,13 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
-
-// gateDialer dials TCP until armed; then a dial to addr tells entered and waits for its
-// context to end.
-type gateDialer struct {
-	addr    string
-	armed   atomic.Bool
-	entered chan struct{}
-}
-
-func (d *gateDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if address == d.addr && d.armed.CompareAndSwap(true, false) {
-		close(d.entered)
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	var nd net.Dialer
-	return nd.DialContext(ctx, network, address)
-}
 
 // A speculative request (no timeout, a delay that never passes) whose only attempt fails
 // because Close cancels its work on the session's behalf (here the connection that prepares a
@@ -63,7 +44,7 @@ func TestPreparingAsideCutByCloseIsNoContextError(t *testing.T) {
 func closeWhilePreparingAside(t *testing.T, speculative bool) error {
 	t.Helper()
 	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
-	d := &gateDialer{entered: make(chan struct{})}
+	d := cqltest.NewDialGate("")
 	cfg := native.Config{Hosts: cl.Addrs()[:1], Timeout: 30 * time.Second, PrepareOnOneNode: true, Dialer: d}
 	if speculative {
 		cfg.SpeculativeAttempts, cfg.SpeculativeDelay = 1, time.Hour
@@ -87,20 +68,20 @@ func closeWhilePreparingAside(t *testing.T, speculative bool) error {
 	for k := range 1000 {
 		host := owner(binary.BigEndian.AppendUint32(nil, uint32(k)))
 		if i := nodeIndex(t, cl, host); !cl.KnowsPrepared(i, p.ID()) {
-			key, d.addr = k, host
+			key, d.Addr = k, host
 			break
 		}
 	}
 	if key < 0 {
 		t.Fatal("no key of a node that has not prepared the statement")
 	}
-	d.armed.Store(true)
+	d.Armed.Store(true)
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.Execute(context.Background(), p.Bind(key).WithIdempotent(true).WithTimeout(0))
 		done <- err
 	}()
-	<-d.entered // the re-prepare in ka dials its connection
+	<-d.Entered // the re-prepare in ka dials its connection
 	s.Close()
 	select {
 	case err := <-done:
