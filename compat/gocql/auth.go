@@ -31,20 +31,41 @@ func (a authAdapter) StartHost(host native.Host, class string) (native.AuthExcha
 func (a authAdapter) start(h *HostInfo, class string) (native.AuthExchange, []byte, error) {
 	auth := a.cfg.Authenticator
 	if a.cfg.AuthProvider != nil {
-		var err error
-		if auth, err = a.cfg.AuthProvider(h); err != nil {
+		if err := guardAuth("the AuthProvider", func() (err error) {
+			auth, err = a.cfg.AuthProvider(h)
+			return err
+		}); err != nil {
 			return nil, nil, &handshakeError{err}
 		}
 	}
 	if auth == nil {
 		return nil, nil, &handshakeError{fmt.Errorf("authentication required (using %q)", class)}
 	}
-	resp, next, err := auth.Challenge([]byte(class))
-	if err != nil {
+	var resp []byte
+	var next Authenticator
+	if err := guardAuth(authName(auth), func() (err error) {
+		resp, next, err = auth.Challenge([]byte(class))
+		return err
+	}); err != nil {
 		return nil, nil, &handshakeError{err}
 	}
 	return &authExchange{next: next}, resp, nil
 }
+
+// guardAuth runs f, a call of the application's Authenticator or AuthProvider (what names
+// it), and turns a panic in it into an error: gocql v1.7.0 calls them in a goroutine of its
+// own, where the panic ends the program (docs/deviations.md G66).
+func guardAuth(what string, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("gocql: %s panicked: %v", what, p)
+		}
+	}()
+	return f()
+}
+
+// authName names an Authenticator in guardAuth's error.
+func authName(a Authenticator) string { return fmt.Sprintf("the Authenticator (%T)", a) }
 
 // authExchange follows the authenticator gocql's Challenge hands back for the next round.
 type authExchange struct {
@@ -56,8 +77,12 @@ func (x *authExchange) Challenge(token []byte) ([]byte, error) {
 		// gocql v1.7.0 calls Challenge on the nil authenticator and panics.
 		return nil, &handshakeError{errors.New("gocql: unexpected authentication challenge: the Authenticator returned no authenticator for another round")}
 	}
-	resp, next, err := x.next.Challenge(token)
-	if err != nil {
+	var resp []byte
+	var next Authenticator
+	if err := guardAuth(authName(x.next), func() (err error) {
+		resp, next, err = x.next.Challenge(token)
+		return err
+	}); err != nil {
 		return nil, &handshakeError{err}
 	}
 	x.next = next
@@ -68,7 +93,7 @@ func (x *authExchange) Success(token []byte) error {
 	if x.next == nil {
 		return nil // as gocql: no authenticator returned, no Success call
 	}
-	if err := x.next.Success(token); err != nil {
+	if err := guardAuth(authName(x.next), func() error { return x.next.Success(token) }); err != nil {
 		return &handshakeError{err}
 	}
 	return nil
