@@ -62,15 +62,9 @@ func structFieldFor(rv reflect.Value, name string) (reflect.Value, error) {
 		return rv.Field(top), nil
 	}
 	if path := promotedField(rt, name); path != nil {
-		v := rv
-		for i, x := range path {
-			if i > 0 && v.Kind() == reflect.Pointer {
-				if v.IsNil() {
-					return reflect.Value{}, fmt.Errorf("the field for this bind marker is in the embedded %s, which is nil", v.Type())
-				}
-				v = v.Elem()
-			}
-			v = v.Field(x)
+		v, ok := fieldAt(rv, path, false)
+		if !ok {
+			return reflect.Value{}, fmt.Errorf("the field for this bind marker is in the embedded %s, which is nil", v.Type())
 		}
 		return v, nil
 	}

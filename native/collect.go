@@ -97,7 +97,7 @@ func RowToStruct[T any](row Row) (T, error) {
 		if top := topFieldFor(rt, c.Name); top >= 0 {
 			field = rv.Field(top)
 		} else if path := promotedField(rt, c.Name); path != nil {
-			field = fieldAt(rv, path)
+			field, _ = fieldAt(rv, path, true)
 		} else if emb := embeddedFieldNamed(rt, c.Name); emb >= 0 {
 			field = rv.Field(emb)
 		} else {
@@ -244,17 +244,22 @@ func embeddedStruct(t reflect.Type) reflect.Type {
 	return t
 }
 
-// fieldAt returns the field of struct value v at path, allocating the nil pointers to
-// embedded structs on the way.
-func fieldAt(v reflect.Value, path []int) reflect.Value {
+// fieldAt returns the field of struct value v at path. A nil pointer to an embedded struct on
+// the way is allocated when alloc is set (RowToStruct); otherwise (BindStruct, which must not
+// change the caller's value) the walk stops there and fieldAt returns that nil pointer and
+// false.
+func fieldAt(v reflect.Value, path []int, alloc bool) (reflect.Value, bool) {
 	for i, x := range path {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {
+				if !alloc {
+					return v, false
+				}
 				v.Set(reflect.New(v.Type().Elem()))
 			}
 			v = v.Elem()
 		}
 		v = v.Field(x)
 	}
-	return v
+	return v, true
 }
