@@ -33,10 +33,16 @@ func decompressedLen(comp compression.Compressor, body []byte) (int, error) {
 	}
 }
 
-// decompress inflates a compressed request body, refusing bodies that would inflate beyond the
-// frame length limit or beyond what their compressed size can hold.
+// maxInflated bounds the decompressed body of a request frame when Options.MaxFrameLength is
+// lower: Cassandra applies its frame limit to the compressed frame only, and serves a body
+// that inflates beyond it.
+const maxInflated = 256 << 20
+
+// decompress inflates a compressed request body, refusing bodies that would inflate beyond
+// maxInflated (or the frame length limit, when larger) or beyond what their compressed size
+// can hold.
 func (c *conn) decompress(body []byte) ([]byte, error) {
-	limit := c.node.cluster.opts.MaxFrameLength
+	limit := max(c.node.cluster.opts.MaxFrameLength, maxInflated)
 	n, err := decompressedLen(c.compressor, body)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/datastax/go-cassandra-native-protocol/compression"
+	"github.com/datastax/go-cassandra-native-protocol/message"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
@@ -339,10 +340,15 @@ func (c *conn) readFrame(br io.Reader, hdr []byte) error {
 	if err != nil {
 		return err
 	}
-	maxLen := c.node.cluster.opts.MaxFrameLength
-	if h.Length < 0 || int64(h.Length) > int64(maxLen) {
-		c.protocolError(h, fmt.Sprintf("Invalid frame body length %d (the limit is %d bytes)", h.Length, maxLen))
+	if h.Length < 0 {
+		// Cassandra reads the length as unsigned and waits for those gigabytes; a client that
+		// sends this has lost track of its own framing.
+		c.protocolError(h, fmt.Sprintf("Invalid frame body length %d", h.Length))
 		return fmt.Errorf("%w: body length %d", errFatal, h.Length)
+	}
+	_, segmented := br.(*segmentReader)
+	if msg := c.tooBig(h, segmented); msg != "" {
+		return c.refuseTooBig(br, h, msg)
 	}
 	body, err := readBody(br, int(h.Length))
 	if err != nil {
@@ -370,4 +376,42 @@ func readBody(r io.Reader, n int) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// tooBig returns the error message of Cassandra 5.0 for a request frame over
+// Options.MaxFrameLength (its native_transport_max_frame_size), or "" when the frame is within
+// it. In the legacy framing (v3, v4, and v5 before its segments start) the limit applies to
+// the whole frame as sent, header included and body compressed or not; a v5 frame that
+// travels in segments is measured by its body alone.
+func (c *conn) tooBig(h wire.Header, segmented bool) string {
+	limit := int64(c.node.cluster.opts.MaxFrameLength)
+	if segmented {
+		if int64(h.Length) > limit {
+			return fmt.Sprintf("CQL Message of size %d bytes exceeds allowed maximum of %d bytes", h.Length, limit)
+		}
+		return ""
+	}
+	if total := int64(wire.HeaderLen(h.Version)) + int64(h.Length); total > limit {
+		return fmt.Sprintf("Request is too big: length %d exceeds maximum allowed length %d.", total, limit)
+	}
+	return ""
+}
+
+// refuseTooBig skips the body of a frame over the limit, as it arrives, and then answers the
+// frame with msg, an Invalid error on its stream, as Cassandra does; the connection goes on
+// with the next frame. A frame in a version cqlsim does not serve (bytes that are no CQL
+// frame, such as an HTTP request, among them) gets the refusal of that version, which
+// Cassandra checks before the length, and the connection is closed: its length cannot be
+// trusted.
+func (c *conn) refuseTooBig(br io.Reader, h wire.Header, msg string) error {
+	if maxV := uint8(c.node.cluster.opts.MaxProtocolVersion); h.Version < 3 || h.Version > maxV {
+		c.unsupportedVersion(h, maxV)
+		return fmt.Errorf("%w: a frame of %d bytes in protocol version %d", errFatal, h.Length, h.Version)
+	}
+	if _, err := io.CopyN(io.Discard, br, int64(h.Length)); err != nil {
+		return fmt.Errorf("skipping a frame body over the limit (%d bytes): %w", h.Length, err)
+	}
+	c.log.Debug("cqlsim: request over the frame limit", "stream", h.Stream, "opcode", wire.OpcodeName(h.Opcode), "msg", msg)
+	c.reply(h, &message.Invalid{ErrorMessage: msg}, nil)
+	return nil
 }

@@ -38,8 +38,11 @@
 // BATCH) run concurrently, one goroutine per stream id, and the writer sends every queued response
 // with one write. Malformed input never crashes the server: a frame whose body cannot be decoded
 // gets a PROTOCOL_ERROR on its stream and the connection goes on; a frame that cannot be delimited
-// (negative or oversized length, see Options.MaxFrameLength) gets a PROTOCOL_ERROR and the
-// connection is closed.
+// (a negative length) gets a PROTOCOL_ERROR and the connection is closed. A frame larger than
+// Options.MaxFrameLength (16 MiB by default, as Cassandra's native_transport_max_frame_size) is
+// skipped and answered as Cassandra 5.0 answers it, with an Invalid error on its stream ("Request
+// is too big: ..." in the legacy framing, "CQL Message of size ..." in v5 segments), and the
+// connection goes on.
 //
 // # Cluster
 //

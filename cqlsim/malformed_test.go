@@ -73,7 +73,6 @@ func TestUnframeableInputClosesConnection(t *testing.T) {
 		frame []byte
 	}{
 		{"negative body length", []byte{4, 0, 0, 1, 0x05, 0xff, 0xff, 0xff, 0xff}},
-		{"body beyond the limit", []byte{4, 0, 0, 1, 0x07, 0x10, 0x00, 0x00, 0x00}},
 		{"response bit", rawFrame(0x84, 0, 1, 0x05, nil)},
 		{"not CQL at all", []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")},
 	}

@@ -11,9 +11,9 @@ const (
 	DefaultClusterName = "cqlsim"
 	DefaultDataCenter  = "datacenter1"
 	DefaultRack        = "rack1"
-	// DefaultMaxFrameLength caps the body of a request frame; longer frames get a protocol
-	// error and the connection is closed.
-	DefaultMaxFrameLength = 256 << 20
+	// DefaultMaxFrameLength is the default Options.MaxFrameLength: 16 MiB, the default of
+	// Cassandra 5.0's native_transport_max_frame_size.
+	DefaultMaxFrameLength = 16 << 20
 )
 
 // Options configures a simulated cluster. The zero value is a one-node cluster on a random port of
@@ -100,7 +100,16 @@ type Options struct {
 	// 0 (the default) uses no tablets; a negative value, more than 65536 tablets, or Tablets
 	// without Shards, is an error.
 	Tablets int
-	// MaxFrameLength caps a request body in bytes (default DefaultMaxFrameLength).
+	// MaxFrameLength is the largest request frame in bytes (default DefaultMaxFrameLength),
+	// Cassandra's native_transport_max_frame_size, and is applied as Cassandra 5.0 applies
+	// it. In the legacy framing (v3, v4, and v5 before its segments start) it bounds the
+	// whole frame as sent (the 9-byte header and the body, compressed or not); a frame over
+	// it is answered, once its body has arrived and been skipped, with an Invalid error
+	// (0x2200) "Request is too big: length N exceeds maximum allowed length M." on its
+	// stream, N counting the header. A v5 frame in segments is measured by its body alone,
+	// and refused with "CQL Message of size N bytes exceeds allowed maximum of M bytes". In
+	// both cases the connection goes on with the next frame. A compressed body may inflate
+	// beyond MaxFrameLength, as on Cassandra, up to 256 MiB (or MaxFrameLength, if larger).
 	MaxFrameLength int
 	// Now is the clock for timestamps and TTL expiry (default time.Now).
 	Now func() time.Time

@@ -15,6 +15,9 @@ type PrepareCutter struct {
 	Mark []byte
 	// Armed, when true, cuts off the next PREPARE containing Mark.
 	Armed atomic.Bool
+	// AnyFrame, when true, cuts off after a write of any frame containing Mark (an EXECUTE
+	// carrying a value, say), not only a PREPARE.
+	AnyFrame bool
 }
 
 // DialContext dials TCP and wraps the connection so that its PREPARE can be cut off.
@@ -37,7 +40,7 @@ const opPrepare = 0x09
 
 func (c *prepareCutConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
-	if len(p) > 9 && p[4] == opPrepare && bytes.Contains(p, c.d.Mark) && c.d.Armed.CompareAndSwap(true, false) {
+	if len(p) > 9 && (p[4] == opPrepare || c.d.AnyFrame) && bytes.Contains(p, c.d.Mark) && c.d.Armed.CompareAndSwap(true, false) {
 		c.Conn.Close()
 	}
 	return n, err
