@@ -23,7 +23,10 @@
 // of failing. A request whose context ends returns ctx.Err() at once; its stream id stays
 // reserved until the server's late response arrives, and that response is then discarded.
 // Idle connections send OPTIONS every HeartbeatInterval and close when one goes unanswered for
-// HeartbeatTimeout. Close, or a broken connection, fails every pending request with an error
+// HeartbeatTimeout. A connection also sends an OPTIONS, whose answer it discards, when Cassandra
+// refuses a v3/v4 request as over its frame limit ("Request is too big: ..."): the node leaves
+// unread the requests that came in the same read as the end of that frame until more bytes
+// arrive, and the OPTIONS is those bytes. Close, or a broken connection, fails every pending request with an error
 // that matches ErrConnClosed and wraps the cause, and also ErrNotSent for a request whose
 // frame was not written.
 package conn

@@ -1,10 +1,12 @@
 package conn
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -174,6 +176,9 @@ func (c *Conn) readOne() error {
 		return nil
 	}
 	c.streams <- h.Stream
+	if h.Opcode == proto.OpError && !c.segmented && c.refusedTooBig(h, *body) {
+		c.nudge()
+	}
 	if call == interruptedSlot {
 		proto.PutBuffer(body) // the late response of an interrupted call
 		return nil
@@ -387,3 +392,49 @@ func (call *Call) Pump(until time.Time, watch bool) {
 		c.kick() // requests started meanwhile, or this one is still waiting
 	}
 }
+
+// Cassandra's answer to a request frame over its native_transport_max_frame_size in the
+// legacy framing (v3 and v4): an INVALID error whose message starts with tooBigPrefix and
+// holds tooBigMiddle ("Request is too big: length N exceeds maximum allowed length M.").
+const (
+	tooBigPrefix = "Request is too big: length "
+	tooBigMiddle = " exceeds maximum allowed length "
+)
+
+// refusedTooBig reports whether the ERROR frame h, body is Cassandra's refusal of a request
+// over its frame limit in the legacy framing. Only ERROR frames are decoded here (the
+// reader otherwise leaves decoding to callers), and only those whose code, when the body is
+// not compressed, is INVALID.
+func (c *Conn) refusedTooBig(h proto.Header, body []byte) bool {
+	if h.Flags&proto.FlagCompression == 0 && (len(body) < 4 || proto.ErrorCode(binary.BigEndian.Uint32(body)) != proto.ErrCodeInvalid) {
+		return false
+	}
+	opts := c.readerOpts.Load()
+	if opts == nil {
+		return false // still in the handshake, which sends no request of that size
+	}
+	resp := proto.AcquireResponse()
+	defer resp.Release()
+	if resp.Decode(h, body, nil, opts) != nil {
+		return false
+	}
+	er, ok := resp.Msg.(*proto.ErrorResponse)
+	return ok && er.Code == proto.ErrCodeInvalid && strings.HasPrefix(er.Message, tooBigPrefix) && strings.Contains(er.Message, tooBigMiddle)
+}
+
+// nudge sends an OPTIONS whose answer is discarded, after Cassandra refused a request over
+// its frame limit. Cassandra 5.0 (up to 5.0.9 at least) skips such a frame as it arrives and
+// throws the refusal from its decoder once the frame's end is read, leaving the frames that
+// came in the same read as that end undecoded until more bytes arrive: the requests behind
+// the oversized one would wait for the next request or heartbeat. The OPTIONS is those
+// bytes. It takes a stream id of its own, freed when its answer arrives, like any request;
+// when none is free, more requests are in flight and their writes do the same.
+func (c *Conn) nudge() {
+	_, _ = c.StartNotify(&proto.Options{}, discardAnswer{})
+}
+
+// discardAnswer releases a call's answer unread (see nudge).
+type discardAnswer struct{}
+
+// CallDone releases call.
+func (discardAnswer) CallDone(call *Call) { call.Release() }
