@@ -57,6 +57,7 @@ func TestQueryAfterOversizedQueryAnsweredUnlikeGocql(t *testing.T) {
 	c.NumConns = 1
 	c.Timeout = 3 * time.Second // fails the test, instead of hanging, when the query waits
 	c.Dialer = d
+	c.HostFilter = WhiteListHostFilter(hosts[0]) // one connection carries both queries
 	s, err := c.CreateSession()
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestQueryAfterOversizedQueryAnsweredUnlikeGocql(t *testing.T) {
 	l.Timeout = 10 * time.Second // beyond gocql's heartbeat interval (5 s)
 	l.RetryPolicy = nil
 	l.Dialer = ld
+	l.HostFilter = gocqlv1.WhiteListHostFilter(hosts[0])
 	ls, err := l.CreateSession()
 	if err != nil {
 		t.Fatal(err)
