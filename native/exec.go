@@ -460,6 +460,9 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			}
 		}
 		// Attempts on this node: one, plus any the retry policy sends to the same node.
+		// retried says that the last attempt, sent on this node, is being retried on it: its
+		// failure (last) is not in failed yet.
+		retried := false
 		for {
 			if err := retryTimedOut(to, info, number, last, unsent); err != nil {
 				return nil, err
@@ -472,7 +475,13 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			}
 			if nh, ok := err.(*nextHostError); ok && nh.unsent {
 				// Nothing was sent: the node's connection failed before writing the request,
-				// which, as when nextConn finds no open connection, is not an attempt.
+				// which, as when nextConn finds no open connection, is not an attempt. A retry
+				// not sent leaves the attempt it retries, which was sent, in failed: the
+				// request may have run, so a *NoHostAvailableError made of failed must not
+				// match ErrNotSent.
+				if retried {
+					failed = append(failed, last)
+				}
 				unsent = HostError{Host: c.Addr(), Err: nh.err}
 				failed = append(failed, unsent)
 				break
@@ -490,6 +499,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			case errors.As(err, &retry):
 				last = HostError{Host: c.Addr(), Err: retry.err}
 				if retry.sameHost && number < maxAttempts {
+					retried = true
 					continue
 				}
 				failed = append(failed, last)

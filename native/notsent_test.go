@@ -188,3 +188,51 @@ func TestUnsentPinnedRequestIsNotAnAttempt(t *testing.T) {
 		t.Errorf("attempts observed: %+v, want none", got)
 	}
 }
+
+// A request retried on its node (RetrySameHost) after an attempt that was sent, whose retry
+// then finds the connection closed before it is written, was sent once: it may have run. Its
+// error must not match ErrNotSent (a caller would send a non-idempotent write again), and
+// errors.As still finds the sent attempt's error.
+func TestRetryNotSentAfterASentAttemptIsNotErrNotSent(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	var log attemptLog
+	var s *native.Session
+	var armed atomic.Bool
+	var starts atomic.Int32
+	cfg := native.Config{Hosts: cl.Addrs()[:1], ConnsPerHost: 1, Timeout: 30 * time.Second, Observer: log.observe}
+	cfg = native.WithBeforeTryStart(cfg, func(addr string) {
+		if armed.Load() && starts.Add(1) == 2 {
+			native.CloseConnsTo(s, addr) // the retry finds its connection closed
+		}
+	})
+	var err error
+	if s, err = native.Connect(ctxT(t), cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	policy := funcRetry(func(_ context.Context, a *native.Attempt) native.RetryDecision {
+		if a.Number == 0 {
+			return native.RetryDecision{Action: native.RetrySameHost}
+		}
+		return native.RetryDecision{Action: native.Fail}
+	})
+	armed.Store(true)
+	// The table does not exist: the node refuses the INSERT (as a write timeout would leave
+	// its outcome unknown, the retry policy retries it).
+	_, err = s.Execute(ctxT(t), native.Query("INSERT INTO no_such_ks.t (k) VALUES (1)").WithHost(cl.Addrs()[1]).WithRetryPolicy(policy))
+	armed.Store(false)
+	if n := starts.Load(); n != 2 {
+		t.Fatalf("the request started %d times, want twice (the attempt and its retry)", n)
+	}
+	if errors.Is(err, native.ErrNotSent) {
+		t.Errorf("%v matches ErrNotSent, though its first attempt was sent", err)
+	}
+	var inv *native.InvalidError
+	if !errors.As(err, &inv) {
+		t.Errorf("%v, want the sent attempt's InvalidError in it", err)
+	}
+	if got := log.all(); len(got) != 1 || got[0].Number != 0 {
+		t.Errorf("attempts observed: %+v, want the one sent", got)
+	}
+}
