@@ -15,10 +15,11 @@ type Attempt struct {
 	// Host is the node (host:port) the attempt ran on.
 	Host string
 	// Number is the attempt's 0-based number within the request. A request that never left
-	// the client on a node of the query plan, because no connection to it was open or because
-	// the connection failed before writing it (an error matching ErrNotSent), made no attempt
-	// there: the request goes to the next node, without the Observer seeing it or the
-	// RetryPolicy being asked.
+	// the client on a node of the query plan, because no connection to it was open, because
+	// the connection failed before writing it, or because its timeout or context ended while
+	// it waited there for a free stream id (an error matching ErrNotSent), made no attempt
+	// there: the Observer does not see it and the RetryPolicy is not asked; the request goes
+	// to the next node, unless its timeout or context has ended.
 	Number int
 	// Consistency is the level the attempt ran at.
 	Consistency Consistency

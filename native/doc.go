@@ -119,5 +119,11 @@
 // detected before anything is sent) and *ScanError. A request whose connection failed
 // matches ErrConnClosed; it also matches ErrNotSent when it never left the client (so it did
 // not run, and may be sent again even when it is not idempotent), which a
-// *NoHostAvailableError does only when no host's attempt was sent.
+// *NoHostAvailableError does only when no host's attempt was sent. A request whose timeout
+// or context ends while it waits for a free stream id (every id of the connection in use, a
+// node slow to answer: see Config.Timeout), or before it is sent, fails with an error matching
+// ErrNotSent too, besides ErrTimeout (and context.DeadlineExceeded) or the context's error.
+// Such a wait is no attempt, as a request not sent on a node never is (Attempt.Number): the
+// Observer does not see it and the RetryPolicy is not asked about it. The error of a request
+// one of whose attempts was sent never matches ErrNotSent.
 package native

@@ -379,12 +379,15 @@ var (
 	// ErrConnClosed is wrapped when a connection closed while a request was in flight on it,
 	// and when a node had no open connection to take a request.
 	ErrConnClosed = errors.New("native: connection closed")
-	// ErrNotSent is matched (errors.Is), with ErrConnClosed, by the error of a request that
-	// never left the client: its node had no open connection, or the connection failed
-	// before the request was written. Such a request did not run, whatever its idempotence.
-	// A request written, in whole or in part, before its connection failed matches
-	// ErrConnClosed only: it may have run. A *NoHostAvailableError matches it only when
-	// every host's attempt does.
+	// ErrNotSent is matched (errors.Is) by the error of a request that never left the
+	// client: its node had no open connection, or the connection failed before the request
+	// was written (the error matches ErrConnClosed too), or the request's timeout or context
+	// ended while it waited for a free stream id on a connection whose ids were all in use,
+	// or before it was sent (the error matches ErrTimeout and context.DeadlineExceeded, or
+	// the context's error). Such a request did not run, whatever its idempotence. A request
+	// written, in whole or in part, before its connection failed matches ErrConnClosed only:
+	// it may have run; so does a request one of whose attempts was sent, whatever happened
+	// to the others. A *NoHostAvailableError matches it only when every host's attempt does.
 	ErrNotSent = errors.New("native: the request was not sent")
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).

@@ -482,6 +482,14 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				if retried {
 					failed = append(failed, last)
 				}
+				if ctx.Err() != nil {
+					// The caller no longer waits: nothing more is sent. The error matches
+					// ErrNotSent only when nothing was sent before.
+					if number > 0 {
+						return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+					}
+					return nil, nh.err
+				}
 				unsent = HostError{Host: c.Addr(), Err: nh.err}
 				failed = append(failed, unsent)
 				break
@@ -610,16 +618,25 @@ var errPassBusy = errors.New("native: no free stream id on the connection (passe
 
 // startSaturated starts info.msg on c, every stream id of which is in use (the node is slow
 // to answer, or requests that timed out wait for their late answers): it waits for one no
-// longer than the request's timeout, then returns a *nextHostError (nothing was sent).
+// longer than the request's timeout, then returns a *nextHostError whose error matches
+// ErrNotSent (nothing was sent) as well as ErrTimeout.
 func startSaturated(ctx context.Context, c *conn.Conn, info *reqInfo, to *reqTimeout) (*conn.Call, error) {
 	to.fix()
 	sctx, cancel := context.WithDeadline(ctx, to.end)
 	defer cancel()
 	call, err := c.Start(sctx, info.msg)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
-		return nil, &nextHostError{err: fmt.Errorf("%w after %s waiting for a free stream id on %s (all in use): %w", ErrTimeout, to.d, c.Addr(), err)}
+		return nil, &nextHostError{err: notSentError{fmt.Errorf("%w after %s waiting for a free stream id on %s (all in use): %w", ErrTimeout, to.d, c.Addr(), err)}}
 	}
 	return call, err
+}
+
+// contextNotSent is the error of a request whose context ended before it was sent on a
+// connection (while it waited for a free stream id, or before it started): a *nextHostError
+// matching ErrNotSent and the context's error err. It is not an attempt (see attempt), and
+// sendPlan returns it as it is only when no attempt of the request was sent.
+func contextNotSent(info *reqInfo, err error) error {
+	return &nextHostError{err: notSentError{fmt.Errorf("native: %s: %w", abbreviate(info.what), err)}}
 }
 
 // retryTimedOut returns the timeout error of a request whose timeout passed before it could
@@ -636,7 +653,7 @@ func retryTimedOut(to *reqTimeout, info *reqInfo, number int, last, unsent HostE
 		return fmt.Errorf("%w after %s: %q not retried (%d attempts, the last on %s failed: %w): %w",
 			ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, last.Err, context.DeadlineExceeded)
 	case number == 0 && unsent.Err != nil:
-		return fmt.Errorf("%w after %s: %q not sent (the connection to %s failed before writing it: %w): %w",
+		return fmt.Errorf("%w after %s: %q not sent (on %s: %w): %w",
 			ErrTimeout, info.timeout, abbreviate(info.what), unsent.Host, unsent.Err, context.DeadlineExceeded)
 	}
 	return nil
@@ -840,7 +857,7 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 	if err := ctx.Err(); err != nil {
 		// Already over: nothing is sent (the response could otherwise be read below
 		// before the context is looked at).
-		return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), err)
+		return nil, contextNotSent(info, err)
 	}
 	var call *conn.Call
 	var err error
@@ -864,7 +881,9 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+			// It ended while the request waited for a free stream id: Start sends
+			// nothing when it fails.
+			return nil, contextNotSent(info, ctx.Err())
 		}
 		var nh *nextHostError
 		if errors.As(err, &nh) {

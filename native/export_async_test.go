@@ -35,3 +35,17 @@ func CloseConnsTo(s *Session, addr string) {
 		}
 	}
 }
+
+// InFlightTo returns the number of stream ids in use on the connections of s to the node at
+// addr, for the external tests.
+func InFlightTo(s *Session, addr string) int {
+	n := 0
+	for _, p := range s.state.Load().pools {
+		if p.addr == addr {
+			for _, c := range p.all() {
+				n += c.InFlight()
+			}
+		}
+	}
+	return n
+}

@@ -130,6 +130,9 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 			var nh *nextHostError
 			var rt *retryError
 			switch {
+			case errors.As(o.err, &nh) && ctx.Err() != nil:
+				// Not sent, as the caller's context ended: nothing more is sent.
+				return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
 			case errors.As(o.err, &nh):
 				failed = append(failed, HostError{Host: o.host, Err: nh.err})
 			case errors.As(o.err, &rt):
