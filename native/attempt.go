@@ -19,7 +19,11 @@ type Attempt struct {
 	// the connection failed before writing it, or because its timeout or context ended while
 	// it waited there for a free stream id (an error matching ErrNotSent), made no attempt
 	// there: the Observer does not see it and the RetryPolicy is not asked; the request goes
-	// to the next node, unless its timeout or context has ended.
+	// to the next node, unless its timeout or context has ended. The attempts of a request
+	// with speculative execution, which run at the same time, are numbered in the order they
+	// start on their connections; one not sent is no attempt either, and the next node takes
+	// the request at once (its number goes to the next attempt unless another attempt has
+	// started meanwhile, which a connection failing before a write leaves time for).
 	Number int
 	// Consistency is the level the attempt ran at.
 	Consistency Consistency

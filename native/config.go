@@ -196,7 +196,9 @@ type Config struct {
 
 	// SpeculativeAttempts, when positive, lets idempotent requests start up to this many
 	// extra attempts on the next nodes of their plan, one each time SpeculativeDelay passes
-	// without an answer; the first answer wins. Zero disables speculative execution.
+	// without an answer; the first answer wins. An attempt not sent (an error matching
+	// ErrNotSent) does not count: the next node takes the request at once. Zero disables
+	// speculative execution.
 	SpeculativeAttempts int
 	// SpeculativeDelay is the wait before each speculative attempt (see SpeculativeAttempts).
 	SpeculativeDelay time.Duration

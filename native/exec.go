@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/conn"
@@ -88,6 +89,29 @@ type reqInfo struct {
 	// deadline is the request's, for its speculative attempts, which run with no reqTimeout
 	// of their own (their re-preparing is bounded by it); zero when the request has none.
 	deadline time.Time
+	// numbers numbers the attempts of a request with speculative execution, shared by them
+	// (nil otherwise): an attempt takes the next number when it starts on its connection
+	// (number, -1 until then), and gives it back when its connection then fails before
+	// writing it, unless another attempt took a number since (see takeNumber).
+	numbers *atomic.Int32
+	number  int
+}
+
+// takeNumber numbers the speculative attempt info is the branch of, started on its
+// connection, unless it has its number already.
+func (info *reqInfo) takeNumber() {
+	if info.numbers != nil && info.number < 0 {
+		info.number = int(info.numbers.Add(1) - 1)
+	}
+}
+
+// dropNumber gives back the number of a speculative attempt that was not sent, when no other
+// attempt has taken one since, so that the attempts sent are numbered without a gap.
+func (info *reqInfo) dropNumber() {
+	if info.numbers != nil && info.number >= 0 {
+		info.numbers.CompareAndSwap(int32(info.number+1), int32(info.number))
+		info.number = -1
+	}
 }
 
 // policies sets the retry policy and observer of a request: the statement's, else the
@@ -715,14 +739,22 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 		}
 	}
 	if nh := (*nextHostError)(nil); errors.As(err, &nh) && errors.Is(nh.err, ErrNotSent) {
-		// The connection failed before the request was written: nothing was sent, as when
-		// nextConn finds the node without an open connection, so this is not an attempt. It is
-		// neither observed nor numbered, and the retry policy is not asked: the request goes
-		// to the next node (sendPlan), unless its timeout has passed meanwhile, which starts
-		// now if no wait has started it yet.
+		// Nothing was sent (the connection failed before writing the request, or the request's
+		// timeout or context ended while it waited for a free stream id or before it started),
+		// as when nextConn finds the node without an open connection, so this is not an
+		// attempt. It is neither observed nor numbered, and the retry policy is not asked: the
+		// request goes to the next node (sendPlan), unless its timeout has passed meanwhile,
+		// which starts now if no wait has started it yet.
 		to.fix()
 		nh.unsent = true
+		info.dropNumber()
 		return nil, nh
+	}
+	if info.numbers != nil {
+		// A speculative attempt: numbered when it started on the connection (or now, when
+		// it failed to start for a reason that no node would accept either).
+		info.takeNumber()
+		number = info.number
 	}
 	// A node that does not know a prepared statement answers UNPREPARED with its id: the
 	// statement is prepared again on this connection and the request sent again. A batch can
@@ -895,6 +927,7 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 		}
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
+	info.takeNumber()
 	// Alone on the connection, read the response in this goroutine (for a millisecond or
 	// two at most, then watch ctx and the timeout below as usual). With a context that never
 	// ends, only the timeout bounds the read: a coarse one starts now (it would otherwise

@@ -236,3 +236,91 @@ func TestRetryNotSentAfterASentAttemptIsNotErrNotSent(t *testing.T) {
 		t.Errorf("attempts observed: %+v, want the one sent", got)
 	}
 }
+
+// An attempt of a request with speculative execution whose connection fails before writing it
+// is no attempt either: the next node of the plan takes the request at once, and the observer
+// sees the attempts sent numbered from 0, without a gap where the attempt not sent was.
+func TestUnsentSpeculativeAttemptIsNotNumbered(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
+	d := &cqltest.WriteBreaker{Addr: cl.Addrs()[1], MinLen: len(big)}
+	var log attemptLog
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, ConnsPerHost: 1,
+		Routing: native.RoundRobin, Timeout: 30 * time.Second, Observer: log.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	mustExec(t, s, "CREATE KEYSPACE ns WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE ns.t (k int PRIMARY KEY, v text)")
+	deadline := time.Now().Add(20 * time.Second)
+	for k := 0; d.Broken.Load() < 3; k++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d writes to %s failed in 20s", d.Broken.Load(), d.Addr)
+		}
+		d.Armed.Store(true)
+		log = attemptLog{}
+		// No speculative attempt is due (the delay is long): only the attempt not sent makes
+		// the request go to another node.
+		res, err := s.Execute(ctxT(t), native.Query("INSERT INTO ns.t (k, v) VALUES (?, ?)", int32(k), big).
+			WithIdempotent(true).WithSpeculativeExecution(time.Hour, 1))
+		if err != nil {
+			t.Fatalf("key %d: %v", k, err)
+		}
+		got := log.all()
+		if len(got) != 1 || got[0].Number != 0 || got[0].Host != res.Host() || got[0].Host == d.Addr {
+			t.Fatalf("key %d (writes failed so far: %d): attempts %+v, want one, numbered 0, by the node that answered", k, d.Broken.Load(), got)
+		}
+	}
+}
+
+// An attempt of a request with speculative execution that was not sent does not count against
+// its speculative attempts: with one allowed, a plan whose first node's connection fails
+// before writing the request and whose next node is slow still sends the speculative attempt
+// to the third node, which answers.
+func TestUnsentSpeculativeAttemptDoesNotCount(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	big := strings.Repeat("v", 8<<10) // above what a caller writes itself
+	broken, slow, fast := cl.Addrs()[1], cl.Addrs()[2], cl.Addrs()[0]
+	d := &cqltest.WriteBreaker{Addr: broken, MinLen: len(big)}
+	var log attemptLog
+	s, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()[:1], Dialer: d, ConnsPerHost: 1,
+		Routing: native.RoundRobin, Timeout: 5 * time.Second, Observer: log.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 3)
+	mustExec(t, s, "CREATE KEYSPACE ns WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE ns.t (k int PRIMARY KEY, v text)")
+	if err := cl.SetNodeDelay(2, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cl.SetNodeDelay(2, 0) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for k := 0; d.Broken.Load() < 3; k++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d writes to %s failed in 20s", d.Broken.Load(), d.Addr)
+		}
+		d.Armed.Store(true)
+		log = attemptLog{}
+		res, err := s.Execute(ctxT(t), native.Query("INSERT INTO ns.t (k, v) VALUES (?, ?)", int32(k), big).
+			WithIdempotent(true).WithSpeculativeExecution(20*time.Millisecond, 1))
+		if err != nil {
+			t.Fatalf("key %d (writes failed so far: %d): %v (attempts %+v)", k, d.Broken.Load(), err, log.all())
+		}
+		if res.Host() != fast {
+			t.Fatalf("key %d: answered by %s, not by the fast node %s", k, res.Host(), fast)
+		}
+		// (Their numbers may have a gap here: the speculative attempt may start while the
+		// write that fails is under way; see Attempt.Number.)
+		numbers := map[int]bool{}
+		for _, a := range log.all() {
+			if a.Host == broken || a.Host != slow && a.Host != fast || numbers[a.Number] {
+				t.Fatalf("key %d: attempts %+v, want them on %s and %s, none on %s, no number twice", k, log.all(), slow, fast, broken)
+			}
+			numbers[a.Number] = true
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/internal/policy"
@@ -38,7 +39,8 @@ func (info *reqInfo) branch() *reqInfo {
 // sendSpeculative runs an idempotent request with speculative execution: one attempt at
 // first, and another on the next node of the plan each time info.specDelay passes without
 // an answer (up to info.specAttempts extra ones), or at once when all running attempts have
-// failed. The first success wins; the other attempts are cancelled and waited for.
+// failed, or in place of one that was not sent, which does not count (see Attempt.Number).
+// The first success wins; the other attempts are cancelled and waited for.
 func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *policy.Plan, st *clusterState, timeoutC <-chan time.Time) (*Result, error) {
 	type outcome struct {
 		res      *Result
@@ -60,6 +62,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 		wg.Wait()
 	}()
 	results := make(chan outcome, len(st.pools)+1) // at most one attempt per node
+	info.numbers = new(atomic.Int32)
 	var failed []HostError
 	launched, running := 0, 0
 	launch := func() bool {
@@ -75,7 +78,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				continue
 			}
 			b := info.branch()
-			number := launched
+			b.number = -1 // numbered when it starts on c (see takeNumber)
 			launched++
 			running++
 			wg.Add(1)
@@ -95,7 +98,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 						results <- outcome{host: c.Addr(), err: errAttemptExited}
 					}
 				}()
-				res, err := s.attempt(bctx, c, b, nil, number)
+				res, err := s.attempt(bctx, c, b, nil, -1)
 				ok = true
 				results <- outcome{res: res, err: err, host: c.Addr(), branch: b}
 			}()
@@ -133,6 +136,16 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 			case errors.As(o.err, &nh) && ctx.Err() != nil:
 				// Not sent, as the caller's context ended: nothing more is sent.
 				return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+			case errors.As(o.err, &nh) && nh.unsent:
+				// Nothing was sent: no attempt, as when launch finds a node without an open
+				// connection. It does not count against the speculative attempts, and the
+				// next node of the plan takes the request at once.
+				failed = append(failed, HostError{Host: o.host, Err: nh.err})
+				launched--
+				if !launch() && running == 0 {
+					return nil, &NoHostAvailableError{Errors: failed}
+				}
+				continue
 			case errors.As(o.err, &nh):
 				failed = append(failed, HostError{Host: o.host, Err: nh.err})
 			case errors.As(o.err, &rt):
