@@ -125,5 +125,6 @@
 // ErrNotSent too, besides ErrTimeout (and context.DeadlineExceeded) or the context's error.
 // Such a wait is no attempt, as a request not sent on a node never is (Attempt.Number): the
 // Observer does not see it and the RetryPolicy is not asked about it. The error of a request
-// one of whose attempts was sent never matches ErrNotSent.
+// an earlier attempt of which was sent (it may have run) never matches ErrNotSent, whatever
+// happened to the later ones.
 package native

@@ -386,8 +386,10 @@ var (
 	// or before it was sent (the error matches ErrTimeout and context.DeadlineExceeded, or
 	// the context's error). Such a request did not run, whatever its idempotence. A request
 	// written, in whole or in part, before its connection failed matches ErrConnClosed only:
-	// it may have run; so does a request one of whose attempts was sent, whatever happened
-	// to the others. A *NoHostAvailableError matches it only when every host's attempt does.
+	// it may have run; so does a request an earlier attempt of which was sent, whatever
+	// happened to the later ones (a retry, or an attempt on a node that answered UNPREPARED
+	// and never received the statement again). A *NoHostAvailableError matches it only when
+	// every host's attempt does.
 	ErrNotSent = errors.New("native: the request was not sent")
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).
@@ -470,8 +472,9 @@ func (e *NoHostAvailableError) Unwrap() []error {
 	return out
 }
 
-// attemptError is one host's error as NoHostAvailableError.Unwrap gives it: err, with its
-// message, matching what err matches but ErrNotSent.
+// attemptError is err, with its message, matching what err matches but ErrNotSent: one host's
+// error as NoHostAvailableError.Unwrap gives it, or the error of a request an earlier attempt
+// of which was sent (see sentBefore).
 type attemptError struct{ err error }
 
 func (a attemptError) Error() string {

@@ -498,8 +498,8 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				break
 			}
 			if nh, ok := err.(*nextHostError); ok && nh.unsent {
-				// Nothing was sent: the node's connection failed before writing the request,
-				// which, as when nextConn finds no open connection, is not an attempt. A retry
+				// Nothing was sent (see attempt), which, as when nextConn finds no open
+				// connection, is not an attempt. A retry
 				// not sent leaves the attempt it retries, which was sent, in failed: the
 				// request may have run, so a *NoHostAvailableError made of failed must not
 				// match ErrNotSent.
@@ -536,11 +536,22 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				}
 				failed = append(failed, last)
 			default:
-				return nil, err
+				return nil, sentBefore(err, number)
 			}
 			break
 		}
 	}
+}
+
+// sentBefore returns err, the error of the last of number attempts of a request, hiding
+// ErrNotSent when an attempt was sent before it (number > 1): err matches ErrNotSent when its
+// own attempt did not run (the node answered UNPREPARED and the PREPARE sent again there, or
+// the EXECUTE after it, never left the client), but an earlier attempt may have run.
+func sentBefore(err error, number int) error {
+	if number > 1 && errors.Is(err, ErrNotSent) {
+		return attemptError{err}
+	}
+	return err
 }
 
 // planFor sets plan to the query plan of info's request on st, or returns the index of the
@@ -675,7 +686,7 @@ func retryTimedOut(to *reqTimeout, info *reqInfo, number int, last, unsent HostE
 	switch {
 	case number > 0 && last.Err != nil:
 		return fmt.Errorf("%w after %s: %q not retried (%d attempts, the last on %s failed: %w): %w",
-			ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, last.Err, context.DeadlineExceeded)
+			ErrTimeout, info.timeout, abbreviate(info.what), number, last.Host, sentBefore(last.Err, number), context.DeadlineExceeded)
 	case number == 0 && unsent.Err != nil:
 		return fmt.Errorf("%w after %s: %q not sent (on %s: %w): %w",
 			ErrTimeout, info.timeout, abbreviate(info.what), unsent.Host, unsent.Err, context.DeadlineExceeded)

@@ -157,8 +157,8 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				// A definitive answer (a server error), the caller's context, or work of the
 				// attempt that Close cancelled (the attempts' own context, bctx, ends only
 				// once this returns): with no attempt left running, waiting on would wait for
-				// a timer that may never come.
-				return nil, o.err
+				// a timer that may never come. Another attempt may have run.
+				return nil, sentBefore(o.err, int(info.numbers.Load()))
 			}
 			if running == 0 && !launch() {
 				return nil, &NoHostAvailableError{Errors: failed}
