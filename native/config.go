@@ -45,10 +45,9 @@ type Config struct {
 	// stream id on a connection whose 32768 are all in use (a request not fixed to a node
 	// tries the plan's other nodes of the data center first; a request whose timeout passes
 	// while it waits was not sent, and its error matches ErrNotSent unless an attempt of it
-	// was sent before). Zero selects 12s; a negative
-	// value disables it. Timeouts under a second are exact; longer ones share one clock per
-	// session and fire up to 10 ms late (a timer per request costs measurable CPU at high
-	// concurrency).
+	// was sent before). Zero selects 12s; a negative value disables it. Timeouts under a
+	// second are exact; longer ones share one clock per session and fire up to 10 ms late (a
+	// timer per request costs measurable CPU at high concurrency).
 	Timeout time.Duration
 
 	// ConnectTimeout bounds opening each connection's network connection, and then its TLS

@@ -12,24 +12,24 @@ import (
 )
 
 // saturatedSession connects a session with cfg (one connection per node, two stream ids each)
-// to two cqlsim nodes and makes the second, returned as slow, answer late, its two stream ids
+// to nodes cqlsim nodes and makes the last, returned as slow, answer late, its two stream ids
 // both held by requests waiting for its answers: a request on it waits for a free stream id.
-func saturatedSession(t *testing.T, cfg native.Config) (s *native.Session, slow string) {
+func saturatedSession(t *testing.T, cfg native.Config, nodes int) (s *native.Session, slow string) {
 	t.Helper()
 	const ids = 2
-	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: nodes})
 	cfg.Hosts, cfg.ConnsPerHost = cl.Addrs()[:1], 1
 	s, err := native.Connect(ctxT(t), native.WithMaxStreams(cfg, ids))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	waitHostsUp(t, s, 2)
-	slow = cl.Addrs()[1]
-	if err := cl.SetNodeDelay(1, time.Minute); err != nil {
+	waitHostsUp(t, s, nodes)
+	slow = cl.Addrs()[nodes-1]
+	if err := cl.SetNodeDelay(nodes-1, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cl.SetNodeDelay(1, 0) })
+	t.Cleanup(func() { _ = cl.SetNodeDelay(nodes-1, 0) })
 	for range ids {
 		s.ExecuteAsync(context.Background(), native.Query("SELECT key FROM system.local").WithHost(slow).WithTimeout(time.Hour))
 	}
@@ -58,7 +58,7 @@ func (p *countingRetry) Retry(context.Context, *native.Attempt) native.RetryDeci
 func TestStreamIDWaitTimeoutIsNotSent(t *testing.T) {
 	var log attemptLog
 	var policy countingRetry
-	s, slow := saturatedSession(t, native.Config{Timeout: 30 * time.Second, Observer: log.observe, RetryPolicy: &policy})
+	s, slow := saturatedSession(t, native.Config{Timeout: 30 * time.Second, Observer: log.observe, RetryPolicy: &policy}, 2)
 	_, err := s.Execute(ctxT(t), native.Query("INSERT INTO no_such_ks.t (k) VALUES (1)").WithHost(slow).WithTimeout(50*time.Millisecond))
 	if !errors.Is(err, native.ErrNotSent) || !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("%v, want an error matching ErrNotSent, ErrTimeout and context.DeadlineExceeded", err)
@@ -79,7 +79,7 @@ func TestStreamIDWaitTimeoutIsNotSent(t *testing.T) {
 func TestStreamIDWaitContextEndIsNotSent(t *testing.T) {
 	var log attemptLog
 	var policy countingRetry
-	s, slow := saturatedSession(t, native.Config{Timeout: 30 * time.Second, Observer: log.observe, RetryPolicy: &policy})
+	s, slow := saturatedSession(t, native.Config{Timeout: 30 * time.Second, Observer: log.observe, RetryPolicy: &policy}, 2)
 	ctx, cancel := context.WithTimeout(ctxT(t), 50*time.Millisecond)
 	defer cancel()
 	_, err := s.Execute(ctx, native.Query("INSERT INTO no_such_ks.t (k) VALUES (1)").WithHost(slow))
@@ -108,7 +108,7 @@ func TestStreamIDWaitAfterASentAttempt(t *testing.T) {
 		b.Err = &native.UnavailableError{} // retryable, as the refusal is not
 		return native.NextHostRetry{MaxRetries: 2}.Retry(ctx, &b)
 	})
-	s, slow := saturatedSession(t, native.Config{Routing: native.RoundRobin, Timeout: 30 * time.Second, Observer: log.observe})
+	s, slow := saturatedSession(t, native.Config{Routing: native.RoundRobin, Timeout: 30 * time.Second, Observer: log.observe}, 2)
 	for i := range 2 { // round robin: the plan starts on each node in turn
 		log = attemptLog{}
 		asked.Store(0)
@@ -124,5 +124,21 @@ func TestStreamIDWaitAfterASentAttempt(t *testing.T) {
 		if n := asked.Load(); n != 1 {
 			t.Errorf("request %d: the retry policy was asked %d times, want once", i, n)
 		}
+	}
+}
+
+// A request with speculative execution none of whose attempts could start (its only node's
+// stream ids are all in use) until its timeout was not sent: its error matches ErrNotSent as
+// well as ErrTimeout, and no attempt was observed.
+func TestSpeculativeStreamIDWaitTimeoutIsNotSent(t *testing.T) {
+	var log attemptLog
+	s, _ := saturatedSession(t, native.Config{Timeout: 30 * time.Second, Observer: log.observe}, 1)
+	_, err := s.Execute(ctxT(t), native.Query("SELECT key FROM system.local").WithIdempotent(true).
+		WithSpeculativeExecution(time.Millisecond, 1).WithTimeout(50*time.Millisecond))
+	if !errors.Is(err, native.ErrNotSent) || !errors.Is(err, native.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%v, want an error matching ErrNotSent, ErrTimeout and context.DeadlineExceeded", err)
+	}
+	if got := log.all(); len(got) != 0 {
+		t.Errorf("attempts observed: %+v, want none", got)
 	}
 }

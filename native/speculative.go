@@ -111,6 +111,17 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 	timedOut := func() error {
 		return fmt.Errorf("%w after %s waiting for %q (%d attempts): %w", ErrTimeout, info.timeout, abbreviate(info.what), launched, context.DeadlineExceeded)
 	}
+	// ended is err, the error of the request when its timeout or context ends, matching
+	// ErrNotSent too when no attempt was sent (each waited for a free stream id, say): once
+	// the attempts have stopped, none holds a number (see reqInfo.numbers).
+	ended := func(err error) error {
+		cancel()
+		wg.Wait()
+		if info.numbers.Load() == 0 {
+			return notSentError{err}
+		}
+		return err
+	}
 	delay := time.NewTimer(info.specDelay)
 	defer delay.Stop()
 	for {
@@ -135,7 +146,7 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 			switch {
 			case errors.As(o.err, &nh) && ctx.Err() != nil:
 				// Not sent, as the caller's context ended: nothing more is sent.
-				return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+				return nil, ended(fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err()))
 			case errors.As(o.err, &nh) && nh.unsent:
 				// Nothing was sent: no attempt, as when launch finds a node without an open
 				// connection. It does not count against the speculative attempts, and the
@@ -168,9 +179,9 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				delay.Reset(info.specDelay)
 			}
 		case <-timeoutC:
-			return nil, timedOut()
+			return nil, ended(timedOut())
 		case <-ctx.Done():
-			return nil, fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err())
+			return nil, ended(fmt.Errorf("native: %s: %w", abbreviate(info.what), ctx.Err()))
 		}
 	}
 }
