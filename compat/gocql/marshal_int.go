@@ -448,7 +448,11 @@ func unmarshalDecimal(info TypeInfo, data []byte, value interface{}) error {
 	// copy of *v taken before (a scanned row appended to a slice) shares
 	// those digits and keeps its value, as with gocql.
 	var dec inf.Dec
-	fromTwosComplement(data[4:], dec.UnscaledBig())
+	if u := fromTwosComplement(data[4:], dec.UnscaledBig()); u.Sign() == 0 {
+		// Zero without digits (SetBytes leaves an empty slice of them), as gocql's and
+		// inf.NewDec's zero: reflect.DeepEqual then finds them equal.
+		*u = big.Int{}
+	}
 	dec.SetScale(inf.Scale(int32(binary.BigEndian.Uint32(data))))
 	*v = dec
 	return nil
