@@ -413,7 +413,8 @@ func (e notSentError) Unwrap() error        { return e.err }
 func (e notSentError) Is(target error) bool { return target == ErrNotSent }
 
 // NoHostAvailableError reports that a request could not be completed on any host. Errors
-// holds the error of each host tried, in order.
+// holds the error of each host tried, in order: one per attempt (a node's attempts retried on
+// it, RetrySameHost, each have theirs), and one per node that could not take the request.
 type NoHostAvailableError struct {
 	Errors []HostError
 }

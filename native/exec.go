@@ -522,6 +522,14 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			if err == nil {
 				return res, nil
 			}
+			if retried {
+				// The attempt this one retried on the node was sent and may have run: it
+				// stays in failed, whatever happened to this one (its EXECUTE sent again
+				// after an UNPREPARED answer may never have left the client, and a
+				// *NoHostAvailableError made of it alone would match ErrNotSent).
+				failed = append(failed, last)
+				retried = false
+			}
 			var nextHost *nextHostError
 			var retry *retryError
 			switch {
