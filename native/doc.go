@@ -126,5 +126,7 @@
 // Such a wait is no attempt, as a request not sent on a node never is (Attempt.Number): the
 // Observer does not see it and the RetryPolicy is not asked about it. The error of a request
 // an earlier attempt of which was sent (it may have run) never matches ErrNotSent, whatever
-// happened to the later ones.
+// happened to the later ones, nor does that of a request a node ran and answered with rows
+// that its prepared metadata does not describe (the table changed), whose PREPARE sent again
+// or whose request after it was not sent.
 package native

@@ -388,8 +388,12 @@ var (
 	// written, in whole or in part, before its connection failed matches ErrConnClosed only:
 	// it may have run; so does a request an earlier attempt of which was sent, whatever
 	// happened to the later ones (a retry, or an attempt on a node that answered UNPREPARED
-	// and never received the statement again). A *NoHostAvailableError matches it only when
-	// every host's attempt does.
+	// and never received the statement again), and one that ran on a node whose rows its
+	// prepared metadata did not describe (the table changed), when the PREPARE sent again
+	// there, or the request after it, was not sent. An attempt answered UNPREPARED did not
+	// run: when it is the only one, and the PREPARE sent again never left the client, the
+	// error matches ErrNotSent. A *NoHostAvailableError matches it only when every host's
+	// attempt does.
 	ErrNotSent = errors.New("native: the request was not sent")
 	// ErrHostFiltered is wrapped when the control connection reached a node Config.HostFilter
 	// excludes: it is not used (Connect fails when the filter excludes every contact point).

@@ -778,12 +778,15 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 	// A node that does not know a prepared statement answers UNPREPARED with its id: the
 	// statement is prepared again on this connection and the request sent again. A batch can
 	// hold several statements the node does not know, reported one per answer, so this repeats
-	// up to once per statement.
+	// up to once per statement. Rows the prepared metadata does not describe (errStaleMetadata)
+	// are prepared again alike, but they say that the statement ran (ran).
+	ran := false
 	for left := reprepareBudget(info); err != nil && left > 0; left-- {
 		up := (*UnpreparedError)(nil)
 		if !errors.As(err, &up) && !errors.Is(err, errStaleMetadata) {
 			break
 		}
+		ran = ran || up == nil
 		var id []byte
 		if up != nil {
 			id = up.ID
@@ -801,6 +804,16 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 			break
 		}
 		res, err = s.roundTrip(ctx, c, info, to)
+	}
+	if ran {
+		// The PREPARE sent again, or the request after it, never left the client, but the
+		// request ran before: its error is that of a request sent (which may have run), not
+		// one for the next node whatever its idempotence.
+		if nh, ok := err.(*nextHostError); ok && errors.Is(nh.err, ErrNotSent) {
+			err = attemptError{nh.err}
+		} else if errors.Is(err, ErrNotSent) {
+			err = attemptError{err}
+		}
 	}
 	if info.observer != nil {
 		a := Attempt{Statement: info.what, Host: c.Addr(), Number: number, Consistency: Consistency(*info.consistency),

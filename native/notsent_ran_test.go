@@ -3,7 +3,10 @@ package native_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +16,86 @@ import (
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
+
+// opBreaker is a dialer whose connections, while it is armed, fail the next write that
+// starts with a frame of opcode op, writing nothing (EPIPE, as on a connection the server
+// reset); it disarms itself on that write.
+type opBreaker struct {
+	op     byte
+	armed  atomic.Bool
+	broken atomic.Int32
+}
+
+func (d *opBreaker) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	var nd net.Dialer
+	nc, err := nd.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &opBreakConn{Conn: nc, d: d}, nil
+}
+
+type opBreakConn struct {
+	net.Conn
+	d *opBreaker
+}
+
+func (c *opBreakConn) Write(p []byte) (int, error) {
+	if len(p) > 4 && p[4] == c.d.op && c.d.armed.CompareAndSwap(true, false) { // byte 4: the opcode
+		c.d.broken.Add(1)
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	}
+	return c.Conn.Write(p)
+}
+
+// An EXECUTE answered with rows whose column count the session's prepared metadata does not
+// have (the table changed) ran on the node: the session prepares the statement again and
+// sends it again. When that PREPARE, or the EXECUTE after it, never leaves the client (its
+// connection fails before writing it), the request's error must not match ErrNotSent: the
+// statement ran once.
+func TestStaleMetadataThenNotSentIsNotErrNotSent(t *testing.T) {
+	const opPrepare, opExecute = 0x09, 0x0A
+	for _, tc := range []struct {
+		name string
+		op   byte
+	}{{"prepare", opPrepare}, {"execute", opExecute}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &opBreaker{op: tc.op}
+			cl, s := simClusterSession(t, cqlsim.Options{}, func(c *native.Config) {
+				c.Dialer, c.ConnsPerHost = d, 1
+				c.Observer = func(_ context.Context, a native.Attempt) {
+					if a.Reprepare && a.Err == nil && tc.op == opExecute {
+						d.armed.Store(true) // the EXECUTE sent again next
+					}
+				}
+			})
+			other, err := native.Connect(ctxT(t), native.Config{Hosts: cl.Addrs()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			mustExec(t, s, "CREATE KEYSPACE mi WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+			mustExec(t, s, "CREATE TABLE mi.kv (k int PRIMARY KEY, v text)")
+			mustExec(t, s, "INSERT INTO mi.kv (k, v) VALUES (1, 'x')")
+			const cql = "SELECT * FROM mi.kv WHERE k = ?"
+			sel := mustPrepare(t, s, cql)
+			execT(t, s, sel.Bind(1))
+			mustExec(t, s, "ALTER TABLE mi.kv ADD w int")
+			execT(t, other, mustPrepare(t, other, cql).Bind(1))
+
+			d.armed.Store(tc.op == opPrepare)
+			_, err = s.Execute(ctxT(t), sel.Bind(1).WithRetryPolicy(funcRetry(func(context.Context, *native.Attempt) native.RetryDecision {
+				return native.RetryDecision{Action: native.Fail}
+			})))
+			if d.broken.Load() != 1 {
+				t.Fatalf("no write was broken (error %v)", err)
+			}
+			if err == nil || errors.Is(err, native.ErrNotSent) || !errors.Is(err, native.ErrConnClosed) {
+				t.Fatalf("%v; want an error matching ErrConnClosed and not ErrNotSent: the EXECUTE ran", err)
+			}
+		})
+	}
+}
 
 // A request retried on its node (RetrySameHost) after a write timeout, whose retry the node
 // answers UNPREPARED and whose EXECUTE sent again after the PREPARE never leaves the client
