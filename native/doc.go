@@ -128,5 +128,9 @@
 // an earlier attempt of which was sent (it may have run) never matches ErrNotSent, whatever
 // happened to the later ones, nor does that of a request a node ran and answered with rows
 // that its prepared metadata does not describe (the table changed), whose PREPARE sent again
-// or whose request after it was not sent.
+// or whose request after it was not sent. Each page of a result is a request of its own: an
+// error of Result.NextPage (or yielded by Result.All and Session.Iter after rows) that matches
+// ErrNotSent says that the request for that page never left the client. The pages before it
+// were fetched: calling NextPage again on the same Result fetches the missing page, while
+// running the statement again would start over from its first page.
 package native

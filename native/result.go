@@ -159,7 +159,9 @@ func (r *Result) HasMorePages() bool { return r != nil && len(r.pagingState) > 0
 // NextPage fetches the page after r, running the same statement with r's paging state, and
 // returns it as a new Result; r is unchanged. It returns ErrNoMorePages when r is the last
 // page, and ErrPagingStateRepeated when r's server answered with the paging state it had been
-// sent (a fetch would bring r again, and All and Session.Iter would never end).
+// sent (a fetch would bring r again, and All and Session.Iter would never end). Each page is a
+// request of its own: an error matching ErrNotSent says that the request for this page was not
+// sent (those of the pages up to r were), and NextPage may be called on r again.
 func (r *Result) NextPage(ctx context.Context) (*Result, error) {
 	if !r.HasMorePages() {
 		return nil, ErrNoMorePages
