@@ -281,6 +281,11 @@ type Config struct {
 	// that must not wait for a stream id takes one (sendAndWait): a test takes the last free
 	// ids there, as concurrent requests may between nextConn's look and the start.
 	beforeTryStart func(addr string)
+
+	// afterStart, for the tests, is called with the request's context and the connection's
+	// address once a request started on its connection (its frame written or queued for the
+	// writer), before a speculative attempt takes its number (sendAndWait).
+	afterStart func(ctx context.Context, addr string)
 }
 
 // Routing selects how a session picks the coordinator of a request.

@@ -959,6 +959,9 @@ func (s *Session) sendAndWait(ctx context.Context, c *conn.Conn, info *reqInfo, 
 		}
 		return nil, fmt.Errorf("native: sending %q: %w", abbreviate(info.what), err)
 	}
+	if h := s.cfg.afterStart; h != nil {
+		h(ctx, c.Addr())
+	}
 	info.takeNumber()
 	// Alone on the connection, read the response in this goroutine (for a millisecond or
 	// two at most, then watch ctx and the timeout below as usual). With a context that never

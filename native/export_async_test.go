@@ -1,6 +1,9 @@
 package native
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // AsyncIdleWorkers reports how many goroutines of s wait for an asynchronous request, for the
 // external tests.
@@ -21,6 +24,14 @@ func WithMaxStreams(cfg Config, n int) Config {
 // that must not wait for a stream id takes one, for the external tests.
 func WithBeforeTryStart(cfg Config, f func(addr string)) Config {
 	cfg.beforeTryStart = f
+	return cfg
+}
+
+// WithAfterStart returns cfg with f called, with the request's context and the connection's
+// address, once a request started on its connection and before a speculative attempt takes
+// its number, for the external tests.
+func WithAfterStart(cfg Config, f func(ctx context.Context, addr string)) Config {
+	cfg.afterStart = f
 	return cfg
 }
 

@@ -144,3 +144,52 @@ func TestRetriedThenUnpreparedNotSentIsNotErrNotSent(t *testing.T) {
 		t.Fatalf("%v; want an error keeping the write timeout and not matching ErrNotSent (attempts %+v)", err, log.all())
 	}
 }
+
+// A speculative attempt whose error matches ErrNotSent (its node answered UNPREPARED and the
+// PREPARE sent again there never left the client) while another attempt has started on its
+// connection, not yet numbered, must not end the request with an error matching ErrNotSent:
+// that other attempt was sent.
+func TestSpeculativeNotSentWhileAnotherStartsIsNotErrNotSent(t *testing.T) {
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	d := &opBreaker{op: 0x09} // PREPARE
+	var armed atomic.Bool
+	var starts atomic.Int32
+	entered := make(chan struct{})
+	// PrepareOnOneNode: no PREPARE in the background, which the armed dialer would break.
+	cfg := native.Config{Hosts: cl.Addrs(), Dialer: d, ConnsPerHost: 1, Routing: native.RoundRobin, PrepareOnOneNode: true,
+		Timeout: 30 * time.Second, SpeculativeAttempts: 1, SpeculativeDelay: time.Millisecond}
+	cfg = native.WithAfterStart(cfg, func(ctx context.Context, _ string) {
+		if armed.Load() && starts.Add(1) == 2 {
+			// The speculative attempt: started, held until the request stops its attempts.
+			close(entered)
+			<-ctx.Done()
+		}
+	})
+	s, err := native.Connect(ctxT(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	mustExec(t, s, "CREATE KEYSPACE ns WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, s, "CREATE TABLE ns.t (k int PRIMARY KEY, v int)")
+	p := mustPrepare(t, s, "INSERT INTO ns.t (k, v) VALUES (?, ?)")
+	for i := range 2 {
+		if err := cl.InjectFault(i, cqlsim.Fault{Match: "INSERT INTO ns.t", Error: &message.Unprepared{ErrorMessage: "unknown", Id: p.ID()}, Times: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := funcRetry(func(context.Context, *native.Attempt) native.RetryDecision {
+		<-entered // the first attempt fails once the speculative one has started
+		return native.RetryDecision{Action: native.Fail}
+	})
+	d.armed.Store(true)
+	armed.Store(true)
+	_, err = s.Execute(ctxT(t), p.Bind(1, 1).WithIdempotent(true).WithRetryPolicy(policy))
+	if d.broken.Load() != 1 || starts.Load() < 2 {
+		t.Fatalf("%d PREPAREs broken, %d starts (error %v); want the first attempt's PREPARE broken and a speculative attempt", d.broken.Load(), starts.Load(), err)
+	}
+	if err == nil || errors.Is(err, native.ErrNotSent) {
+		t.Fatalf("%v; want an error not matching ErrNotSent: the speculative attempt was sent", err)
+	}
+}

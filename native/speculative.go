@@ -168,7 +168,11 @@ func (s *Session) sendSpeculative(ctx context.Context, info *reqInfo, plan *poli
 				// A definitive answer (a server error), the caller's context, or work of the
 				// attempt that Close cancelled (the attempts' own context, bctx, ends only
 				// once this returns): with no attempt left running, waiting on would wait for
-				// a timer that may never come. Another attempt may have run.
+				// a timer that may never come. Another attempt may have run: the others are
+				// stopped and waited for first, as in ended, so that one started on its
+				// connection (sent, or on its way) has taken its number.
+				cancel()
+				wg.Wait()
 				return nil, sentBefore(o.err, int(info.numbers.Load()))
 			}
 			if running == 0 && !launch() {
