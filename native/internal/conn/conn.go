@@ -356,7 +356,7 @@ func (c *Conn) acquireStream(ctx context.Context) (int16, error) {
 	case <-ctx.Done():
 		return 0, fmt.Errorf("conn %s: waiting for a free stream id (all %d in use): %w", c.addr, cap(c.streams), ctx.Err())
 	case <-c.done:
-		return 0, c.err
+		return 0, &NotSentError{Err: c.err} // the request never took a stream id
 	}
 }
 
@@ -409,7 +409,7 @@ func (c *Conn) StartNotify(req proto.Request, onDone Notified) (*Call, error) {
 func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified, wait bool) (*Call, error) {
 	select {
 	case <-c.done:
-		return nil, c.err
+		return nil, &NotSentError{Err: c.err}
 	default:
 	}
 	var stream int16

@@ -122,3 +122,42 @@ func TestNotSentOnlyForUnwrittenFrames(t *testing.T) {
 		}
 	}
 }
+
+// Start's errors all mean that nothing was sent: on a connection that has failed, whether the
+// request finds it failed or waits for a free stream id when it fails, the error matches
+// ErrNotSent (and ErrConnClosed), so that its caller may send the request elsewhere whatever
+// its idempotence.
+func TestStartOnFailedConnIsNotSent(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	s := startSlowFake(t, release)
+	c := dialFake(t, s, Config{MaxStreams: 1})
+	held, err := c.Start(context.Background(), query("slow")) // takes the only stream id
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan error, 1)
+	go func() {
+		call, err := c.Start(context.Background(), query("waits"))
+		if err == nil {
+			call.Release()
+		}
+		waiting <- err
+	}()
+	c.Close()
+	_, _ = held.Response()
+	held.Release()
+	check := func(name string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrNotSent) || !errors.Is(err, ErrConnClosed) {
+			t.Errorf("%s: %v; want an error matching ErrNotSent and ErrConnClosed", name, err)
+		}
+	}
+	check("Start waiting for a stream id", <-waiting)
+	_, err = c.Start(context.Background(), query("after"))
+	check("Start", err)
+	_, err = c.TryStart(query("after"))
+	check("TryStart", err)
+	_, err = c.StartNotify(query("after"), discardAnswer{})
+	check("StartNotify", err)
+}
