@@ -179,8 +179,11 @@ func TestSpeculativeNotSentWhileAnotherStartsIsNotErrNotSent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	policy := funcRetry(func(context.Context, *native.Attempt) native.RetryDecision {
-		<-entered // the first attempt fails once the speculative one has started
+	policy := funcRetry(func(ctx context.Context, _ *native.Attempt) native.RetryDecision {
+		select { // the first attempt fails once the other one has started
+		case <-entered:
+		case <-ctx.Done():
+		}
 		return native.RetryDecision{Action: native.Fail}
 	})
 	d.armed.Store(true)
