@@ -255,6 +255,15 @@ func Scenario() []Step {
 		{Query: "SELECT count(*) FROM {ks}.ts WHERE k = 'rt' LIMIT 1"},
 		{Query: "SELECT count(*) FROM {ks}.ts LIMIT 2"},
 		{Query: "DELETE FROM {ks}.ts WHERE k = 'rt'"},
+		// a deletion of what is not stored yet shadows later writes with older timestamps
+		{Query: "DELETE FROM {ks}.kv USING TIMESTAMP 2000 WHERE k = 300"},
+		{Query: "INSERT INTO {ks}.kv (k, v) VALUES (300, 'hidden') USING TIMESTAMP 1000"},
+		{Query: "DELETE v FROM {ks}.kv USING TIMESTAMP 2000 WHERE k = 301"},
+		{Query: "INSERT INTO {ks}.kv (k, v, extra) VALUES (301, 'hidden', 1) USING TIMESTAMP 1000"},
+		{Query: "DELETE FROM {ks}.ts USING TIMESTAMP 2000 WHERE k = 'nd'"},
+		{Query: "INSERT INTO {ks}.ts (k, c, d, v) VALUES ('nd', 1, 'a', 1) USING TIMESTAMP 1000"},
+		{Query: "SELECT k, v, extra FROM {ks}.kv WHERE k IN (300, 301)"},
+		{Query: "SELECT * FROM {ks}.ts WHERE k = 'nd'"},
 		// consistency levels on a one-node cluster
 		{Query: "SELECT key FROM system.local", Consistency: gocql.Two, WantErr: true},
 		{Query: "SELECT key FROM system.local", Consistency: gocql.All},

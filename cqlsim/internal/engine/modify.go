@@ -877,10 +877,9 @@ func (mu *mutation) apply(e *Engine) {
 				}
 			}
 		case modDelete:
-			p := t.getPartition(pkv, false)
-			if p == nil {
-				continue
-			}
+			// A deletion is recorded even where nothing is stored yet: its tombstone
+			// shadows later writes with older timestamps, as on Cassandra.
+			p := t.getPartition(pkv, true)
 			if len(m.targets) == 0 {
 				switch {
 				case mu.cks != nil && len(t.ck) > 0:
@@ -920,7 +919,7 @@ func (mu *mutation) apply(e *Engine) {
 					if ckv == nil {
 						ckv = [][]byte{}
 					}
-					r = t.getRow(p, ckv, false)
+					r = t.getRow(p, ckv, true)
 				}
 				for i, tg := range m.targets {
 					var dst *cell
