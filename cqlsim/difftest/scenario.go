@@ -198,6 +198,15 @@ func Scenario() []Step {
 		{Query: "INSERT INTO {ks}.st (k, s) VALUES (2, 200)"},
 		{Query: "UPDATE {ks}.st SET s = 101 WHERE k = 1"},
 		{Query: "SELECT * FROM {ks}.st"},
+		// a condition on a row that does not exist reads the partition's static columns
+		{Query: "DELETE FROM {ks}.st WHERE k = 2 AND c = 9 IF s = 1"},
+		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 2 AND c = 9 IF EXISTS"},
+		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 2 AND c = 9 IF v = 5"},
+		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 2 AND c = 9 IF s = 200 AND v = 5"},
+		{Query: "DELETE FROM {ks}.st WHERE k = 3 AND c = 9 IF s = 1"},
+		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"},
+		{Query: "UPDATE {ks}.st SET v = 1, s = 1 WHERE k = 2 AND c = 9 IF EXISTS"},
+		{Query: "DELETE s, v FROM {ks}.st WHERE k = 2 AND c = 9 IF EXISTS"},
 		// more LWT, static and collection semantics
 		{Query: "CREATE TABLE {ks}.nf (k int, c int, s text static, a addr, m map<text, int>, l list<text>, PRIMARY KEY (k, c))"},
 		{Query: "INSERT INTO {ks}.nf (k, c, s, a, m, l) VALUES (1, 1, 'st', {street: 'A', zip: 1}, {'x': 1}, ['p', 'q', 'p'])"},

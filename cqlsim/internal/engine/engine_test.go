@@ -681,3 +681,21 @@ func TestDeleteBeforeWriteShadowsOlderWrites(t *testing.T) {
 	eq(t, "count", te.rows("SELECT COUNT(*) FROM kv"), []string{"1"})
 	eq(t, "distinct", te.rows("SELECT DISTINCT k FROM ck"), []string{"2", "3"})
 }
+
+// TestConditionOnMissingRowReadsStatics checks the answer to a conditional statement on a row
+// that does not exist in a partition with static columns: when the statement reads a static
+// column (a condition on one, or IF EXISTS in a statement that writes one), Cassandra answers
+// the partition's static values; conditions on regular columns come first in the answer.
+func TestConditionOnMissingRowReadsStatics(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE st (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO st (k, s) VALUES (1, 7)")
+	eq(t, "static condition", te.rows("DELETE FROM st WHERE k = 1 AND c = 2 IF s = 1"), []string{"false|7"})
+	eq(t, "if exists", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 2 IF EXISTS"), []string{"false"})
+	eq(t, "if exists, static set", te.rows("UPDATE st SET v = 1, s = 2 WHERE k = 1 AND c = 2 IF EXISTS"), []string{"false|1|null|7|null"})
+	eq(t, "regular condition", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 2 IF v = 5"), []string{"false"})
+	eq(t, "both", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 2 IF s = 7 AND v = 5"), []string{"false|null|7"})
+	eq(t, "no partition", te.rows("DELETE FROM st WHERE k = 2 AND c = 2 IF s = 1"), []string{"false"})
+	te.mustExec("INSERT INTO st (k, c, v) VALUES (1, 1, 3)")
+	eq(t, "regular conditions first", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"), []string{"false|3|7"})
+}

@@ -36,10 +36,14 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 		if m.ifNotExists || m.ifExists {
 			wildcard = true
 		}
-		for _, c := range m.conds {
-			if !seenCol[c.col] {
-				seenCol[c.col] = true
-				condCols = append(condCols, c.col)
+		// Cassandra lists a statement's conditions on regular columns before those on
+		// static columns
+		for _, static := range []bool{false, true} {
+			for _, c := range m.conds {
+				if !seenCol[c.col] && (c.col.kind == kindStatic) == static {
+					seenCol[c.col] = true
+					condCols = append(condCols, c.col)
+				}
 			}
 		}
 		ck := [][]byte{}
@@ -137,11 +141,51 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 			res.Rows = append(res.Rows, out)
 		}
 	}
+	updatesStatic := false
+	for _, mu := range muts {
+		updatesStatic = updatesStatic || mu.m.updatesStatic()
+	}
+	if len(res.Rows) == 0 && p != nil && readsLiveStatic(t, p, wildcard, updatesStatic, condCols, now) {
+		// no row read, but the partition's static columns were: Cassandra answers them,
+		// with nulls for the rest, as a SELECT of the whole partition would
+		vals := t.rowValues(p, nil, now)
+		out := [][]byte{{0}}
+		for _, c := range cols {
+			out = append(out, vals[c.idx])
+		}
+		res.Rows = append(res.Rows, out)
+	}
 	if len(res.Rows) == 0 {
 		res.Columns = res.Columns[:1]
 		res.Rows = [][][]byte{{{0}}}
 	}
 	return res, nil
+}
+
+// readsLiveStatic reports whether the read of a conditional statement finds a live static
+// column in p. As on Cassandra, the read covers the columns of the conditions, or with IF
+// [NOT] EXISTS every column, static columns only when the statements update one.
+func readsLiveStatic(t *table, p *partition, wildcard, updatesStatic bool, condCols []*column, now int64) bool {
+	read := condCols
+	if wildcard {
+		if !updatesStatic {
+			return false
+		}
+		read = t.cols
+	}
+	var vals [][]byte
+	for _, c := range read {
+		if c.kind != kindStatic {
+			continue
+		}
+		if vals == nil {
+			vals = t.rowValues(p, nil, now)
+		}
+		if vals[c.idx] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func sortBytesRows(t *table, cks [][][]byte) {

@@ -78,6 +78,26 @@ func (m *modPlan) staticOnly() bool {
 	return len(m.assigns) > 0 || len(m.conds) > 0
 }
 
+// updatesStatic reports whether the statement writes or deletes a static column.
+func (m *modPlan) updatesStatic() bool {
+	for _, a := range m.assigns {
+		if a.col.kind == kindStatic {
+			return true
+		}
+	}
+	for _, c := range m.insCols {
+		if c.kind == kindStatic {
+			return true
+		}
+	}
+	for _, tg := range m.targets {
+		if tg.col.kind == kindStatic {
+			return true
+		}
+	}
+	return false
+}
+
 // checkStaticOnlyClustering rejects, as Cassandra does, an UPDATE or DELETE (stmt) that sets or
 // deletes only static columns (and has conditions on static columns only) yet restricts
 // clustering columns.
