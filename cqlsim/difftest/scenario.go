@@ -76,6 +76,12 @@ func Scenario() []Step {
 		{Query: "DELETE m['q'] FROM {ks}.types WHERE k = 1"},
 		{Query: "UPDATE {ks}.types SET ad = {street: 'Side', zip: 1}, tup = (2, 'b'), l = l - [1, 2] WHERE k = 1"},
 		{Query: "SELECT l, st, m, ad, tup FROM {ks}.types WHERE k = 1"},
+		{Query: "UPDATE {ks}.types SET b = 1, b = 2 WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.types SET m['q'] = 1, m = {} WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.types SET l = l + [1], l = null WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.types SET m['q'] = 1, m = m + {'r': 2}, m = m - {'x'} WHERE k = 3"},
+		{Query: "SELECT m FROM {ks}.types WHERE k = 3"},
+		{Query: "DELETE FROM {ks}.types WHERE k = 3"},
 		{Query: "UPDATE {ks}.types SET l[10] = 1 WHERE k = 1", WantErr: true},
 		// key-value rows, USING TIMESTAMP, TTL
 		{Query: "INSERT INTO {ks}.kv (k, v) VALUES (100, 'new') USING TIMESTAMP 2000"},

@@ -1233,6 +1233,22 @@ func (p *parser) insertStmt() (Statement, error) {
 	return ins, nil
 }
 
+// recognitionError is an error Cassandra's parser collects while it recognizes a statement
+// (addRecognitionError): a syntax error whose message has no position.
+type recognitionError string
+
+func (e recognitionError) Error() string { return string(e) }
+
+// compatibleAssignments reports whether two SET items of one column may appear in one UPDATE,
+// by Cassandra's rules: setting the whole column excludes any other item, and a field of a
+// user type may be set once.
+func compatibleAssignments(a, b Assignment) bool {
+	if a.Kind == AssignSet || b.Kind == AssignSet {
+		return false
+	}
+	return !(a.Kind == AssignField && b.Kind == AssignField && a.Field == b.Field)
+}
+
 func (p *parser) updateStmt() (Statement, error) {
 	p.i++
 	name, err := p.qualifiedName()
@@ -1250,6 +1266,13 @@ func (p *parser) updateStmt() (Statement, error) {
 		a, err := p.assignment()
 		if err != nil {
 			return nil, err
+		}
+		for _, b := range up.Set {
+			if b.Column == a.Column && !compatibleAssignments(b, a) {
+				// Cassandra's parser reports it as a recognition error (a syntax error
+				// with no position)
+				return nil, recognitionError("Multiple incompatible setting of column " + a.Column)
+			}
 		}
 		up.Set = append(up.Set, a)
 		if !p.acceptPunct(",") {

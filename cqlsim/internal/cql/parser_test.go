@@ -54,6 +54,9 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT * FROM t WHERE k = #", "line 1:26 token recognition error at: '#'"},
 		{"CREATE TABLE t (k int PRIMARY KEY, c int PRIMARY KEY)", "Multiple PRIMARY KEYs specified"},
 		{"SELECT * FROM select", "no viable alternative at input 'select'"},
+		{"UPDATE t SET v = 1, v = 2 WHERE k = 1", "Multiple incompatible setting of column v"},
+		{"UPDATE t SET m['a'] = 1, m = {} WHERE k = 1", "Multiple incompatible setting of column m"},
+		{"UPDATE t SET u.a = 1, u.a = 2 WHERE k = 1", "Multiple incompatible setting of column u"},
 		{"CREATE TABLE t (k int PRIMARY KEY, v vector<float, 2147483648>)", "vector dimension must be an integer from 1 to 2147483647"},
 	}
 	for _, c := range cases {
@@ -196,5 +199,20 @@ func TestParseANN(t *testing.T) {
 	}
 	if ci := p.Stmt.(*CreateIndex); ci.Using != "" || ci.Options["options"] == nil {
 		t.Errorf("unexpected index: %+v", ci)
+	}
+}
+
+// TestParseCompatibleAssignments checks the SET items of one column that Cassandra accepts
+// together (anything but setting the whole column, a user type's field once).
+func TestParseCompatibleAssignments(t *testing.T) {
+	for _, q := range []string{
+		"UPDATE t SET m['a'] = 1, m = m + {'b': 2}, m = m - {'c'} WHERE k = 1",
+		"UPDATE t SET l = l + [1], l = [0] + l, l[0] = 5 WHERE k = 1",
+		"UPDATE t SET u.a = 1, u.b = 2 WHERE k = 1",
+		"UPDATE t SET n = n + 1, n = n - 2 WHERE k = 1",
+	} {
+		if _, err := Parse(q); err != nil {
+			t.Errorf("Parse(%q): %v", q, err)
+		}
 	}
 }
