@@ -699,3 +699,33 @@ func TestConditionOnMissingRowReadsStatics(t *testing.T) {
 	te.mustExec("INSERT INTO st (k, c, v) VALUES (1, 1, 3)")
 	eq(t, "regular conditions first", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"), []string{"false|3|7"})
 }
+
+// TestDistinctAndStaticSelectionRules checks Cassandra 5.0's refusals of clustering
+// restrictions when only static columns are read and of SELECT DISTINCT with a PER PARTITION
+// LIMIT, restrictions beyond partition key and static columns, or a key range that does not
+// read the whole partition key (found by difftest's TestGenerated).
+func TestDistinctAndStaticSelectionRules(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE st (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO st (k, c, s, v) VALUES (1, 1, 5, 1)")
+	for q, want := range map[string]string{
+		"SELECT k, s FROM st WHERE k = 1 AND c = 1":                   "Cannot restrict clustering columns when selecting only static columns",
+		"SELECT writetime(s) FROM st WHERE k = 1 AND c > 0":           "Cannot restrict clustering columns when selecting only static columns",
+		"SELECT DISTINCT k FROM st WHERE k = 1 AND c = 1":             "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+		"SELECT DISTINCT k FROM st WHERE v = 1 ALLOW FILTERING":       "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+		"SELECT DISTINCT k FROM st WHERE k = 1 PER PARTITION LIMIT 1": "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
+		"SELECT DISTINCT k, count(*) FROM st PER PARTITION LIMIT 1":   "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
+		"SELECT DISTINCT s FROM st":                                   "SELECT DISTINCT queries must request all the partition key columns (missing k)",
+		"SELECT DISTINCT k, v FROM st WHERE k = 1 AND c = 1":          "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+		"SELECT DISTINCT k FROM st WHERE k IN (1, 2) ORDER BY c DESC": "SELECT DISTINCT queries must only request partition key columns and/or static columns (not c)",
+	} {
+		_, err := te.exec(q)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", q, err, want)
+		}
+	}
+	eq(t, "token", te.rows("SELECT DISTINCT token(k) FROM st"), []string{"-4069959284402364209"})
+	eq(t, "static, keys bound", te.rows("SELECT DISTINCT s FROM st WHERE k IN (1, 2)"), []string{"5"})
+	eq(t, "static filter", te.rows("SELECT DISTINCT k FROM st WHERE s = 5 ALLOW FILTERING"), []string{"1"})
+	eq(t, "static and key", te.rows("SELECT k, s FROM st WHERE k = 1"), []string{"1|5"})
+}

@@ -145,13 +145,6 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		}
 		sp.cols = append(sp.cols, Column{Keyspace: t.ks, Table: t.name, Name: it.name, Type: it.typ.dataType()})
 	}
-	if sp.distinct {
-		for _, it := range sp.items {
-			if it.col != nil && it.col.kind != kindPartitionKey && it.col.kind != kindStatic {
-				return nil, invalid("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", it.col.name)
-			}
-		}
-	}
 	needFiltering, usedIndex := order != nil && order.filtering, false
 	pkRestricted := map[*column]bool{}
 	hasToken := false
@@ -213,6 +206,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			return nil, invalid("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
 		}
 	}
+	if len(ckRestricted) > 0 && !st.Star && selectsOnlyStatic(t, sp.items) {
+		return nil, invalid("Cannot restrict clustering columns when selecting only static columns")
+	}
 	// clustering restrictions must form a prefix (slices only on the last restricted column)
 	if len(ckRestricted) > 0 {
 		if !sp.pkFull {
@@ -240,6 +236,11 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 				}
 				prefixEnd = true
 			}
+		}
+	}
+	if sp.distinct {
+		if err := sp.checkDistinct(st, len(ckRestricted) > 0); err != nil {
+			return nil, err
 		}
 	}
 	if needFiltering && !st.AllowFiltering {
@@ -276,6 +277,90 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		}
 	}
 	return e.finishSelect(sp, st, bd)
+}
+
+// selItemColumns calls fn for every column of t a selector reads.
+func selItemColumns(t *table, it *selItem, fn func(*column)) {
+	if it.col != nil {
+		fn(it.col)
+	}
+	if it.kind == selToken {
+		for _, c := range t.pk {
+			fn(c)
+		}
+	}
+	for i := range it.args {
+		selItemColumns(t, &it.args[i], fn)
+	}
+}
+
+// selectsOnlyStatic reports whether a selection (not *) reads a static column and no column
+// other than partition key and static ones, as Cassandra's selectOnlyStaticColumns decides.
+func selectsOnlyStatic(t *table, items []selItem) bool {
+	static, other := false, false
+	for i := range items {
+		selItemColumns(t, &items[i], func(c *column) {
+			switch c.kind {
+			case kindStatic:
+				static = true
+			case kindPartitionKey:
+			default:
+				other = true
+			}
+		})
+	}
+	return static && !other
+}
+
+// checkDistinct applies Cassandra's rules for SELECT DISTINCT, in its order: no PER PARTITION
+// LIMIT, restrictions on partition key and static columns only, only partition key and static
+// columns read (the ORDER BY columns too when the rows are sorted after the read), and every
+// partition key column read unless the partition key is restricted.
+func (sp *selectPlan) checkDistinct(st *cql.Select, ckRestricted bool) error {
+	t := sp.t
+	if st.PerPartitionLimit != nil {
+		return invalid("PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries")
+	}
+	otherRestricted := ckRestricted
+	for _, r := range sp.rels {
+		for _, c := range r.cols {
+			if !r.token && c.kind != kindPartitionKey && c.kind != kindStatic {
+				otherRestricted = true
+			}
+		}
+	}
+	if otherRestricted {
+		return invalid("SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.")
+	}
+	var read []*column
+	for i := range sp.items {
+		selItemColumns(t, &sp.items[i], func(c *column) { read = append(read, c) })
+	}
+	if sp.pkIn {
+		for _, ob := range st.OrderBy {
+			if c, err := t.column(ob.Column); err == nil {
+				read = append(read, c)
+			}
+		}
+	}
+	for _, c := range read {
+		if c.kind != kindPartitionKey && c.kind != kindStatic {
+			return invalid("SELECT DISTINCT queries must only request partition key columns and/or static columns (not %s)", c.name)
+		}
+	}
+	if sp.pkFull {
+		return nil
+	}
+	for _, pk := range t.pk {
+		found := false
+		for _, c := range read {
+			found = found || c == pk
+		}
+		if !found {
+			return invalid("SELECT DISTINCT queries must request all the partition key columns (missing %s)", pk.name)
+		}
+	}
+	return nil
 }
 
 // finishSelect binds the limits of an analysed SELECT and its partition key markers.
