@@ -213,6 +213,8 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"},
 		{Query: "UPDATE {ks}.st SET v = 1, s = 1 WHERE k = 2 AND c = 9 IF EXISTS"},
 		{Query: "DELETE s, v FROM {ks}.st WHERE k = 2 AND c = 9 IF EXISTS"},
+		{Query: "INSERT INTO {ks}.st (k, c, v) VALUES (1, 1, 9) IF NOT EXISTS"},
+		{Query: "INSERT INTO {ks}.st (k, c, s) VALUES (1, 1, 9) IF NOT EXISTS"},
 		// selections of static columns only, SELECT DISTINCT's rules
 		{Query: "SELECT k, s FROM {ks}.st WHERE k = 1 AND c = 1", WantErr: true},
 		{Query: "SELECT writetime(s) FROM {ks}.st WHERE k = 1 AND c > 0", WantErr: true},

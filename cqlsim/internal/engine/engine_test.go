@@ -698,6 +698,8 @@ func TestConditionOnMissingRowReadsStatics(t *testing.T) {
 	eq(t, "no partition", te.rows("DELETE FROM st WHERE k = 2 AND c = 2 IF s = 1"), []string{"false"})
 	te.mustExec("INSERT INTO st (k, c, v) VALUES (1, 1, 3)")
 	eq(t, "regular conditions first", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"), []string{"false|3|7"})
+	eq(t, "statics not read", te.rows("INSERT INTO st (k, c, v) VALUES (1, 1, 4) IF NOT EXISTS"), []string{"false|1|1|null|3"})
+	eq(t, "statics read", te.rows("INSERT INTO st (k, c, s) VALUES (1, 1, 4) IF NOT EXISTS"), []string{"false|1|1|7|3"})
 }
 
 // TestDistinctAndStaticSelectionRules checks Cassandra 5.0's refusals of clustering

@@ -121,6 +121,10 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 	for _, c := range cols {
 		res.Columns = append(res.Columns, Column{Keyspace: t.ks, Table: t.name, Name: c.name, Type: c.typ.dataType()})
 	}
+	updatesStatic := false
+	for _, mu := range muts {
+		updatesStatic = updatesStatic || mu.m.updatesStatic()
+	}
 	if p != nil {
 		sortBytesRows(t, targets)
 		for _, ck := range targets {
@@ -129,6 +133,15 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 			switch {
 			case r != nil && rowLive(r, p, now):
 				vals = t.rowValues(p, r, now)
+				if wildcard && !updatesStatic {
+					// IF [NOT] EXISTS reads static columns only for statements
+					// that write one: Cassandra answers them as null
+					for _, c := range t.cols {
+						if c.kind == kindStatic {
+							vals[c.idx] = nil
+						}
+					}
+				}
 			case len(ck) == 0 && len(t.ck) > 0 && staticLive(p, now):
 				vals = t.rowValues(p, nil, now) // static columns of the partition
 			default:
@@ -140,10 +153,6 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 			}
 			res.Rows = append(res.Rows, out)
 		}
-	}
-	updatesStatic := false
-	for _, mu := range muts {
-		updatesStatic = updatesStatic || mu.m.updatesStatic()
 	}
 	if len(res.Rows) == 0 && p != nil && readsLiveStatic(t, p, wildcard, updatesStatic, condCols, now) {
 		// no row read, but the partition's static columns were: Cassandra answers them,
