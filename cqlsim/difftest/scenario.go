@@ -79,6 +79,9 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.types SET b = 1, b = 2 WHERE k = 1", WantErr: true},
 		{Query: "UPDATE {ks}.types SET m['q'] = 1, m = {} WHERE k = 1", WantErr: true},
 		{Query: "UPDATE {ks}.types SET l = l + [1], l = null WHERE k = 1", WantErr: true},
+		// {} is an empty set literal: no user type takes it
+		{Query: "UPDATE {ks}.types SET ad = {} WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.types SET t = {} WHERE k = 1", WantErr: true},
 		{Query: "UPDATE {ks}.types SET m['q'] = 1, m = m + {'r': 2}, m = m - {'x'} WHERE k = 3"},
 		{Query: "SELECT m FROM {ks}.types WHERE k = 3"},
 		{Query: "DELETE FROM {ks}.types WHERE k = 3"},

@@ -731,3 +731,23 @@ func TestDistinctAndStaticSelectionRules(t *testing.T) {
 	eq(t, "static filter", te.rows("SELECT DISTINCT k FROM st WHERE s = 5 ALLOW FILTERING"), []string{"1"})
 	eq(t, "static and key", te.rows("SELECT k, s FROM st WHERE k = 1"), []string{"1|5"})
 }
+
+// TestEmptyBracesAreASetLiteral checks that {} is read as Cassandra reads it, an empty set
+// literal: a user type refuses it, and errors call it a set literal (found by difftest's
+// TestGenerated).
+func TestEmptyBracesAreASetLiteral(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE u (a int)")
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, fu frozen<u>, v u, w text, m map<int, int>, s set<int>)")
+	for q, want := range map[string]string{
+		"INSERT INTO t (k, fu) VALUES (1, {})": "Invalid set literal for fu of type frozen<u>",
+		"UPDATE t SET v = {} WHERE k = 1":      "Invalid set literal for v of type u",
+		"INSERT INTO t (k, w) VALUES (1, {})":  "Invalid set literal for w of type text",
+	} {
+		if _, err := te.exec(q); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", q, err, want)
+		}
+	}
+	te.mustExec("INSERT INTO t (k, m, s) VALUES (1, {}, {})")
+	eq(t, "empty collections", te.rows("SELECT m, s FROM t WHERE k = 1"), []string{"null|null"})
+}

@@ -160,7 +160,8 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		return encodeFields(fields), nil
 	case primitive.DataTypeCodeUdt:
 		if t.Kind == cql.TermEmptyMap {
-			return encodeFields(make([][]byte, len(ty.elems))), nil
+			// Cassandra reads {} as an empty set literal, which no user type accepts
+			return nil, invalid("Invalid set literal for %s of type %s", name, udtName(ty))
 		}
 		if t.Kind != cql.TermMap || t.Fields == nil {
 			return nil, invalid("Invalid user type literal for %s of type %s", name, ty.plainString())
@@ -210,7 +211,7 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		return out, nil
 	}
 	if t.Kind == cql.TermList || t.Kind == cql.TermSet || t.Kind == cql.TermMap || t.Kind == cql.TermEmptyMap || t.Kind == cql.TermTuple {
-		kind := map[cql.TermKind]string{cql.TermList: "list", cql.TermSet: "set", cql.TermMap: "map", cql.TermEmptyMap: "map", cql.TermTuple: "tuple"}[t.Kind]
+		kind := map[cql.TermKind]string{cql.TermList: "list", cql.TermSet: "set", cql.TermMap: "map", cql.TermEmptyMap: "set", cql.TermTuple: "tuple"}[t.Kind]
 		return nil, invalid("Invalid %s literal for %s of type %s", kind, name, ty.plainString())
 	}
 	switch ty.code {
@@ -447,9 +448,9 @@ func literalKind(t *cql.Term) string {
 	switch t.Kind {
 	case cql.TermList:
 		return "list"
-	case cql.TermSet:
+	case cql.TermSet, cql.TermEmptyMap:
 		return "set"
-	case cql.TermMap, cql.TermEmptyMap:
+	case cql.TermMap:
 		return "map"
 	case cql.TermTuple:
 		return "tuple"
