@@ -233,6 +233,8 @@ func Scenario() []Step {
 		{Query: "SELECT DISTINCT token(k) FROM {ks}.st"},
 		{Query: "SELECT DISTINCT s FROM {ks}.st WHERE k IN (1, 2)"},
 		{Query: "SELECT DISTINCT k FROM {ks}.st WHERE s = 101 ALLOW FILTERING"},
+		{Query: "SELECT DISTINCT k FROM {ks}.st WHERE v = 1 PER PARTITION LIMIT 1", WantErr: true},
+		{Query: "SELECT DISTINCT k FROM {ks}.st WHERE c = 1 PER PARTITION LIMIT 1", WantErr: true},
 		// more LWT, static and collection semantics
 		{Query: "CREATE TABLE {ks}.nf (k int, c int, s text static, a addr, m map<text, int>, l list<text>, PRIMARY KEY (k, c))"},
 		{Query: "INSERT INTO {ks}.nf (k, c, s, a, m, l) VALUES (1, 1, 'st', {street: 'A', zip: 1}, {'x': 1}, ['p', 'q', 'p'])"},

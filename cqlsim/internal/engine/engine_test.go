@@ -720,6 +720,8 @@ func TestDistinctAndStaticSelectionRules(t *testing.T) {
 		"SELECT DISTINCT s FROM st":                                   "SELECT DISTINCT queries must request all the partition key columns (missing k)",
 		"SELECT DISTINCT k, v FROM st WHERE k = 1 AND c = 1":          "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
 		"SELECT DISTINCT k FROM st WHERE k IN (1, 2) ORDER BY c DESC": "SELECT DISTINCT queries must only request partition key columns and/or static columns (not c)",
+		"SELECT DISTINCT k FROM st WHERE v = 1 PER PARTITION LIMIT 1": "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING",
+		"SELECT DISTINCT k FROM st WHERE c = 1 PER PARTITION LIMIT 1": "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
 	} {
 		_, err := te.exec(q)
 		if err == nil || err.Error() != want {

@@ -210,9 +210,12 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 		return nil, invalid("Cannot restrict clustering columns when selecting only static columns")
 	}
 	// clustering restrictions must form a prefix (slices only on the last restricted column)
+	// Cassandra checks the filtering that clustering restrictions without the partition key
+	// need after SELECT DISTINCT's rules, other filtering before
+	lateFiltering := false
 	if len(ckRestricted) > 0 {
 		if !sp.pkFull {
-			needFiltering = true
+			lateFiltering = true
 		}
 		prefixEnd := false
 		for i, c := range t.ck {
@@ -238,12 +241,15 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 			}
 		}
 	}
+	if needFiltering && !st.AllowFiltering {
+		return nil, invalid("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
+	}
 	if sp.distinct {
 		if err := sp.checkDistinct(st, len(ckRestricted) > 0); err != nil {
 			return nil, err
 		}
 	}
-	if needFiltering && !st.AllowFiltering {
+	if lateFiltering && !st.AllowFiltering {
 		return nil, invalid("Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING")
 	}
 	// ORDER BY
@@ -312,7 +318,8 @@ func selectsOnlyStatic(t *table, items []selItem) bool {
 	return static && !other
 }
 
-// checkDistinct applies Cassandra's rules for SELECT DISTINCT, in its order: no PER PARTITION
+// checkDistinct applies Cassandra's rules for SELECT DISTINCT (after its restrictions, ALLOW
+// FILTERING's included, have been checked), in its order: no PER PARTITION
 // LIMIT, restrictions on partition key and static columns only, only partition key and static
 // columns read (the ORDER BY columns too when the rows are sorted after the read), and every
 // partition key column read unless the partition key is restricted.
