@@ -176,6 +176,8 @@ func Scenario() []Step {
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE k IN ('d', 'b', 'zz')", PageSize: 5},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE k IN ('d', 'b') ORDER BY c ASC LIMIT 4", WantErr: true},
 		{Query: "SELECT k, c, d FROM {ks}.ts WHERE k IN ('d', 'b') ORDER BY c ASC", WantErr: true},
+		{Query: "SELECT count(*) FROM {ks}.ts WHERE k IN ('d', 'b') ORDER BY c ASC", WantErr: true},
+		{Query: "SELECT k, max(v) FROM {ks}.ts WHERE k IN ('d', 'b') GROUP BY k ORDER BY c ASC", WantErr: true},
 		// clustering ranges and ORDER BY
 		{Query: "SELECT c, d FROM {ks}.ts WHERE k = 'a' AND c >= 2 AND c < 5"},
 		{Query: "SELECT c, d FROM {ks}.ts WHERE k = 'a' AND c = 3 AND d > 'x'"},

@@ -753,3 +753,18 @@ func TestEmptyBracesAreASetLiteral(t *testing.T) {
 	te.mustExec("INSERT INTO t (k, m, s) VALUES (1, {}, {})")
 	eq(t, "empty collections", te.rows("SELECT m, s FROM t WHERE k = 1"), []string{"null|null"})
 }
+
+// TestPagedAggregateWithInAndOrderBy checks that an aggregate with ORDER BY and IN on the
+// partition key is refused when the client pages, as other such queries are and as Cassandra
+// does (found by difftest's TestGenerated), and answered without paging.
+func TestPagedAggregateWithInAndOrderBy(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO t (k, c, v) VALUES (1, 1, 1)")
+	q := "SELECT count(*) FROM t WHERE k IN (1, 2) ORDER BY c DESC"
+	_, err := te.Execute(&Request{Consistency: 1, Keyspace: te.ks, Query: q, PageSize: 10})
+	if err == nil || !strings.HasPrefix(err.Error(), "Cannot page queries with both ORDER BY and a IN restriction") {
+		t.Errorf("paged: got %v", err)
+	}
+	eq(t, "unpaged", te.rows(q), []string{"1"})
+}

@@ -647,7 +647,9 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	if s.aggregate {
 		pageSize = 0
 	}
-	if s.postOrder && pageSize > 0 {
+	// an aggregate is read in pages internally, but the client's page size decides, as on
+	// Cassandra
+	if s.postOrder && req.PageSize > 0 {
 		return nil, invalid("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	var ps *pagingState
