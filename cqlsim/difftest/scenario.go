@@ -303,6 +303,16 @@ func Scenario() []Step {
 		{Query: "INSERT INTO {ks}.ts (k, c, d, v) VALUES ('nd', 1, 'a', 1) USING TIMESTAMP 1000"},
 		{Query: "SELECT k, v, extra FROM {ks}.kv WHERE k IN (300, 301)"},
 		{Query: "SELECT * FROM {ks}.ts WHERE k = 'nd'"},
+		// elements of a null list, and out of a list's bounds
+		{Query: "CREATE TABLE {ks}.li (k int PRIMARY KEY, l list<int>)"},
+		{Query: "UPDATE {ks}.li SET l[0] = 1 WHERE k = 1", WantErr: true},
+		{Query: "DELETE l[0] FROM {ks}.li WHERE k = 1", WantErr: true},
+		{Query: "INSERT INTO {ks}.li (k, l) VALUES (1, [1])"},
+		{Query: "DELETE l[3] FROM {ks}.li WHERE k = 1", WantErr: true},
+		{Query: "DELETE l[0] FROM {ks}.li WHERE k = 1"},
+		{Query: "DELETE l[0] FROM {ks}.li WHERE k = 1", WantErr: true},
+		{Query: "SELECT * FROM {ks}.li"},
+		{Query: "DROP TABLE {ks}.li"},
 		// consistency levels on a one-node cluster
 		{Query: "SELECT key FROM system.local", Consistency: gocql.Two, WantErr: true},
 		{Query: "SELECT key FROM system.local", Consistency: gocql.All},

@@ -768,3 +768,27 @@ func TestPagedAggregateWithInAndOrderBy(t *testing.T) {
 	}
 	eq(t, "unpaged", te.rows(q), []string{"1"})
 }
+
+// TestListElementOfNullList checks Cassandra's refusals of setting or deleting an element of a
+// null list (static or not) and of deleting one out of the list's bounds (found by difftest's
+// TestGenerated).
+func TestListElementOfNullList(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (p int, c int, sl list<int> static, l list<int>, PRIMARY KEY (p, c))")
+	fails := func(q, want string) {
+		t.Helper()
+		if _, err := te.exec(q); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", q, err, want)
+		}
+	}
+	fails("UPDATE t SET l[0] = 1 WHERE p = 1 AND c = 1", "Attempted to set an element on a list which is null")
+	fails("DELETE l[0] FROM t WHERE p = 1 AND c = 1", "Attempted to delete an element from a list which is null")
+	fails("UPDATE t SET sl[0] = 1 WHERE p = 1", "Attempted to set an element on a list which is null")
+	te.mustExec("INSERT INTO t (p, c, sl, l) VALUES (1, 1, [5, 6], [7])")
+	te.mustExec("UPDATE t SET sl[1] = 9 WHERE p = 1")
+	fails("DELETE sl[5] FROM t WHERE p = 1", "List index 5 out of bound, list has size 2")
+	fails("DELETE l[1] FROM t WHERE p = 1 AND c = 1", "List index 1 out of bound, list has size 1")
+	te.mustExec("DELETE l[0] FROM t WHERE p = 1 AND c = 1")
+	fails("DELETE l[0] FROM t WHERE p = 1 AND c = 1", "Attempted to delete an element from a list which is null")
+	eq(t, "rows", te.rows("SELECT sl, l FROM t"), []string{"[5, 9]|null"})
+}

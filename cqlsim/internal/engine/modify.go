@@ -1175,27 +1175,75 @@ func deleteElement(tg deleteTarget, cur, k []byte) []byte {
 	return cur
 }
 
-// check validates operations that depend on current data (list indexes) before applying.
+// check validates operations that depend on current data (list indexes) before applying: as
+// on Cassandra, setting or deleting an element of a list fails when the list is null, or when
+// the index is out of its bounds.
 func (mu *mutation) check() error {
 	m, t := mu.m, mu.m.t
 	now := mu.ctx.now.Unix()
+	// current returns the live value of column c in each row the mutation addresses
+	current := func(c *column, fn func(cur []byte) error) error {
+		for _, pkv := range mu.pks {
+			p := t.getPartition(pkv, false)
+			if c.kind == kindStatic {
+				var cur []byte
+				if p != nil {
+					cur, _, _ = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
+				}
+				if err := fn(cur); err != nil {
+					return err
+				}
+				continue
+			}
+			cks := mu.cks
+			if cks == nil && len(t.ck) == 0 {
+				cks = [][][]byte{{}}
+			}
+			for _, ckv := range cks {
+				var cur []byte
+				if p != nil {
+					if r := t.getRow(p, ckv, false); r != nil {
+						cur, _, _ = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
+					}
+				}
+				if err := fn(cur); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	for i, a := range m.assigns {
 		if a.kind != cql.AssignElem || a.col.typ.code != primitive.DataTypeCodeList || mu.asVals[i].unset {
 			continue
 		}
-		for _, pkv := range mu.pks {
-			p := t.getPartition(pkv, false)
-			for _, ckv := range mu.cks {
-				var cur []byte
-				if p != nil {
-					if r := t.getRow(p, ckv, false); r != nil {
-						cur, _, _ = visibleValue(a.col.typ, &r.cells[a.col.idx], max(r.deletedAt, p.deletedAt), now)
-					}
-				}
-				if _, err := applyAssign(a, cur, mu.asVals[i].b, mu.asKeys[i].b); err != nil {
-					return err
-				}
+		err := current(a.col, func(cur []byte) error {
+			if cur == nil {
+				return invalid("Attempted to set an element on a list which is null")
 			}
+			_, err := applyAssign(a, cur, mu.asVals[i].b, mu.asKeys[i].b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i, tg := range m.targets {
+		if tg.key == nil || tg.field >= 0 || tg.col.typ.code != primitive.DataTypeCodeList {
+			continue
+		}
+		err := current(tg.col, func(cur []byte) error {
+			es, _ := decodeElemsOrEmpty(cur)
+			if len(es) == 0 {
+				return invalid("Attempted to delete an element from a list which is null")
+			}
+			if idx := listIndex(mu.delKeys[i].b); idx < 0 || idx >= len(es) {
+				return invalid("List index %d out of bound, list has size %d", idx, len(es))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
