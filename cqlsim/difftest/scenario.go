@@ -312,6 +312,14 @@ func Scenario() []Step {
 		{Query: "DELETE l[0] FROM {ks}.li WHERE k = 1"},
 		{Query: "DELETE l[0] FROM {ks}.li WHERE k = 1", WantErr: true},
 		{Query: "SELECT * FROM {ks}.li"},
+		// an empty non-frozen collection in a condition is null
+		{Query: "UPDATE {ks}.li SET l = [2] WHERE k = 2 IF l = []"},
+		{Query: "INSERT INTO {ks}.li (k) VALUES (2)"},
+		{Query: "UPDATE {ks}.li SET l = [2] WHERE k = 2 IF l = []"},
+		{Query: "UPDATE {ks}.li SET l = [3] WHERE k = 2 IF l IN ([], [1])"},
+		{Query: "UPDATE {ks}.li SET l = [4] WHERE k = 2 IF l != []"},
+		{Query: "UPDATE {ks}.li SET l = [5] WHERE k = 2 IF l IN ([], [2])"},
+		{Query: "SELECT * FROM {ks}.li WHERE k = 2"},
 		{Query: "DROP TABLE {ks}.li"},
 		// consistency levels on a one-node cluster
 		{Query: "SELECT key FROM system.local", Consistency: gocql.Two, WantErr: true},

@@ -792,3 +792,16 @@ func TestListElementOfNullList(t *testing.T) {
 	fails("DELETE l[0] FROM t WHERE p = 1 AND c = 1", "Attempted to delete an element from a list which is null")
 	eq(t, "rows", te.rows("SELECT sl, l FROM t"), []string{"[5, 9]|null"})
 }
+
+// TestConditionOnEmptyCollection checks that an empty collection in a condition on a
+// non-frozen collection compares as null, as on Cassandra (found by difftest's TestGenerated).
+func TestConditionOnEmptyCollection(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, l list<int>, s set<int>, fl frozen<list<int>>, v int)")
+	te.mustExec("INSERT INTO t (k, v) VALUES (1, 1)")
+	eq(t, "= []", te.rows("UPDATE t SET v = 2 WHERE k = 1 IF l = [] AND s = {}"), []string{"true"})
+	eq(t, "IN", te.rows("UPDATE t SET v = 3 WHERE k = 1 IF l IN ([], [1])"), []string{"true"})
+	eq(t, "!= []", te.rows("UPDATE t SET v = 4 WHERE k = 1 IF l != []"), []string{"false|null"})
+	eq(t, "frozen", te.rows("UPDATE t SET v = 5 WHERE k = 1 IF fl = []"), []string{"false|null"})
+	eq(t, "v", te.rows("SELECT v FROM t"), []string{"3"})
+}

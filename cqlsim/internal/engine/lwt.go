@@ -251,15 +251,23 @@ func condHolds(c condition, rc resolvedCond, cur []byte) bool {
 		}
 		ty = ty.elems[c.field]
 	}
+	// a non-frozen collection is never empty, only null: Cassandra compares an empty
+	// collection in a condition as null
+	asNull := func(v []byte) []byte {
+		if v != nil && c.elem == nil && c.field < 0 && ty.multiCell() && isEmptyCollection(ty, v) {
+			return nil
+		}
+		return v
+	}
 	if c.op == cql.OpIn {
 		for _, v := range rc.vs {
-			if (v == nil && cur == nil) || (v != nil && cur != nil && compareValues(ty, cur, v) == 0) {
+			if v = asNull(v); (v == nil && cur == nil) || (v != nil && cur != nil && compareValues(ty, cur, v) == 0) {
 				return true
 			}
 		}
 		return false
 	}
-	v := rc.v.b
+	v := asNull(rc.v.b)
 	switch c.op {
 	case cql.OpEq:
 		if v == nil || cur == nil {
