@@ -217,6 +217,7 @@ func Scenario() []Step {
 		{Query: "DELETE FROM {ks}.st WHERE k = 3 AND c = 9 IF s = 1"},
 		{Query: "UPDATE {ks}.st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"},
 		{Query: "UPDATE {ks}.st SET v = 1, s = 1 WHERE k = 2 AND c = 9 IF EXISTS"},
+		{Query: "UPDATE {ks}.st SET v = 1, s = 1 WHERE k = 2 AND c = 9 IF v = 3"},
 		{Query: "DELETE s, v FROM {ks}.st WHERE k = 2 AND c = 9 IF EXISTS"},
 		{Query: "INSERT INTO {ks}.st (k, c, v) VALUES (1, 1, 9) IF NOT EXISTS"},
 		{Query: "INSERT INTO {ks}.st (k, c, s) VALUES (1, 1, 9) IF NOT EXISTS"},

@@ -696,6 +696,7 @@ func TestConditionOnMissingRowReadsStatics(t *testing.T) {
 	eq(t, "regular condition", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 2 IF v = 5"), []string{"false"})
 	eq(t, "both", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 2 IF s = 7 AND v = 5"), []string{"false|null|7"})
 	eq(t, "no partition", te.rows("DELETE FROM st WHERE k = 2 AND c = 2 IF s = 1"), []string{"false"})
+	eq(t, "static written", te.rows("UPDATE st SET s = 1, v = 1 WHERE k = 1 AND c = 2 IF v = 5"), []string{"false|null"})
 	te.mustExec("INSERT INTO st (k, c, v) VALUES (1, 1, 3)")
 	eq(t, "regular conditions first", te.rows("UPDATE st SET v = 1 WHERE k = 1 AND c = 1 IF s = 0 AND v = 5"), []string{"false|3|7"})
 	eq(t, "statics not read", te.rows("INSERT INTO st (k, c, v) VALUES (1, 1, 4) IF NOT EXISTS"), []string{"false|1|1|null|3"})

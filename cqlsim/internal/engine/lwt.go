@@ -172,15 +172,14 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 }
 
 // readsLiveStatic reports whether the read of a conditional statement finds a live static
-// column in p. As on Cassandra, the read covers the columns of the conditions, or with IF
-// [NOT] EXISTS every column, static columns only when the statements update one.
+// column in p. As on Cassandra, the read covers every static column when the statements update
+// one, and otherwise those of its conditions (none with IF [NOT] EXISTS).
 func readsLiveStatic(t *table, p *partition, wildcard, updatesStatic bool, condCols []*column, now int64) bool {
 	read := condCols
-	if wildcard {
-		if !updatesStatic {
-			return false
-		}
+	if updatesStatic {
 		read = t.cols
+	} else if wildcard {
+		return false
 	}
 	var vals [][]byte
 	for _, c := range read {
