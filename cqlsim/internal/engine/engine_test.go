@@ -806,3 +806,18 @@ func TestConditionOnEmptyCollection(t *testing.T) {
 	eq(t, "frozen", te.rows("UPDATE t SET v = 5 WHERE k = 1 IF fl = []"), []string{"false|null"})
 	eq(t, "v", te.rows("SELECT v FROM t"), []string{"3"})
 }
+
+// TestStaticOnlyConditionalInsert checks that INSERT IF NOT EXISTS of static columns only is
+// accepted, and that the existence that IF [NOT] EXISTS tests for a statement on static
+// columns only is that of the static columns, as on Cassandra (found by difftest's
+// TestGenerated).
+func TestStaticOnlyConditionalInsert(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE st (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO st (k, c, v) VALUES (1, 1, 1)")
+	eq(t, "insert", te.rows("INSERT INTO st (k, s) VALUES (1, 5) IF NOT EXISTS"), []string{"true"})
+	eq(t, "update", te.rows("UPDATE st SET s = 6 WHERE k = 1 IF EXISTS"), []string{"true"})
+	eq(t, "fresh", te.rows("INSERT INTO st (k, s) VALUES (2, 7) IF NOT EXISTS"), []string{"true"})
+	eq(t, "again", te.rows("INSERT INTO st (k, s) VALUES (2, 8) IF NOT EXISTS"), []string{"false|2|null|7|null"})
+	eq(t, "rows", te.rows("SELECT k, c, s, v FROM st"), []string{"1|1|6|1", "2|null|7|null"})
+}

@@ -57,7 +57,9 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 		}
 		exists := r != nil && rowLive(r, p, now)
 		if len(t.ck) > 0 && mu.cks == nil && p != nil {
-			exists = rowsAnyLive(p, now) || staticLive(p, now)
+			// a statement on static columns only: IF [NOT] EXISTS applies to them
+			// alone, as on Cassandra
+			exists = staticLive(p, now) || (!m.staticOnly() && rowsAnyLive(p, now))
 		}
 		switch {
 		case m.ifNotExists:

@@ -65,6 +65,18 @@ func (m *modPlan) pkIndexes() []uint16 { return m.pkIdx }
 
 // staticOnly reports whether the statement touches and conditions only static columns.
 func (m *modPlan) staticOnly() bool {
+	if m.kind == modInsert && m.json == nil {
+		n := 0
+		for _, c := range m.insCols {
+			switch c.kind {
+			case kindStatic:
+				n++
+			case kindRegular:
+				return false
+			}
+		}
+		return n > 0
+	}
 	for _, a := range m.assigns {
 		if a.col.kind != kindStatic {
 			return false
