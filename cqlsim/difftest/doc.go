@@ -5,7 +5,11 @@
 // gocql against cqlsim and against a real Apache Cassandra node. Rows, column names and types,
 // [applied] results and error codes and messages must match (compared with go-cmp); paging-state
 // bytes and write timestamps are never compared. Further tests compare gocql's
-// KeyspaceMetadata, PREPARE metadata and keyspace-bound sessions.
+// KeyspaceMetadata, PREPARE metadata and keyspace-bound sessions. TestGenerated runs seeded,
+// generated sequences of statements on a random schema (writes with literals and bind markers,
+// conditions, TTLs and timestamps, collection updates, reads with every kind of restriction,
+// paging, counters and invalid statements) on both servers and minimizes a divergence to a
+// short reproduction; -gen.seeds (or DIFFTEST_GEN_SEEDS) runs other seeds, e.g. 1-500.
 //
 // Run it against a node with:
 //
