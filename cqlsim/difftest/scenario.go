@@ -224,6 +224,8 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.st SET s = 52 WHERE k = 5 IF EXISTS"},
 		{Query: "INSERT INTO {ks}.st (k, s) VALUES (6, 60) IF NOT EXISTS"},
 		{Query: "INSERT INTO {ks}.st (k, s) VALUES (6, 61) IF NOT EXISTS"},
+		{Query: "INSERT INTO {ks}.st (k) VALUES (5)", WantErr: true},
+		{Query: "INSERT INTO {ks}.st (k) VALUES (5) IF NOT EXISTS", WantErr: true},
 		{Query: "SELECT * FROM {ks}.st WHERE k IN (5, 6)"},
 		{Query: "DELETE FROM {ks}.st WHERE k IN (5, 6)"},
 		{Query: "DELETE s, v FROM {ks}.st WHERE k = 2 AND c = 9 IF EXISTS"},

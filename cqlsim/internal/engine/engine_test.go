@@ -821,3 +821,18 @@ func TestStaticOnlyConditionalInsert(t *testing.T) {
 	eq(t, "again", te.rows("INSERT INTO st (k, s) VALUES (2, 8) IF NOT EXISTS"), []string{"false|2|null|7|null"})
 	eq(t, "rows", te.rows("SELECT k, c, s, v FROM st"), []string{"1|1|6|1", "2|null|7|null"})
 }
+
+// TestInsertOfPartitionKeyOnly checks that an INSERT of the partition key alone into a table
+// with clustering columns is refused, as on Cassandra: only static columns may go without the
+// clustering key (found by difftest's TestGenerated).
+func TestInsertOfPartitionKeyOnly(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE st (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	for _, q := range []string{"INSERT INTO st (k) VALUES (1)", "INSERT INTO st (k) VALUES (1) IF NOT EXISTS"} {
+		if _, err := te.exec(q); err == nil || err.Error() != "Some clustering keys are missing: c" {
+			t.Errorf("%s: got %v", q, err)
+		}
+	}
+	te.mustExec("INSERT INTO st (k, s) VALUES (1, 1)")
+	eq(t, "rows", te.rows("SELECT k, c, s FROM st"), []string{"1|null|1"})
+}

@@ -216,12 +216,15 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 	if len(missing) > 0 {
 		return nil, invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
-	onlyStatic := true
+	// the clustering key may be left out when static columns, and only they, are set
+	onlyStatic, static := true, false
 	for _, c := range m.insCols {
 		if c.kind == kindRegular || c.kind == kindClustering {
 			onlyStatic = false
 		}
+		static = static || c.kind == kindStatic
 	}
+	onlyStatic = onlyStatic && static
 	for _, c := range t.ck {
 		if !seen[c] && !onlyStatic {
 			missing = append(missing, c.name)
