@@ -757,17 +757,21 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 			return nil, err // nothing was sent: not an attempt
 		}
 	}
-	if nh := (*nextHostError)(nil); errors.As(err, &nh) && errors.Is(nh.err, ErrNotSent) {
-		// Nothing was sent (the connection failed before writing the request, or the request's
-		// timeout or context ended while it waited for a free stream id or before it started),
-		// as when nextConn finds the node without an open connection, so this is not an
-		// attempt. It is neither observed nor numbered, and the retry policy is not asked: the
-		// request goes to the next node (sendPlan), unless its timeout has passed meanwhile,
-		// which starts now if no wait has started it yet.
-		to.fix()
-		nh.unsent = true
-		info.dropNumber()
-		return nil, nh
+	// Only a failed attempt is looked at: nh, whose address errors.As takes, lives on the heap,
+	// and declared on every attempt it cost a successful request an allocation.
+	if err != nil {
+		if nh := (*nextHostError)(nil); errors.As(err, &nh) && errors.Is(nh.err, ErrNotSent) {
+			// Nothing was sent (the connection failed before writing the request, or the request's
+			// timeout or context ended while it waited for a free stream id or before it started),
+			// as when nextConn finds the node without an open connection, so this is not an
+			// attempt. It is neither observed nor numbered, and the retry policy is not asked: the
+			// request goes to the next node (sendPlan), unless its timeout has passed meanwhile,
+			// which starts now if no wait has started it yet.
+			to.fix()
+			nh.unsent = true
+			info.dropNumber()
+			return nil, nh
+		}
 	}
 	if info.numbers != nil {
 		// A speculative attempt: numbered when it started on the connection (or now, when
