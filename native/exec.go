@@ -483,10 +483,11 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				continue
 			}
 		}
-		// Attempts on this node: one, plus any the retry policy sends to the same node.
-		// retried says that the last attempt, sent on this node, is being retried on it: its
-		// failure (last) is not in failed yet.
-		retried := false
+		// Attempts on this node: one, plus any the retry policy sends to the same node. Each
+		// attempt sent that failed is in failed, a retried one too: it may have run, so a
+		// *NoHostAvailableError made of failed must not match ErrNotSent, whatever happened
+		// to the retry (not sent, or its EXECUTE sent again after an UNPREPARED answer never
+		// left the client).
 		for {
 			if err := retryTimedOut(to, info, number, last, unsent); err != nil {
 				return nil, err
@@ -499,13 +500,7 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			}
 			if nh, ok := err.(*nextHostError); ok && nh.unsent {
 				// Nothing was sent (see attempt), which, as when nextConn finds no open
-				// connection, is not an attempt. A retry
-				// not sent leaves the attempt it retries, which was sent, in failed: the
-				// request may have run, so a *NoHostAvailableError made of failed must not
-				// match ErrNotSent.
-				if retried {
-					failed = append(failed, last)
-				}
+				// connection, is not an attempt.
 				if ctx.Err() != nil {
 					// The caller no longer waits: nothing more is sent. The error matches
 					// ErrNotSent only when nothing was sent before.
@@ -522,14 +517,6 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 			if err == nil {
 				return res, nil
 			}
-			if retried {
-				// The attempt this one retried on the node was sent and may have run: it
-				// stays in failed, whatever happened to this one (its EXECUTE sent again
-				// after an UNPREPARED answer may never have left the client, and a
-				// *NoHostAvailableError made of it alone would match ErrNotSent).
-				failed = append(failed, last)
-				retried = false
-			}
 			var nextHost *nextHostError
 			var retry *retryError
 			switch {
@@ -538,11 +525,10 @@ func (s *Session) sendPlan(ctx context.Context, req *request, info *reqInfo) (*R
 				failed = append(failed, last)
 			case errors.As(err, &retry):
 				last = HostError{Host: c.Addr(), Err: retry.err}
+				failed = append(failed, last)
 				if retry.sameHost && number < maxAttempts {
-					retried = true
 					continue
 				}
-				failed = append(failed, last)
 			default:
 				return nil, sentBefore(err, number)
 			}
