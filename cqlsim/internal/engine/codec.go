@@ -171,6 +171,19 @@ func decodeFields(b []byte, n int) ([][]byte, error) {
 	return out, nil
 }
 
+// fieldCount returns the number of fields a valid tuple or UDT body holds.
+func fieldCount(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		var err error
+		if _, b, err = readBytes(b); err != nil {
+			break
+		}
+		n++
+	}
+	return n
+}
+
 // appendUvint appends Cassandra's unsigned vint encoding (VIntCoding): the number of leading
 // one bits of the first byte is the number of extra bytes.
 func appendUvint(out []byte, v uint64) []byte {

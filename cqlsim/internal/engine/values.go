@@ -137,7 +137,18 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet, primitive.DataTypeCodeMap:
 		return c.collectionLiteral(t, ty, name)
 	case primitive.DataTypeCodeTuple:
-		if t.Kind != cql.TermTuple {
+		switch t.Kind {
+		case cql.TermTuple:
+		case cql.TermString, cql.TermInteger, cql.TermFloat, cql.TermBool, cql.TermUUID, cql.TermDuration:
+			return tupleFromString(ty, t.Text)
+		case cql.TermHex:
+			// the bytes of a serialized tuple, as on Cassandra
+			b, err := c.literal(t, tBlob, name)
+			if err != nil {
+				return nil, err
+			}
+			return b, validateValue(ty, b)
+		default:
 			return nil, invalid("Invalid tuple literal for %s of type %s", name, ty.plainString())
 		}
 		fields := make([][]byte, len(ty.elems))
@@ -915,6 +926,11 @@ func normalizeValue(ty *ctype, b []byte) []byte {
 		}
 		for i := range fs {
 			fs[i] = normalizeValue(ty.elems[i], fs[i])
+		}
+		if ty.code == primitive.DataTypeCodeTuple {
+			// a tuple keeps the number of components it was given: Cassandra keeps the
+			// bytes of a shorter one as they are
+			fs = fs[:fieldCount(b)]
 		}
 		// trailing nulls of a UDT are kept: Cassandra serialises all fields
 		return encodeFields(fs)
