@@ -960,6 +960,14 @@ func Scenario() []Step {
 		{Query: "SELECT p, q, v, token(p, q) FROM {ks}.tstr"},
 		{Query: "SELECT v FROM {ks}.tstr WHERE p = (1, null) AND q = 0"},
 		{Query: "UPDATE {ks}.tstr SET v = null WHERE p = 1 AND q = 0 IF v = ('a:b', null)"},
+		// clustering restrictions that select nothing answer no rows before the key is
+		// validated: an empty key is no error then
+		{Query: "CREATE TABLE {ks}.eslice (p text, c0 int, c1 int, v int, PRIMARY KEY (p, c0, c1)) WITH CLUSTERING ORDER BY (c0 DESC, c1 ASC)"},
+		{Query: "SELECT * FROM {ks}.eslice WHERE p = '' AND c0 > 5 AND c0 <= 5"},
+		{Query: "SELECT COUNT(*) FROM {ks}.eslice WHERE p = '' AND c0 = 1 AND c1 IN ()"},
+		{Query: "SELECT * FROM {ks}.eslice WHERE p IN ('', 'a') AND (c0, c1) > (1, 2) AND (c0) < (1)"},
+		{Query: "SELECT * FROM {ks}.eslice WHERE p = '' AND c0 > 1 AND c0 < 2", WantErr: true},
+		{Query: "SELECT * FROM {ks}.eslice WHERE p = '' AND c1 > 3 AND c1 < 2 ALLOW FILTERING", WantErr: true},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

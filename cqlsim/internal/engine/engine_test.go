@@ -836,3 +836,36 @@ func TestInsertOfPartitionKeyOnly(t *testing.T) {
 	te.mustExec("INSERT INTO st (k, s) VALUES (1, 1)")
 	eq(t, "rows", te.rows("SELECT k, c, s FROM st"), []string{"1|null|1"})
 }
+
+// TestEmptySliceSkipsKeyValidation: a query whose clustering restrictions select nothing
+// (an empty slice or IN) answers no rows before the partition key is validated, as on
+// Cassandra, so an empty key is no error then; a slice empty only of values is not empty.
+func TestEmptySliceSkipsKeyValidation(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE es (p text, c0 int, c1 int, v int, PRIMARY KEY (p, c0, c1)) WITH CLUSTERING ORDER BY (c0 DESC, c1 ASC)")
+	for _, q := range []string{
+		"SELECT * FROM es WHERE p = '' AND c0 > 5 AND c0 < 3",
+		"SELECT * FROM es WHERE p = '' AND c0 > 5 AND c0 <= 5",
+		"SELECT * FROM es WHERE p = '' AND c0 IN ()",
+		"SELECT * FROM es WHERE p IN ('', 'a') AND c0 = 1 AND c1 >= 3 AND c1 < 3",
+		"SELECT * FROM es WHERE p = '' AND c0 IN (1, 2) AND c1 > 3 AND c1 < 2",
+		"SELECT * FROM es WHERE p = '' AND c0 > 3 AND c0 < 2 AND c1 = 1 ALLOW FILTERING",
+		"SELECT * FROM es WHERE p = '' AND (c0, c1) > (1, 2) AND (c0, c1) <= (1, 2)",
+		"SELECT * FROM es WHERE p = '' AND (c0, c1) > (1, 2) AND (c0) < (1)",
+		"SELECT * FROM es WHERE p = '' AND (c0) > (1) AND (c0, c1) < (1, 5)",
+	} {
+		if r, err := te.exec(q); err != nil || len(r.Rows) != 0 {
+			t.Errorf("%s: %v, %v", q, err, r)
+		}
+	}
+	eq(t, "count", te.rows("SELECT COUNT(*) FROM es WHERE p = '' AND c0 > 5 AND c0 < 3"), []string{"0"})
+	te.wantInvalid(map[string]string{
+		"SELECT * FROM es WHERE p = ''":                                             "Key may not be empty",
+		"SELECT * FROM es WHERE p = '' AND c0 >= 5 AND c0 <= 5":                     "Key may not be empty",
+		"SELECT * FROM es WHERE p = '' AND c0 > 1 AND c0 < 2":                       "Key may not be empty",
+		"SELECT * FROM es WHERE p = '' AND c1 > 3 AND c1 < 2 ALLOW FILTERING":       "Key may not be empty",
+		"SELECT * FROM es WHERE p = '' AND (c0, c1) > (1, 2) AND (c0) <= (1)":       "Key may not be empty",
+		"SELECT * FROM es WHERE p = '' AND (c0, c1) > (1, 2) AND (c0, c1) < (2, 1)": "Key may not be empty",
+		"DELETE FROM es WHERE p = '' AND c0 > 5 AND c0 < 3":                         "Key may not be empty",
+	})
+}

@@ -667,6 +667,10 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	keyOrder := false
 	multiKeys := false // IN on the partition key names several keys
 	if s.pkFull {
+		if emptyClustering(t, rrs) {
+			// no clustering selected: Cassandra reads nothing and validates no key
+			return s.emptyOrAggregate(t, nil, ctx, false)
+		}
 		combos, _ := keyCombos(t.pk, rrs)
 		multiKeys = s.pkIn && len(combos) > 1
 		// Cassandra reads several partitions with paxos only in one go: without paging, or

@@ -638,3 +638,79 @@ func allClustering(cols []*column) bool {
 	}
 	return true
 }
+
+// emptyClustering reports whether the restrictions on a prefix of the clustering key select no
+// clustering whatever the data: an IN without values, or a slice whose start bound comes after
+// its end bound (c > 5 AND c < 3, c > 5 AND c <= 5, (c, d) > (1, 2) AND (c, d) < (1, 1)).
+// Cassandra answers such a query with no rows before it validates the partition key, so that
+// an empty key is no error then; a slice that merely holds no value of its type (c > 1 AND c < 2 on
+// an int) is not empty. Relations that only filter (after a gap in the prefix) do not count.
+func emptyClustering(t *table, rrs []*resolvedRel) bool {
+	for pos := 0; pos < len(t.ck); {
+		var eqIn *resolvedRel
+		var start, end *resolvedRel
+		for _, rr := range rrs {
+			if rr.token || len(rr.cols) == 0 || rr.cols[0] != t.ck[pos] {
+				continue
+			}
+			switch rr.op {
+			case cql.OpEq, cql.OpIn:
+				eqIn = rr
+			case cql.OpGt, cql.OpGe:
+				start = rr
+			case cql.OpLt, cql.OpLe:
+				end = rr
+			}
+		}
+		switch {
+		case eqIn != nil && eqIn.op == cql.OpIn && len(eqIn.vs) == 0:
+			return true
+		case eqIn != nil:
+			pos += len(eqIn.cols)
+			continue
+		case start != nil && end != nil:
+			return emptySlice(t, pos, start, end)
+		}
+		return false
+	}
+	return false
+}
+
+// emptySlice reports whether the bounds start (> or >=) and end (< or <=), on clustering
+// columns from position pos, leave no clustering between them. Bounds compare in the order of
+// the columns' values, whatever their clustering order: a multi-column slice selects the
+// clusterings whose values are between its bounds.
+func emptySlice(t *table, pos int, start, end *resolvedRel) bool {
+	vals := func(rr *resolvedRel) [][]byte {
+		if len(rr.cols) == 1 {
+			return [][]byte{rr.v}
+		}
+		fs, err := decodeFields(rr.v, len(rr.cols))
+		if err != nil {
+			return nil
+		}
+		return fs
+	}
+	sv, ev := vals(start), vals(end)
+	n := max(len(sv), len(ev))
+	if len(sv) == 0 || len(ev) == 0 || pos+n > len(t.ck) {
+		return false
+	}
+	for i := 0; i < min(len(sv), len(ev)); i++ {
+		if sv[i] == nil || ev[i] == nil {
+			return false
+		}
+		if c := compareValues(t.ck[pos+i].typ, sv[i], ev[i]); c != 0 {
+			return c > 0
+		}
+	}
+	// one bound is a prefix of the other: an exclusive start of a prefix lies after every
+	// clustering with that prefix, an exclusive end before every one
+	switch {
+	case len(sv) < len(ev):
+		return start.op == cql.OpGt
+	case len(ev) < len(sv):
+		return end.op == cql.OpLt
+	}
+	return start.op == cql.OpGt || end.op == cql.OpLt
+}
