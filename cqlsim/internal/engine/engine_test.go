@@ -869,3 +869,34 @@ func TestEmptySliceSkipsKeyValidation(t *testing.T) {
 		"DELETE FROM es WHERE p = '' AND c0 > 5 AND c0 < 3":                         "Key may not be empty",
 	})
 }
+
+// TestStaticConditionReadsFirstRow: a conditional statement whose conditions are all on static
+// columns (IF s = ..., or IF [NOT] EXISTS of a statement on static columns alone) reads, as on
+// Cassandra, the partition's first live row with its static columns, so that its answer when
+// not applied holds that row (with nulls for what was not read) even with no static value; a
+// DELETE of static columns alone takes such conditions with the partition key only.
+func TestStaticConditionReadsFirstRow(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE sc (k int, c int, s int static, v int, PRIMARY KEY (k, c))")
+	te.mustExec("INSERT INTO sc (k, c, v) VALUES (1, 2, 20)")
+	te.mustExec("INSERT INTO sc (k, c, v) VALUES (1, 1, 10)")
+	te.mustExec("DELETE FROM sc WHERE k = 1 AND c = 1")
+	te.mustExec("UPDATE sc SET v = 30 WHERE k = 2 AND c = 3") // a row without a primary key marker
+	for q, want := range map[string][]string{
+		"UPDATE sc SET s = 1 WHERE k = 1 IF s = 5":           {"false|null"},
+		"UPDATE sc SET v = 1 WHERE k = 1 AND c = 9 IF s = 5": {"false|null"},
+		"UPDATE sc SET s = 1 WHERE k = 1 IF EXISTS":          {"false|1|2|null|null"},
+		"DELETE s FROM sc WHERE k = 1 IF EXISTS":             {"false|1|2|null|null"},
+		"DELETE s FROM sc WHERE k = 1 IF s = 5":              {"false|null"},
+		"UPDATE sc SET s = 1 WHERE k = 2 IF s = 5":           {"false"},
+		"UPDATE sc SET v = 1 WHERE k = 2 AND c = 9 IF s = 5": {"false|null"},
+		"UPDATE sc SET s = 1 WHERE k = 3 IF s = 5":           {"false"},
+	} {
+		eq(t, q, te.rows(q), want)
+	}
+	eq(t, "delete applied", te.rows("DELETE s FROM sc WHERE k = 1 IF s = null"), []string{"true"})
+	te.wantInvalid(map[string]string{
+		"DELETE FROM sc WHERE k = 1 IF s = 1":   "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
+		"DELETE s FROM sc WHERE k = 1 IF v = 1": "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns",
+	})
+}

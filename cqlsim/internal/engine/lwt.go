@@ -123,31 +123,55 @@ func (e *Engine) casApply(muts []*mutation, isBatch bool) (*Result, error) {
 	for _, c := range cols {
 		res.Columns = append(res.Columns, Column{Keyspace: t.ks, Table: t.name, Name: c.name, Type: c.typ.dataType()})
 	}
-	updatesStatic := false
+	// What Cassandra reads to answer: the rows that a statement conditions (IF [NOT] EXISTS on
+	// a row, or a condition on a regular column), or else the first live row of the partition,
+	// which tells a partition with rows from one without; with the static columns. IF [NOT]
+	// EXISTS reads the static columns only if a statement writes one, and the regular columns
+	// only if a statement writes a row (not only static columns).
+	updatesStatic, updatesRegular, rowRead := false, false, false
 	for _, mu := range muts {
-		updatesStatic = updatesStatic || mu.m.updatesStatic()
+		m := mu.m
+		updatesStatic = updatesStatic || m.updatesStatic()
+		updatesRegular = updatesRegular || len(t.ck) == 0 || mu.cks != nil
+		if !m.conditional() {
+			continue
+		}
+		if (m.ifExists || m.ifNotExists) && (len(t.ck) == 0 || mu.cks != nil) {
+			rowRead = true
+		}
+		for _, c := range m.conds {
+			rowRead = rowRead || c.col.kind != kindStatic
+		}
 	}
 	if p != nil {
-		sortBytesRows(t, targets)
-		for _, ck := range targets {
-			r := t.getRow(p, ck, false)
-			var vals [][]byte
-			switch {
-			case r != nil && rowLive(r, p, now):
-				vals = t.rowValues(p, r, now)
-				if wildcard && !updatesStatic {
-					// IF [NOT] EXISTS reads static columns only for statements
-					// that write one: Cassandra answers them as null
-					for _, c := range t.cols {
-						if c.kind == kindStatic {
-							vals[c.idx] = nil
-						}
+		var rows []*row
+		if rowRead {
+			sortBytesRows(t, targets)
+			for _, ck := range targets {
+				if len(ck) == 0 && len(t.ck) > 0 {
+					continue // the static columns of a statement on them alone
+				}
+				if r := t.getRow(p, ck, false); r != nil && rowLive(r, p, now) {
+					rows = append(rows, r)
+				}
+			}
+		} else {
+			for _, r := range p.rows {
+				// a row is live in the read by its primary key or a regular column read
+				if (updatesRegular && rowLive(r, p, now)) || markerLive(r, p, now) {
+					rows = append(rows, r)
+					break
+				}
+			}
+		}
+		for _, r := range rows {
+			vals := t.rowValues(p, r, now)
+			if wildcard {
+				for _, c := range t.cols {
+					if (c.kind == kindStatic && !updatesStatic) || (c.kind == kindRegular && !updatesRegular) {
+						vals[c.idx] = nil // not read: Cassandra answers null
 					}
 				}
-			case len(ck) == 0 && len(t.ck) > 0 && staticLive(p, now):
-				vals = t.rowValues(p, nil, now) // static columns of the partition
-			default:
-				continue
 			}
 			out := [][]byte{{0}}
 			for _, c := range cols {

@@ -63,7 +63,8 @@ type modPlan struct {
 
 func (m *modPlan) pkIndexes() []uint16 { return m.pkIdx }
 
-// staticOnly reports whether the statement touches and conditions only static columns.
+// staticOnly reports whether the statement touches and conditions only static columns (for a
+// DELETE: deletes some, and only static, columns).
 func (m *modPlan) staticOnly() bool {
 	if m.kind == modInsert && m.json == nil {
 		n := 0
@@ -86,6 +87,18 @@ func (m *modPlan) staticOnly() bool {
 		if c.col.kind != kindStatic {
 			return false
 		}
+	}
+	if m.kind == modDelete {
+		// a DELETE without columns deletes rows or the partition
+		if len(m.targets) == 0 {
+			return false
+		}
+		for _, tg := range m.targets {
+			if tg.col.kind != kindStatic {
+				return false
+			}
+		}
+		return true
 	}
 	return len(m.assigns) > 0 || len(m.conds) > 0
 }
@@ -794,8 +807,18 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete || m.staticOnly())) {
 			return nil, invalid("IN on the clustering key columns is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
-		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 {
-			return nil, invalid("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF conditions, but column '%s' is not restricted", t.ck[0].name)
+		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 && !m.staticOnly() {
+			// a conditional DELETE of static columns alone needs only the partition key
+			what := "delete non static columns"
+			if len(m.targets) > 0 {
+				what = "use IF condition on non static columns"
+				for _, tg := range m.targets {
+					if tg.col.kind != kindStatic {
+						what = "delete non static columns"
+					}
+				}
+			}
+			return nil, invalid("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to %s", what)
 		}
 	}
 	return mu, nil

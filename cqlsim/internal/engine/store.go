@@ -230,3 +230,9 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 	}
 	return vals
 }
+
+// markerLive reports whether r is live by its primary key alone (the marker an INSERT writes).
+func markerLive(r *row, p *partition, now int64) bool {
+	floor := max(r.deletedAt, p.deletedAt)
+	return r.marker.set && r.marker.ts > floor && (r.marker.exp == 0 || r.marker.exp > now)
+}
