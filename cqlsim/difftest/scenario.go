@@ -987,6 +987,15 @@ func Scenario() []Step {
 		{Query: "DELETE s FROM {ks}.sfirst WHERE k = 1 IF v = 1", WantErr: true},
 		{Query: "DELETE FROM {ks}.sfirst WHERE k = 1 IF s = 1", WantErr: true},
 		{Query: "SELECT * FROM {ks}.sfirst"},
+		// a bad constant is reported before a missing key column
+		{Query: "CREATE TABLE {ks}.badk (k int, c int, s int static, v int, w text, PRIMARY KEY (k, c))"},
+		{Query: "INSERT INTO {ks}.badk (k, v) VALUES (1, 'x')", WantErr: true},
+		{Query: "INSERT INTO {ks}.badk (c, v) VALUES ('x', 'y')", WantErr: true},
+		{Query: "INSERT INTO {ks}.badk (c, v) VALUES ('x', 1)", WantErr: true},
+		{Query: "INSERT INTO {ks}.badk (v, k) VALUES (now(), 1)", WantErr: true},
+		{Query: "UPDATE {ks}.badk SET v = 'x', w = 1 WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.badk SET v = 1 WHERE k = 'x'", WantErr: true},
+		{Query: "INSERT INTO {ks}.badk (k, v) VALUES (1, ?)", Args: []any{1}, WantErr: true},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

@@ -900,3 +900,23 @@ func TestStaticConditionReadsFirstRow(t *testing.T) {
 		"DELETE s FROM sc WHERE k = 1 IF v = 1": "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to use IF condition on non static columns",
 	})
 }
+
+// TestBadConstantBeforeMissingKey: Cassandra prepares the values of a statement before it
+// checks that the primary key is complete, so a bad constant is reported rather than the
+// missing key column: values outside the key first, then those of the key.
+func TestBadConstantBeforeMissingKey(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE bk (k int, c int, s int static, v int, w text, PRIMARY KEY (k, c))")
+	te.wantInvalid(map[string]string{
+		"INSERT INTO bk (k, v) VALUES (1, 'x')":    `Invalid STRING constant (x) for "v" of type int`,
+		"INSERT INTO bk (v) VALUES ('x')":          `Invalid STRING constant (x) for "v" of type int`,
+		"INSERT INTO bk (c, v) VALUES ('x', 'y')":  `Invalid STRING constant (y) for "v" of type int`,
+		"INSERT INTO bk (c, v) VALUES ('x', 1)":    `Invalid STRING constant (x) for "c" of type int`,
+		"INSERT INTO bk (v, k) VALUES (now(), 1)":  "Type error: cannot assign result of function system.now (type timeuuid) to v (type int)",
+		"UPDATE bk SET v = 'x', w = 1 WHERE k = 1": `Invalid STRING constant (x) for "v" of type int`,
+		"UPDATE bk SET v = 1 WHERE k = 'x'":        `Invalid STRING constant (x) for "k" of type int`,
+		"INSERT INTO bk (k, v) VALUES (1, ?)":      "Some clustering keys are missing: c",
+		"INSERT INTO bk (k, v) VALUES (1, [?])":    "Some clustering keys are missing: c",
+		"UPDATE bk SET v = 1 WHERE k = 1":          "Some clustering keys are missing: c",
+	})
+}

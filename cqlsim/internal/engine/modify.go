@@ -227,6 +227,9 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 		}
 	}
 	if len(missing) > 0 {
+		if err := m.constantError(e); err != nil {
+			return nil, err
+		}
 		return nil, invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
 	}
 	// the clustering key may be left out when static columns, and only they, are set
@@ -244,6 +247,9 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 		}
 	}
 	if len(missing) > 0 {
+		if err := m.constantError(e); err != nil {
+			return nil, err
+		}
 		return nil, invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
 	}
 	e.bindUsing(bd, st.Using, m)
@@ -342,6 +348,11 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 		m.assigns = append(m.assigns, as)
 	}
 	if err := m.analyseKey(st.Where, bd, true); err != nil {
+		if msg := err.Error(); strings.HasPrefix(msg, "Some clustering keys are missing") || strings.HasPrefix(msg, "Some partition key parts are missing") {
+			if cerr := m.constantError(e); cerr != nil {
+				return nil, cerr
+			}
+		}
 		return nil, err
 	}
 	if err := m.analyseConditions(st.Conditions, bd); err != nil {
@@ -419,6 +430,63 @@ func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, err
 	}
 	m.v = bd.finish()
 	return m, nil
+}
+
+// constantError evaluates the values of the statement that hold no bind marker, in the order
+// in which Cassandra prepares them before it checks that the primary key is complete: the
+// values of the columns outside the key (INSERT, in statement order) or of the assignments
+// (UPDATE), then those of the key columns or of the WHERE clause. It returns the first error,
+// so that a statement with a bad constant and a missing key column fails on the constant, as on
+// Cassandra.
+func (m *modPlan) constantError(e *Engine) error {
+	ctx := &evalCtx{e: e, now: e.now()}
+	try := func(b *boundTerm) error {
+		if b == nil || b.t == nil || termHasMarker(b.t) {
+			return nil
+		}
+		_, err := b.eval(ctx)
+		return err
+	}
+	for _, key := range []bool{false, true} {
+		for i, c := range m.insCols {
+			if (c.kind == kindPartitionKey || c.kind == kindClustering) == key && i < len(m.insVals) {
+				if err := try(m.insVals[i]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, a := range m.assigns {
+		for _, b := range []*boundTerm{a.key, a.val} {
+			if err := try(b); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range m.rels {
+		if r.token {
+			continue
+		}
+		for _, b := range append([]*boundTerm{r.val}, r.in...) {
+			if err := try(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// termHasMarker reports whether a term holds a bind marker at any depth.
+func termHasMarker(t *cql.Term) bool {
+	if t.Kind == cql.TermBind {
+		return true
+	}
+	for _, x := range append(append([]*cql.Term{}, t.Elems...), t.Values...) {
+		if x != nil && termHasMarker(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // analyseKey checks the WHERE clause of UPDATE/DELETE: the partition key must be fully given
