@@ -996,6 +996,15 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.badk SET v = 'x', w = 1 WHERE k = 1", WantErr: true},
 		{Query: "UPDATE {ks}.badk SET v = 1 WHERE k = 'x'", WantErr: true},
 		{Query: "INSERT INTO {ks}.badk (k, v) VALUES (1, ?)", Args: []any{1}, WantErr: true},
+		// a timeuuid takes only version 1 uuids, and a uuid no string
+		{Query: "CREATE TABLE {ks}.uuids (k int PRIMARY KEY, u uuid, tu timeuuid)"},
+		{Query: "INSERT INTO {ks}.uuids (k, tu) VALUES (1, 00000000-0000-0000-0000-000000000000)", WantErr: true},
+		{Query: "INSERT INTO {ks}.uuids (k, tu) VALUES (1, 550e8400-e29b-41d4-a716-446655440000)", WantErr: true},
+		{Query: "SELECT * FROM {ks}.uuids WHERE tu = 550e8400-e29b-41d4-a716-446655440000 ALLOW FILTERING", WantErr: true},
+		{Query: "INSERT INTO {ks}.uuids (k, tu) VALUES (1, 'd2177dd0-eaa2-11de-a572-001b779c76e3')", WantErr: true},
+		{Query: "INSERT INTO {ks}.uuids (k, u) VALUES (1, 'd2177dd0-eaa2-11de-a572-001b779c76e3')", WantErr: true},
+		{Query: "INSERT INTO {ks}.uuids (k, u, tu) VALUES (1, d2177dd0-eaa2-11de-a572-001b779c76e3, d2177dd0-eaa2-11de-a572-001b779c76e3)"},
+		{Query: "SELECT * FROM {ks}.uuids"},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

@@ -340,11 +340,14 @@ func TestTypesRoundTrip(t *testing.T) {
 	want := "1|'x'|-2|0xff00|false|0x80000001|-1.50|2.5|0x0204fc13a52453c000|0.5|1.2.3.4|::1|-3|-4|0x0000034630b8a000|2020-05-06T07:08:09.01Z|50554d6e-29bb-11e5-b345-feff819cdc9f|550e8400-e29b-41d4-a716-446655440000|0x3fc00000c0000000|128|-129"
 	eq(t, "all types", got, []string{want})
 	cases := map[string]string{
-		"INSERT INTO t (k, tu) VALUES (2, 550e8400-e29b-41d4-a716-446655440000)": "Unsupported UUID version (4) for timeuuid: 550e8400-e29b-41d4-a716-446655440000",
-		"INSERT INTO t (k, vec) VALUES (2, [1.0])":                               "Invalid vector literal for vec of type vector<float, 2>; expected 2 elements, but given 1",
-		"INSERT INTO t (k, ti) VALUES (2, 300)":                                  "Unable to make tinyint from '300'",
-		"INSERT INTO t (k, i) VALUES (2, 'not-an-ip')":                           "Unable to make inet address from 'not-an-ip'",
-		"INSERT INTO t (k, bo) VALUES (2, 'true')":                               `Invalid STRING constant (true) for "bo" of type boolean`,
+		"INSERT INTO t (k, tu) VALUES (2, 550e8400-e29b-41d4-a716-446655440000)":   "TimeUUID supports only version 1 UUIDs",
+		"INSERT INTO t (k, tu) VALUES (2, 00000000-0000-0000-0000-000000000000)":   "TimeUUID supports only version 1 UUIDs",
+		"INSERT INTO t (k, tu) VALUES (2, 'd2177dd0-eaa2-11de-a572-001b779c76e3')": `Invalid STRING constant (d2177dd0-eaa2-11de-a572-001b779c76e3) for "tu" of type timeuuid`,
+		"INSERT INTO t (k, u) VALUES (2, 'd2177dd0-eaa2-11de-a572-001b779c76e3')":  `Invalid STRING constant (d2177dd0-eaa2-11de-a572-001b779c76e3) for "u" of type uuid`,
+		"INSERT INTO t (k, vec) VALUES (2, [1.0])":                                 "Invalid vector literal for vec of type vector<float, 2>; expected 2 elements, but given 1",
+		"INSERT INTO t (k, ti) VALUES (2, 300)":                                    "Unable to make tinyint from '300'",
+		"INSERT INTO t (k, i) VALUES (2, 'not-an-ip')":                             "Unable to make inet address from 'not-an-ip'",
+		"INSERT INTO t (k, bo) VALUES (2, 'true')":                                 `Invalid STRING constant (true) for "bo" of type boolean`,
 	}
 	for q, want := range cases {
 		if _, msg := te.errCode(q); msg != want {

@@ -310,18 +310,14 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		return b, nil
 	case primitive.DataTypeCodeUuid, primitive.DataTypeCodeTimeuuid:
 		if t.Kind != cql.TermUUID {
-			if t.Kind == cql.TermString {
-				if b, err := parseUUID(t.Text); err == nil {
-					return b, checkTimeUUID(ty, b, t.Text)
-				}
-			}
+			// Cassandra 5.0 takes no string for a uuid
 			return nil, badConst(t, ty, name)
 		}
 		b, err := parseUUID(t.Text)
 		if err != nil {
 			return nil, invalid("Unable to make UUID from '%s'", t.Text)
 		}
-		return b, checkTimeUUID(ty, b, t.Text)
+		return b, checkTimeUUID(ty, b)
 	case primitive.DataTypeCodeTimestamp:
 		switch t.Kind {
 		case cql.TermInteger:
@@ -396,9 +392,9 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 	return nil, invalid("cqlsim: literals of type %s are not supported", ty.plainString())
 }
 
-func checkTimeUUID(ty *ctype, b []byte, text string) error {
+func checkTimeUUID(ty *ctype, b []byte) error {
 	if ty.code == primitive.DataTypeCodeTimeuuid && b[6]>>4 != 1 {
-		return invalid("Unsupported UUID version (%d) for timeuuid: %s", b[6]>>4, text)
+		return invalid("TimeUUID supports only version 1 UUIDs")
 	}
 	return nil
 }
