@@ -1005,6 +1005,15 @@ func Scenario() []Step {
 		{Query: "INSERT INTO {ks}.uuids (k, u) VALUES (1, 'd2177dd0-eaa2-11de-a572-001b779c76e3')", WantErr: true},
 		{Query: "INSERT INTO {ks}.uuids (k, u, tu) VALUES (1, d2177dd0-eaa2-11de-a572-001b779c76e3, d2177dd0-eaa2-11de-a572-001b779c76e3)"},
 		{Query: "SELECT * FROM {ks}.uuids"},
+		// setting a list element sees the assignments before it in the statement
+		{Query: "CREATE TABLE {ks}.lpend (k int, c int, s list<int> static, l list<int>, PRIMARY KEY (k, c))"},
+		{Query: "UPDATE {ks}.lpend SET s = s + [3], s[2] = 1 WHERE k = 1", WantErr: true},
+		{Query: "UPDATE {ks}.lpend SET s = s + [3], s[0] = 1 WHERE k = 1"},
+		{Query: "UPDATE {ks}.lpend SET l = l + [3], l[0] = 1 WHERE k = 1 AND c = 1"},
+		{Query: "UPDATE {ks}.lpend SET l = l + [4], l[1] = 9 WHERE k = 1 AND c = 1"},
+		{Query: "UPDATE {ks}.lpend SET l = [0] + l, l[3] = 6 WHERE k = 1 AND c = 1", WantErr: true},
+		{Query: "UPDATE {ks}.lpend SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1", WantErr: true},
+		{Query: "SELECT * FROM {ks}.lpend"},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

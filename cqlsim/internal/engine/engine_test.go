@@ -923,3 +923,19 @@ func TestBadConstantBeforeMissingKey(t *testing.T) {
 		"UPDATE bk SET v = 1 WHERE k = 1":          "Some clustering keys are missing: c",
 	})
 }
+
+// TestListElementSeesEarlierAssignments: setting a list element by index checks the list as the
+// assignments before it in the same statement leave it, as Cassandra does (it reads the row with
+// the statement's pending changes): l = l + [3], l[0] = 1 on a null list is applied, and
+// l = l + [3], l[2] = 1 fails on the index, not on a null list.
+func TestListElementSeesEarlierAssignments(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE lp (k int, c int, s list<int> static, l list<int>, PRIMARY KEY (k, c))")
+	te.mustExec("UPDATE lp SET s = s + [3], s[0] = 1 WHERE k = 1")
+	te.mustExec("UPDATE lp SET l = l + [3], l[0] = 1 WHERE k = 1 AND c = 1")
+	eq(t, "lists", te.rows("SELECT s, l FROM lp WHERE k = 1"), []string{"[3]|[3]"})
+	te.wantInvalid(map[string]string{
+		"UPDATE lp SET s = s + [3], s[2] = 1 WHERE k = 2":           "List index 2 out of bound, list has size 1",
+		"UPDATE lp SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1": "Attempted to set an element on a list which is null",
+	})
+}

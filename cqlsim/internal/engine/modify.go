@@ -1324,6 +1324,15 @@ func (mu *mutation) check() error {
 			continue
 		}
 		err := current(a.col, func(cur []byte) error {
+			// the list as the assignments before this one in the statement leave it: as
+			// Cassandra, which reads the row with the statement's pending changes
+			for j, b := range m.assigns[:i] {
+				if b.col == a.col && !mu.asVals[j].unset {
+					if nv, err := applyAssign(b, cur, mu.asVals[j].b, mu.asKeys[j].b); err == nil {
+						cur = nv
+					}
+				}
+			}
 			if cur == nil {
 				return invalid("Attempted to set an element on a list which is null")
 			}
