@@ -1014,6 +1014,13 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.lpend SET l = [0] + l, l[3] = 6 WHERE k = 1 AND c = 1", WantErr: true},
 		{Query: "UPDATE {ks}.lpend SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1", WantErr: true},
 		{Query: "SELECT * FROM {ks}.lpend"},
+		// a non-frozen user type column takes no =, IN or slice relation
+		{Query: "CREATE TABLE {ks}.nfu (k int, c int, v addr, PRIMARY KEY (k, c))"},
+		{Query: "SELECT k FROM {ks}.nfu WHERE v = {zip: 1} ALLOW FILTERING", WantErr: true},
+		{Query: "SELECT k FROM {ks}.nfu WHERE v > {zip: 1} ALLOW FILTERING", WantErr: true},
+		{Query: "SELECT k FROM {ks}.nfu WHERE v IN ({zip: 1}) ALLOW FILTERING", WantErr: true},
+		{Query: "SELECT k FROM {ks}.nfu WHERE k = 1 AND c = 1 AND v <= {zip: 1}", WantErr: true},
+		{Query: "SELECT k FROM {ks}.nfu WHERE v CONTAINS 1 ALLOW FILTERING", WantErr: true},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

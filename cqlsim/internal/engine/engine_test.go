@@ -939,3 +939,21 @@ func TestListElementSeesEarlierAssignments(t *testing.T) {
 		"UPDATE lp SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1": "Attempted to set an element on a list which is null",
 	})
 }
+
+// TestNonFrozenUDTRestriction: a non-frozen user type column takes no =, IN or slice relation,
+// with Cassandra 5.0's message (cqlsim answered slices and IN, and refused = as a collection).
+func TestNonFrozenUDTRestriction(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE nu (a int, b text)")
+	te.mustExec("CREATE TABLE nf (k int, c int, v nu, PRIMARY KEY (k, c))")
+	const msg = "Non-frozen UDT column 'v' (nu) cannot be restricted by any relation"
+	te.wantInvalid(map[string]string{
+		"SELECT k FROM nf WHERE v = {a: 1} ALLOW FILTERING":      msg,
+		"SELECT k FROM nf WHERE v > {a: 1} ALLOW FILTERING":      msg,
+		"SELECT k FROM nf WHERE v IN ({a: 1}) ALLOW FILTERING":   msg,
+		"SELECT k FROM nf WHERE k = 1 AND c = 1 AND v <= {a: 1}": msg,
+		"DELETE FROM nf WHERE k = 1 AND c = 1 AND v = {a: 1}":    msg,
+		"SELECT k FROM nf WHERE v CONTAINS 1 ALLOW FILTERING":    "Cannot use CONTAINS on non-collection column v",
+		"SELECT k FROM nf WHERE v != {a: 1} ALLOW FILTERING":     `Unsupported "!=" relation: v != {a: 1}`,
+	})
+}

@@ -235,6 +235,9 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder, order *sliceOrder) 
 			}
 		default:
 			c := ar.cols[0]
+			if c.typ.multiCell() && c.typ.code == primitive.DataTypeCodeUdt && (r.Op == cql.OpIn || r.Op == cql.OpEq || isSlice(r.Op)) {
+				return nil, invalid("Non-frozen UDT column '%s' (%s) cannot be restricted by any relation", c.name, c.typ.String())
+			}
 			switch r.Op {
 			case cql.OpIn:
 				if r.Value != nil {
