@@ -1021,6 +1021,12 @@ func Scenario() []Step {
 		{Query: "SELECT k FROM {ks}.nfu WHERE v IN ({zip: 1}) ALLOW FILTERING", WantErr: true},
 		{Query: "SELECT k FROM {ks}.nfu WHERE k = 1 AND c = 1 AND v <= {zip: 1}", WantErr: true},
 		{Query: "SELECT k FROM {ks}.nfu WHERE v CONTAINS 1 ALLOW FILTERING", WantErr: true},
+		// selected names are resolved before the WHERE clause on a table with static
+		// columns, ORDER BY names always
+		{Query: "SELECT nope FROM {ks}.sfirst WHERE v = 1 AND nope2 = 1", WantErr: true},
+		{Query: "SELECT nope FROM {ks}.nfu WHERE v = {zip: 1}", WantErr: true},
+		{Query: "SELECT nope FROM {ks}.nfu WHERE k = 1 ORDER BY nope2", WantErr: true},
+		{Query: "SELECT k FROM {ks}.sfirst WHERE nope2 = 1 ORDER BY nope3", WantErr: true},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

@@ -957,3 +957,21 @@ func TestNonFrozenUDTRestriction(t *testing.T) {
 		"SELECT k FROM nf WHERE v != {a: 1} ALLOW FILTERING":     `Unsupported "!=" relation: v != {a: 1}`,
 	})
 }
+
+// TestSelectNameResolutionOrder: Cassandra resolves the selected column names before the WHERE
+// clause when the table has static columns, and the ORDER BY names before the WHERE clause
+// always, so the first undefined or refused name it reports is the one those steps meet first.
+func TestSelectNameResolutionOrder(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE ou (a int)")
+	te.mustExec("CREATE TABLE os (k int, c int, s int static, v ou, PRIMARY KEY (k, c))")
+	te.mustExec("CREATE TABLE ons (k int, c int, v ou, PRIMARY KEY (k, c))")
+	te.wantInvalid(map[string]string{
+		"SELECT nope FROM os WHERE v = {a: 1}":            "Undefined column name nope in table ks.os",
+		"SELECT blobAsInt(nope) FROM os WHERE nope2 = 1":  "Undefined column name nope in table ks.os",
+		"SELECT nope FROM ons WHERE v = {a: 1}":           "Non-frozen UDT column 'v' (ou) cannot be restricted by any relation",
+		"SELECT nope FROM ons WHERE nope2 = 1":            "Undefined column name nope2 in table ks.ons",
+		"SELECT nope FROM ons WHERE k = 1 ORDER BY nope2": "Undefined column name nope2 in table ks.ons",
+		"SELECT k FROM os WHERE nope2 = 1 ORDER BY nope3": "Undefined column name nope3 in table ks.os",
+	})
+}

@@ -107,6 +107,19 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	}
 	bd := &binder{vars: vars, ks: t.ks, table: t.name}
 	sp := &selectPlan{t: t, distinct: st.Distinct, json: st.JSON}
+	// Cassandra resolves the names of the selected columns first when the table has static
+	// columns (to learn whether only those are selected), then those of ORDER BY, and only
+	// then looks at the WHERE clause
+	if hasStatic(t) && !st.Star {
+		if err := undefinedSelectedColumn(t, st.Selectors); err != nil {
+			return nil, err
+		}
+	}
+	for _, ob := range st.OrderBy {
+		if _, err := t.column(ob.Column); err != nil {
+			return nil, err
+		}
+	}
 	// where
 	var order *sliceOrder
 	if !st.AllowFiltering {
@@ -401,6 +414,43 @@ func (e *Engine) finishSelect(sp *selectPlan, st *cql.Select, bd *binder) (plan,
 	}
 	sp.v = bd.finish()
 	return sp, nil
+}
+
+// hasStatic reports whether table t has static columns.
+func hasStatic(t *table) bool {
+	for _, c := range t.cols {
+		if c.kind == kindStatic {
+			return true
+		}
+	}
+	return false
+}
+
+// undefinedSelectedColumn returns the error of the first column the selectors name that the
+// table does not have.
+func undefinedSelectedColumn(t *table, sels []cql.Selector) error {
+	var walk func(s *cql.Selector) error
+	walk = func(s *cql.Selector) error {
+		if s.Kind == cql.SelColumn {
+			if _, err := t.column(s.Name); err != nil {
+				return err
+			}
+		}
+		for _, a := range s.Args {
+			if a != nil {
+				if err := walk(a); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for i := range sels {
+		if err := walk(&sels[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
