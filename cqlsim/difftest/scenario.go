@@ -1027,6 +1027,9 @@ func Scenario() []Step {
 		{Query: "SELECT nope FROM {ks}.nfu WHERE v = {zip: 1}", WantErr: true},
 		{Query: "SELECT nope FROM {ks}.nfu WHERE k = 1 ORDER BY nope2", WantErr: true},
 		{Query: "SELECT k FROM {ks}.sfirst WHERE nope2 = 1 ORDER BY nope3", WantErr: true},
+		// static columns set under a condition on a regular column need the row
+		{Query: "UPDATE {ks}.sfirst SET s = 2 WHERE k = 1 IF v = 3", WantErr: true},
+		{Query: "UPDATE {ks}.sfirst SET s = 2 WHERE k = 1 IF v = 3 AND s = 1", WantErr: true},
 		// counters take no custom timestamp
 		{Query: "UPDATE {ks}.cnt USING TIMESTAMP 5 SET c = c + 1 WHERE k = 3", WantErr: true},
 		// prepared statements are invalidated when their table changes

@@ -975,3 +975,17 @@ func TestSelectNameResolutionOrder(t *testing.T) {
 		"SELECT k FROM os WHERE nope2 = 1 ORDER BY nope3": "Undefined column name nope3 in table ks.os",
 	})
 }
+
+// TestStaticUpdateWithRowConditionNeedsRow: an UPDATE that sets static columns only but has a
+// condition on a regular column needs its row: as on Cassandra it fails with the missing
+// clustering columns (cqlsim said IN on the clustering key was not supported).
+func TestStaticUpdateWithRowConditionNeedsRow(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TABLE sr (k int, c int, c2 int, s text static, v int, PRIMARY KEY (k, c, c2))")
+	te.wantInvalid(map[string]string{
+		"UPDATE sr SET s = 'a' WHERE k = 1 IF v = 3":                            "Some clustering keys are missing: c, c2",
+		"UPDATE sr SET s = 'a' WHERE k = 1 AND c = 1 IF v = 3":                  "Some clustering keys are missing: c2",
+		"UPDATE sr SET s = 'a' WHERE k = 1 AND c IN (1, 2) AND c2 = 1 IF v = 3": "IN on the clustering key columns is not supported with conditional updates",
+	})
+	eq(t, "static only", te.rows("UPDATE sr SET s = 'a' WHERE k = 1 IF s = 'b'"), []string{"false"})
+}

@@ -872,6 +872,24 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		if len(mu.pks) != 1 {
 			return nil, invalid("IN on the partition key is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
+		if mu.cks == nil && m.kind == modUpdate && len(t.ck) > 0 && !inBatch && !m.staticOnly() {
+			// static columns set under conditions on regular columns: a row is needed
+			var missing []string
+			for _, c := range t.ck {
+				restricted := false
+				for _, r := range m.rels {
+					for _, rc := range r.cols {
+						restricted = restricted || rc == c
+					}
+				}
+				if !restricted {
+					missing = append(missing, c.name)
+				}
+			}
+			if len(missing) > 0 {
+				return nil, invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+			}
+		}
 		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete || m.staticOnly())) {
 			return nil, invalid("IN on the clustering key columns is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
