@@ -25,8 +25,6 @@ type Conn struct {
 	wn      int
 	werr    error
 	writeFn func(fd uintptr) bool
-	// tryWriteFn is tryWriteFD, kept as a func value so that TryWrite does not allocate.
-	tryWriteFn func(fd uintptr) bool
 
 	pb     [1]byte // PeerClosed's buffer and result
 	closed bool
@@ -48,7 +46,6 @@ func New(nc net.Conn) *Conn {
 	r := &Conn{rc: rc, local: tc.LocalAddr(), remote: tc.RemoteAddr()}
 	r.readFn = r.readFD
 	r.writeFn = r.writeFD
-	r.tryWriteFn = r.tryWriteFD
 	r.peekFn = r.peekFD
 	return r
 }
@@ -132,28 +129,6 @@ func (r *Conn) Write(p []byte) (int, error) {
 		err = r.werr
 	}
 	return n, err
-}
-
-// TryWrite writes as much of p as the socket's send buffer takes now, without waiting for
-// room: it returns fewer than len(p) bytes and a nil error when the buffer is full.
-func (r *Conn) TryWrite(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	r.wp, r.wn, r.werr = p, 0, nil
-	err := r.rc.Write(r.tryWriteFn)
-	n := r.wn
-	r.wp = nil
-	if err == nil {
-		err = r.werr
-	}
-	return n, err
-}
-
-// tryWriteFD is writeFD without the wait: a full send buffer ends the write.
-func (r *Conn) tryWriteFD(fd uintptr) bool {
-	r.writeFD(fd)
-	return true
 }
 
 // writeFD writes as much of the rest of wp as the socket takes; it returns false to wait for

@@ -13,6 +13,3 @@ func New(net.Conn) *Conn { return nil }
 
 // PeerClosed is never called elsewhere than on Linux (New returns nil); it reports false.
 func (*Conn) PeerClosed() bool { return false }
-
-// TryWrite is never called elsewhere than on Linux (New returns nil); it writes nothing.
-func (*Conn) TryWrite([]byte) (int, error) { return 0, nil }

@@ -114,29 +114,12 @@ type Conn struct {
 	streams chan int16 // free stream ids
 	slots   []atomic.Pointer[Call]
 	writeCh chan *[]byte
-	// queued counts the frames in writeCh that no flush has taken yet (it may dip below
-	// zero for a moment: a frame is counted after it is queued). See flush.
-	queued atomic.Int32
-	// flushing is set while a goroutine owns the writing: a caller in flush or writing its
-	// own frame (see Start), or the writer goroutine finishing a write handed to it. Only
-	// its owner writes, and it looks at the queue again once it lets go. See loops.go.
-	flushing atomic.Bool
-	// batch lists the frames of the current write, by their offset in it: when the write
-	// fails, those it did not reach were not sent (see failWrite). Under wmu.
+	// batch lists the frames of the writer's current write, by their offset in it: when the
+	// write fails, those it did not reach were not sent (see failWrite). The writer
+	// goroutine's alone.
 	batch []queuedFrame
-	// wbuf is the buffer the frames of a write are gathered in, the flush owner's.
-	wbuf []byte
-	// handoff passes a write that would have to wait for room in the socket's send buffer to
-	// the writer goroutine (see handOff); pend and pendFrom are the write and the bytes of it
-	// already written, and writerGone, under hmu, says the writer goroutine has ended.
-	handoff    chan struct{}
-	hmu        sync.Mutex
-	writerGone bool
-	pend       []byte
-	pendFrom   int
-	// wmu is held around every Write to nc, by the flush owner (which may be a caller
-	// writing its own frame, see Start), so frames never interleave; the sweep and
-	// PeerClosed take it too, briefly.
+	// wmu is held around every Write to nc, by the writer goroutine or by a caller writing its
+	// own frame (see Start), so frames never interleave.
 	wmu sync.Mutex
 	w   io.Writer   // writes to nc: a rawio.Conn for TCP on Linux, else nc itself
 	raw *rawio.Conn // nc's rawio.Conn, nil when there is none
@@ -188,7 +171,6 @@ func newConn(nc net.Conn, addr string, cfg Config) (*Conn, error) {
 		streams:   make(chan int16, cfg.MaxStreams),
 		slots:     make([]atomic.Pointer[Call], cfg.MaxStreams),
 		writeCh:   make(chan *[]byte, cfg.MaxStreams),
-		handoff:   make(chan struct{}, 1),
 		maxFrame:  cfg.MaxFrameSize,
 		done:      make(chan struct{}),
 		rkick:     make(chan struct{}, 1),
@@ -388,12 +370,11 @@ func (c *Conn) tryAcquireStream() (int16, error) {
 	}
 }
 
-// Start encodes req in the caller's goroutine, queues it and writes the queued requests unless
-// another goroutine is writing (see loops.go); when it is the only request in flight, its frame
-// is small (at most directWriteMax bytes) and the last read brought a lone response (no burst
-// of callers is about to send), Start writes it at once, which cannot block since the server
-// has read everything sent before. It waits only for a free stream id (respecting ctx), never
-// for the network. The returned Call completes when the response
+// Start encodes req in the caller's goroutine and queues it for the writer; when it is the only
+// request in flight, its frame is small (at most directWriteMax bytes) and the last read brought
+// a lone response (no burst of callers is about to send), Start writes it itself, which cannot
+// block since the server has read everything sent before. It waits only for a free stream id
+// (respecting ctx), never for the network. The returned Call completes when the response
 // arrives or the connection fails; call Release when done with it. When Start returns an error,
 // nothing was sent.
 func (c *Conn) Start(ctx context.Context, req proto.Request) (*Call, error) {
@@ -471,22 +452,17 @@ func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified
 		return c.withdraw(call)
 	default:
 	}
-	if len(*f) <= directWriteMax && c.InFlight() == 1 && !c.burst.Load() && c.flushing.CompareAndSwap(false, true) {
+	if len(*f) <= directWriteMax && c.InFlight() == 1 && !c.burst.Load() && c.wmu.TryLock() {
 		// Nothing else is in flight, so every byte written before was read by the server and
 		// the socket's send buffer is empty: this small write cannot wait for the network.
-		// Written at once, without a trip through the queue (see flush).
-		c.wmu.Lock()
+		// Writing here saves the hand-off to the writer goroutine (two goroutine switches).
 		call.sent.Store(true)
 		n, err := c.writeFrames(*f)
 		if err != nil && n == 0 {
 			call.sent.Store(false) // under wmu, so that a sweep knows it was not sent
 		}
 		c.wmu.Unlock()
-		c.flushing.Store(false)
 		proto.PutBuffer(f)
-		if err == nil {
-			c.flush() // frames queued meanwhile, which this write's ownership kept waiting
-		}
 		if err != nil {
 			c.fail(fmt.Errorf("writing: %w", err))
 			if n == 0 {
@@ -500,17 +476,16 @@ func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified
 	}
 	select {
 	case c.writeCh <- f: // the common case: room in the queue (no two-way select)
+		return call, nil
 	default:
-		select {
-		case c.writeCh <- f:
-		case <-c.done:
-			// Closed after the check above, and the frame was not queued: nothing was sent.
-			proto.PutBuffer(f)
-			return c.withdraw(call)
-		}
 	}
-	c.queued.Add(1)
-	c.flush()
+	select {
+	case c.writeCh <- f:
+	case <-c.done:
+		// Closed after the check above, and the frame was not queued: nothing was sent.
+		proto.PutBuffer(f)
+		return c.withdraw(call)
+	}
 	return call, nil
 }
 

@@ -2,19 +2,15 @@
 // the handshake (OPTIONS, STARTUP with compression, SASL authentication, USE), and multiplexed
 // requests over up to 32768 stream ids.
 //
-// Requests are encoded in the caller's goroutine and queued; the caller then writes every
-// request already queued with a single Write call, unless another goroutine is writing, which
-// takes the new request into its next write (no timers: a lone request is written at once).
-// Under concurrency the writer yields first to the goroutines about to queue requests, so one
-// write carries them all. A caller never waits for the network: what the socket's send buffer
-// does not take at once (and every write of a TLS or protocol v5 connection) goes to the
-// connection's writer goroutine, which waits for room. One reader goroutine reads frames into
-// pooled buffers and hands each to the request waiting on its stream through that request's
-// own buffered channel; responses are decoded in the caller's goroutine (Call.Response), so the
-// two connection goroutines only move bytes.
+// Each connection runs one writer goroutine, which takes every request already queued and
+// writes them with a single Write call (no timers: a lone request is written at once), and one
+// reader goroutine, which reads frames into pooled buffers and hands each to the request
+// waiting on its stream through that request's own buffered channel. Requests are encoded in
+// the caller's goroutine, and responses are decoded there too (Call.Response), so the two
+// connection goroutines only move bytes.
 //
-// A request alone on its connection skips the hand-offs: its caller writes the frame itself
-// and may read the response itself (Call.Pump), exactly as a bare socket loop would.
+// A request alone on its connection skips both hand-offs: its caller writes the frame itself
+// (Start) and may read the response itself (Call.Pump), exactly as a bare socket loop would.
 // Only one goroutine reads at a time; the reader goroutine takes over whenever a caller waits
 // on Done, and reads an idle connection after a short interval so a closed socket is noticed.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -36,198 +37,56 @@ func (c *Conn) start() {
 	}
 }
 
-// Writing the socket.
-//
-// A caller that queues a frame then flushes the queue itself (flush), unless another goroutine
-// already owns the flush, which then takes the frame too: the owner takes the write lock,
-// gathers the queued frames, yielding first while other requests are in flight (see
-// gatherBatch), and writes the lot with one system call. No frame is left behind: a caller
-// counts its frame (queued) after queuing it, then tries to take the ownership (flushing); an
-// owner lets go of it, then reads the count. Atomics being sequentially consistent, either the
-// caller takes the ownership or the owner that kept it from doing so sees the frame counted.
-// This saves waking a writer goroutine for every write (a hand-off between goroutines that,
-// with an idle processor, also wakes that processor and its thread).
-//
-// A caller never waits for the network: on a plain TCP connection the owner writes what the
-// socket's send buffer takes at once (rawio.Conn.TryWrite) and hands the rest, with the write
-// lock and the ownership, to the connection's writer goroutine, which waits for room. Where
-// there is no such non-blocking write (TLS and other net.Conns, and protocol v5 segments), the
-// owner hands every write to the writer goroutine, as it gathered it.
-
-// callerFlushes bounds the writes a caller makes in flush, so that a caller whose frame went out
-// is not kept writing others' frames for as long as they keep coming: after that many, the
-// flush goes on in the writer goroutine.
-const callerFlushes = 2
-
-// writeLoop is the writer goroutine: it finishes the writes handed to it (see handOff), or
-// flushes when handed the ownership alone, then flushes what was queued meanwhile.
+// writeLoop writes every queued frame: it takes one (blocking), then, holding the write lock,
+// everything else already queued without blocking, yielding first while other requests are in
+// flight (see below), and writes the lot with one Write call.
 func (c *Conn) writeLoop() {
 	defer c.wg.Done()
+	buf := make([]byte, 0, 64<<10)
 	for {
+		var f *[]byte
 		select {
-		case <-c.handoff:
+		case f = <-c.writeCh:
 		case <-c.done:
-			// A write handed over as the connection failed is still ended here, so that its
-			// frames are claimed and the write lock and the ownership are let go.
-			c.hmu.Lock()
-			c.writerGone = true
-			pending := false
-			select {
-			case <-c.handoff:
-				pending = true
-			default:
-			}
-			c.hmu.Unlock()
-			if pending {
-				if c.pend != nil {
-					c.writePending()
-				} else {
-					c.flushing.Store(false) // the sweep completes the queued frames' calls
+			return
+		}
+		// The write lock is taken before gathering: while another Write is in progress
+		// (a caller writing its own frame), frames keep queuing and this Write takes them all.
+		c.wmu.Lock()
+		c.batch = c.batch[:0]
+		buf = c.appendFrame(buf[:0], f)
+		// Other requests in flight, or a burst (see reader.go): their callers, readied by the
+		// reader, are likely about to queue frames. Yielding lets them run first, so that one write carries them all; the
+		// writer yields again as long as a yield brought new frames. This trades no timer and
+		// no idle wait (the writer is runnable again at once) for far fewer write calls under
+		// concurrency.
+		if c.InFlight() > 1 || c.burst.Load() {
+			for n := len(buf); ; n = len(buf) {
+				runtime.Gosched()
+				if buf = c.gather(buf); len(buf) == n || len(buf) >= writeBatchLimit {
+					break
 				}
 			}
-			return
-		}
-		var ok bool
-		if c.pend != nil {
-			ok = c.writePending()
 		} else {
-			ok = c.flushQueued()
+			buf = c.gather(buf)
 		}
-		if ok {
-			c.flushUpTo(-1)
+		c.markSent()
+		n, err := c.writeFrames(buf)
+		var unsent []*Call
+		if err != nil {
+			// Claimed under wmu: a sweep, which takes wmu, cannot take them for requests in
+			// flight.
+			unsent = c.claimBatchUnsent(n)
 		}
-	}
-}
-
-// flush writes the queued frames, unless another goroutine owns the writing (and so takes
-// them). It is called by a caller that queued a frame, and by an owner letting go.
-func (c *Conn) flush() { c.flushUpTo(callerFlushes) }
-
-// flushUpTo is flush making at most limit writes (no bound when limit is negative) before it hands
-// the ownership to the writer goroutine.
-func (c *Conn) flushUpTo(limit int) {
-	for i := 0; c.queued.Load() > 0 && c.flushing.CompareAndSwap(false, true); i++ {
-		if i == limit {
-			c.handOff(nil, 0)
-			return
-		}
-		if !c.flushQueued() {
-			return
-		}
-	}
-}
-
-// flushQueued gathers the queued frames and writes them, as the owner. It reports false when
-// it handed the write to the writer goroutine (which owns the writing from then on) or the
-// connection failed; it lets go of the ownership otherwise.
-func (c *Conn) flushQueued() bool {
-	select {
-	case <-c.done:
-		// The sweep completes the calls of the frames still queued.
-		c.flushing.Store(false)
-		return false
-	default:
-	}
-	c.wmu.Lock()
-	buf := c.gatherBatch(c.wbuf[:0])
-	if len(buf) == 0 {
 		c.wmu.Unlock()
-		c.flushing.Store(false)
-		return true
-	}
-	c.markSent()
-	if c.raw == nil || c.segmented {
-		c.handOff(buf, 0)
-		return false
-	}
-	n, err := c.raw.TryWrite(buf)
-	if err == nil && n < len(buf) {
-		c.handOff(buf, n)
-		return false
-	}
-	return c.endWrite(buf, n, err)
-}
-
-// handOff passes the ownership of the writing to the writer goroutine, with the write of buf,
-// of which from bytes are written, and the write lock; with a nil buf, the ownership alone,
-// for the writer goroutine to flush. When the writer goroutine has ended (the connection
-// failed), the write ends here as failed after from bytes.
-func (c *Conn) handOff(buf []byte, from int) {
-	c.hmu.Lock()
-	if c.writerGone {
-		c.hmu.Unlock()
-		if buf == nil {
-			c.flushing.Store(false) // the sweep completes the queued frames' calls
+		if err != nil {
+			c.failWrite(err, unsent)
 			return
 		}
-		c.endWrite(buf, from, net.ErrClosed)
-		return
-	}
-	c.pend, c.pendFrom = buf, from
-	c.handoff <- struct{}{} // never blocks: only the owner sends, and the writer took the last
-	c.hmu.Unlock()
-}
-
-// writePending finishes the write handed over by handOff, waiting for room in the socket's
-// send buffer, and reports whether it succeeded.
-func (c *Conn) writePending() bool {
-	buf, from := c.pend, c.pendFrom
-	c.pend = nil
-	var n int
-	var err error
-	if from == 0 {
-		n, err = c.writeFrames(buf)
-	} else {
-		var m int
-		m, err = c.w.Write(buf[from:])
-		n = from + m
-	}
-	return c.endWrite(buf, n, err)
-}
-
-// endWrite ends the owner's write of buf, n bytes of which were sent before err: it keeps the
-// buffer, lets go of the write lock and the ownership and, after a failed write, closes the
-// connection, completing the calls whose frames were not sent with a *NotSentError. It
-// reports whether the write succeeded.
-func (c *Conn) endWrite(buf []byte, n int, err error) bool {
-	var unsent []*Call
-	if err != nil {
-		// Claimed under wmu: a sweep, which takes wmu, cannot take them for requests in
-		// flight.
-		unsent = c.claimBatchUnsent(n)
-	}
-	if cap(buf) > writeBufferKeep {
-		buf = nil
-	}
-	c.wbuf = buf[:0]
-	c.wmu.Unlock()
-	c.flushing.Store(false)
-	if err != nil {
-		c.failWrite(err, unsent)
-		return false
-	}
-	return true
-}
-
-// gatherBatch starts a write: it takes the queued frames into buf and, when other requests
-// are in flight or a burst is on (see reader.go), yields first to the goroutines that can
-// run here, whose callers, readied by the reader, are likely about to queue frames, and
-// yields again as long as a yield brought new frames, so that one write carries them all.
-// This trades no timer and no idle wait for far fewer write calls under concurrency. c.wmu
-// is held.
-func (c *Conn) gatherBatch(buf []byte) []byte {
-	c.batch = c.batch[:0]
-	buf = c.gather(buf)
-	if len(buf) == 0 || (c.InFlight() <= 1 && !c.burst.Load()) {
-		return buf
-	}
-	for n := len(buf); len(buf) < writeBatchLimit; n = len(buf) {
-		yield()
-		if buf = c.gather(buf); len(buf) == n {
-			break
+		if cap(buf) > writeBufferKeep {
+			buf = make([]byte, 0, 64<<10)
 		}
 	}
-	return buf
 }
 
 // gather appends the frames already queued to buf, without blocking, until buf holds
@@ -236,7 +95,6 @@ func (c *Conn) gather(buf []byte) []byte {
 	for len(buf) < writeBatchLimit {
 		select {
 		case f := <-c.writeCh:
-			c.queued.Add(-1)
 			buf = c.appendFrame(buf, f)
 		default:
 			return buf
@@ -307,7 +165,6 @@ func (c *Conn) drainQueued(unsent []*Call) []*Call {
 	for {
 		select {
 		case f := <-c.writeCh:
-			c.queued.Add(-1)
 			unsent = c.claimUnsent(unsent, frameStream(*f))
 			proto.PutBuffer(f)
 		default:
