@@ -3,9 +3,12 @@ package conn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
 )
@@ -277,5 +280,65 @@ func TestConnectionFailureCompletesQueuedCallsWithErrNotSent(t *testing.T) {
 	}
 	if !errors.Is(herr, ErrConnClosed) || errors.Is(herr, ErrNotSent) {
 		t.Errorf("the request the server read: %v; want the connection's error, not matching ErrNotSent", herr)
+	}
+}
+
+// TestStartDoesNotWaitWhenTheServerStopsReading checks that Start never waits for the
+// network: with the server not reading, the socket's buffers fill, and the writer goroutine,
+// not the callers, waits for room. Once the server reads again, every request arrives
+// intact, in order, and is answered.
+func TestStartDoesNotWaitWhenTheServerStopsReading(t *testing.T) {
+	gate := make(chan struct{})
+	var openGate sync.Once
+	var mu sync.Mutex
+	var seen []string
+	s := startFake(t, func(fc *fakeConn, h proto.Header, body []byte) {
+		<-gate
+		mu.Lock()
+		seen = append(seen, queryText(body))
+		mu.Unlock()
+		_ = fc.send(h.Stream, proto.OpResult, voidBody())
+	})
+	c := dialFake(t, s, Config{})
+	// Registered after startFake's: runs first, so that the server's handlers end.
+	t.Cleanup(func() { openGate.Do(func() { close(gate) }) })
+	// 96 requests of 512 KiB: 48 MiB, far more than loopback's socket buffers hold.
+	const n = 96
+	pad := strings.Repeat("x", 512<<10)
+	starts := make(chan started, n)
+	go func() {
+		for i := 0; i < n; i++ {
+			call, err := c.Start(context.Background(), query(fmt.Sprintf("%03d %s", i, pad)))
+			starts <- started{call, err}
+		}
+	}()
+	var calls []*Call
+	for i := 0; i < n; i++ {
+		select {
+		case st := <-starts:
+			if st.err != nil {
+				t.Fatalf("Start %d: %v", i, st.err)
+			}
+			calls = append(calls, st.call)
+		case <-time.After(time.Minute):
+			t.Fatalf("Start %d has not returned after a minute with the server not reading: it waits for the network", i)
+		}
+	}
+	openGate.Do(func() { close(gate) })
+	for i, call := range calls {
+		if _, err := call.Response(); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		call.Release()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != n {
+		t.Fatalf("the server read %d requests, want %d", len(seen), n)
+	}
+	for i, q := range seen {
+		if want := fmt.Sprintf("%03d %s", i, pad); q != want {
+			t.Fatalf("request %d as the server read it: %.20q (%d bytes), want %.20q (%d bytes)", i, q, len(q), want, len(want))
+		}
 	}
 }
