@@ -89,18 +89,20 @@ func (m *modPlan) staticOnly() bool {
 		}
 	}
 	if m.kind == modDelete {
-		// a DELETE without columns deletes rows or the partition
-		if len(m.targets) == 0 {
-			return false
-		}
-		for _, tg := range m.targets {
-			if tg.col.kind != kindStatic {
-				return false
-			}
-		}
-		return true
+		return m.deletesOnlyStatic()
 	}
 	return len(m.assigns) > 0 || len(m.conds) > 0
+}
+
+// deletesOnlyStatic reports whether a DELETE names columns, all of them static (a DELETE
+// without columns deletes rows or the partition).
+func (m *modPlan) deletesOnlyStatic() bool {
+	for _, tg := range m.targets {
+		if tg.col.kind != kindStatic {
+			return false
+		}
+	}
+	return len(m.targets) > 0
 }
 
 // updatesStatic reports whether the statement writes or deletes a static column.
@@ -230,7 +232,7 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 		if err := m.constantError(e); err != nil {
 			return nil, err
 		}
-		return nil, invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+		return nil, invalid(msgMissingPartition+"%s", strings.Join(missing, ", "))
 	}
 	// the clustering key may be left out when static columns, and only they, are set
 	onlyStatic, static := true, false
@@ -250,7 +252,7 @@ func (e *Engine) planInsert(st *cql.Insert, ks string, vars []Column) (plan, err
 		if err := m.constantError(e); err != nil {
 			return nil, err
 		}
-		return nil, invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+		return nil, invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
 	}
 	e.bindUsing(bd, st.Using, m)
 	for _, c := range t.pk {
@@ -348,7 +350,7 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 		m.assigns = append(m.assigns, as)
 	}
 	if err := m.analyseKey(st.Where, bd, true); err != nil {
-		if msg := err.Error(); strings.HasPrefix(msg, "Some clustering keys are missing") || strings.HasPrefix(msg, "Some partition key parts are missing") {
+		if msg := err.Error(); strings.HasPrefix(msg, msgMissingClustering) || strings.HasPrefix(msg, msgMissingPartition) {
 			if cerr := m.constantError(e); cerr != nil {
 				return nil, cerr
 			}
@@ -476,6 +478,24 @@ func (m *modPlan) constantError(e *Engine) error {
 	return nil
 }
 
+// Cassandra's messages for a statement missing part of its primary key, followed by the names
+// of the missing columns: planUpdate tells them from analyseKey's other errors.
+const (
+	msgMissingPartition  = "Some partition key parts are missing: "
+	msgMissingClustering = "Some clustering keys are missing: "
+)
+
+// missingFrom returns the names of the columns of cols that in does not hold, in order.
+func missingFrom(cols []*column, in map[*column]bool) []string {
+	var missing []string
+	for _, c := range cols {
+		if !in[c] {
+			missing = append(missing, c.name)
+		}
+	}
+	return missing
+}
+
 // termHasMarker reports whether a term holds a bind marker at any depth.
 func termHasMarker(t *cql.Term) bool {
 	if t.Kind == cql.TermBind {
@@ -523,14 +543,8 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 			}
 		}
 	}
-	var missing []string
-	for _, c := range t.pk {
-		if !pk[c] {
-			missing = append(missing, c.name)
-		}
-	}
-	if len(missing) > 0 {
-		return invalid("Some partition key parts are missing: %s", strings.Join(missing, ", "))
+	if missing := missingFrom(t.pk, pk); len(missing) > 0 {
+		return invalid(msgMissingPartition+"%s", strings.Join(missing, ", "))
 	}
 	if len(nonPK) > 0 {
 		return invalid("Non PRIMARY KEY columns found in where clause: %s ", strings.Join(nonPK, ", "))
@@ -555,13 +569,8 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 			}
 			return invalid("Range deletions are not supported for specific columns")
 		}
-		for _, c := range t.ck {
-			if !ck[c] {
-				missing = append(missing, c.name)
-			}
-		}
-		if len(missing) > 0 {
-			return invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+		if missing := missingFrom(t.ck, ck); len(missing) > 0 {
+			return invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
 		}
 	} else {
 		// clustering restrictions must be a prefix, with at most one slice at its end
@@ -874,20 +883,14 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		}
 		if mu.cks == nil && m.kind == modUpdate && len(t.ck) > 0 && !inBatch && !m.staticOnly() {
 			// static columns set under conditions on regular columns: a row is needed
-			var missing []string
-			for _, c := range t.ck {
-				restricted := false
-				for _, r := range m.rels {
-					for _, rc := range r.cols {
-						restricted = restricted || rc == c
-					}
-				}
-				if !restricted {
-					missing = append(missing, c.name)
+			restricted := map[*column]bool{}
+			for _, r := range m.rels {
+				for _, c := range r.cols {
+					restricted[c] = true
 				}
 			}
-			if len(missing) > 0 {
-				return nil, invalid("Some clustering keys are missing: %s", strings.Join(missing, ", "))
+			if missing := missingFrom(t.ck, restricted); len(missing) > 0 {
+				return nil, invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
 			}
 		}
 		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete || m.staticOnly())) {
@@ -896,13 +899,8 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 && !m.staticOnly() {
 			// a conditional DELETE of static columns alone needs only the partition key
 			what := "delete non static columns"
-			if len(m.targets) > 0 {
+			if m.deletesOnlyStatic() {
 				what = "use IF condition on non static columns"
-				for _, tg := range m.targets {
-					if tg.col.kind != kindStatic {
-						what = "delete non static columns"
-					}
-				}
 			}
 			return nil, invalid("DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to %s", what)
 		}

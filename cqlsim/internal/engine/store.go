@@ -176,10 +176,10 @@ func writeCell(dst *cell, v []byte, ts, exp int64, ttl int32, floor int64) {
 
 // rowLive reports whether a row has a live marker or a live cell.
 func rowLive(r *row, p *partition, now int64) bool {
-	floor := max(r.deletedAt, p.deletedAt)
-	if r.marker.set && r.marker.ts > floor && (r.marker.exp == 0 || r.marker.exp > now) {
+	if markerLive(r, p, now) {
 		return true
 	}
+	floor := max(r.deletedAt, p.deletedAt)
 	for i := range r.cells {
 		c := &r.cells[i]
 		if c.ts > floor && c.live(now) {
