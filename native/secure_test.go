@@ -161,6 +161,9 @@ func TestSecureCassandra(t *testing.T) {
 		if want := "Provided username " + role + " and/or password are incorrect"; !strings.Contains(ae.Message, want) {
 			t.Errorf("wrong password: message %q, want it to contain %q", ae.Message, want)
 		}
+		if n := strings.Count(err.Error(), "and/or password are incorrect"); n != 1 {
+			t.Errorf("wrong password: the server's message appears %d times in %q, want once", n, err)
+		}
 		t.Logf("wrong password: %v", err)
 	})
 

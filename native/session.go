@@ -284,16 +284,22 @@ func (s *Session) dialPorts(ctx context.Context, addr string, port, localPort in
 }
 
 // dialError turns a server ERROR met during the handshake (bad credentials, say) into the
-// typed error for its code, keeping the step that failed in the message.
+// typed error for its code, keeping the step that failed in the message:
+// "native: connecting to ADDR: authentication: authentication error: MESSAGE (host ADDR)".
 func dialError(addr string, err error) error {
 	if err == nil {
 		return nil
 	}
 	var er *proto.ErrorResponse
-	if errors.As(err, &er) {
-		return fmt.Errorf("native: connecting to %s: %w (%v)", addr, serverError(er, addr, nil), err)
+	if !errors.As(err, &er) {
+		return err
 	}
-	return err
+	var de *conn.DialError
+	if errors.As(err, &de) && de.Step != "" && de.Err == error(er) {
+		// The server refused the step itself: its error says all the connection's does.
+		return fmt.Errorf("native: connecting to %s: %s: %w", addr, de.Step, serverError(er, addr, nil))
+	}
+	return fmt.Errorf("native: connecting to %s: %w (%v)", addr, serverError(er, addr, nil), err)
 }
 
 // connConfig is the connection configuration for dialling addr.
