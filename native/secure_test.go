@@ -56,7 +56,7 @@ func (c *firstByteConn) Write(p []byte) (int, error) {
 // TestSecureCassandra runs against real Cassandra nodes that require a password and serve TLS
 // (scripts/cassandra up --secure; the secure step of scripts/test): a superuser session over
 // verified TLS, a role's session in plain CQL whose missing permission comes back as an
-// *UnauthorizedError, and connection attempts with a wrong password, no credentials and an
+// *UnauthorizedError, protocol v5 with lz4 over TLS, and connection attempts with a wrong password, no credentials and an
 // untrusted certificate, each failing at once with an error that says why.
 func TestSecureCassandra(t *testing.T) {
 	sc := cqltest.Secure(t)
@@ -141,6 +141,34 @@ func TestSecureCassandra(t *testing.T) {
 		}
 		if ue.Code != native.CodeUnauthorized || !strings.Contains(ue.Message, "has no MODIFY permission") || !strings.Contains(ue.Message, role) {
 			t.Errorf("INSERT without MODIFY: code %v, message %q", ue.Code, ue.Message)
+		}
+	})
+
+	t.Run("v5 with lz4 over TLS", func(t *testing.T) {
+		// Protocol v5's checksummed segments, compressed, inside TLS records: a value over one
+		// segment's 128 KiB payload travels in several.
+		s, err := native.Connect(ctxT(t), native.Config{
+			Hosts:           sc.Hosts,
+			Keyspace:        ks,
+			Authenticator:   &native.PasswordAuthenticator{Username: cqltest.SecureUser, Password: cqltest.SecurePassword},
+			TLS:             sc.TLSConfig(),
+			ProtocolVersion: 5,
+			Compression:     "lz4",
+			Timeout:         30 * time.Second,
+		})
+		if err != nil {
+			t.Fatalf("v5, lz4, TLS: %v", err)
+		}
+		defer s.Close()
+		if v := s.ProtocolVersion(); v != 5 {
+			t.Fatalf("protocol version %d, want 5", v)
+		}
+		big := strings.Repeat("cqlbridge over TLS, v5 and lz4; ", 10000) // 320,000 bytes
+		mustExec(t, s, "INSERT INTO kv (k, v) VALUES (?, ?)", int32(3), big)
+		res := mustExec(t, s, "SELECT v FROM kv WHERE k = ?", int32(3))
+		var got string
+		if row, ok := res.First(); !ok || row.Scan(&got) != nil || got != big {
+			t.Errorf("read back %d bytes (%d rows), want the %d written", len(got), res.Len(), len(big))
 		}
 	})
 
