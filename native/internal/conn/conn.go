@@ -464,7 +464,7 @@ func (c *Conn) startCall(ctx context.Context, req proto.Request, onDone Notified
 		c.wmu.Unlock()
 		proto.PutBuffer(f)
 		if err != nil {
-			c.fail(fmt.Errorf("writing: %w", err))
+			c.fail(c.writeFailure(err))
 			if n == 0 {
 				// Not a byte of the request was sent: the caller may send it elsewhere.
 				return c.withdraw(call)

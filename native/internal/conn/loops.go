@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/cqlbridge/cqlbridge/native/proto"
@@ -155,8 +156,45 @@ func (c *Conn) claimBatchUnsent(n int) []*Call {
 // completed with a *NotSentError, so that their callers may send them elsewhere.
 func (c *Conn) failWrite(err error, unsent []*Call) {
 	unsent = c.drainQueued(unsent)
-	c.fail(fmt.Errorf("writing: %w", err))
+	c.fail(c.writeFailure(err))
 	c.completeUnsent(unsent)
+}
+
+// resetGrace bounds how long a connection whose write was reset waits for what the server sent
+// before (see writeFailure).
+const resetGrace = 200 * time.Millisecond
+
+// writeFailure returns the cause to fail the connection with after a write failed with err.
+// A server that refuses a connection often says why and closes it: a TLS node that requires a
+// client certificate sends an alert ("certificate required") once the client's side of the
+// handshake is done (at TLS 1.3), and a write after the close is reset. What it sent is still
+// to be read, and says far more than "connection reset by peer": after a reset, a goroutine
+// reading meets it at once and fails the connection with it, so this waits for that (at most
+// resetGrace); with no goroutine reading, this reads it, and returns a TLS alert found there.
+func (c *Conn) writeFailure(err error) error {
+	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("writing: %w", err)
+	}
+	if !c.rmu.TryLock() {
+		t := time.NewTimer(resetGrace)
+		select {
+		case <-c.done:
+		case <-t.C:
+		}
+		t.Stop()
+		return fmt.Errorf("writing: %w", err)
+	}
+	defer c.rmu.Unlock()
+	if c.nc.SetReadDeadline(time.Now().Add(resetGrace)) != nil {
+		return fmt.Errorf("writing: %w", err)
+	}
+	c.deadlineSet = true
+	var b [256]byte
+	_, rerr := c.nc.Read(b[:])
+	if op := (*net.OpError)(nil); errors.As(rerr, &op) && op.Op == "remote error" {
+		return fmt.Errorf("reading: %w", rerr) // crypto/tls's error for an alert
+	}
+	return fmt.Errorf("writing: %w", err)
 }
 
 // drainQueued takes the frames still queued for the writer, which no write carried, and
