@@ -56,8 +56,9 @@ func (c *firstByteConn) Write(p []byte) (int, error) {
 // TestSecureCassandra runs against real Cassandra nodes that require a password and serve TLS
 // (scripts/cassandra up --secure; the secure step of scripts/test): a superuser session over
 // verified TLS, a role's session in plain CQL whose missing permission comes back as an
-// *UnauthorizedError, protocol v5 with lz4 over TLS, and connection attempts with a wrong password, no credentials and an
-// untrusted certificate, each failing at once with an error that says why.
+// *UnauthorizedError, protocol v5 with lz4 over TLS, and connection attempts with a wrong
+// password, no credentials, no client certificate and an untrusted server certificate, each
+// failing with an error that says why.
 func TestSecureCassandra(t *testing.T) {
 	sc := cqltest.Secure(t)
 	ctx := ctxT(t)
@@ -207,12 +208,32 @@ func TestSecureCassandra(t *testing.T) {
 		t.Logf("no credentials: %v", err)
 	})
 
+	t.Run("no client certificate", func(t *testing.T) {
+		// The nodes require one. At TLS 1.3 the client's handshake completes before the node
+		// checks: its refusal is an alert that arrives instead of the first answer.
+		start := time.Now()
+		s, err := native.Connect(ctxT(t), native.Config{
+			Hosts:         sc.Hosts,
+			Authenticator: &native.PasswordAuthenticator{Username: cqltest.SecureUser, Password: cqltest.SecurePassword},
+			TLS:           &tls.Config{RootCAs: sc.Roots},
+			Timeout:       30 * time.Second,
+		})
+		if err == nil {
+			s.Close()
+			t.Fatal("connected over TLS without the client certificate the nodes require")
+		}
+		if !strings.Contains(err.Error(), "certificate") {
+			t.Errorf("no client certificate: %v, want the error to say the node wanted a certificate", err)
+		}
+		t.Logf("refused after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	})
+
 	t.Run("untrusted certificate", func(t *testing.T) {
 		start := time.Now()
 		s, err := native.Connect(ctxT(t), native.Config{
 			Hosts:         sc.Hosts,
 			Authenticator: &native.PasswordAuthenticator{Username: cqltest.SecureUser, Password: cqltest.SecurePassword},
-			TLS:           &tls.Config{RootCAs: x509.NewCertPool()},
+			TLS:           &tls.Config{RootCAs: x509.NewCertPool(), Certificates: []tls.Certificate{sc.ClientCert}},
 		})
 		if err == nil {
 			s.Close()

@@ -17,11 +17,13 @@ import (
 )
 
 // secureLogin is how a secure-cluster session is opened: credentials ("" for none) and, when
-// caFile is set, TLS that trusts that file's certificates and verifies the host.
+// caFile is set, TLS that trusts that file's certificates, verifies the host and presents the
+// client certificate of certFile and keyFile when they are set.
 type secureLogin struct {
-	user, password string
-	keyspace       string
-	caFile         string
+	user, password    string
+	keyspace          string
+	caFile            string
+	certFile, keyFile string
 }
 
 // secureSession is the part of a session the secure trace uses, for gocql and for the shim.
@@ -58,7 +60,7 @@ func legacySecureConnect(hosts []string, l secureLogin) (secureSession, error) {
 		cfg.Authenticator = gocqlv1.PasswordAuthenticator{Username: l.user, Password: l.password}
 	}
 	if l.caFile != "" {
-		cfg.SslOpts = &gocqlv1.SslOptions{CaPath: l.caFile, EnableHostVerification: true}
+		cfg.SslOpts = &gocqlv1.SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, EnableHostVerification: true}
 	}
 	s, err := cfg.CreateSession()
 	if err != nil {
@@ -76,7 +78,7 @@ func shimSecureConnect(hosts []string, l secureLogin) (secureSession, error) {
 		cfg.Authenticator = PasswordAuthenticator{Username: l.user, Password: l.password}
 	}
 	if l.caFile != "" {
-		cfg.SslOpts = &SslOptions{CaPath: l.caFile, EnableHostVerification: true}
+		cfg.SslOpts = &SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, EnableHostVerification: true}
 	}
 	s, err := cfg.CreateSession()
 	if err != nil {
@@ -120,12 +122,15 @@ type secureTrace struct {
 	RoleWrite          *requestFailure
 	WrongPassword      *requestFailure
 	NoCredentials      *requestFailure
+	NoClientCert       *requestFailure
 	UntrustedCA        *requestFailure
 	RoleReadAfterError string
 }
 
-func runSecureTrace(hosts []string, caFile, otherCA, ks, role string, connect func([]string, secureLogin) (secureSession, error)) secureTrace {
+func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, connect func([]string, secureLogin) (secureSession, error)) secureTrace {
 	var tr secureTrace
+	hosts := sc.Hosts
+	superTLS := secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: sc.CAFile, certFile: sc.CertFile, keyFile: sc.KeyFile}
 	attempt := func(l secureLogin) *requestFailure {
 		s, err := connect(hosts, l)
 		if err == nil {
@@ -134,7 +139,7 @@ func runSecureTrace(hosts []string, caFile, otherCA, ks, role string, connect fu
 		}
 		return failure(err)
 	}
-	if s, err := connect(hosts, secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: caFile}); err != nil {
+	if s, err := connect(hosts, superTLS); err != nil {
 		tr.SuperuserOverTLS = "error: " + err.Error()
 	} else {
 		var v string
@@ -162,18 +167,26 @@ func runSecureTrace(hosts []string, caFile, otherCA, ks, role string, connect fu
 		}
 		s.close()
 	}
-	tr.WrongPassword = attempt(secureLogin{user: role, password: "not-it", caFile: caFile})
+	wrong := superTLS
+	wrong.user, wrong.password = role, "not-it"
+	tr.WrongPassword = attempt(wrong)
 	tr.NoCredentials = attempt(secureLogin{})
-	tr.UntrustedCA = attempt(secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: otherCA})
+	noCert := superTLS
+	noCert.certFile, noCert.keyFile = "", ""
+	tr.NoClientCert = attempt(noCert)
+	untrusted := superTLS
+	untrusted.caFile = otherCA
+	tr.UntrustedCA = attempt(untrusted)
 	return tr
 }
 
 // TestSecureClusterLikeGocql runs the same steps with gocql v1.7.0 and with the shim against
 // real Cassandra nodes that require a password and serve TLS (scripts/cassandra up --secure;
 // the secure step of scripts/test), and compares what each observes: a superuser session over
-// verified TLS (SslOptions with CaPath and host verification), a role's session in plain CQL
-// whose write without MODIFY permission fails, and sessions refused for a wrong password, no
-// credentials and a certificate no trusted root signs.
+// verified TLS (SslOptions with CaPath, host verification and a client certificate), a role's
+// session in plain CQL whose write without MODIFY permission fails, and sessions refused for a
+// wrong password, no credentials, no client certificate and a server certificate no trusted
+// root signs.
 func TestSecureClusterLikeGocql(t *testing.T) {
 	sc := cqltest.Secure(t)
 	other := filepath.Join(t.TempDir(), "other-ca.pem")
@@ -182,7 +195,7 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	su, err := shimSecureConnect(sc.Hosts, secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: sc.CAFile})
+	su, err := shimSecureConnect(sc.Hosts, secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: sc.CAFile, certFile: sc.CertFile, keyFile: sc.KeyFile})
 	if err != nil {
 		t.Fatalf("superuser session: %v", err)
 	}
@@ -208,9 +221,9 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 		}
 	}
 
-	legacy := runSecureTrace(sc.Hosts, sc.CAFile, other, ks, role, legacySecureConnect)
-	shim := runSecureTrace(sc.Hosts, sc.CAFile, other, ks, role, shimSecureConnect)
-	for _, f := range []*requestFailure{legacy.WrongPassword, legacy.NoCredentials, legacy.UntrustedCA, shim.WrongPassword, shim.NoCredentials, shim.UntrustedCA} {
+	legacy := runSecureTrace(sc, other, ks, role, legacySecureConnect)
+	shim := runSecureTrace(sc, other, ks, role, shimSecureConnect)
+	for _, f := range []*requestFailure{legacy.WrongPassword, legacy.NoCredentials, legacy.NoClientCert, legacy.UntrustedCA, shim.WrongPassword, shim.NoCredentials, shim.NoClientCert, shim.UntrustedCA} {
 		if f != nil {
 			t.Logf("%+v", *f)
 		}
@@ -244,7 +257,7 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 	if shim.RoleWrite == nil || shim.RoleWrite.Code != ErrCodeUnauthorized {
 		t.Errorf("shim: the role's write without MODIFY gave %+v, want code %#x", shim.RoleWrite, ErrCodeUnauthorized)
 	}
-	for name, f := range map[string]*requestFailure{"wrong password": shim.WrongPassword, "no credentials": shim.NoCredentials, "untrusted CA": shim.UntrustedCA} {
+	for name, f := range map[string]*requestFailure{"wrong password": shim.WrongPassword, "no credentials": shim.NoCredentials, "no client certificate": shim.NoClientCert, "untrusted CA": shim.UntrustedCA} {
 		if f == nil || f.Text == "connected" {
 			t.Errorf("shim: %s: connected", name)
 		}
