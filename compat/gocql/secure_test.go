@@ -17,13 +17,15 @@ import (
 )
 
 // secureLogin is how a secure-cluster session is opened: credentials ("" for none) and, when
-// caFile is set, TLS that trusts that file's certificates, verifies the host and presents the
-// client certificate of certFile and keyFile when they are set.
+// caFile or config is set, SslOptions with CaPath caFile, CertPath and KeyPath certFile and
+// keyFile, Config config and EnableHostVerification unless noVerify.
 type secureLogin struct {
 	user, password    string
 	keyspace          string
 	caFile            string
 	certFile, keyFile string
+	config            *tls.Config
+	noVerify          bool
 }
 
 // secureSession is the part of a session the secure trace uses, for gocql and for the shim.
@@ -59,8 +61,8 @@ func legacySecureConnect(hosts []string, l secureLogin) (secureSession, error) {
 	if l.user != "" {
 		cfg.Authenticator = gocqlv1.PasswordAuthenticator{Username: l.user, Password: l.password}
 	}
-	if l.caFile != "" {
-		cfg.SslOpts = &gocqlv1.SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, EnableHostVerification: true}
+	if l.caFile != "" || l.config != nil {
+		cfg.SslOpts = &gocqlv1.SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, Config: l.config, EnableHostVerification: !l.noVerify}
 	}
 	s, err := cfg.CreateSession()
 	if err != nil {
@@ -77,8 +79,8 @@ func shimSecureConnect(hosts []string, l secureLogin) (secureSession, error) {
 	if l.user != "" {
 		cfg.Authenticator = PasswordAuthenticator{Username: l.user, Password: l.password}
 	}
-	if l.caFile != "" {
-		cfg.SslOpts = &SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, EnableHostVerification: true}
+	if l.caFile != "" || l.config != nil {
+		cfg.SslOpts = &SslOptions{CaPath: l.caFile, CertPath: l.certFile, KeyPath: l.keyFile, Config: l.config, EnableHostVerification: !l.noVerify}
 	}
 	s, err := cfg.CreateSession()
 	if err != nil {
@@ -125,6 +127,13 @@ type secureTrace struct {
 	NoClientCert       *requestFailure
 	UntrustedCA        *requestFailure
 	RoleReadAfterError string
+	// SslOptions' combinations of Config and EnableHostVerification (gocql's setupTLSConfig):
+	// the untrusted CA without host verification (connects: nothing is verified), a Config
+	// trusting the nodes without EnableHostVerification (verified, with the host as server
+	// name), and a Config that skips verification with EnableHostVerification (verified).
+	UntrustedCANoVerify *requestFailure
+	ConfigRoots         *requestFailure
+	ConfigSkipButVerify *requestFailure
 }
 
 func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, connect func([]string, secureLogin) (secureSession, error)) secureTrace {
@@ -177,6 +186,12 @@ func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, connect 
 	untrusted := superTLS
 	untrusted.caFile = otherCA
 	tr.UntrustedCA = attempt(untrusted)
+	untrusted.noVerify = true
+	tr.UntrustedCANoVerify = attempt(untrusted)
+	tr.ConfigRoots = attempt(secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, noVerify: true,
+		config: &tls.Config{RootCAs: sc.Roots, Certificates: []tls.Certificate{sc.ClientCert}}})
+	tr.ConfigSkipButVerify = attempt(secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword,
+		config: &tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{sc.ClientCert}}})
 	return tr
 }
 
@@ -239,13 +254,22 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 	} else if legacy.WrongPassword != nil {
 		legacy.WrongPassword.Code, legacy.WrongPassword.Message = w.Code, w.Message
 	}
-	if u := legacy.UntrustedCA; u == nil || u.TLSFailure {
-		t.Errorf("gocql: an untrusted certificate's error %+v: gocql now exposes crypto/tls's error (G68 is stale)", u)
-	}
-	if u := shim.UntrustedCA; u == nil || !u.TLSFailure {
-		t.Errorf("shim: an untrusted certificate's error %+v, want a *tls.CertificateVerificationError within (G68)", u)
-	} else if legacy.UntrustedCA != nil {
-		legacy.UntrustedCA.TLSFailure = true
+	for _, p := range []struct {
+		name   string
+		legacy *requestFailure
+		shim   *requestFailure
+	}{
+		{"an untrusted certificate", legacy.UntrustedCA, shim.UntrustedCA},
+		{"a Config that skips verification, with EnableHostVerification", legacy.ConfigSkipButVerify, shim.ConfigSkipButVerify},
+	} {
+		if p.legacy == nil || p.legacy.TLSFailure {
+			t.Errorf("gocql: %s: error %+v: gocql now exposes crypto/tls's error (G68 is stale)", p.name, p.legacy)
+		}
+		if p.shim == nil || !p.shim.TLSFailure {
+			t.Errorf("shim: %s: error %+v, want a *tls.CertificateVerificationError within (G68)", p.name, p.shim)
+		} else if p.legacy != nil {
+			p.legacy.TLSFailure = true
+		}
 	}
 	if diff := cmp.Diff(legacy, shim); diff != "" {
 		t.Errorf("secure cluster: gocql (-) and the shim (+) differ:\n%s", diff)
@@ -257,9 +281,14 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 	if shim.RoleWrite == nil || shim.RoleWrite.Code != ErrCodeUnauthorized {
 		t.Errorf("shim: the role's write without MODIFY gave %+v, want code %#x", shim.RoleWrite, ErrCodeUnauthorized)
 	}
-	for name, f := range map[string]*requestFailure{"wrong password": shim.WrongPassword, "no credentials": shim.NoCredentials, "no client certificate": shim.NoClientCert, "untrusted CA": shim.UntrustedCA} {
+	for name, f := range map[string]*requestFailure{"wrong password": shim.WrongPassword, "no credentials": shim.NoCredentials, "no client certificate": shim.NoClientCert, "untrusted CA": shim.UntrustedCA, "a Config that skips verification, with EnableHostVerification": shim.ConfigSkipButVerify} {
 		if f == nil || f.Text == "connected" {
 			t.Errorf("shim: %s: connected", name)
+		}
+	}
+	for name, f := range map[string]*requestFailure{"untrusted CA without host verification": shim.UntrustedCANoVerify, "a Config trusting the nodes": shim.ConfigRoots} {
+		if f == nil || f.Text != "connected" {
+			t.Errorf("shim: %s: %+v, want connected", name, f)
 		}
 	}
 }
