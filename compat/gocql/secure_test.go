@@ -127,6 +127,8 @@ type secureTrace struct {
 	NoClientCert       *requestFailure
 	UntrustedCA        *requestFailure
 	RoleReadAfterError string
+	RoleReadRevoked    *requestFailure
+	RoleReadGranted    string
 	// SslOptions' combinations of Config and EnableHostVerification (gocql's setupTLSConfig):
 	// the untrusted CA without host verification (connects: nothing is verified), a Config
 	// trusting the nodes without EnableHostVerification (verified, with the host as server
@@ -136,7 +138,7 @@ type secureTrace struct {
 	ConfigSkipButVerify *requestFailure
 }
 
-func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, connect func([]string, secureLogin) (secureSession, error)) secureTrace {
+func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, admin func(cql string) error, connect func([]string, secureLogin) (secureSession, error)) secureTrace {
 	var tr secureTrace
 	hosts := sc.Hosts
 	superTLS := secureLogin{user: cqltest.SecureUser, password: cqltest.SecurePassword, caFile: sc.CAFile, certFile: sc.CertFile, keyFile: sc.KeyFile}
@@ -173,6 +175,21 @@ func runSecureTrace(sc cqltest.SecureCluster, otherCA, ks, role string, connect 
 			tr.RoleReadAfterError = "error: " + err.Error()
 		} else {
 			tr.RoleReadAfterError = v
+		}
+		// The read's statement is prepared: a revoked permission fails its EXECUTE, and a
+		// granted one lets it through again.
+		if err := admin("REVOKE SELECT ON KEYSPACE " + ks + " FROM " + role); err != nil {
+			tr.RoleReadRevoked = &requestFailure{Text: "REVOKE: " + err.Error()}
+		} else {
+			tr.RoleReadRevoked = failure(s.scan("SELECT v FROM kv WHERE k = ?", []any{1}, &v))
+		}
+		v = ""
+		if err := admin("GRANT SELECT ON KEYSPACE " + ks + " TO " + role); err != nil {
+			tr.RoleReadGranted = "GRANT: " + err.Error()
+		} else if err := s.scan("SELECT v FROM kv WHERE k = ?", []any{1}, &v); err != nil {
+			tr.RoleReadGranted = "error: " + err.Error()
+		} else {
+			tr.RoleReadGranted = v
 		}
 		s.close()
 	}
@@ -236,8 +253,8 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 		}
 	}
 
-	legacy := runSecureTrace(sc, other, ks, role, legacySecureConnect)
-	shim := runSecureTrace(sc, other, ks, role, shimSecureConnect)
+	legacy := runSecureTrace(sc, other, ks, role, func(cql string) error { return su.exec(cql) }, legacySecureConnect)
+	shim := runSecureTrace(sc, other, ks, role, func(cql string) error { return su.exec(cql) }, shimSecureConnect)
 	for _, f := range []*requestFailure{legacy.WrongPassword, legacy.NoCredentials, legacy.NoClientCert, legacy.UntrustedCA, shim.WrongPassword, shim.NoCredentials, shim.NoClientCert, shim.UntrustedCA} {
 		if f != nil {
 			t.Logf("%+v", *f)
@@ -280,6 +297,9 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 	}
 	if shim.RoleWrite == nil || shim.RoleWrite.Code != ErrCodeUnauthorized {
 		t.Errorf("shim: the role's write without MODIFY gave %+v, want code %#x", shim.RoleWrite, ErrCodeUnauthorized)
+	}
+	if shim.RoleReadRevoked == nil || shim.RoleReadRevoked.Code != ErrCodeUnauthorized || shim.RoleReadGranted != "one" {
+		t.Errorf("shim: the role's read after REVOKE gave %+v, after GRANT %q; want code %#x, then one", shim.RoleReadRevoked, shim.RoleReadGranted, ErrCodeUnauthorized)
 	}
 	for name, f := range map[string]*requestFailure{"wrong password": shim.WrongPassword, "no credentials": shim.NoCredentials, "no client certificate": shim.NoClientCert, "untrusted CA": shim.UntrustedCA, "a Config that skips verification, with EnableHostVerification": shim.ConfigSkipButVerify} {
 		if f == nil || f.Text == "connected" {
