@@ -184,15 +184,28 @@ func (c *Conn) writeFailure(err error) error {
 		t.Stop()
 		return fmt.Errorf("writing: %w", err)
 	}
-	defer c.rmu.Unlock()
-	if c.nc.SetReadDeadline(time.Now().Add(resetGrace)) != nil {
-		return fmt.Errorf("writing: %w", err)
-	}
-	c.deadlineSet = true
-	var b [256]byte
-	_, rerr := c.nc.Read(b[:])
-	if op := (*net.OpError)(nil); errors.As(rerr, &op) && op.Op == "remote error" {
-		return fmt.Errorf("reading: %w", rerr) // crypto/tls's error for an alert
+	// The read runs on its own, holding the read lock until it returns: a Dialer's connection
+	// might not honour the deadline, and failing the connection (which closes it) ends the read.
+	read := make(chan error, 1)
+	go func() {
+		defer c.rmu.Unlock()
+		if derr := c.nc.SetReadDeadline(time.Now().Add(resetGrace)); derr != nil {
+			read <- derr
+			return
+		}
+		c.deadlineSet = true
+		var b [256]byte
+		_, rerr := c.nc.Read(b[:])
+		read <- rerr
+	}()
+	t := time.NewTimer(resetGrace + resetGrace/2)
+	defer t.Stop()
+	select {
+	case rerr := <-read:
+		if op := (*net.OpError)(nil); errors.As(rerr, &op) && op.Op == "remote error" {
+			return fmt.Errorf("reading: %w", rerr) // crypto/tls's error for an alert
+		}
+	case <-t.C:
 	}
 	return fmt.Errorf("writing: %w", err)
 }
