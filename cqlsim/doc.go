@@ -129,10 +129,9 @@
 // Materialized views and user-defined functions are refused as Cassandra 5.0's default
 // configuration refuses them; statements outside the subset (LIKE, GRANT and roles,
 // DESCRIBE, among others) fail with an Invalid error that says cqlsim does not support them.
-// Known differences within the subset: a non-frozen user type value is one cell, where
-// Cassandra keeps a write time per field (a write of the whole value with a USING TIMESTAMP
-// older than a later write of one field is lost whole, where Cassandra keeps the fields that no
-// newer write set); a counter deleted and then incremented starts again from 0, where Cassandra
-// may bring back its old value; writetime() and ttl() of a non-frozen user type are refused;
-// the text of a PREPARE has no size limit.
+// A non-frozen user type value is stored as Cassandra stores it, one cell per field with its
+// own write time and expiry, as non-frozen collections are stored one cell per element.
+// Known differences within the subset: a counter deleted and then incremented starts again
+// from 0, where Cassandra may bring back its old value; writetime() and ttl() of a non-frozen
+// user type are refused; the text of a PREPARE has no size limit.
 package cqlsim

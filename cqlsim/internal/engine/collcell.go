@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -9,9 +10,11 @@ import (
 )
 
 // A non-frozen list, set or map is stored, as in Cassandra, as one cell per element plus a
-// collection deletion time. The cell keeps the merged value (cell.v) with one write timestamp
-// and one expiry per element (cell.elemTS, cell.elemExp), the collection deletion time
-// (cell.cdel, when cell.hasCdel) and, for sets and maps, the element tombstones (cell.tombs).
+// collection deletion time; so is a non-frozen user type value, one cell per field. The cell
+// keeps the merged value (cell.v) with one write timestamp and one expiry per element
+// (cell.elemTS, cell.elemExp), the deletion time of the whole value (cell.cdel, when
+// cell.hasCdel) and, for sets, maps and user types, the element (field) tombstones
+// (cell.tombs).
 //
 // Writes follow Cassandra's operations: a full overwrite (INSERT, SET c = ...) deletes the
 // collection at timestamp-1 and writes its elements at the timestamp; an append, a put or
@@ -20,6 +23,17 @@ import (
 // timestamp wins, a tombstone wins a tie, and of two live cells with the same timestamp the
 // greater value wins. Elements not newer than the collection deletion (or the row's or
 // partition's deletion) are not visible.
+//
+// A user type value's fields are its elements, identified by their position (fieldKey): an
+// overwrite writes the fields that are not null, SET u.f = v and DELETE u.f write or delete
+// field f alone (SET u.f = null deletes it). cell.v holds every field of the type, null where
+// no field cell is live, and cell.elemTS and cell.elemExp are aligned with the fields, a field
+// without a cell having the expiry absentField. A value none of whose fields has a live cell
+// is null.
+
+// absentField is the expiry recorded for a field of a user type value that has no cell: one
+// long past, so that cell.live counts the fields that have one only.
+const absentField = -1
 
 // elemTomb is the deletion of one set element or map key.
 type elemTomb struct {
@@ -34,9 +48,10 @@ type collElem struct {
 	ts, exp  int64
 }
 
-// elementCollection reports whether a column type is stored element by element.
-func elementCollection(ty *ctype) bool {
-	return ty.multiCell() && ty.isCollection()
+// elementWise reports whether a column type is stored element by element: a non-frozen
+// collection or user type.
+func elementWise(ty *ctype) bool {
+	return ty.multiCell()
 }
 
 // elemKeyType is the type elements are identified by (nil for a list: by position).
@@ -46,14 +61,49 @@ func elemKeyType(ty *ctype) *ctype {
 		return ty.elem
 	case primitive.DataTypeCodeMap:
 		return ty.key
+	case primitive.DataTypeCodeUdt:
+		return tBlob // fieldKey
 	}
 	return nil
+}
+
+// fieldKey identifies field i of a user type value among its elements: its position, two bytes
+// big-endian (as Cassandra's cell path), so that keys sort in field order.
+func fieldKey(i int) []byte {
+	return binary.BigEndian.AppendUint16(nil, uint16(i))
+}
+
+// fieldAt returns the position of the field that fieldKey k identifies.
+func fieldAt(k []byte) int {
+	return int(binary.BigEndian.Uint16(k))
+}
+
+// at returns per-element value i of a cell (expiry or timestamp): own[i] when the cell has
+// one, else the cell-wide value.
+func at(own []int64, whole int64, i int) int64 {
+	if i < len(own) {
+		return own[i]
+	}
+	return whole
 }
 
 // elemsOf returns the stored elements of a collection cell, expired ones included.
 func elemsOf(ty *ctype, c *cell) []collElem {
 	if c.v == nil {
 		return nil
+	}
+	if ty.code == primitive.DataTypeCodeUdt {
+		fs, err := decodeFields(c.v, fieldCount(c.v))
+		if err != nil {
+			return nil
+		}
+		var out []collElem
+		for i, f := range fs {
+			if exp := at(c.elemExp, c.exp, i); f != nil && exp != absentField {
+				out = append(out, collElem{key: fieldKey(i), val: f, ts: at(c.elemTS, c.ts, i), exp: exp})
+			}
+		}
+		return out
 	}
 	keys, vals := collectionEntries(ty, c.v)
 	exps := perElement(c.elemExp, c.exp, len(keys))
@@ -239,14 +289,41 @@ func (st *collState) setListAt(i int, v []byte, ts, exp int64) {
 
 // store writes the collection back into c.
 func (st *collState) store(c *cell, ttl int32) {
+	if len(st.elems) == 0 {
+		ts := int64(noDeletion)
+		if st.hasCdel {
+			ts = st.cdel
+		}
+		for _, t := range st.tombs {
+			ts = max(ts, t.ts)
+		}
+		*c = cell{ts: ts, ttl: ttl, set: true, cdel: st.cdel, hasCdel: st.hasCdel, tombs: st.tombs}
+		return
+	}
+	var v []byte
+	var tss, exps []int64
+	if st.ty.code == primitive.DataTypeCodeUdt {
+		v, tss, exps = st.fields()
+	} else {
+		v, tss, exps = st.entries()
+	}
+	ts := st.elems[0].ts
+	for _, e := range st.elems {
+		ts = max(ts, e.ts)
+	}
+	*c = cell{v: v, ts: ts, ttl: ttl, set: true, elemTS: tss, elemExp: exps,
+		cdel: st.cdel, hasCdel: st.hasCdel, tombs: st.tombs}
+}
+
+// entries encodes the elements of a collection, with their timestamps and expiries.
+func (st *collState) entries() (v []byte, tss, exps []int64) {
 	keys := make([][]byte, len(st.elems))
 	var vals [][]byte
 	if st.ty.code == primitive.DataTypeCodeMap {
 		vals = make([][]byte, len(st.elems))
 	}
-	tss := make([]int64, len(st.elems))
-	exps := make([]int64, len(st.elems))
-	var ts int64
+	tss = make([]int64, len(st.elems))
+	exps = make([]int64, len(st.elems))
 	for i, e := range st.elems {
 		switch st.ty.code {
 		case primitive.DataTypeCodeList:
@@ -257,46 +334,53 @@ func (st *collState) store(c *cell, ttl int32) {
 			keys[i], vals[i] = e.key, e.val
 		}
 		tss[i], exps[i] = e.ts, e.exp
-		if i == 0 || e.ts > ts {
-			ts = e.ts
-		}
 	}
-	if len(st.elems) == 0 {
-		ts = noDeletion
-		if st.hasCdel {
-			ts = st.cdel
-		}
-		for _, t := range st.tombs {
-			ts = max(ts, t.ts)
-		}
-		*c = cell{ts: ts, ttl: ttl, set: true, cdel: st.cdel, hasCdel: st.hasCdel, tombs: st.tombs}
-		return
-	}
-	*c = cell{v: encodeEntries(st.ty, keys, vals), ts: ts, ttl: ttl, set: true, elemTS: tss, elemExp: exps,
-		cdel: st.cdel, hasCdel: st.hasCdel, tombs: st.tombs}
+	return encodeEntries(st.ty, keys, vals), tss, exps
 }
 
-// visibleValue returns the value of a column cell as a read sees it: for a collection stored
-// element by element, without the expired elements and those not newer than its deletion or
-// floor (the row's or partition's deletion), with the expiries and timestamps of the remaining
-// elements.
-func visibleValue(ty *ctype, c *cell, floor, now int64) ([]byte, []int64, []int64) {
-	if !elementCollection(ty) || c.v == nil {
-		v := cellValue(c, floor, now)
-		return liveElements(ty, c, v, now)
+// fields encodes the field cells of a user type value: every field of the type, null (with the
+// expiry absentField) where it has no cell, with the fields' timestamps and expiries.
+func (st *collState) fields() (v []byte, tss, exps []int64) {
+	n := len(st.ty.elems)
+	fs := make([][]byte, n)
+	tss = make([]int64, n)
+	exps = make([]int64, n)
+	for i := range exps {
+		exps[i] = absentField
 	}
+	for _, e := range st.elems {
+		i := fieldAt(e.key)
+		fs[i], tss[i], exps[i] = e.val, e.ts, e.exp
+	}
+	return encodeFields(fs), tss, exps
+}
+
+// liveElems returns the elements of an element-wise cell that a read sees: without the expired
+// ones and those not newer than its deletion or floor (the row's or partition's deletion). It
+// also reports whether they are all the stored ones.
+func liveElems(ty *ctype, c *cell, floor, now int64) ([]collElem, bool) {
 	st := &collState{ty: ty, elems: elemsOf(ty, c), cdel: c.cdel, hasCdel: c.hasCdel, floor: floor, now: now}
 	n := len(st.elems)
 	st.prune()
-	if len(st.elems) == 0 {
-		return nil, nil, nil
+	return st.elems, len(st.elems) == n
+}
+
+// visibleValue returns the value of a column cell as a read sees it: for a collection or user
+// type stored element by element, its live elements (liveElems), null when there are none.
+func visibleValue(ty *ctype, c *cell, floor, now int64) []byte {
+	if !elementWise(ty) || c.v == nil {
+		return cellValue(c, floor, now)
 	}
-	if len(st.elems) == n {
-		return c.v, perElement(c.elemExp, c.exp, n), perElement(c.elemTS, c.ts, n)
+	es, all := liveElems(ty, c, floor, now)
+	switch {
+	case len(es) == 0:
+		return nil
+	case all:
+		return c.v
 	}
 	var tmp cell
-	st.store(&tmp, 0)
-	return tmp.v, tmp.elemExp, tmp.elemTS
+	(&collState{ty: ty, elems: es}).store(&tmp, 0)
+	return tmp.v
 }
 
 // overwrite replaces the collection by v at ts: a deletion at ts-1 and v's elements at ts.
@@ -305,9 +389,22 @@ func (st *collState) overwrite(v []byte, ts, exp int64) {
 	st.add(v, ts, exp, false)
 }
 
-// add writes the elements of the collection value v at ts (appended, or prepended to a list).
+// add writes the elements of the collection value v at ts (appended, or prepended to a list), or
+// the fields of the user type value v.
 func (st *collState) add(v []byte, ts, exp int64, prepend bool) {
 	if v == nil {
+		return
+	}
+	if st.ty.code == primitive.DataTypeCodeUdt {
+		fs, err := decodeFields(v, len(st.ty.elems))
+		if err != nil {
+			return
+		}
+		for i, f := range fs {
+			if f != nil { // a null field is no cell
+				st.put(fieldKey(i), f, ts, exp)
+			}
+		}
 		return
 	}
 	keys, vals := collectionEntries(st.ty, v)
@@ -382,6 +479,12 @@ func (st *collState) assign(a assign, v, k []byte, ts, exp int64) error {
 		st.add(v, ts, exp, true)
 	case cql.AssignSub:
 		st.subtract(v, ts)
+	case cql.AssignField:
+		if v == nil {
+			st.remove(fieldKey(a.field), ts)
+		} else {
+			st.put(fieldKey(a.field), v, ts, exp)
+		}
 	case cql.AssignElem:
 		if st.ty.code == primitive.DataTypeCodeList {
 			i := listIndex(k)

@@ -2,10 +2,10 @@ package engine
 
 import "github.com/datastax/go-cassandra-native-protocol/primitive"
 
-// Non-frozen collections keep one expiry per element (Cassandra stores each element as its own
-// cell): appending with a TTL expires only the new elements, and elements written with a TTL
-// keep it when others are added without one. cell.elemExp, when set, is aligned with the
-// elements (map entries) of cell.v, and cell.exp is then 0.
+// Non-frozen collections and user types keep one expiry per element or field (Cassandra stores
+// each as its own cell): appending with a TTL expires only the new elements, and elements
+// written with a TTL keep it when others are added without one. cell.elemExp, when set, is
+// aligned with the elements (map entries, user type fields) of cell.v, and cell.exp is then 0.
 
 // collectionEntries splits a list/set value into elements, or a map value into keys (with the
 // values returned separately).
@@ -35,33 +35,6 @@ func encodeEntries(ty *ctype, keys, vals [][]byte) []byte {
 		return encodeMap(keys, vals)
 	}
 	return encodeElems(keys)
-}
-
-// liveElements filters the expired elements out of a multi-cell collection cell's value; it
-// returns the live value with the expiries and write timestamps of its elements.
-func liveElements(ty *ctype, c *cell, v []byte, now int64) ([]byte, []int64, []int64) {
-	if v == nil || (c.elemExp == nil && c.elemTS == nil) {
-		return v, nil, nil
-	}
-	keys, vals := collectionEntries(ty, v)
-	exps := perElement(c.elemExp, c.exp, len(keys))
-	tss := perElement(c.elemTS, c.ts, len(keys))
-	var nk, nv [][]byte
-	var ne, nt []int64
-	for i := range keys {
-		if e := exps[i]; e != 0 && e <= now {
-			continue
-		}
-		nk = append(nk, keys[i])
-		if vals != nil {
-			nv = append(nv, vals[i])
-		}
-		ne, nt = append(ne, exps[i]), append(nt, tss[i])
-	}
-	if len(nk) == len(keys) {
-		return v, exps, tss
-	}
-	return encodeEntries(ty, nk, nv), ne, nt
 }
 
 // perElement returns per-element values of a collection cell (expiries or timestamps): the

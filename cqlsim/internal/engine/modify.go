@@ -942,7 +942,7 @@ func (mu *mutation) apply(e *Engine) {
 				if v.unset || c.kind == kindPartitionKey || c.kind == kindClustering {
 					continue
 				}
-				if elementCollection(c.typ) && (c.kind == kindStatic || r != nil) {
+				if elementWise(c.typ) && (c.kind == kindStatic || r != nil) {
 					dst, floor := &p.static[c.idx], p.deletedAt
 					if c.kind != kindStatic {
 						dst, floor = &r.cells[c.idx], max(r.deletedAt, p.deletedAt)
@@ -988,7 +988,7 @@ func (mu *mutation) apply(e *Engine) {
 					} else {
 						continue
 					}
-					if elementCollection(a.col.typ) {
+					if elementWise(a.col.typ) {
 						st := loadColl(a.col.typ, dst, floor, now)
 						if err := st.assign(a, vr.b, mu.asKeys[i].b, mu.ts, exp); err != nil {
 							continue // validated in check
@@ -997,7 +997,6 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
-					cur, _, _ = liveElements(a.col.typ, dst, cur, now)
 					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
 					if err != nil {
 						continue // validated in check
@@ -1006,11 +1005,8 @@ func (mu *mutation) apply(e *Engine) {
 						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
 						continue
 					}
-					// Several assignments to one column in a statement compose, and
-					// element-wise collection updates merge with same-timestamp writes
-					// (Cassandra stores them as separate cells).
-					merge := touched[dst] || (a.col.typ.multiCell() && a.kind != cql.AssignSet)
-					if merge && mu.ts >= dst.ts && mu.ts > floor {
+					// Several assignments to one column in a statement compose.
+					if touched[dst] && mu.ts >= dst.ts && mu.ts > floor {
 						*dst = cell{v: nv, ts: mu.ts, exp: exp, ttl: mu.ttl, set: true}
 					} else {
 						writeCell(dst, nv, mu.ts, exp, mu.ttl, floor)
@@ -1074,30 +1070,25 @@ func (mu *mutation) apply(e *Engine) {
 					} else {
 						continue
 					}
-					if elementCollection(tg.col.typ) && tg.field < 0 {
+					if elementWise(tg.col.typ) {
 						st := loadColl(tg.col.typ, dst, floor, now)
-						if tg.key == nil {
+						switch {
+						case tg.field >= 0:
+							st.remove(fieldKey(tg.field), mu.ts)
+						case tg.key == nil:
 							st.deleteAll(mu.ts)
-						} else {
+						default:
 							st.deleteElem(mu.delKeys[i].b, mu.ts)
 						}
 						st.store(dst, dst.ttl)
 						continue
 					}
-					if tg.key == nil && tg.field < 0 {
-						if tg.col.typ.isCounter() {
-							*dst = cell{v: nil, ts: mu.ts, set: true}
-							continue
-						}
-						writeCell(dst, nil, mu.ts, 0, 0, floor)
+					// the planner takes elements and fields of element-wise columns only
+					if tg.col.typ.isCounter() {
+						*dst = cell{v: nil, ts: mu.ts, set: true}
 						continue
 					}
-					cur := cellValue(dst, floor, now)
-					if cur == nil {
-						continue
-					}
-					nv := deleteElement(tg, cur, mu.delKeys[i].b)
-					*dst = cell{v: nv, ts: max(mu.ts, dst.ts), exp: dst.exp, ttl: dst.ttl, set: true}
+					writeCell(dst, nil, mu.ts, 0, 0, floor)
 				}
 			}
 		}
@@ -1236,15 +1227,6 @@ func applyAssign(a assign, cur, v, k []byte) ([]byte, error) {
 			}
 			return encodeMap(ck, cv), nil
 		}
-	case cql.AssignField:
-		fs := make([][]byte, len(ty.elems))
-		if cur != nil {
-			if d, err := decodeFields(cur, len(ty.elems)); err == nil {
-				fs = d
-			}
-		}
-		fs[a.field] = v
-		return encodeFields(fs), nil
 	}
 	return v, nil
 }
@@ -1263,40 +1245,6 @@ func encodeNonEmpty(elems [][]byte) []byte {
 	return encodeElems(elems)
 }
 
-func deleteElement(tg deleteTarget, cur, k []byte) []byte {
-	ty := tg.col.typ
-	if tg.field >= 0 {
-		fs, err := decodeFields(cur, len(ty.elems))
-		if err != nil {
-			return cur
-		}
-		fs[tg.field] = nil
-		return encodeFields(fs)
-	}
-	switch ty.code {
-	case primitive.DataTypeCodeList:
-		ce, _ := decodeElems(cur)
-		idx := int(int32(binary.BigEndian.Uint32(k)))
-		if idx >= 0 && idx < len(ce) {
-			ce = append(ce[:idx:idx], ce[idx+1:]...)
-		}
-		return encodeNonEmpty(ce)
-	case primitive.DataTypeCodeMap:
-		ck, cv, _ := decodeMap(cur)
-		var nk, nv [][]byte
-		for i := range ck {
-			if compareValues(ty.key, ck[i], k) != 0 {
-				nk, nv = append(nk, ck[i]), append(nv, cv[i])
-			}
-		}
-		if len(nk) == 0 {
-			return nil
-		}
-		return encodeMap(nk, nv)
-	}
-	return cur
-}
-
 // check validates operations that depend on current data (list indexes) before applying: as
 // on Cassandra, setting or deleting an element of a list fails when the list is null, or when
 // the index is out of its bounds.
@@ -1310,7 +1258,7 @@ func (mu *mutation) check() error {
 			if c.kind == kindStatic {
 				var cur []byte
 				if p != nil {
-					cur, _, _ = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
+					cur = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
 				}
 				if err := fn(cur); err != nil {
 					return err
@@ -1325,7 +1273,7 @@ func (mu *mutation) check() error {
 				var cur []byte
 				if p != nil {
 					if r := t.getRow(p, ckv, false); r != nil {
-						cur, _, _ = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
+						cur = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
 					}
 				}
 				if err := fn(cur); err != nil {

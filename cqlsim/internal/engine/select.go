@@ -949,6 +949,18 @@ func (s *selectPlan) project(ctx *evalCtx, t *table, r outRow) ([][]byte, error)
 	return vals, nil
 }
 
+// cellTime is the answer of a writetime() or ttl() selector for a cell written at ts that
+// expires at exp (0: never): the timestamp, or the seconds left (null without a TTL).
+func (it *selItem) cellTime(ts, exp, now int64) []byte {
+	switch {
+	case it.kind == selWritetime:
+		return binary.BigEndian.AppendUint64(nil, uint64(ts))
+	case exp != 0:
+		return binary.BigEndian.AppendUint32(nil, uint32(int32(exp-now)))
+	}
+	return nil
+}
+
 // evalItem computes one selector on a row (aggregates are computed elsewhere).
 func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, error) {
 	now := ctx.now.Unix()
@@ -976,29 +988,17 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 			return nil, nil
 		}
 		if it.col.typ.multiCell() {
-			v, exps, tss := visibleValue(it.col.typ, c, floor, now)
-			keys, _ := collectionEntries(it.col.typ, v)
-			exps, tss = perElement(exps, c.exp, len(keys)), perElement(tss, c.ts, len(keys))
-			out := make([][]byte, len(keys))
-			for i := range keys {
-				switch {
-				case it.kind == selWritetime:
-					out[i] = binary.BigEndian.AppendUint64(nil, uint64(tss[i]))
-				case exps[i] != 0:
-					out[i] = binary.BigEndian.AppendUint32(nil, uint32(int32(exps[i]-now)))
-				}
-			}
-			if len(out) == 0 {
+			es, _ := liveElems(it.col.typ, c, floor, now)
+			if len(es) == 0 {
 				return nil, nil
+			}
+			out := make([][]byte, len(es))
+			for i, e := range es {
+				out[i] = it.cellTime(e.ts, e.exp, now)
 			}
 			return encodeElems(out), nil
 		}
-		if it.kind == selWritetime {
-			return binary.BigEndian.AppendUint64(nil, uint64(c.ts)), nil
-		}
-		if c.exp != 0 {
-			return binary.BigEndian.AppendUint32(nil, uint32(int32(c.exp-now))), nil
-		}
+		return it.cellTime(c.ts, c.exp, now), nil
 	case selConst:
 		if it.term == nil { // an open slice bound
 			return nil, nil

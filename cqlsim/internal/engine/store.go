@@ -218,10 +218,10 @@ func (t *table) rowValues(p *partition, r *row, now int64) [][]byte {
 				vals[c.idx] = r.ck[c.pos]
 			}
 		case kindStatic:
-			vals[c.idx], _, _ = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
+			vals[c.idx] = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
 		default:
 			if r != nil {
-				vals[c.idx], _, _ = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
+				vals[c.idx] = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
 			}
 		}
 		if c.kind == kindRegular || c.kind == kindStatic {
