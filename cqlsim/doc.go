@@ -130,8 +130,14 @@
 // configuration refuses them; statements outside the subset (LIKE, GRANT and roles,
 // DESCRIBE, among others) fail with an Invalid error that says cqlsim does not support them.
 // A non-frozen user type value is stored as Cassandra stores it, one cell per field with its
-// own write time and expiry, as non-frozen collections are stored one cell per element.
+// own write time and expiry, as non-frozen collections are stored one cell per element;
+// writetime(u) and ttl(u) answer one value per field of the type, writetime(u.f) and ttl(u.f)
+// the field's.
 // Known differences within the subset: a counter deleted and then incremented starts again
-// from 0, where Cassandra may bring back its old value; writetime() and ttl() of a non-frozen
-// user type are refused; the text of a PREPARE has no size limit.
+// from 0, where Cassandra may bring back its old value; a writetime() or ttl() list with null
+// elements (of a user type's fields without a cell or a TTL) is written in JSON (SELECT JSON,
+// toJson) with nulls, where Cassandra 5.0.9 fails with a server error (NullPointerException);
+// writetime(u.f) and ttl(u.f) of a non-frozen user type are a bigint and an int as function
+// arguments, where Cassandra 5.0.9 takes them for lists; the text of a PREPARE has no size
+// limit.
 package cqlsim

@@ -1035,7 +1035,7 @@ func Scenario() []Step {
 		// the timestamp, SET u = ... at timestamp-1; null fields are no cells, and a value
 		// without a live field is null
 		{Query: "CREATE TYPE {ks}.fc (a int, b text)"},
-		{Query: "CREATE TABLE {ks}.fct (k int PRIMARY KEY, u fc, x int)"},
+		{Query: "CREATE TABLE {ks}.fct (k int PRIMARY KEY, u fc, fu frozen<fc>, x int)"},
 		{Query: "CREATE TABLE {ks}.fcs (k int, c int, su fc static, v int, PRIMARY KEY (k, c))"},
 		{Query: "UPDATE {ks}.fct USING TIMESTAMP 20 SET u.a = 1 WHERE k = 1"},
 		{Query: "INSERT INTO {ks}.fct (k, u) VALUES (1, {a: 2, b: 'c'}) USING TIMESTAMP 10"},
@@ -1062,6 +1062,14 @@ func Scenario() []Step {
 		{Query: "SELECT JSON k, u FROM {ks}.fct WHERE k IN (4, 8)"},
 		{Query: "SELECT u.a, u.b FROM {ks}.fct WHERE k = 7"},
 		{Query: "SELECT * FROM {ks}.fcs"},
+		// writetime() and ttl() of the value: one per field of the type; of a field: its cell's
+		{Query: "INSERT INTO {ks}.fct (k, fu) VALUES (10, {a: 1}) USING TIMESTAMP 4"},
+		{Query: "SELECT k, writetime(u), ttl(u), writetime(u.a), ttl(u.b), writetime(fu.a), writetime(fu.b) FROM {ks}.fct WHERE k IN (1, 2, 6, 7, 8, 10)"},
+		{Query: "SELECT writetime(su), writetime(su.a), ttl(su.b) FROM {ks}.fcs"},
+		{Query: "SELECT writetime(k.a) FROM {ks}.fct", WantErr: true},
+		{Query: "SELECT writetime(u.nope) FROM {ks}.fct", WantErr: true},
+		{Query: "SELECT ttl(x.a) FROM {ks}.fct", WantErr: true},
+		{Query: "SELECT ttl(u.a.b) FROM {ks}.fct", WantErr: true},
 		{Query: "UPDATE {ks}.fct SET u.b = 'z' WHERE k = 7 IF u.a = 5"},
 		{Query: "UPDATE {ks}.fct SET u.a = 6 WHERE k = 7 IF u = {a: 5, b: 'z'}"},
 		{Query: "SELECT u FROM {ks}.fct WHERE k = 7"},

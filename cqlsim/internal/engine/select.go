@@ -486,27 +486,38 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		if s.Kind == cql.SelTTL {
 			fn = "ttl"
 		}
-		if len(s.Args) != 1 || s.Args[0].Kind != cql.SelColumn {
+		if len(s.Args) != 1 || (s.Args[0].Kind != cql.SelColumn && s.Args[0].Kind != cql.SelField) {
 			return nil, invalid("Invalid arguments for %s", fn)
 		}
-		c, err := t.column(s.Args[0].Name)
+		// of a column, or of a user type's field (Cassandra 5), whose column is checked first
+		base := s.Args[0]
+		for base.Kind == cql.SelField {
+			base = base.Args[0]
+		}
+		if base.Kind != cql.SelColumn {
+			return nil, invalid("Invalid arguments for %s", fn)
+		}
+		c, err := t.column(base.Name)
 		if err != nil {
 			return nil, err
 		}
 		if c.kind == kindPartitionKey || c.kind == kindClustering {
 			return nil, invalid("Cannot use selection function %s on PRIMARY KEY part %s", fn, c.name)
 		}
-		if c.typ.multiCell() && !c.typ.isCollection() {
-			return nil, unsupported(fn + "() on non-frozen user types")
+		arg, err := analyseSelector(t, s.Args[0])
+		if err != nil {
+			return nil, err
 		}
-		ttlType, wtType := tInt, tBigint
-		if c.typ.multiCell() { // one value per element, as Cassandra 5 answers
-			ttlType, wtType = listOf(tInt), listOf(tBigint)
-		}
+		it := &selItem{kind: selWritetime, col: c, field: -1, typ: tBigint, name: fn + "(" + arg.name + ")"}
 		if s.Kind == cql.SelTTL {
-			return &selItem{kind: selTTL, col: c, typ: ttlType, name: "ttl(" + c.name + ")"}, nil
+			it.kind, it.typ = selTTL, tInt
 		}
-		return &selItem{kind: selWritetime, col: c, typ: wtType, name: "writetime(" + c.name + ")"}, nil
+		if arg.kind == selField {
+			it.field = arg.field
+		} else if c.typ.multiCell() { // one value per element or field, as Cassandra 5 answers
+			it.typ = listOf(it.typ)
+		}
+		return it, nil
 	case cql.SelFunc:
 		switch s.Name {
 		case "token":
@@ -961,6 +972,41 @@ func (it *selItem) cellTime(ts, exp, now int64) []byte {
 	return nil
 }
 
+// cellTimes is the answer of a writetime() or ttl() selector for the live cell c of its column:
+// of a non-frozen collection or user type, one value per element, or per field of the type
+// (null for a field without a cell), or the value of the selected field's cell; of another
+// column, or a field of a frozen user type that is not null, the value of the cell.
+func (it *selItem) cellTimes(c *cell, floor, now int64) []byte {
+	ty := it.col.typ
+	if !ty.multiCell() {
+		if it.field >= 0 {
+			if fs, err := decodeFields(c.v, len(ty.elems)); err != nil || fs[it.field] == nil {
+				return nil
+			}
+		}
+		return it.cellTime(c.ts, c.exp, now)
+	}
+	es, _ := liveElems(ty, c, floor, now)
+	if len(es) == 0 {
+		return nil
+	}
+	if ty.code != primitive.DataTypeCodeUdt {
+		out := make([][]byte, len(es))
+		for i, e := range es {
+			out[i] = it.cellTime(e.ts, e.exp, now)
+		}
+		return encodeElems(out)
+	}
+	out := make([][]byte, len(ty.elems))
+	for _, e := range es {
+		out[fieldAt(e.key)] = it.cellTime(e.ts, e.exp, now)
+	}
+	if it.field >= 0 {
+		return out[it.field]
+	}
+	return encodeElems(out)
+}
+
 // evalItem computes one selector on a row (aggregates are computed elsewhere).
 func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, error) {
 	now := ctx.now.Unix()
@@ -987,18 +1033,7 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 		if c == nil || cellValue(c, floor, now) == nil {
 			return nil, nil
 		}
-		if it.col.typ.multiCell() {
-			es, _ := liveElems(it.col.typ, c, floor, now)
-			if len(es) == 0 {
-				return nil, nil
-			}
-			out := make([][]byte, len(es))
-			for i, e := range es {
-				out[i] = it.cellTime(e.ts, e.exp, now)
-			}
-			return encodeElems(out), nil
-		}
-		return it.cellTime(c.ts, c.exp, now), nil
+		return it.cellTimes(c, floor, now), nil
 	case selConst:
 		if it.term == nil { // an open slice bound
 			return nil, nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -78,4 +79,34 @@ func TestUDTFieldTTL(t *testing.T) {
 	eq(t, "before expiry", te.rows("SELECT k, u FROM t"), []string{"1|{a: 1, b: 'q'}", "2|{a: 6, b: 'r'}", "3|{a: null, b: 's'}"})
 	te.now = te.now.Add(11 * time.Second)
 	eq(t, "after expiry", te.rows("SELECT k, u FROM t"), []string{"1|{a: 1, b: null}", "2|{a: 6, b: null}"})
+}
+
+// TestUDTWritetime: as Cassandra 5.0 answers, writetime() and ttl() of a non-frozen user type
+// column are lists with one value per field of the type (null for a field without a cell, or
+// for ttl() a field without a TTL), and of a field, u.f, the field cell's (of a frozen user
+// type, the column's while the field is not null). cqlsim refused them.
+func TestUDTWritetime(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE u (a int, b text)")
+	te.mustExec("CREATE TABLE t (k int, c int, u u, fu frozen<u>, su u static, x int, PRIMARY KEY (k, c))")
+	te.mustExec("UPDATE t USING TIMESTAMP 20 SET u.a = 1 WHERE k = 1 AND c = 1")
+	te.mustExec("INSERT INTO t (k, c, u, fu) VALUES (1, 1, {a: 2, b: 'c'}, {a: 2}) USING TIMESTAMP 10 AND TTL 100")
+	te.mustExec("UPDATE t USING TIMESTAMP 9 SET su.b = 'x' WHERE k = 1")
+	te.mustExec("INSERT INTO t (k, c, x) VALUES (1, 2, 1)")
+	r := te.mustExec("SELECT writetime(u), ttl(u), writetime(u.a), ttl(u.b), writetime(fu.a), writetime(fu.b), ttl(fu.a), writetime(su) FROM t WHERE k = 1")
+	var names []string
+	for _, c := range r.Columns {
+		names = append(names, fmt.Sprintf("%s %v", c.Name, c.Type))
+	}
+	eq(t, "columns", names, []string{"writetime(u) list<bigint>", "ttl(u) list<int>", "writetime(u.a) bigint", "ttl(u.b) int",
+		"writetime(fu.a) bigint", "writetime(fu.b) bigint", "ttl(fu.a) int", "writetime(su) list<bigint>"})
+	eq(t, "values", render(r), []string{"[20, 10]|[null, 100]|20|100|10|null|100|[null, 9]", "null|null|null|null|null|null|null|[null, 9]"})
+	te.mustExec("ALTER TYPE u ADD z int")
+	eq(t, "a field added by ALTER TYPE", te.rows("SELECT writetime(u), writetime(u.z) FROM t WHERE k = 1 AND c = 1"), []string{"[20, 10, null]|null"})
+	te.wantInvalid(map[string]string{
+		"SELECT writetime(c.a) FROM t":    "Cannot use selection function writetime on PRIMARY KEY part c",
+		"SELECT writetime(u.nope) FROM t": "u of type u has no field nope",
+		"SELECT ttl(x.a) FROM t":          "Invalid field selection: x of type int is not a user type",
+		"SELECT ttl(u.a.b) FROM t":        "Invalid field selection: u.a of type int is not a user type",
+	})
 }
