@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/binary"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
@@ -21,7 +20,7 @@ import (
 // an addition writes element cells; a removal writes element tombstones; DELETE c deletes the
 // collection at the timestamp. Each element is then reconciled on its own: the higher
 // timestamp wins, a tombstone wins a tie, and of two live cells with the same timestamp the
-// greater value wins. Elements not newer than the collection deletion (or the row's or
+// one winsTie prefers (one with a TTL, the later expiry, the greater value). Elements not newer than the collection deletion (or the row's or
 // partition's deletion) are not visible.
 //
 // A user type value's fields are its elements, identified by their position (fieldKey): an
@@ -216,19 +215,13 @@ func (st *collState) put(k, v []byte, ts, exp int64) {
 	st.elems[i] = ne
 }
 
-// newerElem reports whether element cell a wins over b (same key).
+// newerElem reports whether element cell a wins over b (same key): the higher timestamp, then
+// as winsTie says.
 func newerElem(a, b collElem) bool {
 	if a.ts != b.ts {
 		return a.ts > b.ts
 	}
-	if c := bytes.Compare(a.val, b.val); c != 0 {
-		return c > 0
-	}
-	// same value: the cell that lives longer wins
-	if a.exp == 0 || b.exp == 0 {
-		return a.exp == 0 && b.exp != 0
-	}
-	return a.exp > b.exp
+	return winsTie(a.val, a.exp, b.val, b.exp)
 }
 
 // remove writes a tombstone for a set element or map key at ts.

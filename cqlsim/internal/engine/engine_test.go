@@ -989,3 +989,37 @@ func TestStaticUpdateWithRowConditionNeedsRow(t *testing.T) {
 	})
 	eq(t, "static only", te.rows("UPDATE sr SET s = 'a' WHERE k = 1 IF s = 'b'"), []string{"false"})
 }
+
+// TestSameTimestampPrefersExpiring: of two live cells written with the same timestamp,
+// Cassandra 5.0 keeps one with a TTL over one without, of two with a TTL the one that expires
+// later, and only then the greater value; so for regular cells, row markers, collection
+// elements and user type fields (the differential test compares it with Cassandra). cqlsim
+// kept the greater value, and of equal values the last written or the one without a TTL.
+func TestSameTimestampPrefersExpiring(t *testing.T) {
+	te := setupKS(t)
+	te.mustExec("CREATE TYPE u (a int)")
+	te.mustExec("CREATE TABLE t (k int PRIMARY KEY, v int, m map<int, int>, u u)")
+	for _, q := range []string{
+		"UPDATE t USING TIMESTAMP 10 SET v = 5, m[1] = 5, u.a = 5 WHERE k = 1",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 200 SET v = 3, m[1] = 3, u.a = 3 WHERE k = 1",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 200 SET v = 5, m[1] = 5, u.a = 5 WHERE k = 2",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 300 SET v = 3, m[1] = 3, u.a = 3 WHERE k = 2",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 200 SET v = 3, m[1] = 3, u.a = 3 WHERE k = 3",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 200 SET v = 5, m[1] = 5, u.a = 5 WHERE k = 3",
+		"UPDATE t USING TIMESTAMP 10 AND TTL 200 SET v = 5, m[1] = 5, u.a = 5 WHERE k = 4",
+		"UPDATE t USING TIMESTAMP 10 SET v = 5, m[1] = 5, u.a = 5 WHERE k = 4",
+		"INSERT INTO t (k) VALUES (5) USING TIMESTAMP 10 AND TTL 100",
+		"INSERT INTO t (k) VALUES (5) USING TIMESTAMP 10",
+	} {
+		te.mustExec(q)
+	}
+	eq(t, "winners", te.rows("SELECT k, v, m, u, ttl(v), ttl(m), ttl(u) FROM t"), []string{
+		"5|null|null|null|null|null|null",
+		"1|3|{1: 3}|{a: 3}|200|[200]|[200]",
+		"2|3|{1: 3}|{a: 3}|300|[300]|[300]",
+		"4|5|{1: 5}|{a: 5}|200|[200]|[200]",
+		"3|5|{1: 5}|{a: 5}|200|[200]|[200]",
+	})
+	te.now = te.now.Add(101 * time.Second)
+	eq(t, "the marker with a TTL won", te.rows("SELECT k FROM t WHERE k = 5"), nil)
+}

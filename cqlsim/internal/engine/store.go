@@ -162,16 +162,30 @@ func writeCell(dst *cell, v []byte, ts, exp int64, ttl int32, floor int64) {
 			return
 		}
 		if ts == dst.ts {
-			// same timestamp: tombstones win, then the greater value
+			// same timestamp: tombstones win, then as winsTie says
 			if dst.v == nil {
 				return
 			}
-			if v != nil && bytes.Compare(v, dst.v) < 0 {
+			if v != nil && !winsTie(v, exp, dst.v, dst.exp) {
 				return
 			}
 		}
 	}
 	*dst = cell{v: v, ts: ts, exp: exp, ttl: ttl, set: true}
+}
+
+// winsTie reports whether a live cell of value a that expires at aExp (0: never) wins over one
+// of value b that expires at bExp written with the same timestamp, as Cassandra 5.0 reconciles
+// them whatever the clock: a cell with a TTL over one without, of two with a TTL the one that
+// expires later, then the greater value.
+func winsTie(a []byte, aExp int64, b []byte, bExp int64) bool {
+	switch {
+	case aExp == bExp:
+		return bytes.Compare(a, b) > 0
+	case aExp == 0 || bExp == 0:
+		return bExp == 0
+	}
+	return aExp > bExp
 }
 
 // rowLive reports whether a row has a live marker or a live cell.
