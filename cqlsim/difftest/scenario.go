@@ -1038,6 +1038,15 @@ func Scenario() []Step {
 		{Query: "UPDATE {ks}.lpend SET l = [0] + l, l[3] = 6 WHERE k = 1 AND c = 1", WantErr: true},
 		{Query: "UPDATE {ks}.lpend SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1", WantErr: true},
 		{Query: "SELECT * FROM {ks}.lpend"},
+		// ... merged by their timestamps with the list as a read sees it
+		{Query: "INSERT INTO {ks}.lpend (k, c, s, l) VALUES (3, 1, [1, 2], [1, 2]) USING TIMESTAMP 9000"},
+		{Query: "UPDATE {ks}.lpend USING TIMESTAMP 5000 SET l = l - [1, 2], l[2] = 9 WHERE k = 3 AND c = 1", WantErr: true},
+		{Query: "UPDATE {ks}.lpend USING TIMESTAMP 5000 SET l = l - [1, 2], l[1] = 9 WHERE k = 3 AND c = 1"},
+		{Query: "UPDATE {ks}.lpend USING TIMESTAMP 5000 SET s = s - [1, 2], s[2] = 9 WHERE k = 3", WantErr: true},
+		{Query: "UPDATE {ks}.lpend USING TIMESTAMP 9500 SET s = s - [1, 2], s[0] = 9 WHERE k = 3", WantErr: true},
+		{Query: "DELETE l FROM {ks}.lpend USING TIMESTAMP 6000 WHERE k = 3 AND c = 2"},
+		{Query: "UPDATE {ks}.lpend USING TIMESTAMP 5000 SET l = l + [1], l[0] = 9 WHERE k = 3 AND c = 2"},
+		{Query: "SELECT * FROM {ks}.lpend WHERE k = 3"},
 		// a non-frozen user type column takes no =, IN or slice relation
 		{Query: "CREATE TABLE {ks}.nfu (k int, c int, v addr, PRIMARY KEY (k, c))"},
 		{Query: "SELECT k FROM {ks}.nfu WHERE v = {zip: 1} ALLOW FILTERING", WantErr: true},

@@ -480,10 +480,10 @@ func (st *collState) assign(a assign, v, k []byte, ts, exp int64) error {
 		}
 	case cql.AssignElem:
 		if st.ty.code == primitive.DataTypeCodeList {
-			i := listIndex(k)
-			if i < 0 || i >= len(st.elems) {
-				return invalid("List index %d out of bound, list has size %d", i, len(st.elems))
+			if err := listIndexError(k, len(st.elems)); err != nil {
+				return err
 			}
+			i := listIndex(k)
 			if v == nil {
 				st.removeListAt(i, ts)
 			} else {

@@ -938,6 +938,21 @@ func TestListElementSeesEarlierAssignments(t *testing.T) {
 		"UPDATE lp SET s = s + [3], s[2] = 1 WHERE k = 2":           "List index 2 out of bound, list has size 1",
 		"UPDATE lp SET l[0] = 5, l = l + [7] WHERE k = 2 AND c = 1": "Attempted to set an element on a list which is null",
 	})
+	// the list is the list as a read sees it (without its deletions) merged with the earlier
+	// assignments by their timestamps: a removal older than the elements removes none, and an
+	// append shadowed by a newer deletion of the list still counts (cqlsim composed the values
+	// whatever their timestamps: generated seed 151 with a generator that also selects
+	// writetime() of non-frozen columns)
+	te.mustExec("INSERT INTO lp (k, c, s, l) VALUES (3, 1, [1, 2], [1, 2]) USING TIMESTAMP 9000")
+	te.mustExec("UPDATE lp USING TIMESTAMP 5000 SET l = l - [1, 2], l[1] = 9 WHERE k = 3 AND c = 1")
+	te.mustExec("DELETE l FROM lp USING TIMESTAMP 6000 WHERE k = 3 AND c = 2")
+	te.mustExec("UPDATE lp USING TIMESTAMP 5000 SET l = l + [1], l[0] = 9 WHERE k = 3 AND c = 2")
+	eq(t, "by timestamp", te.rows("SELECT c, s, l FROM lp WHERE k = 3"), []string{"1|[1, 2]|[1, 2]"})
+	te.wantInvalid(map[string]string{
+		"UPDATE lp USING TIMESTAMP 5000 SET l = l - [1, 2], l[2] = 9 WHERE k = 3 AND c = 1": "List index 2 out of bound, list has size 2",
+		"UPDATE lp USING TIMESTAMP 5000 SET s = s - [1, 2], s[2] = 9 WHERE k = 3":           "List index 2 out of bound, list has size 2",
+		"UPDATE lp USING TIMESTAMP 9500 SET s = s - [1, 2], s[0] = 9 WHERE k = 3":           "Attempted to set an element on a list which is null",
+	})
 }
 
 // TestNonFrozenUDTRestriction: a non-frozen user type column takes no =, IN or slice relation,

@@ -997,10 +997,7 @@ func (mu *mutation) apply(e *Engine) {
 						continue
 					}
 					cur := cellValue(dst, floor, now)
-					nv, err := applyAssign(a, cur, vr.b, mu.asKeys[i].b)
-					if err != nil {
-						continue // validated in check
-					}
+					nv := applyAssign(a, cur, vr.b)
 					if a.col.typ.isCounter() {
 						*dst = cell{v: nv, ts: max(mu.ts, dst.ts), set: true}
 						continue
@@ -1095,154 +1092,23 @@ func (mu *mutation) apply(e *Engine) {
 	}
 }
 
-// applyAssign computes the new value of a cell for an UPDATE assignment.
-func applyAssign(a assign, cur, v, k []byte) ([]byte, error) {
-	ty := a.col.typ
-	switch a.kind {
-	case cql.AssignSet:
-		if v != nil && ty.multiCell() && isEmptyCollection(ty, v) {
-			return nil, nil
-		}
-		return v, nil
-	case cql.AssignAdd, cql.AssignSub, cql.AssignPrepend:
-		if ty.isCounter() {
-			var c int64
-			if len(cur) == 8 {
-				c = int64(binary.BigEndian.Uint64(cur))
-			}
-			d := int64(0)
-			if len(v) == 8 {
-				d = int64(binary.BigEndian.Uint64(v))
-			}
-			if a.kind == cql.AssignSub {
-				d = -d
-			}
-			return binary.BigEndian.AppendUint64(nil, uint64(c+d)), nil
-		}
-		if v == nil {
-			if a.kind == cql.AssignSub {
-				return cur, nil
-			}
-			return cur, nil
-		}
-		switch ty.code {
-		case primitive.DataTypeCodeList:
-			ce, _ := decodeElemsOrEmpty(cur)
-			ve, _ := decodeElems(v)
-			var out [][]byte
-			switch a.kind {
-			case cql.AssignAdd:
-				out = append(ce, ve...)
-			case cql.AssignPrepend:
-				out = append(append([][]byte{}, ve...), ce...)
-			default:
-				for _, x := range ce {
-					drop := false
-					for _, y := range ve {
-						drop = drop || compareValues(ty.elem, x, y) == 0
-					}
-					if !drop {
-						out = append(out, x)
-					}
-				}
-			}
-			return encodeNonEmpty(out), nil
-		case primitive.DataTypeCodeSet:
-			ce, _ := decodeElemsOrEmpty(cur)
-			ve, _ := decodeElems(v)
-			var out [][]byte
-			if a.kind == cql.AssignAdd {
-				out = sortDedup(ty.elem, append(ce, ve...))
-			} else {
-				for _, x := range ce {
-					drop := false
-					for _, y := range ve {
-						drop = drop || compareValues(ty.elem, x, y) == 0
-					}
-					if !drop {
-						out = append(out, x)
-					}
-				}
-			}
-			return encodeNonEmpty(out), nil
-		case primitive.DataTypeCodeMap:
-			var ck, cv [][]byte
-			if cur != nil {
-				ck, cv, _ = decodeMap(cur)
-			}
-			if a.kind == cql.AssignAdd {
-				vk, vv, _ := decodeMap(v)
-				ck, cv = sortMap(ty.key, append(ck, vk...), append(cv, vv...))
-			} else {
-				rm, _ := decodeElems(v)
-				var nk, nv [][]byte
-				for i := range ck {
-					drop := false
-					for _, y := range rm {
-						drop = drop || compareValues(ty.key, ck[i], y) == 0
-					}
-					if !drop {
-						nk, nv = append(nk, ck[i]), append(nv, cv[i])
-					}
-				}
-				ck, cv = nk, nv
-			}
-			if len(ck) == 0 {
-				return nil, nil
-			}
-			return encodeMap(ck, cv), nil
-		}
-	case cql.AssignElem:
-		switch ty.code {
-		case primitive.DataTypeCodeList:
-			ce, _ := decodeElemsOrEmpty(cur)
-			idx := int(int32(binary.BigEndian.Uint32(k)))
-			if idx < 0 || idx >= len(ce) {
-				return nil, invalid("List index %d out of bound, list has size %d", idx, len(ce))
-			}
-			if v == nil {
-				ce = append(ce[:idx:idx], ce[idx+1:]...)
-			} else {
-				ce[idx] = v
-			}
-			return encodeNonEmpty(ce), nil
-		case primitive.DataTypeCodeMap:
-			var ck, cv [][]byte
-			if cur != nil {
-				ck, cv, _ = decodeMap(cur)
-			}
-			if v == nil {
-				var nk, nv [][]byte
-				for i := range ck {
-					if compareValues(ty.key, ck[i], k) != 0 {
-						nk, nv = append(nk, ck[i]), append(nv, cv[i])
-					}
-				}
-				ck, cv = nk, nv
-			} else {
-				ck, cv = sortMap(ty.key, append(ck, k), append(cv, v))
-			}
-			if len(ck) == 0 {
-				return nil, nil
-			}
-			return encodeMap(ck, cv), nil
-		}
+// applyAssign computes the new value of a cell that is not stored element by element for an
+// UPDATE assignment: a value set, or a counter incremented or decremented.
+func applyAssign(a assign, cur, v []byte) []byte {
+	if a.kind == cql.AssignSet || !a.col.typ.isCounter() {
+		return v
 	}
-	return v, nil
-}
-
-func decodeElemsOrEmpty(b []byte) ([][]byte, error) {
-	if b == nil {
-		return nil, nil
+	var c, d int64
+	if len(cur) == 8 {
+		c = int64(binary.BigEndian.Uint64(cur))
 	}
-	return decodeElems(b)
-}
-
-func encodeNonEmpty(elems [][]byte) []byte {
-	if len(elems) == 0 {
-		return nil
+	if len(v) == 8 {
+		d = int64(binary.BigEndian.Uint64(v))
 	}
-	return encodeElems(elems)
+	if a.kind == cql.AssignSub {
+		d = -d
+	}
+	return binary.BigEndian.AppendUint64(nil, uint64(c+d))
 }
 
 // check validates operations that depend on current data (list indexes) before applying: as
@@ -1251,16 +1117,17 @@ func encodeNonEmpty(elems [][]byte) []byte {
 func (mu *mutation) check() error {
 	m, t := mu.m, mu.m.t
 	now := mu.ctx.now.Unix()
-	// current returns the live value of column c in each row the mutation addresses
-	current := func(c *column, fn func(cur []byte) error) error {
+	// current calls fn with the live elements of list column c (as a read sees them) in each
+	// row the mutation addresses
+	current := func(c *column, fn func(es []collElem) error) error {
 		for _, pkv := range mu.pks {
 			p := t.getPartition(pkv, false)
 			if c.kind == kindStatic {
-				var cur []byte
+				var es []collElem
 				if p != nil {
-					cur = visibleValue(c.typ, &p.static[c.idx], p.deletedAt, now)
+					es, _ = liveElems(c.typ, &p.static[c.idx], p.deletedAt, now)
 				}
-				if err := fn(cur); err != nil {
+				if err := fn(es); err != nil {
 					return err
 				}
 				continue
@@ -1270,13 +1137,13 @@ func (mu *mutation) check() error {
 				cks = [][][]byte{{}}
 			}
 			for _, ckv := range cks {
-				var cur []byte
+				var es []collElem
 				if p != nil {
 					if r := t.getRow(p, ckv, false); r != nil {
-						cur = visibleValue(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
+						es, _ = liveElems(c.typ, &r.cells[c.idx], max(r.deletedAt, p.deletedAt), now)
 					}
 				}
-				if err := fn(cur); err != nil {
+				if err := fn(es); err != nil {
 					return err
 				}
 			}
@@ -1287,21 +1154,20 @@ func (mu *mutation) check() error {
 		if a.kind != cql.AssignElem || a.col.typ.code != primitive.DataTypeCodeList || mu.asVals[i].unset {
 			continue
 		}
-		err := current(a.col, func(cur []byte) error {
+		err := current(a.col, func(es []collElem) error {
 			// the list as the assignments before this one in the statement leave it: as
-			// Cassandra, which reads the row with the statement's pending changes
+			// Cassandra, which merges the row it read (without its deletions) with the
+			// statement's pending changes, each element reconciled by its timestamp
+			st := &collState{ty: a.col.typ, elems: es, floor: noDeletion, now: now}
 			for j, b := range m.assigns[:i] {
 				if b.col == a.col && !mu.asVals[j].unset {
-					if nv, err := applyAssign(b, cur, mu.asVals[j].b, mu.asKeys[j].b); err == nil {
-						cur = nv
-					}
+					_ = st.assign(b, mu.asVals[j].b, mu.asKeys[j].b, mu.ts, mu.expiry()) // a bad index was reported at j
 				}
 			}
-			if cur == nil {
+			if len(st.elems) == 0 {
 				return invalid("Attempted to set an element on a list which is null")
 			}
-			_, err := applyAssign(a, cur, mu.asVals[i].b, mu.asKeys[i].b)
-			return err
+			return listIndexError(mu.asKeys[i].b, len(st.elems))
 		})
 		if err != nil {
 			return err
@@ -1311,19 +1177,24 @@ func (mu *mutation) check() error {
 		if tg.key == nil || tg.field >= 0 || tg.col.typ.code != primitive.DataTypeCodeList {
 			continue
 		}
-		err := current(tg.col, func(cur []byte) error {
-			es, _ := decodeElemsOrEmpty(cur)
+		err := current(tg.col, func(es []collElem) error {
 			if len(es) == 0 {
 				return invalid("Attempted to delete an element from a list which is null")
 			}
-			if idx := listIndex(mu.delKeys[i].b); idx < 0 || idx >= len(es) {
-				return invalid("List index %d out of bound, list has size %d", idx, len(es))
-			}
-			return nil
+			return listIndexError(mu.delKeys[i].b, len(es))
 		})
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// listIndexError is the error of list index k (encoded) on a list of n elements: nil when it
+// is within its bounds.
+func listIndexError(k []byte, n int) error {
+	if idx := listIndex(k); idx < 0 || idx >= n {
+		return invalid("List index %d out of bound, list has size %d", idx, n)
 	}
 	return nil
 }
