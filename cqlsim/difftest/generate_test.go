@@ -470,12 +470,7 @@ func (g *gen) selection(tb *gtable) string {
 			sel = append(sel, c.name)
 		}
 	}
-	for _, c := range tb.reg {
-		if !c.t.scalar() {
-			// cqlsim does not support writetime() and ttl() of non-frozen collections
-			// and user types (Cassandra 5.0 answers lists)
-			continue
-		}
+	for _, c := range tb.reg { // non-frozen collections and user types answer lists
 		if g.chance(0.15) {
 			sel = append(sel, "writetime("+c.name+")")
 		}
