@@ -171,8 +171,11 @@ const resetGrace = 200 * time.Millisecond
 // to be read, and says far more than "connection reset by peer": after a reset, a goroutine
 // reading meets it at once and fails the connection with it, so this waits for that (at most
 // resetGrace); with no goroutine reading, this reads it, and returns a TLS alert found there.
+// Only connections over TLS (Config.TLS) wait or read.
 func (c *Conn) writeFailure(err error) error {
-	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+	if c.cfg.TLS == nil || !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
+		// Only a TLS alert is looked for: a plain connection fails at once (a Dialer's
+		// connection may report a reset while its socket still reads nothing).
 		return fmt.Errorf("writing: %w", err)
 	}
 	if !c.rmu.TryLock() {
