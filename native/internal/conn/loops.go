@@ -178,36 +178,33 @@ func (c *Conn) writeFailure(err error) error {
 		// connection may report a reset while its socket still reads nothing).
 		return fmt.Errorf("writing: %w", err)
 	}
-	if !c.rmu.TryLock() {
-		t := time.NewTimer(resetGrace)
-		select {
-		case <-c.done:
-		case <-t.C:
-		}
-		t.Stop()
-		return fmt.Errorf("writing: %w", err)
+	// With the read lock free, the read runs on its own, holding the lock until it returns: a
+	// Dialer's connection might not honour the deadline, and failing the connection (which
+	// closes it) ends the read. Without it (read stays nil), the goroutine reading fails the
+	// connection with what it meets.
+	var read chan error
+	if c.rmu.TryLock() {
+		read = make(chan error, 1)
+		go func() {
+			defer c.rmu.Unlock()
+			if derr := c.nc.SetReadDeadline(time.Now().Add(resetGrace)); derr != nil {
+				read <- derr
+				return
+			}
+			c.deadlineSet = true
+			var b [256]byte
+			_, rerr := c.nc.Read(b[:])
+			read <- rerr
+		}()
 	}
-	// The read runs on its own, holding the read lock until it returns: a Dialer's connection
-	// might not honour the deadline, and failing the connection (which closes it) ends the read.
-	read := make(chan error, 1)
-	go func() {
-		defer c.rmu.Unlock()
-		if derr := c.nc.SetReadDeadline(time.Now().Add(resetGrace)); derr != nil {
-			read <- derr
-			return
-		}
-		c.deadlineSet = true
-		var b [256]byte
-		_, rerr := c.nc.Read(b[:])
-		read <- rerr
-	}()
-	t := time.NewTimer(resetGrace + resetGrace/2)
+	t := time.NewTimer(resetGrace)
 	defer t.Stop()
 	select {
 	case rerr := <-read:
 		if op := (*net.OpError)(nil); errors.As(rerr, &op) && op.Op == "remote error" {
 			return fmt.Errorf("reading: %w", rerr) // crypto/tls's error for an alert
 		}
+	case <-c.done:
 	case <-t.C:
 	}
 	return fmt.Errorf("writing: %w", err)
