@@ -369,9 +369,26 @@ func (q *Query) Exec() error {
 	return err
 }
 
-// isUseStatement reports whether stmt starts with "use" in any case.
+// isUseStatement reports whether stmt is a USE statement: it starts with "use" in any case,
+// gocql v1.7.0's test, or its first word after leading spaces and comments is USE. gocql sends
+// the latter to one connection of its pool, whose keyspace then changes unknown to the driver;
+// the native core would switch the whole session to that keyspace (docs/deviations.md G69).
 func isUseStatement(stmt string) bool {
-	return len(stmt) >= 3 && strings.EqualFold(stmt[:3], "use")
+	if len(stmt) >= 3 && strings.EqualFold(stmt[:3], "use") {
+		return true
+	}
+	if stmt == "" || !isASCIISpace(stmt[0]) && stmt[0] != '/' && stmt[0] != '-' && stmt[0] < utf8.RuneSelf {
+		return false // the usual statement: no leading space or comment
+	}
+	s := strings.TrimLeftFunc(trimLeadingComments(stmt), unicode.IsSpace)
+	if len(s) < 3 || !strings.EqualFold(s[:3], "use") {
+		return false
+	}
+	if len(s) == 3 {
+		return true
+	}
+	c := s[3]
+	return !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
 }
 
 // hasRoutingKeyInfo reports whether GetRoutingKey prepares stmt to find its partition key:
