@@ -544,13 +544,10 @@ func JoinHostPort(addr string, port int) string {
 	return net.JoinHostPort(addr, strconv.Itoa(port))
 }
 
-// LookupIP resolves host with the system resolver.
+// LookupIP resolves host with the system resolver. Its error is the resolver's, as in gocql
+// v1.7.0 (a *net.DNSError for a name that does not resolve).
 func LookupIP(host string) ([]net.IP, error) {
-	ips, err := net.LookupIP(host)
-	if err != nil {
-		return nil, fmt.Errorf("gocql: resolving %q: %w", host, err)
-	}
-	return ips, nil
+	return net.LookupIP(host)
 }
 
 // ErrCannotFindHost is returned when a host is not known to the session.
