@@ -485,23 +485,26 @@ func DataCentreHostFilter(dataCentre string) HostFilter {
 	return HostFilterFunc(func(h *HostInfo) bool { return h.DataCenter() == dataCentre })
 }
 
-// WhiteListHostFilter accepts only hosts whose connect address is one of hosts (names are
-// resolved once, when the filter is built; a name that does not resolve is skipped).
+// WhiteListHostFilter accepts only hosts whose connect address is one of hosts (host or
+// host:port; names are resolved once, when the filter is built). As in gocql v1.7.0, a name
+// the resolver does not know (a *net.DNSError) is skipped, and WhiteListHostFilter panics when
+// no host is left, when a port does not parse, or when a name resolves to no address.
 func WhiteListHostFilter(hosts ...string) HostFilter {
 	var allowed []net.IP
+	resolved := 0
 	for _, h := range hosts {
-		if host, _, err := net.SplitHostPort(h); err == nil {
-			h = host
-		}
-		if ip := net.ParseIP(h); ip != nil {
-			allowed = append(allowed, ip)
-			continue
-		}
-		ips, err := LookupIP(h)
+		ips, err := whiteListIPs(h)
 		if err != nil {
-			continue
+			if _, ok := err.(*net.DNSError); ok {
+				continue
+			}
+			panic(fmt.Errorf("unable to lookup host info from address: %v", err))
 		}
+		resolved++
 		allowed = append(allowed, ips...)
+	}
+	if resolved == 0 {
+		panic(fmt.Errorf("unable to lookup host info from address: %v", errors.New("failed to resolve any of the provided hostnames")))
 	}
 	return HostFilterFunc(func(h *HostInfo) bool {
 		addr := h.ConnectAddress()
@@ -512,6 +515,41 @@ func WhiteListHostFilter(hosts ...string) HostFilter {
 		}
 		return false
 	})
+}
+
+// whiteListIPs returns the addresses one host of WhiteListHostFilter stands for, as gocql
+// v1.7.0 resolves it: an IP address is itself; a name is looked up (only its IPv4 addresses,
+// when it has any, with GOCQL_HOST_LOOKUP_PREFER_V4=true); a port that does not parse is an
+// error.
+func whiteListIPs(addr string) ([]net.IP, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	} else if _, err := strconv.Atoi(port); err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return []net.IP{ip}, nil
+	}
+	ips, err := LookupIP(host)
+	if err != nil {
+		return nil, err
+	}
+	if len(ips) == 0 {
+		return nil, fmt.Errorf("no IP's returned from DNS lookup for %q", addr)
+	}
+	if hostLookupPreferV4 {
+		var v4 []net.IP
+		for _, ip := range ips {
+			if ip4 := ip.To4(); ip4 != nil {
+				v4 = append(v4, ip4)
+			}
+		}
+		if len(v4) > 0 {
+			ips = v4
+		}
+	}
+	return ips, nil
 }
 
 // AddressTranslator maps node addresses discovered from the cluster (system.peers, events) to
