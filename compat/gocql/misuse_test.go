@@ -3,6 +3,7 @@ package gocql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -319,5 +320,48 @@ func TestFutureBatchWasAppliedAndResumedIteration(t *testing.T) {
 	}
 	if rs.Err() != nil || n != 10 {
 		t.Errorf("resumed: %d rows in all, error %v; want 10 and no error", n, rs.Err())
+	}
+}
+
+// TestStructLiteralsUnlikeGocql pins the struct-literal part of deviation G41 beyond execution
+// of a literal Batch: gocql v1.7.0 dereferences the routing information and metrics that only
+// its constructors allocate, so a Query written as a struct literal panics when executed and in
+// Keyspace, Table, GetRoutingKey, Attempts and Latency, and a Batch literal in Table, Attempts
+// and Latency. The shim executes nothing for a Query without a session (its error says so)
+// and answers the accessors with zero values.
+func TestStructLiteralsUnlikeGocql(t *testing.T) {
+	lq := func() *gocqlv1.Query { return &gocqlv1.Query{} }
+	lb := func() *gocqlv1.Batch { return &gocqlv1.Batch{} }
+	for name, f := range map[string]func(){
+		"Query.Exec":          func() { _ = lq().Exec() },
+		"Query.Keyspace":      func() { _ = lq().Keyspace() },
+		"Query.Table":         func() { _ = lq().Table() },
+		"Query.GetRoutingKey": func() { _, _ = lq().GetRoutingKey() },
+		"Query.Attempts":      func() { _ = lq().Attempts() },
+		"Query.Latency":       func() { _ = lq().Latency() },
+		"Batch.Table":         func() { _ = lb().Table() },
+		"Batch.Attempts":      func() { _ = lb().Attempts() },
+		"Batch.Latency":       func() { _ = lb().Latency() },
+	} {
+		if !panics(f) {
+			t.Errorf("gocql v1.7.0: %s of a struct literal no longer panics: revisit G41", name)
+		}
+	}
+
+	const noSession = "gocql: query was not created by a session"
+	if err := (&Query{}).Exec(); err == nil || err.Error() != noSession {
+		t.Errorf("Exec of a Query literal: %v, want %s", err, noSession)
+	}
+	if err := (&Query{stmt: "SELECT now() FROM system.local"}).Iter().Close(); err == nil || err.Error() != noSession {
+		t.Errorf("Iter of a Query literal: %v, want %s", err, noSession)
+	}
+	q := &Query{}
+	key, err := q.GetRoutingKey()
+	if got := fmt.Sprint(q.Keyspace(), "|", q.Table(), "|", key, err, "|", q.Attempts(), q.Latency()); got != "||[] <nil>|0 0" {
+		t.Errorf("accessors of a Query literal: %s", got)
+	}
+	b := &Batch{}
+	if got := fmt.Sprint(b.Keyspace(), "|", b.Table(), "|", b.Attempts(), b.Latency()); got != "||0 0" {
+		t.Errorf("accessors of a Batch literal: %s", got)
 	}
 }
