@@ -182,8 +182,13 @@ func (b *Batch) WithTimestamp(timestamp int64) *Batch {
 	return b
 }
 
-// GetRoutingKey returns the routing key set on the batch, else the one of its first entry.
-func (b *Batch) GetRoutingKey() ([]byte, error) {
+// GetRoutingKey returns the routing key set on the batch, else the one of its first entry,
+// which it prepares (whatever the statement, as gocql v1.7.0 does) to find it.
+func (b *Batch) GetRoutingKey() ([]byte, error) { return b.routingKeyFor(false) }
+
+// routingKeyFor is GetRoutingKey; forPlan skips a first entry that can have no partition key
+// (see Query.routingKeyFor).
+func (b *Batch) routingKeyFor(forPlan bool) ([]byte, error) {
 	if b.routingKey != nil {
 		return b.routingKey, nil
 	}
@@ -191,7 +196,7 @@ func (b *Batch) GetRoutingKey() ([]byte, error) {
 		return nil, nil
 	}
 	e := b.Entries[0]
-	if e.binding != nil || !hasRoutingKeyInfo(e.Stmt) {
+	if e.binding != nil || forPlan && !hasRoutingKeyInfo(e.Stmt) {
 		return nil, nil
 	}
 	info, err := b.session.routingKeyInfo(b.Context(), e.Stmt)

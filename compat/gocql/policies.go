@@ -627,6 +627,18 @@ const maxFallbackRepeats = 100
 // maxPlanReplicas is the number of replicas a token-aware plan holds without allocating.
 const maxPlanReplicas = 8
 
+// planRoutingKey is q's routing key for a token-aware plan: GetRoutingKey, without the
+// PREPARE of a statement that can have no key (see Query.routingKeyFor).
+func planRoutingKey(q ExecutableQuery) ([]byte, error) {
+	switch q := q.(type) {
+	case *Query:
+		return q.routingKeyFor(true)
+	case *Batch:
+		return q.routingKeyFor(true)
+	}
+	return q.GetRoutingKey()
+}
+
 // planReplicas finds the hosts a plan tries before the fallback policy's: the replicas of
 // q's routing key under its keyspace's placement (SimpleStrategy or NetworkTopologyStrategy)
 // that are up, shuffled with ShuffleReplicas, those of the fallback's closest tier first (and
@@ -638,7 +650,7 @@ func (t *tokenAwareHostPolicy) planReplicas(q ExecutableQuery, buf *[maxPlanRepl
 	if q == nil || (p != "" && p != murmur3Partitioner) {
 		return 0, nil
 	}
-	key, err := q.GetRoutingKey()
+	key, err := planRoutingKey(q)
 	if err != nil || len(key) == 0 {
 		return 0, nil
 	}

@@ -251,12 +251,20 @@ func (q *Query) Table() string {
 
 // GetRoutingKey returns the routing key: the one set with RoutingKey, else the partition key
 // values encoded from the prepared statement's metadata (composite keys joined as Cassandra's
-// CompositeType). It returns nil when the statement has no partition key information.
-func (q *Query) GetRoutingKey() ([]byte, error) {
+// CompositeType). It returns nil when the statement has no partition key information. As in
+// gocql v1.7.0, it prepares any statement to find out, so a statement the node refuses to
+// prepare gives the node's error.
+func (q *Query) GetRoutingKey() ([]byte, error) { return q.routingKeyFor(false) }
+
+// routingKeyFor is GetRoutingKey; forPlan, set by the token-aware plan, skips a statement that
+// can have no partition key (one shouldPrepare does not name, after leading comments), which
+// gocql's plan prepares only to find no key (or an error) and fall back on: the shim spares
+// that PREPARE before every DDL statement and reaches the same plan.
+func (q *Query) routingKeyFor(forPlan bool) ([]byte, error) {
 	if q.routingKey != nil {
 		return q.routingKey, nil
 	}
-	if q.session == nil || (q.binding != nil && len(q.values) == 0) || !hasRoutingKeyInfo(q.stmt) {
+	if q.session == nil || (q.binding != nil && len(q.values) == 0) || forPlan && !hasRoutingKeyInfo(q.stmt) {
 		return nil, nil
 	}
 	info, err := q.session.routingKeyInfo(q.Context(), q.stmt)
@@ -391,10 +399,11 @@ func isUseStatement(stmt string) bool {
 	return !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
 }
 
-// hasRoutingKeyInfo reports whether GetRoutingKey prepares stmt to find its partition key:
-// the statements shouldPrepare names, also after leading comments. gocql prepares any
-// statement there (so a commented DML statement, which it runs unprepared, is still routed
-// by its key); the shim does not prepare other kinds (DDL) only to find no key.
+// hasRoutingKeyInfo reports whether the token-aware plan prepares stmt to find its partition
+// key: the statements shouldPrepare names, also after leading comments (so a commented DML
+// statement, which runs unprepared, is still routed by its key, as in gocql). GetRoutingKey
+// itself prepares any statement, as gocql does; the plan does not prepare other kinds (DDL)
+// only to find no key.
 func hasRoutingKeyInfo(stmt string) bool {
 	return shouldPrepare(trimLeadingComments(stmt))
 }

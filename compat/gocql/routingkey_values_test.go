@@ -97,3 +97,54 @@ func TestEmptyTupleStringUnlikeGocql(t *testing.T) {
 		t.Errorf("tuple(int, varchar): gocql %q, shim %q", legacy.String(), shim.String())
 	}
 }
+
+// TestRoutingKeyOfAnyStatementLikeGocql compares GetRoutingKey of statements that are not
+// DML, on a Query and on a Batch's first entry: gocql v1.7.0 prepares any statement to find
+// its partition key, so one the node refuses to prepare (a syntax error, an unknown table)
+// gives the node's error, and one it prepares without bind markers (DDL) gives no key and no
+// error.
+func TestRoutingKeyOfAnyStatementLikeGocql(t *testing.T) {
+	ks, hosts := cqltest.Keyspace(t)
+	cqltest.Exec(t, hosts[0], "CREATE TABLE "+ks+".t (k int PRIMARY KEY, v int)")
+	lc := gocqlv1.NewCluster(hosts...)
+	lc.Keyspace = ks
+	lc.Timeout = 30 * time.Second
+	l, err := lc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cc := gocql.NewCluster(hosts...)
+	cc.Keyspace = ks
+	cc.Timeout = 30 * time.Second
+	c, err := cc.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	describe := func(key []byte, err error) string {
+		return strings.Replace(fmt.Sprintf("%x %T %v", key, err, err), "gocqlv1.", "gocql.", 1)
+	}
+	for _, stmt := range []string{
+		"SELEC k FROM t",
+		"TRUNCATE nosuch",
+		"TRUNCATE t",
+		"CREATE INDEX IF NOT EXISTS ON t (v)",
+		"/* c */ SELECT v FROM t WHERE k = ?",
+	} {
+		legacy := describe(l.Query(stmt, 1).GetRoutingKey())
+		shim := describe(c.Query(stmt, 1).GetRoutingKey())
+		if legacy != shim {
+			t.Errorf("Query(%q).GetRoutingKey(): gocql %s, shim %s", stmt, legacy, shim)
+		}
+		lb := l.NewBatch(gocqlv1.UnloggedBatch)
+		lb.Query(stmt, 1)
+		cb := c.NewBatch(gocql.UnloggedBatch)
+		cb.Query(stmt, 1)
+		legacy = describe(lb.GetRoutingKey())
+		shim = describe(cb.GetRoutingKey())
+		if legacy != shim {
+			t.Errorf("batch of %q: GetRoutingKey(): gocql %s, shim %s", stmt, legacy, shim)
+		}
+	}
+}
