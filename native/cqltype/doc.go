@@ -90,6 +90,10 @@
 //     into time.Duration fails when months or days are set.
 //   - Collection, map and vector elements cannot be NULL (Cassandra rejects
 //     them); tuple elements and UDT fields can.
+//   - A Go map whose distinct keys encode to one CQL key (two times in the same
+//     millisecond, a UUID spelt in two cases, int32(7) and int64(7) in a
+//     map[any]V) fails with ErrInvalidValue: the server would keep one of the
+//     entries, picked by Go's random map order.
 //   - A struct maps to a tuple by its exported fields in order, and to a UDT by
 //     field name: the `cql:"name"` tag, else the lower-cased Go field name;
 //     `cql:"-"` skips a field. Encoding fails if a struct field has no UDT field;

@@ -207,6 +207,14 @@ func appendListRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
 	return dst, false, unsupported(t, rv)
 }
 
+// describeKey is formatKey preceded by the dynamic type of an interface key ("int64 7").
+func describeKey(k reflect.Value) string {
+	if k.Kind() == reflect.Interface && !k.IsNil() {
+		return k.Elem().Type().String() + " " + formatKey(k)
+	}
+	return formatKey(k)
+}
+
 func formatKey(k reflect.Value) string {
 	for k.Kind() == reflect.Interface && !k.IsNil() {
 		k = k.Elem()
@@ -239,15 +247,58 @@ func appendMapRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
 	if err != nil {
 		return dst, false, err
 	}
+	var seen map[string]reflect.Value // encoded key -> Go key, when keys may collide
+	if rv.Len() > 1 && keysMayCollide(rv.Type().Key(), t.Key) {
+		seen = make(map[string]reflect.Value, rv.Len())
+	}
 	for it := rv.MapRange(); it.Next(); {
+		start := len(dst)
 		if dst, err = appendElemRV(dst, t.Key, it.Key(), false, "map"); err != nil {
 			return dst, false, withPath(err, "[key "+formatKey(it.Key())+"]")
+		}
+		if seen != nil {
+			enc := string(dst[start+4:])
+			if other, dup := seen[enc]; dup {
+				return dst, false, withPath(&ValueError{At: t.Key, GoType: it.Key().Type().String(),
+					Err: invalid("keys %s and %s encode as the same %s, which the map would hold once, with either value", describeKey(other), describeKey(it.Key()), t.Key)},
+					"[key "+formatKey(it.Key())+"]")
+			}
+			seen[enc] = it.Key()
 		}
 		if dst, err = appendElemRV(dst, t.Value, it.Value(), false, "map"); err != nil {
 			return dst, false, withPath(err, "["+formatKey(it.Key())+"]")
 		}
 	}
 	return dst, false, nil
+}
+
+// keysMayCollide reports whether two distinct Go map keys of type kt may encode to the same
+// key of CQL type key: false only for the pairs whose encoding is one to one (Go integers as
+// CQL integers, strings as text or blobs, booleans, 16-byte arrays as UUIDs). Times that differ
+// below the millisecond or only in their location, UUIDs spelt in two cases, netip.Addrs that
+// differ in their zone, NaNs, pointers to equal values and interface keys holding one number
+// in two Go types do collide.
+func keysMayCollide(kt reflect.Type, key *Type) bool {
+	switch kt.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		switch key.Kind {
+		case KindInt, KindBigint, KindCounter, KindSmallint, KindTinyint, KindVarint:
+			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+		}
+	case reflect.String:
+		switch key.Kind {
+		case KindVarchar, KindASCII, KindBlob:
+			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+		}
+	case reflect.Bool:
+		return key.Kind != KindBoolean || kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+	case reflect.Array:
+		if kt.Len() == 16 && kt.Elem().Kind() == reflect.Uint8 && (key.Kind == KindUUID || key.Kind == KindTimeUUID) {
+			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+		}
+	}
+	return true
 }
 
 // tupleFields returns the exported fields of a struct type used for a tuple, in

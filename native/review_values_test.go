@@ -1,0 +1,70 @@
+package native_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cqlbridge/cqlbridge/native"
+	"github.com/cqlbridge/cqlbridge/native/cqltype"
+)
+
+// A Go map whose distinct keys encode to the same CQL key (two times in one millisecond, one
+// UUID spelt in two cases, an int64 and an int32 of one value in a map[any]any) would send a
+// map value with a duplicate key, of which the server keeps one entry: which one depends on
+// Go's random map iteration order, so another value is silently lost on each execution. The
+// bind must fail instead, naming the colliding keys; maps without colliding keys, and sets
+// built from slices with repeated elements (a set keeps one of equal elements by definition),
+// still bind.
+func TestReviewValuesMapKeysThatEncodeAlike(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE mk (k int PRIMARY KEY, ts map<timestamp, text>, u map<uuid, int>, i map<int, text>, fz frozen<map<timestamp, text>>, st set<int>)")
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	const uuid = "550e8400-e29b-41d4-a716-446655440000"
+	cases := []struct {
+		col string
+		v   any
+	}{
+		{"ts", map[time.Time]string{t0: "utc", t0.Add(time.Microsecond): "a microsecond later"}},
+		{"ts", map[time.Time]string{t0: "utc", t0.In(time.FixedZone("X", 3600)): "same instant elsewhere"}},
+		{"fz", map[time.Time]string{t0: "utc", t0.Add(time.Microsecond): "a microsecond later"}},
+		{"u", map[string]int{uuid: 1, "550E8400-E29B-41D4-A716-446655440000": 2}},
+		{"i", map[any]string{int64(7): "int64", int32(7): "int32"}},
+	}
+	for _, c := range cases {
+		ins := mustPrepare(t, s, "INSERT INTO mk (k, "+c.col+") VALUES (?, ?)")
+		_, err := s.Execute(ctxT(t), ins.Bind(1, c.v))
+		var be *native.BindError
+		if !errors.As(err, &be) || be.Index != 1 || !errors.Is(err, cqltype.ErrInvalidValue) {
+			t.Errorf("%s = %v: got %v, want a *BindError for value 1 matching cqltype.ErrInvalidValue", c.col, c.v, err)
+			continue
+		}
+		t.Logf("%s: %v", c.col, err)
+	}
+
+	ins := mustPrepare(t, s, "INSERT INTO mk (k, ts, u, i, st) VALUES (?, ?, ?, ?, ?)")
+	ts := map[time.Time]string{t0: "a", t0.Add(time.Millisecond): "b"}
+	u := map[string]int{uuid: 1, "650e8400-e29b-41d4-a716-446655440000": 2}
+	i := map[any]string{int64(7): "seven", int32(8): "eight"}
+	if _, err := s.Execute(ctxT(t), ins.Bind(2, ts, u, i, []int32{3, 3, 1})); err != nil {
+		t.Fatalf("maps with distinct keys: %v", err)
+	}
+	res, err := s.Execute(ctxT(t), native.Query("SELECT ts, u, i, st FROM mk WHERE k = 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, ok := res.First()
+	if !ok {
+		t.Fatal("no row")
+	}
+	var gotTS map[time.Time]string
+	var gotU map[cqltype.UUID]int
+	var gotI map[int32]string
+	var gotSt []int32
+	if err := row.Scan(&gotTS, &gotU, &gotI, &gotSt); err != nil {
+		t.Fatal(err)
+	}
+	if len(gotTS) != 2 || len(gotU) != 2 || len(gotI) != 2 || len(gotSt) != 2 {
+		t.Errorf("read back %v %v %v %v, want two entries in each", gotTS, gotU, gotI, gotSt)
+	}
+}
