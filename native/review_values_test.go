@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -66,5 +67,38 @@ func TestReviewValuesMapKeysThatEncodeAlike(t *testing.T) {
 	}
 	if len(gotTS) != 2 || len(gotU) != 2 || len(gotI) != 2 || len(gotSt) != 2 {
 		t.Errorf("read back %v %v %v %v, want two entries in each", gotTS, gotU, gotI, gotSt)
+	}
+}
+
+// Date.String renders a day as Cassandra does (its cast of a date to text), which is also
+// the text Cassandra reads back as a date literal: years after 9999 take a '+' ("+10000-01-01",
+// where "10000-01-01" is refused as a date literal), years before 0 a '-'.
+func TestReviewValuesDateStringAsCassandra(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE ds (k int PRIMARY KEY, d date)")
+	ins := mustPrepare(t, s, "INSERT INTO ds (k, d) VALUES (?, ?)")
+	days := []cqltype.Date{math.MinInt32, -719528 - 366, -719528, -1, 0, 2932896, 2932897, math.MaxInt32}
+	for i, d := range days {
+		if _, err := s.Execute(ctxT(t), ins.Bind(i, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for row, err := range s.Iter(ctxT(t), native.Query("SELECT d, CAST(d AS text) FROM ds")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d cqltype.Date
+		var text string
+		if err := row.Scan(&d, &text); err != nil {
+			t.Fatal(err)
+		}
+		if d.String() != text {
+			t.Errorf("day %d: Date.String() = %q, the server renders it %q", int32(d), d.String(), text)
+		}
+		n++
+	}
+	if n != len(days) {
+		t.Errorf("read %d rows, want %d", n, len(days))
 	}
 }

@@ -32,7 +32,7 @@ type Unmarshaler interface {
 }
 
 // Date is a CQL date: a day count relative to 1970-01-01 (negative before). Every
-// int32 is a valid date, from -5877641-06-23 to 5881580-07-11.
+// int32 is a valid date, from -5877641-06-23 to +5881580-07-11.
 type Date int32
 
 // DateOf returns the calendar day of t in t's location. It fails when the day is
@@ -50,11 +50,15 @@ func DateOf(t time.Time) (Date, error) {
 func (d Date) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
 // String returns the day as YYYY-MM-DD, with a sign before years before 0
-// ("-0001-06-01"), as Cassandra prints them.
+// ("-0001-06-01") and after 9999 ("+10000-01-01"), as Cassandra prints them and reads
+// them back as date literals.
 func (d Date) String() string {
 	y, m, day := d.Time().Date()
-	if y < 0 {
+	switch {
+	case y < 0:
 		return fmt.Sprintf("-%04d-%02d-%02d", -y, int(m), day)
+	case y > 9999:
+		return fmt.Sprintf("+%d-%02d-%02d", y, int(m), day)
 	}
 	return fmt.Sprintf("%04d-%02d-%02d", y, int(m), day)
 }
