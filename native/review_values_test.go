@@ -102,3 +102,34 @@ func TestReviewValuesDateStringAsCassandra(t *testing.T) {
 		t.Errorf("read %d rows, want %d", n, len(days))
 	}
 }
+
+// Decimal.String renders a zero with a negative scale (0E+5, as a server may hold it) as
+// "0", not as a zero padded with the scale's zeros ("000000").
+func TestReviewValuesDecimalZeroString(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TABLE dz (k int PRIMARY KEY, d decimal)")
+	ins := mustPrepare(t, s, "INSERT INTO dz (k, d) VALUES (?, ?)")
+	want := map[int]string{0: "0", 1: "0", 2: "0.000", 3: "12300", 4: "-1.5"}
+	in := map[int]cqltype.Decimal{0: cqltype.NewDecimal(0, -5), 1: cqltype.NewDecimal(0, 0), 2: cqltype.NewDecimal(0, 3), 3: cqltype.NewDecimal(123, -2), 4: cqltype.NewDecimal(-15, 1)}
+	for k, d := range in {
+		if _, err := s.Execute(ctxT(t), ins.Bind(k, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for row, err := range s.Iter(ctxT(t), native.Query("SELECT k, d FROM dz")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k int
+		var d cqltype.Decimal
+		if err := row.Scan(&k, &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Scale != in[k].Scale || d.Cmp(in[k]) != 0 {
+			t.Errorf("key %d: read %v (scale %d), wrote %v (scale %d)", k, d.Unscaled, d.Scale, in[k].Unscaled, in[k].Scale)
+		}
+		if d.String() != want[k] {
+			t.Errorf("key %d: String() = %q, want %q", k, d.String(), want[k])
+		}
+	}
+}

@@ -193,7 +193,8 @@ func (d Decimal) String() string {
 	}
 	scale := int64(d.Scale)
 	switch {
-	case scale == 0:
+	case scale == 0, u.Sign() == 0 && scale < 0:
+		// A zero with a negative scale has no significant digit to pad: "0", not "000000".
 		return sign + digits
 	case scale < 0 && -scale <= 32:
 		return sign + digits + strings.Repeat("0", int(-scale))
