@@ -17,10 +17,10 @@ var errNoControl = errors.New("native: no control connection")
 
 // AwaitSchemaAgreement waits until the control connection's node and every peer it lists in
 // system.peers (rows with a host_id and tokens, as in the topology) report the same schema
-// version, polling every 200 ms, or until ctx ends. Peers
-// the session knows to be down (no open connection after a failed dial or a lost connection)
-// are not waited for; peers it does not track (HostFilter, DisablePeerDiscovery) are, since
-// they may hold replicas. Execute already waits after DDL (Config.SchemaAgreementTimeout);
+// version, polling every 200 ms, or until ctx ends, or until the session is closed
+// (ErrSessionClosed). Peers the session knows to be down (no open connection after a failed
+// dial or a lost connection) are not waited for; peers it does not track (HostFilter,
+// DisablePeerDiscovery) are, since they may hold replicas. Execute already waits after DDL (Config.SchemaAgreementTimeout);
 // call this after DDL run with the wait disabled, or run on another session.
 func (s *Session) AwaitSchemaAgreement(ctx context.Context) error {
 	if err := s.usable(); err != nil {
@@ -49,15 +49,16 @@ func (s *Session) awaitAfterSchemaChange(ctx context.Context, res *Result) {
 }
 
 // awaitAgreement polls schemaVersions(ctx, addr) every schemaAgreementPoll until the versions
-// agree (it returns nil) or ctx ends. With giveUp it also stops, with an error, as soon as
-// there is no connection to ask or the session is closed.
+// agree (it returns nil), ctx ends, or the session is closed (ErrSessionClosed: nothing can
+// agree for it any more). With giveUp it also stops, with an error, as soon as there is no
+// connection to ask.
 func (s *Session) awaitAgreement(ctx context.Context, addr string, giveUp bool) error {
 	for {
 		versions, err := s.schemaVersions(ctx, addr)
 		if err == nil && len(versions) <= 1 {
 			return nil
 		}
-		if giveUp && s.closed.Load() {
+		if s.closed.Load() {
 			return ErrSessionClosed
 		}
 		if giveUp && errors.Is(err, errNoControl) {
@@ -71,6 +72,9 @@ func (s *Session) awaitAgreement(ctx context.Context, addr string, giveUp bool) 
 				return fmt.Errorf("native: awaiting schema agreement: %w (last error: %w)", ctx.Err(), err)
 			}
 			return fmt.Errorf("native: awaiting schema agreement: %w (versions %v)", ctx.Err(), versions)
+		case <-s.ctx.Done(): // Close
+			t.Stop()
+			return ErrSessionClosed
 		case <-t.C:
 		}
 	}
