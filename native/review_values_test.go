@@ -2,7 +2,9 @@ package native_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +133,101 @@ func TestReviewValuesDecimalZeroString(t *testing.T) {
 		if d.String() != want[k] {
 			t.Errorf("key %d: String() = %q, want %q", k, d.String(), want[k])
 		}
+	}
+}
+
+// shout is text that its pointer methods store upper-cased and read back lower-cased.
+type shout string
+
+func (s *shout) MarshalCQL(*cqltype.Type) ([]byte, error) {
+	return []byte(strings.ToUpper(string(*s))), nil
+}
+
+func (s *shout) UnmarshalCQL(_ *cqltype.Type, b []byte) error {
+	*s = shout(strings.ToLower(string(b)))
+	return nil
+}
+
+type shoutRow struct {
+	K int32
+	T shout
+	L []shout
+	U struct {
+		A shout
+	}
+}
+
+// A Go type whose MarshalCQL has a pointer receiver encodes itself wherever it is bound: as a
+// whole value (Bind, BindStruct's fields), as an element of a slice (which it did already),
+// of an array or of a map, and as a tuple element or UDT field of a struct bound by value, as
+// its UnmarshalCQL decodes it (Scan, RowToStruct). Where the value was not addressable, its
+// underlying string was encoded without MarshalCQL: silently another value than the type
+// writes elsewhere.
+func TestReviewValuesPointerMarshaler(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TYPE su (a text)")
+	mustExec(t, s, "CREATE TABLE sh (k int PRIMARY KEY, t text, l list<text>, a list<text>, m map<text, text>, tu frozen<tuple<text, int>>, u frozen<su>)")
+	ins := mustPrepare(t, s, "INSERT INTO sh (k, t, l, a, m, tu, u) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	type pair struct {
+		S shout
+		N int32
+	}
+	type su struct {
+		A shout
+	}
+	if _, err := s.Execute(ctxT(t), ins.Bind(1, shout("top"), []shout{"slice"}, [1]shout{"array"},
+		map[shout]shout{"key": "value"}, pair{"tuple", 1}, su{"udt"})); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(ctxT(t), native.Query("SELECT t, l, a, m, tu, u FROM sh WHERE k = 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, ok := res.First()
+	if !ok {
+		t.Fatal("no row")
+	}
+	var top string
+	var l, a []string
+	var m map[string]string
+	var tu []any
+	var u map[string]any
+	if err := row.Scan(&top, &l, &a, &m, &tu, &u); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%v %v %v %v %v %v", top, l, a, m, tu, u)
+	if want := "TOP [SLICE] [ARRAY] map[KEY:VALUE] [TUPLE 1] map[a:UDT]"; got != want {
+		t.Errorf("stored %s, want %s (each value through MarshalCQL)", got, want)
+	}
+
+	// BindStruct binds the fields of a struct given by pointer as RowToStruct fills them.
+	bs := mustPrepare(t, s, "INSERT INTO sh (k, t, l, u) VALUES (?, ?, ?, ?)")
+	in := shoutRow{K: 2, T: "field", L: []shout{"elem"}}
+	in.U.A = "nested"
+	st, err := native.BindStruct(bs, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.T = "changed after BindStruct"
+	if _, err := s.Execute(ctxT(t), st); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Execute(ctxT(t), native.Query("SELECT k, t, l, u FROM sh WHERE k = 2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, _ = res.First()
+	if err := row.Scan(nil, &top, &l, &u); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%v %v %v", top, l, u), "FIELD [ELEM] map[a:NESTED]"; got != want {
+		t.Errorf("BindStruct stored %s, want %s", got, want)
+	}
+	back, err := native.RowToStruct[shoutRow](row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.T != "field" || len(back.L) != 1 || back.L[0] != "elem" || back.U.A != "nested" {
+		t.Errorf("RowToStruct read %+v", back)
 	}
 }

@@ -38,7 +38,9 @@
 //
 // Pointers are followed on both sides (a nil *T target is allocated). Named types
 // work through their underlying kind (type Celsius float64). Types implementing
-// Marshaler or Unmarshaler encode and decode themselves, also inside collections.
+// Marshaler or Unmarshaler encode and decode themselves, also inside collections,
+// tuples and UDTs; a MarshalCQL with a pointer receiver is called for a value of the
+// type too (on a copy when the value is not addressable).
 // Decoded strings and slices never alias the input bytes.
 //
 // # Go mapping

@@ -32,8 +32,18 @@ func appendReflect(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 	if rv.Type().Implements(marshalerType) && rv.CanInterface() {
 		return appendMarshaler(dst, t, rv.Interface().(Marshaler))
 	}
-	if rv.CanAddr() && reflect.PointerTo(rv.Type()).Implements(marshalerType) && rv.Addr().CanInterface() {
-		return appendMarshaler(dst, t, rv.Addr().Interface().(Marshaler))
+	if reflect.PointerTo(rv.Type()).Implements(marshalerType) && rv.CanInterface() {
+		// MarshalCQL has a pointer receiver: call it on the value itself when it is
+		// addressable (a slice element), else on a copy (a value bound as a whole, an array
+		// element, a map key or value, a field of a struct passed by value), so that the
+		// type encodes itself wherever it is, as it decodes itself wherever it is.
+		p := reflect.New(rv.Type())
+		if rv.CanAddr() {
+			p = rv.Addr()
+		} else {
+			p.Elem().Set(rv)
+		}
+		return appendMarshaler(dst, t, p.Interface().(Marshaler))
 	}
 	switch t.Kind {
 	case KindList, KindSet:
