@@ -30,8 +30,7 @@ func Append(dst []byte, t *Type, v any) ([]byte, error) {
 		return AppendUnset(dst), nil
 	}
 	if t == nil {
-		return dst, &ValueError{GoType: goTypeName(v), At: &Type{Kind: KindCustom, Custom: "<nil type>"},
-			Err: errors.New("no CQL type given")}
+		return dst, nilTypeError(v)
 	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
@@ -60,6 +59,9 @@ func Marshal(t *Type, v any) ([]byte, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if t == nil {
+		return nil, nilTypeError(v)
+	}
 	out, null, err := appendBody(nil, t, v)
 	if err != nil {
 		return nil, finish(err, t)
@@ -71,6 +73,12 @@ func Marshal(t *Type, v any) ([]byte, error) {
 		out = []byte{}
 	}
 	return out, nil
+}
+
+// nilTypeError is the error of encoding v without a CQL type.
+func nilTypeError(v any) error {
+	return &ValueError{GoType: goTypeName(v), At: &Type{Kind: KindCustom, Custom: "<nil type>"},
+		Err: errors.New("no CQL type given")}
 }
 
 // errNoMatch tells that appendScalar has no case for the Go type.
