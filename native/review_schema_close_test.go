@@ -23,6 +23,7 @@ type queryWatcher struct {
 	seen  chan struct{}
 }
 
+// DialContext dials TCP and watches what the connection writes.
 func (w *queryWatcher) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, address)
@@ -32,11 +33,13 @@ func (w *queryWatcher) DialContext(ctx context.Context, network, address string)
 	return &watchedConn{Conn: c, w: w}, nil
 }
 
+// watchedConn is a connection of a queryWatcher.
 type watchedConn struct {
 	net.Conn
 	w *queryWatcher
 }
 
+// Write reports the watched text to the watcher once it is armed, then writes b.
 func (c *watchedConn) Write(b []byte) (int, error) {
 	if c.w.armed.Load() && bytes.Contains(b, c.w.text) {
 		c.w.once.Do(func() { close(c.w.seen) })

@@ -139,15 +139,18 @@ func TestReviewValuesDecimalZeroString(t *testing.T) {
 // shout is text that its pointer methods store upper-cased and read back lower-cased.
 type shout string
 
+// MarshalCQL stores the text upper-cased.
 func (s *shout) MarshalCQL(*cqltype.Type) ([]byte, error) {
 	return []byte(strings.ToUpper(string(*s))), nil
 }
 
+// UnmarshalCQL reads the text back lower-cased.
 func (s *shout) UnmarshalCQL(_ *cqltype.Type, b []byte) error {
 	*s = shout(strings.ToLower(string(b)))
 	return nil
 }
 
+// shoutRow is a row of table sh for BindStruct and RowToStruct.
 type shoutRow struct {
 	K int32
 	T shout
