@@ -126,7 +126,7 @@ func bindPreparedNamed(p *Prepared, m *preparedMeta, values []any, ev *encodedVa
 		used = make([]bool, len(values))
 	}
 	for i, prm := range m.params {
-		j := findNamed(values, prm.Name)
+		j := findNamed(values, prm.Name, m.params)
 		if j < 0 {
 			msg := "no value given for this bind marker"
 			if stray := strayNamed(m.params, values); stray != "" {
@@ -163,14 +163,18 @@ func strayNamed(params []Column, values []any) string {
 	return ""
 }
 
-func findNamed(values []any, name string) int {
+// findNamed returns the index of the value that binds the marker called name: the one of that
+// exact name, or else one whose name differs in case only and that no marker of params has
+// exactly (with markers a and "A", a value named a binds a alone); -1 when none does.
+func findNamed(values []any, name string, params []Column) int {
 	for j, v := range values {
 		if v.(NamedValue).Name == name {
 			return j
 		}
 	}
 	for j, v := range values {
-		if strings.EqualFold(v.(NamedValue).Name, name) {
+		vn := v.(NamedValue).Name
+		if strings.EqualFold(vn, name) && !slices.ContainsFunc(params, func(c Column) bool { return c.Name == vn }) {
 			return j
 		}
 	}

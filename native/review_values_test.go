@@ -234,3 +234,57 @@ func TestReviewValuesPointerMarshaler(t *testing.T) {
 		t.Errorf("RowToStruct read %+v", back)
 	}
 }
+
+// A named value binds a marker whose name differs from its own in case only when no marker
+// has its exact name: with columns a and "A", a value named a binds a, and "A" has no value
+// (it took a's value, silently writing it to the other column).
+func TestReviewValuesNamedCaseOnlyMatch(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, `CREATE TABLE nc (k int PRIMARY KEY, a int, "A" int, b int)`)
+	ins := mustPrepare(t, s, `INSERT INTO nc (k, a, "A") VALUES (?, ?, ?)`)
+	_, err := s.Execute(ctxT(t), ins.Bind(native.Named("k", int32(1)), native.Named("a", int32(5))))
+	var be *native.BindError
+	if !errors.As(err, &be) || be.Name != "A" {
+		t.Errorf(`a value for a only: %v, want a *BindError for marker "A"`, err)
+	}
+	// Both given: each binds its own marker.
+	if _, err := s.Execute(ctxT(t), ins.Bind(native.Named("k", int32(2)), native.Named("A", int32(7)), native.Named("a", int32(6)))); err != nil {
+		t.Fatal(err)
+	}
+	// No exact match at all: the name binds its marker whatever the case.
+	insB := mustPrepare(t, s, "INSERT INTO nc (k, b) VALUES (?, ?)")
+	if _, err := s.Execute(ctxT(t), insB.Bind(native.Named("K", int32(3)), native.Named("B", int32(8)))); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[int32][3]*int32{1: {}, 2: {ptr(6), ptr(7), nil}, 3: {nil, nil, ptr(8)}} {
+		res, err := s.Execute(ctxT(t), native.Query(`SELECT a, "A", b FROM nc WHERE k = ?`, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, ok := res.First()
+		if !ok {
+			if want != [3]*int32{} {
+				t.Errorf("key %d: no row", k)
+			}
+			continue
+		}
+		var got [3]*int32
+		if err := row.Scan(&got[0], &got[1], &got[2]); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if (got[i] == nil) != (want[i] == nil) || got[i] != nil && *got[i] != *want[i] {
+				t.Errorf("key %d column %d: got %v, want %v", k, i, deref(got[i]), deref(want[i]))
+			}
+		}
+	}
+}
+
+func ptr(n int32) *int32 { return &n }
+
+func deref(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -147,9 +147,11 @@ const (
 // column name for "?" markers of a prepared statement). For a prepared statement, a value
 // binds every marker of its name (":x" used twice, or "c > ? AND c < ?", whose markers are
 // both named c): markers that share a name take one value, so bind such markers apart with
-// positional values. Two values of one name, and a value no marker takes (its name
-// matches none, or differs in case only from one another value matches exactly), are
-// errors (*BindError matching ErrArgCount).
+// positional values. A name matches a marker's exactly, or else in case only when no
+// marker has that exact name (with markers a and "A", a value named a binds a alone). Two
+// values of one name, and a value no marker takes (its name matches none, or differs in
+// case only from one another value matches exactly), are errors (*BindError matching
+// ErrArgCount), as is a marker without a value (a *BindError naming it).
 type NamedValue struct {
 	Name  string
 	Value any
