@@ -225,10 +225,23 @@ func bindSimple(cql string, values []any, ev *encodedValues) error {
 	return nil
 }
 
+// maxEncodedValues is the most bytes a statement's encoded values may take together: offs
+// holds int32 offsets into them (and no frame carries more).
+const maxEncodedValues = math.MaxInt32
+
 // append encodes one value.
 func (e *encodedValues) append(t *cqltype.Type, v any) error {
+	return e.appendUpTo(t, v, maxEncodedValues)
+}
+
+// appendUpTo encodes one value, refusing it when the values would then take more than limit
+// bytes.
+func (e *encodedValues) appendUpTo(t *cqltype.Type, v any, limit int) error {
 	e.offs = append(e.offs, int32(len(e.buf)))
 	out, err := cqltype.Append(e.buf, t, v)
+	if err == nil && len(out) > limit {
+		err = fmt.Errorf("%w: the values bound up to this one take %d bytes, over the %d a request can carry", cqltype.ErrInvalidValue, len(out), limit)
+	}
 	if err != nil {
 		e.offs = e.offs[:len(e.offs)-1]
 		return err
