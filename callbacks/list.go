@@ -46,8 +46,17 @@ func (l *List[T]) Configure(opts Options) {
 // registration order. If the current completion already succeeded, fn also runs now, in this
 // goroutine, before AddCallback returns. A nil fn is ignored.
 func (l *List[T]) AddCallback(fn func(T)) {
+	im := l.RegisterCallback(fn)
+	im.Run()
+}
+
+// RegisterCallback is AddCallback without its immediate call: it registers fn and returns the
+// call AddCallback would make now (fn with the value of the current completion, when that
+// completion has already succeeded) for the caller to make with [Immediate.Run], once it has
+// arranged its own state around the call. A nil fn is ignored.
+func (l *List[T]) RegisterCallback(fn func(T)) Immediate[T] {
 	if fn == nil {
-		return
+		return Immediate[T]{}
 	}
 	l.mu.Lock()
 	if l.cbs == nil && l.inlined&succeeded == 0 {
@@ -58,17 +67,25 @@ func (l *List[T]) AddCallback(fn func(T)) {
 	now := l.state&succeeded != 0
 	v := l.value
 	l.mu.Unlock()
-	if now {
-		l.runNow(func() { fn(v) }, false)
+	if !now {
+		return Immediate[T]{}
 	}
+	return Immediate[T]{l: l, cb: fn, value: v}
 }
 
 // AddErrback registers fn to run with the error of every failed completion, in registration
 // order. If the current completion already failed, fn also runs now, in this goroutine, before
 // AddErrback returns. A nil fn is ignored.
 func (l *List[T]) AddErrback(fn func(error)) {
+	im := l.RegisterErrback(fn)
+	im.Run()
+}
+
+// RegisterErrback is AddErrback without its immediate call, as RegisterCallback is
+// AddCallback's. A nil fn is ignored.
+func (l *List[T]) RegisterErrback(fn func(error)) Immediate[T] {
 	if fn == nil {
-		return
+		return Immediate[T]{}
 	}
 	l.mu.Lock()
 	if l.ebs == nil && l.inlined&failed == 0 {
@@ -79,8 +96,35 @@ func (l *List[T]) AddErrback(fn func(error)) {
 	now := l.state&failed != 0
 	err := l.err
 	l.mu.Unlock()
-	if now {
-		l.runNow(func() { fn(err) }, true)
+	if !now {
+		return Immediate[T]{}
+	}
+	return Immediate[T]{l: l, eb: fn, err: err}
+}
+
+// Immediate is the call of a function registered when the outcome it is for was already
+// known (see [List.RegisterCallback]). The zero Immediate calls nothing.
+type Immediate[T any] struct {
+	l     *List[T] // nil: nothing to call
+	cb    func(T)
+	eb    func(error)
+	value T
+	err   error
+}
+
+// Due reports whether Run calls a function.
+func (im *Immediate[T]) Due() bool { return im.l != nil }
+
+// Run makes the call in this goroutine, as AddCallback and AddErrback make it: a panic is
+// recovered and reported (Options.OnPanic), or with PythonReroute propagates to the caller of
+// Run. Run it at most once.
+func (im *Immediate[T]) Run() {
+	switch {
+	case im.l == nil:
+	case im.cb != nil:
+		im.l.runNow(func() { im.cb(im.value) }, false)
+	default:
+		im.l.runNow(func() { im.eb(im.err) }, true)
 	}
 }
 

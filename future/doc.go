@@ -12,7 +12,8 @@
 //     completion); one added after the page completed runs immediately, in the adder's goroutine,
 //     before the Add method returns (unless the page completed while functions added before it
 //     were waiting for it, and nothing has looked at the page yet: it then runs after them, with
-//     them). The Add methods return the future for chaining. The pages
+//     them), and the next page's callbacks wait for that call to return. The Add methods return
+//     the future for chaining. The pages
 //     are dispatched one at a time, in order, as on the Python driver's one event-loop thread:
 //     a page that completes while the previous page's callbacks are still running is dispatched
 //     after them, by the goroutine running them (so a callback must not wait for the callbacks

@@ -44,6 +44,12 @@ type ResponseFuture struct {
 	dispatching bool
 	queued      []callbacks.Dispatch[Page]
 	deferred    int // a page that completed during a dispatch, for the dispatch loop to settle (0: none)
+	// A function added after its page's outcome runs at once, in the adder's goroutine
+	// (runNow); the pages' dispatches wait for it as for a dispatch. inline counts these calls
+	// in progress; parked means the dispatch loop stopped for them (f.dispatching stays set),
+	// and the last of them to return resumes it.
+	inline int
+	parked bool
 }
 
 // Start sends the first request through req and returns its future. ctx bounds every page's
@@ -268,14 +274,11 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		// A panic escaped the dispatch (an OnPanic or Executor that panics): hand the queue
 		// to another goroutine so later pages still get their callbacks.
 		f.mu.Lock()
-		next, ok := f.nextLocked()
-		if !ok {
-			f.dispatching = false
-			f.mu.Unlock()
-			return
-		}
+		next, ok := f.handOffLocked()
 		f.mu.Unlock()
-		go f.dispatch(next)
+		if ok {
+			go f.dispatch(next)
+		}
 	}()
 	for {
 		if ex != nil && !onExecutor && d.HasWork() {
@@ -285,10 +288,8 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		}
 		d.RunInline()
 		f.mu.Lock()
-		next, ok := f.nextLocked()
+		next, ok := f.handOffLocked()
 		if !ok {
-			f.dispatching = false
-			f.queued = nil
 			f.mu.Unlock()
 			finished = true
 			return
@@ -296,6 +297,68 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		d = next
 		f.mu.Unlock()
 	}
+}
+
+// handOffLocked returns the dispatch the loop runs next, or false when the loop stops: when
+// nothing is left to dispatch (f.dispatching is then cleared), or when a function added after
+// its page's outcome is running at once in its adder's goroutine (the loop is then parked,
+// f.dispatching still set, and runNow resumes it). f.mu is held.
+func (f *ResponseFuture) handOffLocked() (callbacks.Dispatch[Page], bool) {
+	if f.inline > 0 {
+		f.parked = true
+		return callbacks.Dispatch[Page]{}, false
+	}
+	d, ok := f.nextLocked()
+	if !ok {
+		f.dispatching = false
+		f.queued = nil
+	}
+	return d, ok
+}
+
+// beginNowLocked prepares the immediate call im of a function just registered (see runNow):
+// from now until it returns, the pages' dispatches wait for it. f.mu is held, and was held
+// when the function was registered, so that no page settled since has it in its dispatch
+// without waiting for this call.
+func (f *ResponseFuture) beginNowLocked(im *callbacks.Immediate[Page]) {
+	if !im.Due() {
+		return
+	}
+	f.inline++
+	if !f.dispatching {
+		// Nobody dispatches: hold the loop, so that a page completing meanwhile is left to
+		// it (see complete) instead of being dispatched at once.
+		f.dispatching = true
+		f.parked = true
+	}
+}
+
+// runNow makes the immediate call im (prepared by beginNowLocked) in this goroutine, as the
+// Python driver runs a function added after the outcome in the adder's thread (A7). A page that
+// completes meanwhile is dispatched once it returns, as a page that completes while the
+// previous page's callbacks run: so a function added late that starts the next page, or that
+// the loop would otherwise run for the next page in another goroutine at the same time, sees
+// the pages one at a time, in order. The dispatch that waited is resumed in a new goroutine: the
+// adder may hold locks that the other callbacks take.
+func (f *ResponseFuture) runNow(im *callbacks.Immediate[Page]) {
+	if !im.Due() {
+		return
+	}
+	defer func() {
+		f.mu.Lock()
+		f.inline--
+		if f.inline > 0 || !f.parked {
+			f.mu.Unlock()
+			return
+		}
+		f.parked = false
+		next, ok := f.handOffLocked()
+		f.mu.Unlock()
+		if ok {
+			go f.dispatch(next)
+		}
+	}()
+	im.Run()
 }
 
 // wrapErr turns a page's failure by the future's own timeout into a *TimeoutError. A request
@@ -421,12 +484,18 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 // dispatched after them, by the goroutine running them, so fn sees the pages in order. If the
 // current page has already succeeded, fn also runs now, in this goroutine, before AddCallback
 // returns; but a page that completed while functions registered before were waiting for it,
-// and that nothing has looked at yet, delivers fn after them, with them. It returns f for
-// chaining (the Python driver returns self too).
+// and that nothing has looked at yet, delivers fn after them, with them. A page that completes
+// while that immediate call runs waits for it, as for the previous page's callbacks, and is
+// dispatched in a new goroutine once it returns: fn sees the pages in order also when it
+// starts the next page itself. It returns f for chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
-	f.cbs.AddCallback(fn)
+	f.mu.Lock()
+	im := f.cbs.RegisterCallback(fn)
+	f.beginNowLocked(&im)
+	f.mu.Unlock()
+	f.runNow(&im)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }
@@ -435,7 +504,11 @@ func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
 	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
-	f.cbs.AddErrback(fn)
+	f.mu.Lock()
+	im := f.cbs.RegisterErrback(fn)
+	f.beginNowLocked(&im)
+	f.mu.Unlock()
+	f.runNow(&im)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }

@@ -1,0 +1,131 @@
+package future_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/future"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// simPaged starts a cqlsim node holding n rows in partition 0 of rv.t (p, k, v) and returns a
+// session on it with the statement that reads them pageSize rows at a time; all of it is
+// closed at cleanup.
+func simPaged(t *testing.T, n, pageSize int) (*cqlsim.Cluster, *native.Session, native.Statement) {
+	t.Helper()
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	ctx := context.Background()
+	s, err := native.Connect(ctx, native.Config{Hosts: c.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, cql := range []string{
+		"CREATE KEYSPACE rv WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE rv.t (p int, k int, v text, PRIMARY KEY (p, k))",
+	} {
+		if _, err := s.Execute(ctx, native.Query(cql)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range n {
+		if _, err := s.Execute(ctx, native.Query(fmt.Sprintf("INSERT INTO rv.t (p, k, v) VALUES (0, %d, 'v%d')", k, k))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, s, native.Query("SELECT k, v FROM rv.t WHERE p = 0").WithPageSize(pageSize)
+}
+
+// A callback added after page 1 completed runs at once, in the adder's goroutine (A7); when it
+// starts page 2 there (the documented async-paging pattern, with the callback added after a
+// fast first response), page 2 must wait for it to return, as every page waits for the
+// previous page's callbacks: a callback sees the pages one at a time, in order. Page 2 was
+// dispatched at once by its completing goroutine, so the callback ran for page 2 while it was
+// still running for page 1 (out of order, and concurrently: a data race in callback code that
+// relies on the documented one-page-at-a-time delivery).
+func TestLateCallbackStartingNextPageSeesPagesInOrder(t *testing.T) {
+	_, sess, stmt := simPaged(t, 4, 2)
+	g := newGatedRequester(future.NewRequester(sess, stmt))
+	f := future.Start(context.Background(), g, future.Options{})
+	g.release(0)
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	var l log
+	started, proceed, added := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(added)
+		f.AddCallback(func(p future.Page) {
+			l.add("start p%d", p.Number())
+			if p.Number() == 1 {
+				if err := f.StartFetchingNextPage(); err != nil {
+					l.add("start fetching: %v", err)
+				}
+				close(started)
+				<-proceed // still busy with page 1 when page 2 arrives
+			}
+			l.add("end p%d", p.Number())
+		})
+	}()
+	<-started
+	g.release(1) // page 2 arrives, completed in this goroutine
+	close(proceed)
+	<-added
+	waitFor(t, &l, 4)
+	diff(t, []string{"start p1", "end p1", "start p2", "end p2"}, l.take())
+}
+
+// A callback added after page 1 completed, while page 1's callbacks still run in the goroutine
+// that completed it, runs at once for page 1 in the adder's goroutine; page 2, started by an
+// earlier callback and arriving meanwhile, must not be dispatched (with the new callback among
+// its functions) until that call has returned. It was: the new callback ran for page 2 in
+// page 2's completing goroutine while its call for page 1 was still running in the adder's.
+func TestLateCallbackWhileDispatchingSeesPagesInOrder(t *testing.T) {
+	_, sess, stmt := simPaged(t, 4, 2)
+	g := newGatedRequester(future.NewRequester(sess, stmt))
+	f := future.Start(context.Background(), g, future.Options{})
+	var l log
+	cb1Busy, cb1Go := make(chan struct{}), make(chan struct{})
+	f.AddCallback(func(p future.Page) {
+		l.add("cb1 start p%d", p.Number())
+		if p.Number() == 1 {
+			close(cb1Busy)
+			<-cb1Go
+			if err := f.StartFetchingNextPage(); err != nil {
+				l.add("start fetching: %v", err)
+			}
+		}
+		l.add("cb1 end p%d", p.Number())
+	})
+	page1Done := make(chan struct{})
+	go func() {
+		defer close(page1Done)
+		g.release(0) // page 1's callbacks run in this goroutine
+	}()
+	<-cb1Busy
+	cb2Busy, cb2Go, added := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(added)
+		f.AddCallback(func(p future.Page) { // page 1 has succeeded: runs now, here
+			l.add("cb2 start p%d", p.Number())
+			if p.Number() == 1 {
+				close(cb2Busy)
+				<-cb2Go
+			}
+			l.add("cb2 end p%d", p.Number())
+		})
+	}()
+	<-cb2Busy
+	close(cb1Go) // cb1 starts page 2 and returns
+	<-page1Done  // the goroutine that ran page 1's callbacks is done with them
+	g.release(1) // page 2 arrives, completed in this goroutine, while cb2 runs for page 1
+	close(cb2Go)
+	<-added
+	waitFor(t, &l, 8)
+	diff(t, []string{
+		"cb1 start p1", "cb2 start p1", "cb1 end p1", "cb2 end p1",
+		"cb1 start p2", "cb1 end p2", "cb2 start p2", "cb2 end p2",
+	}, l.take())
+}
