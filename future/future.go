@@ -82,10 +82,27 @@ func (f *ResponseFuture) send(pagingState []byte) {
 	f.settled = false
 	f.watching = false
 	f.sent = pagingState
-	f.pending = f.req.Request(f.parent, pagingState, f.opts.timeout())
-	if f.pending == nil {
-		f.pending = failedPending{fmt.Errorf("future: page %d: %T.Request returned a nil Pending", f.page, f.req)}
+	f.pending = f.request(pagingState)
+}
+
+// request asks the Requester for the page after pagingState. A Requester that returns a nil
+// Pending or panics (a bug in it) fails the page with an error saying so: a panic going up
+// from here would leave f.mu locked, and the future with it, for ever. f.mu is held.
+func (f *ResponseFuture) request(pagingState []byte) (p Pending) {
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(error); ok {
+				p = failedPending{fmt.Errorf("future: page %d: %T.Request panicked: %w", f.page, f.req, err)}
+			} else {
+				p = failedPending{fmt.Errorf("future: page %d: %T.Request panicked: %v", f.page, f.req, r)}
+			}
+		}
+	}()
+	p = f.req.Request(f.parent, pagingState, f.opts.timeout())
+	if p == nil {
+		p = failedPending{fmt.Errorf("future: page %d: %T.Request returned a nil Pending", f.page, f.req)}
 	}
+	return p
 }
 
 // settleBy says who settles a page (see complete).

@@ -2,8 +2,11 @@ package future_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/future"
@@ -128,4 +131,63 @@ func TestLateCallbackWhileDispatchingSeesPagesInOrder(t *testing.T) {
 		"cb1 start p1", "cb2 start p1", "cb1 end p1", "cb2 end p1",
 		"cb1 start p2", "cb1 end p2", "cb2 start p2", "cb2 end p2",
 	}, l.take())
+}
+
+// panickingRequester runs its requests through inner, but for the request number panicAt
+// (1-based), which panics: a Requester with a bug.
+type panickingRequester struct {
+	inner   future.Requester
+	panicAt int
+	n       int
+}
+
+func (r *panickingRequester) Request(ctx context.Context, pagingState []byte, timeout time.Duration) future.Pending {
+	r.n++
+	if r.n == r.panicAt {
+		panic(errors.New("requester bug"))
+	}
+	return r.inner.Request(ctx, pagingState, timeout)
+}
+
+// A Requester that panics in StartFetchingNextPage left the future's mutex locked: the panic
+// went up through StartFetchingNextPage (often recovered by the callback dispatch, which
+// reports it and goes on), and every later call on the future (Result, HasMorePages, the
+// dispatch of any page) blocked for ever. The page now fails with an error that names the
+// Requester and wraps the panic, as a nil Pending does, and the future goes on working.
+func TestRequesterPanicFailsThePage(t *testing.T) {
+	_, sess, stmt := simPaged(t, 4, 2)
+	f := future.Start(context.Background(), &panickingRequester{inner: future.NewRequester(sess, stmt), panicAt: 2}, future.Options{})
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	f.AddErrback(func(err error) { errc <- err })
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("StartFetchingNextPage panicked (%v): the future is left locked", r)
+			}
+		}()
+		if err := f.StartFetchingNextPage(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	err := <-errc
+	if err == nil || !strings.Contains(err.Error(), "panickingRequester") || err.Error() == "requester bug" || !strings.Contains(err.Error(), "requester bug") {
+		t.Fatalf("errback got %v, want an error naming the Requester and its panic", err)
+	}
+	if _, rerr := f.Result(); rerr != err {
+		t.Fatalf("Result() = %v, want the errback's error %v", rerr, err)
+	}
+	// The failed page can be requested again, and this time the Requester answers.
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := f.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rowKeys(rs.CurrentRows()), " "); got != "2 3" {
+		t.Fatalf("page 2 after the retry = %s, want 2 3", got)
+	}
 }

@@ -10,8 +10,8 @@ import (
 // may provide their own.
 type Requester interface {
 	// Request starts the request for the page that follows pagingState (nil: the first page).
-	// It must not block on the network, nor return nil (the page then fails with an error
-	// saying so). When timeout is positive the request, with all its
+	// It must not block on the network, nor return nil or panic (the page then fails with an
+	// error saying so). When timeout is positive the request, with all its
 	// retries and speculative executions, must complete within it, with an error for which
 	// errors.Is(err, context.DeadlineExceeded) or errors.Is(err, native.ErrTimeout) holds when
 	// it does not; timeout <= 0 means no client timer.
