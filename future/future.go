@@ -91,11 +91,7 @@ func (f *ResponseFuture) send(pagingState []byte) {
 func (f *ResponseFuture) request(pagingState []byte) (p Pending) {
 	defer func() {
 		if r := recover(); r != nil {
-			if err, ok := r.(error); ok {
-				p = failedPending{fmt.Errorf("future: page %d: %T.Request panicked: %w", f.page, f.req, err)}
-			} else {
-				p = failedPending{fmt.Errorf("future: page %d: %T.Request panicked: %v", f.page, f.req, r)}
-			}
+			p = failedPending{panicked(fmt.Sprintf("future: page %d: %T.Request", f.page, f.req), r)}
 		}
 	}()
 	p = f.req.Request(f.parent, pagingState, f.opts.timeout())
@@ -166,10 +162,8 @@ func (f *ResponseFuture) complete(p Pending, page int, by settleBy) {
 // the dispatch of its callbacks. f.mu is held.
 func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Page] {
 	f.settled = true
-	resp, err := p.Response()
-	if err == nil && resp == nil {
-		err = fmt.Errorf("future: page %d: the request completed with neither a response nor an error", page)
-	}
+	o := readOutcome(p, page)
+	err := o.err
 	pg := Page{}
 	if err != nil {
 		if id := failedTraceID(err); id != nil {
@@ -178,13 +172,13 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 		err = f.wrapErr(err, page)
 		f.resp = nil // no response to report warnings or a payload from
 	} else {
-		f.resp = resp
-		f.paging = resp.PagingState()
+		f.resp = o.resp
+		f.paging = o.paging
 		f.repeated = len(f.sent) > 0 && bytes.Equal(f.paging, f.sent)
-		if id := resp.TraceID(); id != nil {
-			f.traceIDs = append(f.traceIDs, id)
+		if o.trace != nil {
+			f.traceIDs = append(f.traceIDs, o.trace)
 		}
-		pg = Page{number: page, resp: resp}
+		pg = Page{number: page, resp: o.resp}
 	}
 	d := f.cbs.Settle(pg, err)
 	if !d.Settled() {
@@ -196,27 +190,70 @@ func (f *ResponseFuture) settleLocked(p Pending, page int) callbacks.Dispatch[Pa
 		f.cbs.Reset()
 		d = f.cbs.Settle(pg, err)
 	}
-	if outsideResponseHandler(pg, err) {
+	if outsideResponseHandler(err, o.schemaChange) {
 		d.NoReroute()
 	}
 	return d
 }
 
+// outcome is what settleLocked reads of a completed request.
+type outcome struct {
+	resp         Response
+	err          error
+	paging       []byte // resp.PagingState()
+	trace        []byte // resp.TraceID()
+	schemaChange bool   // resp is a schema change result
+}
+
+// readOutcome reads the outcome of p, page number page, which has completed. A Pending or
+// Response that panics there (a bug in its Requester) fails the page with an error saying so:
+// the panic would otherwise go up with f.mu, held by the caller, locked for ever, from a
+// goroutine of the session when the page's watcher settles it.
+func readOutcome(p Pending, page int) (o outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = outcome{err: panicked(fmt.Sprintf("future: page %d: reading the outcome of %T", page, p), r)}
+		}
+	}()
+	o.resp, o.err = p.Response()
+	switch {
+	case o.err != nil:
+		o.resp = nil
+	case o.resp == nil:
+		o.err = fmt.Errorf("future: page %d: the request completed with neither a response nor an error", page)
+	default:
+		o.paging = o.resp.PagingState()
+		o.trace = o.resp.TraceID()
+		o.schemaChange = o.resp.Kind() == KindSchemaChange
+	}
+	return o
+}
+
+// panicked is the error of a Requester, Pending or Response that panicked with r while doing
+// what, wrapping r when it is an error.
+func panicked(what string, r any) error {
+	if err, ok := r.(error); ok {
+		return fmt.Errorf("%s: panicked: %w", what, err)
+	}
+	return fmt.Errorf("%s: panicked: %v", what, r)
+}
+
 // outsideResponseHandler reports whether the Python driver delivers a page with this outcome
-// outside the response handler (_set_result) whose except clause re-routes an exception
-// raised by a callback or errback to the errbacks (A12, A13): a client timeout (its timer
-// thread), NoHostAvailable once the query plan is spent (send_request, on its executor after
-// a retry) and a schema change result (its executor, after the schema refresh). There the
-// exception escapes to that thread, which logs it: the functions after the raising one are
-// skipped and the outcome stays. callbacks.PythonReroute does the same for such dispatches
+// (err, or a success that is a schema change result when schemaChange) outside the response
+// handler (_set_result) whose except clause re-routes an exception raised by a callback or
+// errback to the errbacks (A12, A13): a client timeout (its timer thread), NoHostAvailable
+// once the query plan is spent (send_request, on its executor after a retry) and a schema
+// change result (its executor, after the schema refresh). There the exception escapes to that
+// thread, which logs it: the functions after the raising one are skipped and the outcome
+// stays. callbacks.PythonReroute does the same for such dispatches
 // (callbacks.Dispatch.NoReroute); the default RecoverAndReport is unaffected.
-func outsideResponseHandler(pg Page, err error) bool {
+func outsideResponseHandler(err error, schemaChange bool) bool {
 	var te *TimeoutError
 	var nh *native.NoHostAvailableError
 	if err != nil {
 		return errors.As(err, &te) || errors.As(err, &nh)
 	}
-	return pg.resp != nil && pg.resp.Kind() == KindSchemaChange
+	return schemaChange
 }
 
 // failedTraceID returns the tracing session id the server sent with the error of a traced

@@ -191,3 +191,67 @@ func TestRequesterPanicFailsThePage(t *testing.T) {
 		t.Fatalf("page 2 after the retry = %s, want 2 3", got)
 	}
 }
+
+// panickingResponsePending is a Pending whose Response panics: a Requester with a bug.
+type panickingResponsePending struct{ future.Pending }
+
+func (panickingResponsePending) Response() (future.Response, error) { panic("pending bug") }
+
+// panickingResponses runs its requests through inner; the Pending of request number panicAt
+// (1-based) panics in Response.
+type panickingResponses struct {
+	inner   future.Requester
+	panicAt int
+	n       int
+}
+
+func (r *panickingResponses) Request(ctx context.Context, pagingState []byte, timeout time.Duration) future.Pending {
+	r.n++
+	p := r.inner.Request(ctx, pagingState, timeout)
+	if r.n == r.panicAt {
+		return panickingResponsePending{p}
+	}
+	return p
+}
+
+// A Pending whose Response panics went up through whoever settled the page (Result here; the
+// watcher, a goroutine of the session, when callbacks are registered: the program ended) with
+// the future's mutex locked, so every later call on the future blocked for ever. The page now
+// fails with an error saying so, as for a Requester that panics.
+func TestPendingPanicFailsThePage(t *testing.T) {
+	_, sess, stmt := simPaged(t, 4, 2)
+	f := future.Start(context.Background(), &panickingResponses{inner: future.NewRequester(sess, stmt), panicAt: 2}, future.Options{})
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("Result panicked (%v): the future is left locked", r)
+			}
+		}()
+		_, err = f.Result()
+	}()
+	if err == nil || !strings.Contains(err.Error(), "panickingResponsePending") || !strings.Contains(err.Error(), "pending bug") {
+		t.Fatalf("Result() = %v, want an error naming the Pending and its panic", err)
+	}
+	var got error
+	f.AddErrback(func(e error) { got = e })
+	if got != err {
+		t.Fatalf("errback added after the failure got %v, want %v", got, err)
+	}
+	if err := f.StartFetchingNextPage(); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := f.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rowKeys(rs.CurrentRows()), " "); got != "2 3" {
+		t.Fatalf("page 2 after the retry = %s, want 2 3", got)
+	}
+}

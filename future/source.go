@@ -22,7 +22,9 @@ type Requester interface {
 type Pending interface {
 	// Done is closed when the request has completed.
 	Done() <-chan struct{}
-	// Response returns the outcome. It is only called after Done is closed.
+	// Response returns the outcome. It is only called after Done is closed. A Response (or a
+	// Response method the future calls then: PagingState, TraceID, Kind) that panics fails
+	// the page with an error saying so.
 	Response() (Response, error)
 }
 
