@@ -744,8 +744,8 @@ func (f *ResponseFuture) CustomPayload() (map[string][]byte, error) {
 	return resp.CustomPayload(), nil
 }
 
-// TraceID returns the tracing session id of the latest traced page, or nil when no page was
-// traced. A traced page that failed counts when the server sent a tracing id with its error
+// TraceID returns (a copy of) the tracing session id of the latest traced page, or nil when
+// no page was traced. A traced page that failed counts when the server sent a tracing id with its error
 // (Cassandra does), as in the Python driver. It fails with ErrNotDone while a page is in flight.
 func (f *ResponseFuture) TraceID() ([]byte, error) {
 	if _, err := f.done("trace id"); err != nil {
@@ -756,17 +756,21 @@ func (f *ResponseFuture) TraceID() ([]byte, error) {
 	if len(f.traceIDs) == 0 {
 		return nil, nil
 	}
-	return f.traceIDs[len(f.traceIDs)-1], nil
+	return bytes.Clone(f.traceIDs[len(f.traceIDs)-1]), nil
 }
 
-// TraceIDs returns the tracing session ids of every traced page so far, in page order, those of
-// failed pages whose error came with one included (empty when nothing was traced; the Python
-// driver raises TypeError there).
+// TraceIDs returns (copies of) the tracing session ids of every traced page so far, in page
+// order, those of failed pages whose error came with one included (empty when nothing was
+// traced; the Python driver raises TypeError there).
 func (f *ResponseFuture) TraceIDs() [][]byte {
 	f.completeIfDone()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([][]byte(nil), f.traceIDs...)
+	out := make([][]byte, len(f.traceIDs))
+	for i, id := range f.traceIDs {
+		out[i] = bytes.Clone(id)
+	}
+	return out
 }
 
 // failRequester fails every request with err (bad input to Start or ExecuteAsync).

@@ -255,3 +255,29 @@ func TestPendingPanicFailsThePage(t *testing.T) {
 		t.Fatalf("page 2 after the retry = %s, want 2 3", got)
 	}
 }
+
+// The tracing session ids a future hands out are the caller's, as its paging states are:
+// TraceID and TraceIDs returned the future's own slices, so a caller that changed the id it
+// was given (reusing the buffer, say) changed the future's record, and TraceID, TraceIDs and
+// QueryTrace went on with the caller's bytes.
+func TestTraceIDIsACopy(t *testing.T) {
+	s := userSession(t)
+	ctx := context.Background()
+	f := future.ExecuteAsync(ctx, s, native.Query("SELECT key FROM system.local").WithTracing(true), future.Options{})
+	if _, err := f.Result(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := f.TraceID()
+	if err != nil || len(id) != 16 {
+		t.Fatalf("TraceID() = %x, %v, want a 16-byte id", id, err)
+	}
+	want := string(id)
+	id[0] ^= 0xff
+	f.TraceIDs()[0][1] ^= 0xff
+	if got, _ := f.TraceID(); string(got) != want {
+		t.Errorf("TraceID() after changing the ids handed out = %x, want %x", got, want)
+	}
+	if got := f.TraceIDs(); len(got) != 1 || string(got[0]) != want {
+		t.Errorf("TraceIDs() after changing the ids handed out = %x, want [%x]", got, want)
+	}
+}
