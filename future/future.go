@@ -42,14 +42,20 @@ type ResponseFuture struct {
 	// settled by a caller that must not run callbacks (Result, HasMorePages, ...) is queued for
 	// its watcher, which dispatches it when it runs.
 	dispatching bool
-	queued      []callbacks.Dispatch[Page]
+	queued      []queuedPage
 	deferred    int // a page that completed during a dispatch, for the dispatch loop to settle (0: none)
 	// A function added after its page's outcome runs at once, in the adder's goroutine
-	// (runNow); the pages' dispatches wait for it as for a dispatch. inline counts these calls
-	// in progress; parked means the dispatch loop stopped for them (f.dispatching stays set),
-	// and the last of them to return resumes it.
-	inline int
+	// (runNow); the dispatches of the later pages wait for it as for a dispatch. inline holds
+	// the page numbers of these calls in progress; parked means the dispatch loop stopped for
+	// them (f.dispatching stays set), and the call that unblocks it resumes it.
+	inline []int
 	parked bool
+}
+
+// queuedPage is a page's dispatch waiting for its turn.
+type queuedPage struct {
+	d    callbacks.Dispatch[Page]
+	page int
 }
 
 // Start sends the first request through req and returns its future. ctx bounds every page's
@@ -143,15 +149,21 @@ func (f *ResponseFuture) complete(p Pending, page int, by settleBy) {
 		return
 	}
 	d := f.settleLocked(p, page)
-	if f.dispatching || len(f.queued) > 0 || (by != byWatcher && f.watching) {
+	if f.dispatching || len(f.queued) > 0 || (by != byWatcher && f.watching) || f.blockedLocked(page) {
 		// Behind the pages queued before it, for the goroutine dispatching them or for a
 		// watcher to come; a watcher with nobody dispatching runs the queue now, in order.
-		f.queued = append(f.queued, d)
+		f.queued = append(f.queued, queuedPage{d, page})
 		if f.dispatching || by != byWatcher {
 			f.mu.Unlock()
 			return
 		}
-		d = f.popLocked()
+		f.dispatching = true
+		next, ok := f.nextRunnableLocked()
+		f.mu.Unlock()
+		if ok {
+			f.dispatch(next)
+		}
+		return
 	}
 	f.dispatching = true
 	f.mu.Unlock()
@@ -274,37 +286,50 @@ func (f *ResponseFuture) drain() {
 		f.mu.Unlock()
 		return
 	}
-	d, ok := f.nextLocked()
-	if !ok {
-		f.mu.Unlock()
-		return
-	}
 	f.dispatching = true
+	d, ok := f.nextRunnableLocked()
 	f.mu.Unlock()
-	f.dispatch(d)
+	if ok {
+		f.dispatch(d)
+	}
 }
 
 // nextLocked removes and returns the next dispatch to run: the first queued page's, else the
 // current page's when its watcher left it to the dispatch loop (see complete), which settles
-// it now. It reports false when there is none. f.mu is held.
+// it now. It reports false when there is none, or when that page must wait for a function
+// added late that runs at once for an earlier page (see runNow). f.mu is held.
 func (f *ResponseFuture) nextLocked() (callbacks.Dispatch[Page], bool) {
 	if len(f.queued) > 0 {
-		return f.popLocked(), true
+		if f.blockedLocked(f.queued[0].page) {
+			return callbacks.Dispatch[Page]{}, false
+		}
+		d := f.queued[0].d
+		f.queued[0] = queuedPage{}
+		f.queued = f.queued[1:]
+		return d, true
 	}
 	page := f.deferred
-	f.deferred = 0
 	if page == 0 || page != f.page || f.settled {
+		f.deferred = 0
 		return callbacks.Dispatch[Page]{}, false // none, or settled meanwhile by Result
 	}
+	if f.blockedLocked(page) {
+		return callbacks.Dispatch[Page]{}, false // left deferred: in flight for the late call
+	}
+	f.deferred = 0
 	return f.settleLocked(f.pending, page), true
 }
 
-// popLocked removes and returns the first queued dispatch. f.mu is held.
-func (f *ResponseFuture) popLocked() callbacks.Dispatch[Page] {
-	d := f.queued[0]
-	f.queued[0] = callbacks.Dispatch[Page]{}
-	f.queued = f.queued[1:]
-	return d
+// blockedLocked reports whether the dispatch of page must wait: a function added late is
+// running at once for an earlier page, and the page's dispatch has it among its functions
+// (see runNow). f.mu is held.
+func (f *ResponseFuture) blockedLocked(page int) bool {
+	for _, p := range f.inline {
+		if page > p {
+			return true
+		}
+	}
+	return false
 }
 
 // dispatch runs d, then the dispatches queued meanwhile, in order, so that a callback never sees
@@ -328,7 +353,7 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		// A panic escaped the dispatch (an OnPanic or Executor that panics): hand the queue
 		// to another goroutine so later pages still get their callbacks.
 		f.mu.Lock()
-		next, ok := f.handOffLocked()
+		next, ok := f.nextRunnableLocked()
 		f.mu.Unlock()
 		if ok {
 			go f.dispatch(next)
@@ -342,7 +367,7 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 		}
 		d.RunInline()
 		f.mu.Lock()
-		next, ok := f.handOffLocked()
+		next, ok := f.nextRunnableLocked()
 		if !ok {
 			f.mu.Unlock()
 			finished = true
@@ -353,60 +378,76 @@ func (f *ResponseFuture) dispatchLoop(d callbacks.Dispatch[Page], onExecutor boo
 	}
 }
 
-// handOffLocked returns the dispatch the loop runs next, or false when the loop stops: when
-// nothing is left to dispatch (f.dispatching is then cleared), or when a function added after
-// its page's outcome is running at once in its adder's goroutine (the loop is then parked,
-// f.dispatching still set, and runNow resumes it). f.mu is held.
-func (f *ResponseFuture) handOffLocked() (callbacks.Dispatch[Page], bool) {
-	if f.inline > 0 {
+// nextRunnableLocked returns the dispatch the loop (f.dispatching set) runs next, or false when
+// the loop stops: parked (f.dispatching still set) while a function added late runs at once
+// (see runNow), which resumes it when it returns, else ended (f.dispatching cleared) when
+// nothing is left to dispatch. f.mu is held.
+func (f *ResponseFuture) nextRunnableLocked() (callbacks.Dispatch[Page], bool) {
+	if d, ok := f.nextLocked(); ok {
+		f.parked = false
+		return d, true
+	}
+	if len(f.inline) > 0 {
+		// A page that completes meanwhile is left to the loop (see complete) and waits.
 		f.parked = true
 		return callbacks.Dispatch[Page]{}, false
 	}
-	d, ok := f.nextLocked()
-	if !ok {
-		f.dispatching = false
-		f.queued = nil
-	}
-	return d, ok
+	f.parked = false
+	f.dispatching = false
+	f.queued = nil
+	return callbacks.Dispatch[Page]{}, false
 }
 
-// beginNowLocked prepares the immediate call im of a function just registered (see runNow):
-// from now until it returns, the pages' dispatches wait for it. f.mu is held, and was held
-// when the function was registered, so that no page settled since has it in its dispatch
-// without waiting for this call.
-func (f *ResponseFuture) beginNowLocked(im *callbacks.Immediate[Page]) {
+// beginNowLocked prepares the immediate call im of a function just registered (see runNow) and
+// returns the number of the page it is for. f.mu is held, and was held when the function was
+// registered, so that the dispatch of any page settled since, which has the function among
+// its functions, waits for this call.
+func (f *ResponseFuture) beginNowLocked(im *callbacks.Immediate[Page]) int {
 	if !im.Due() {
-		return
+		return 0
 	}
-	f.inline++
-	if !f.dispatching {
+	page := f.page
+	if !f.settled {
+		// The outcome is the re-routed panic of a callback of the previous page, which
+		// started this one (callbacks.PythonReroute): this page's dispatch waits too.
+		page--
+	}
+	f.inline = append(f.inline, page)
+	if !f.dispatching && len(f.queued) == 0 {
 		// Nobody dispatches: hold the loop, so that a page completing meanwhile is left to
-		// it (see complete) instead of being dispatched at once.
+		// it (see complete) instead of being settled and dispatched at once. (Queued pages,
+		// settled already, are their watcher's to dispatch, whose loop then parks.)
 		f.dispatching = true
 		f.parked = true
 	}
+	return page
 }
 
-// runNow makes the immediate call im (prepared by beginNowLocked) in this goroutine, as the
-// Python driver runs a function added after the outcome in the adder's thread (A7). A page that
-// completes meanwhile is dispatched once it returns, as a page that completes while the
-// previous page's callbacks run: so a function added late that starts the next page, or that
-// the loop would otherwise run for the next page in another goroutine at the same time, sees
-// the pages one at a time, in order. The dispatch that waited is resumed in a new goroutine: the
-// adder may hold locks that the other callbacks take.
-func (f *ResponseFuture) runNow(im *callbacks.Immediate[Page]) {
+// runNow makes the immediate call im, prepared by beginNowLocked for page number page, in this
+// goroutine, as the Python driver runs a function added after the outcome in the adder's
+// thread (A7). The dispatches of the later pages (the first of which has the function among
+// its functions) wait for it to return, as a page that completes while the previous page's
+// callbacks run waits for them: so a function added late sees the pages one at a time, in
+// order, also when it starts the next page itself. The pages up to this one, whose dispatches
+// do not have it, are dispatched meanwhile. The dispatch that waited is resumed in a new
+// goroutine: the adder may hold locks that the other callbacks take.
+func (f *ResponseFuture) runNow(im *callbacks.Immediate[Page], page int) {
 	if !im.Due() {
 		return
 	}
 	defer func() {
 		f.mu.Lock()
-		f.inline--
-		if f.inline > 0 || !f.parked {
+		for i, p := range f.inline {
+			if p == page {
+				f.inline = append(f.inline[:i], f.inline[i+1:]...)
+				break
+			}
+		}
+		if !f.parked {
 			f.mu.Unlock()
 			return
 		}
-		f.parked = false
-		next, ok := f.handOffLocked()
+		next, ok := f.nextRunnableLocked()
 		f.mu.Unlock()
 		if ok {
 			go f.dispatch(next)
@@ -538,18 +579,19 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 // dispatched after them, by the goroutine running them, so fn sees the pages in order. If the
 // current page has already succeeded, fn also runs now, in this goroutine, before AddCallback
 // returns; but a page that completed while functions registered before were waiting for it,
-// and that nothing has looked at yet, delivers fn after them, with them. A page that completes
-// while that immediate call runs waits for it, as for the previous page's callbacks, and is
-// dispatched in a new goroutine once it returns: fn sees the pages in order also when it
-// starts the next page itself. It returns f for chaining (the Python driver returns self too).
+// and that nothing has looked at yet, delivers fn after them, with them. A later page that
+// completes while that immediate call runs waits for it, as for the previous page's callbacks,
+// and is dispatched in a new goroutine once it returns (the current page's own dispatch, which
+// does not include fn, does not wait): fn sees the pages in order also when it starts the
+// next page itself. It returns f for chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
 	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.mu.Lock()
 	im := f.cbs.RegisterCallback(fn)
-	f.beginNowLocked(&im)
+	page := f.beginNowLocked(&im)
 	f.mu.Unlock()
-	f.runNow(&im)
+	f.runNow(&im, page)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }
@@ -560,9 +602,9 @@ func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.mu.Lock()
 	im := f.cbs.RegisterErrback(fn)
-	f.beginNowLocked(&im)
+	page := f.beginNowLocked(&im)
 	f.mu.Unlock()
-	f.runNow(&im)
+	f.runNow(&im, page)
 	f.watch() // again: a next page started meanwhile may have seen no function to watch for
 	return f
 }

@@ -281,3 +281,39 @@ func TestTraceIDIsACopy(t *testing.T) {
 		t.Errorf("TraceIDs() after changing the ids handed out = %x, want [%x]", got, want)
 	}
 }
+
+// A page settled by Result before its watcher ran is still dispatched by that watcher while a
+// callback added late runs at once for the same page: only the pages after it wait for that
+// call. A late callback that waits for an earlier callback's work on the same page (which the
+// Python driver runs on its event-loop thread meanwhile) waited for ever: the late call held
+// back the page's own dispatch.
+func TestLateCallbackDoesNotHoldBackItsOwnPage(t *testing.T) {
+	_, sess, stmt := simPaged(t, 4, 2)
+	g := newGatedRequester(future.NewRequester(sess, stmt))
+	f := future.Start(context.Background(), g, future.Options{})
+	var l log
+	cb1Ran := make(chan struct{})
+	f.AddCallback(func(p future.Page) {
+		l.add("cb1 p%d", p.Number())
+		close(cb1Ran)
+	}) // page 1 is watched
+	first := g.get(0)
+	first.closeDone()                     // page 1 is there; its watcher has not run yet
+	if _, err := f.Result(); err != nil { // settles page 1, leaving its dispatch to the watcher
+		t.Fatal(err)
+	}
+	added, cb2Started := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(added)
+		f.AddCallback(func(p future.Page) { // page 1 has succeeded: runs now, here
+			close(cb2Started)
+			<-cb1Ran // waits for cb1's work on page 1
+			l.add("cb2 p%d", p.Number())
+		})
+	}()
+	<-cb2Started
+	first.runHooks() // the watcher dispatches page 1 (cb1)
+	waitFor(t, &l, 2)
+	<-added
+	diff(t, []string{"cb1 p1", "cb2 p1"}, l.take())
+}
