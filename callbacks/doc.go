@@ -11,6 +11,9 @@
 //   - A function added after the outcome is known also runs immediately, in the adder's goroutine,
 //     before the Add method returns; it stays registered, so it fires again for the next completion
 //     after [List.Reset] (this is how a future re-fires its callbacks for every page).
+//     [List.RegisterCallback] and [List.RegisterErrback] register without making that call,
+//     and return it ([Immediate]) for a caller that must order it with its own dispatches (a
+//     future holds its next page's dispatch until the call has returned).
 //   - A function added concurrently with the completion runs exactly once: either it is in the
 //     snapshot the completion dispatches, or it runs immediately in the adder's goroutine.
 //   - Dispatch happens in the goroutine that calls Succeed or Fail, unless an [Executor] is
