@@ -585,28 +585,35 @@ func (f *ResponseFuture) register(n Notifier, p Pending, page int) {
 // does not include fn, does not wait): fn sees the pages in order also when it starts the
 // next page itself. It returns f for chaining (the Python driver returns self too).
 func (f *ResponseFuture) AddCallback(fn func(Page)) *ResponseFuture {
-	f.completeIfUnwatched()
-	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
-	f.mu.Lock()
-	im := f.cbs.RegisterCallback(fn)
-	page := f.beginNowLocked(&im)
-	f.mu.Unlock()
-	f.runNow(&im, page)
-	f.watch() // again: a next page started meanwhile may have seen no function to watch for
+	f.add(func() callbacks.Immediate[Page] { return f.cbs.RegisterCallback(fn) })
 	return f
 }
 
 // AddErrback registers fn to run with the error of every page that fails, like AddCallback.
 func (f *ResponseFuture) AddErrback(fn func(error)) *ResponseFuture {
+	f.add(func() callbacks.Immediate[Page] { return f.cbs.RegisterErrback(fn) })
+	return f
+}
+
+// add registers a function with register, which f.cbs.RegisterCallback or RegisterErrback
+// does, and makes its immediate call (see runNow). The page current at registration is marked
+// watched under the same lock: a page started after the first watch (by a callback, or by
+// StartFetchingNextPage in another goroutine) would otherwise have the function registered and
+// no watcher until the second watch, and a Result settling it then would dispatch its
+// callbacks in Result's goroutine, which never runs them.
+func (f *ResponseFuture) add(register func() callbacks.Immediate[Page]) {
 	f.completeIfUnwatched()
 	f.watch() // first: a page settled concurrently must find a watcher to leave fn's dispatch to
 	f.mu.Lock()
-	im := f.cbs.RegisterErrback(fn)
+	im := register()
+	n, p, pg, watch := f.watchLocked()
 	page := f.beginNowLocked(&im)
 	f.mu.Unlock()
+	if watch {
+		f.register(n, p, pg)
+	}
 	f.runNow(&im, page)
-	f.watch() // again: a next page started meanwhile may have seen no function to watch for
-	return f
+	f.watch() // again: a next page started meanwhile by fn may have seen no function to watch for
 }
 
 // AddCallbacks is AddCallback(callback) then AddErrback(errback). It returns f for chaining
