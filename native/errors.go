@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cqlbridge/cqlbridge/native/cqltype"
 )
@@ -557,10 +558,18 @@ func (e *ScanError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *ScanError) Unwrap() error { return e.Err }
 
+// abbreviate shortens s, a statement or a request's description quoted in an error message,
+// to at most 120 bytes followed by "...". The cut falls on a character boundary: a multi-byte
+// UTF-8 character straddling the limit is dropped whole, not split (it backs up at most three
+// bytes, so that a string that is not UTF-8 is still cut near the limit).
 func abbreviate(s string) string {
 	const max = 120
 	if len(s) <= max {
 		return s
 	}
-	return s[:max] + "..."
+	cut := max
+	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
+		cut--
+	}
+	return s[:cut] + "..."
 }
