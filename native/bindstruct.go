@@ -9,7 +9,8 @@ import (
 // or a pointer to one, taken by bind marker name: each of p's bind markers (Params: the
 // column a marker sets or compares, or the name of a named marker, ":name") takes the field
 // that RowToStruct would fill from a column of that name (the `cql:"name"` tag, or else the
-// field's name, case-insensitively; the fields of untagged embedded structs promoted; `cql:"-"`
+// field's name, or else the field's name case-insensitively when no marker has that field's
+// exact name, an error when two fields match so; the fields of untagged embedded structs promoted; `cql:"-"`
 // and unexported fields ignored). A marker whose name two markers share (a column compared
 // twice, "a > ? AND a < ?") takes the same field twice: bind such statements with Bind. A
 // LIMIT marker is named "[limit]" and a token marker "partition key token"; tag a field
@@ -44,7 +45,7 @@ func BindStruct(p *Prepared, v any) (Statement, error) {
 	rt := rv.Type()
 	values := make([]any, len(m.params))
 	for i, prm := range m.params {
-		field, err := structFieldFor(rv, prm.Name)
+		field, err := structFieldFor(rv, prm.Name, m.params)
 		if err != nil {
 			return Statement{}, &BindError{Statement: p.cql, Index: i, Name: prm.Name, Type: prm.Type, Err: fmt.Errorf("%s: %w", rt, err)}
 		}
@@ -54,22 +55,20 @@ func BindStruct(p *Prepared, v any) (Statement, error) {
 }
 
 // structFieldFor returns the field of struct value rv that RowToStruct would fill from a
-// column called name, without allocating anything in rv: a field in an embedded struct
-// reached through a nil pointer is an error.
-func structFieldFor(rv reflect.Value, name string) (reflect.Value, error) {
-	rt := rv.Type()
-	if top := topFieldFor(rt, name); top >= 0 {
-		return rv.Field(top), nil
+// column called name, of the columns params (the statement's bind markers), without
+// allocating anything in rv: a field in an embedded struct reached through a nil pointer is
+// an error.
+func structFieldFor(rv reflect.Value, name string, params []Column) (reflect.Value, error) {
+	path, err := fieldPathFor(rv.Type(), name, params)
+	if err != nil {
+		return reflect.Value{}, err
 	}
-	if path := promotedField(rt, name); path != nil {
-		v, ok := fieldAt(rv, path, false)
-		if !ok {
-			return reflect.Value{}, fmt.Errorf("the field for this bind marker is in the embedded %s, which is nil", v.Type())
-		}
-		return v, nil
+	if path == nil {
+		return reflect.Value{}, fmt.Errorf("no field for this bind marker")
 	}
-	if emb := embeddedFieldNamed(rt, name); emb >= 0 {
-		return rv.Field(emb), nil
+	v, ok := fieldAt(rv, path, false)
+	if !ok {
+		return reflect.Value{}, fmt.Errorf("the field for this bind marker is in the embedded %s, which is nil", v.Type())
 	}
-	return reflect.Value{}, fmt.Errorf("no field for this bind marker")
+	return v, nil
 }

@@ -76,15 +76,19 @@ func ScanOne[T any](res *Result) (T, error) {
 }
 
 // RowToStruct decodes a row into a new struct T, matching each column to the field whose
-// `cql:"name"` tag equals the column name, or else whose name equals it case-insensitively.
-// The fields of an embedded struct (or pointer to struct, allocated when a column needs it)
-// without a tag are matched as if they were T's own, after T's own, as encoding/json promotes
-// them (a shallower field wins over a deeper one; between two at the same depth, the first in
-// field order, as sqlx's and gocqlx's mappers choose, where encoding/json would ignore both);
-// an embedded struct with a tag is one field. A column that no field, T's own or
-// promoted, receives is decoded into the untagged embedded struct of its name as a whole (a
-// UDT's struct). A column without a matching field is an error; fields without a column keep
-// their zero value. Fields tagged `cql:"-"` and unexported fields are ignored.
+// `cql:"name"` tag equals the column name, or else whose name equals it, or else whose name
+// equals it case-insensitively when no column of the row has that field's exact name (as a
+// named value binds a marker: with columns a and "A", field A receives "A" and not a, which
+// then has no field); two fields of different names that match a column in case only (Bb
+// and BB for bb) are an error. The fields of an embedded struct (or pointer to struct,
+// allocated when a column needs it) without a tag are matched as if they were T's own,
+// after T's own, as encoding/json promotes them (a shallower field wins over a deeper one;
+// between two at the same depth, the first in field order, as sqlx's and gocqlx's mappers
+// choose, where encoding/json would ignore both); an embedded struct with a tag is one
+// field. A column that no field, T's own or promoted, receives is decoded into the untagged
+// embedded struct of its name (by the same rules) as a whole (a UDT's struct). A column
+// without a matching field is an error; fields without a column keep their zero value.
+// Fields tagged `cql:"-"` and unexported fields are ignored.
 func RowToStruct[T any](row Row) (T, error) {
 	var v T
 	rv := reflect.ValueOf(&v).Elem()
@@ -92,17 +96,16 @@ func RowToStruct[T any](row Row) (T, error) {
 		return v, &ScanError{Index: -1, Err: fmt.Errorf("RowToStruct needs a struct type, not %s", rv.Type())}
 	}
 	rt := rv.Type()
-	for i, c := range row.Columns() {
-		var field reflect.Value
-		if top := topFieldFor(rt, c.Name); top >= 0 {
-			field = rv.Field(top)
-		} else if path := promotedField(rt, c.Name); path != nil {
-			field, _ = fieldAt(rv, path, true)
-		} else if emb := embeddedFieldNamed(rt, c.Name); emb >= 0 {
-			field = rv.Field(emb)
-		} else {
+	cols := row.Columns()
+	for i, c := range cols {
+		path, err := fieldPathFor(rt, c.Name, cols)
+		if err != nil {
+			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: fmt.Errorf("%s: %w", rt, err)}
+		}
+		if path == nil {
 			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: fmt.Errorf("%s has no field for this column", rt)}
 		}
+		field, _ := fieldAt(rv, path, true)
 		if err := decodeCell(c.Type, row.Raw(i), field.Addr().Interface()); err != nil {
 			return v, &ScanError{Column: c.Name, Index: i, Type: c.Type, Err: err}
 		}
@@ -110,126 +113,180 @@ func RowToStruct[T any](row Row) (T, error) {
 	return v, nil
 }
 
-// topFieldFor returns the index of the field of struct type rt itself (not of a struct it
-// embeds) that receives column name: the first whose tag equals name, or else the first
-// whose name equals it case-insensitively; -1 when none does.
-func topFieldFor(rt reflect.Type, name string) int {
-	fold := -1
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("cql"), ",")
-		switch {
-		case tag == "-":
-			continue
-		case f.Anonymous && tag == "" && embeddedStruct(f.Type) != nil:
-			continue // its fields are promoted (promotedFieldFor)
-		case tag != "":
-			if tag == name {
-				return i
-			}
-		case strings.EqualFold(f.Name, name) && fold < 0:
-			fold = i
-		}
-	}
-	return fold
+// matchKind says how a field's tag or name matches a column name.
+type matchKind uint8
+
+const (
+	matchTag   matchKind = iota // its tag equals the name
+	matchExact                  // it has no tag and its name equals the name
+	matchFold                   // it has no tag and its name equals the name in case only
+)
+
+// fieldMatch is a field of a struct type that may receive a column.
+type fieldMatch struct {
+	path  []int     // its index path (reflect.Value.FieldByIndex)
+	depth int       // 0 for the struct's own fields, 1 for those of a struct it embeds, ...
+	how   matchKind // how it matches the column name
+	name  string    // its Go name
 }
 
-// promotedPaths memoizes promotedFieldFor, a pure function of its arguments, by struct type
-// and then column name (as encoding/json caches its field lists by type): the search
-// allocates, and RowToStruct runs it for every row.
-var promotedPaths sync.Map // reflect.Type -> *typePaths
+// fieldMatches lists, for one struct type and one column name, the fields that may receive
+// the column (fields) and the untagged embedded structs that may receive it as a whole
+// (whole), both in the order they are preferred before the columns are known.
+type fieldMatches struct {
+	fields, whole []fieldMatch
+}
 
-// typePaths holds promotedFieldFor's answers for one struct type, by column name (nil: no
-// such field).
-type typePaths struct {
+// structMatches memoizes matchesFor, a pure function of its arguments, by struct type and
+// then column name (as encoding/json caches its field lists by type): the search allocates,
+// and RowToStruct runs it for every row.
+var structMatches sync.Map // reflect.Type -> *typeMatches
+
+// typeMatches holds matchesFor's answers for one struct type, by column name.
+type typeMatches struct {
 	mu    sync.RWMutex
-	paths map[string][]int
+	names map[string]*fieldMatches
 }
 
-// promotedField is promotedFieldFor, memoized.
-func promotedField(rt reflect.Type, name string) []int {
-	v, ok := promotedPaths.Load(rt)
+// fieldPathFor returns the index path of the field of struct type rt that receives the column
+// called name, of the columns cols (the row's columns, or the bind markers): nil when no field
+// does, an error when two fields of different names match it in case only. The path is
+// shared: do not modify it.
+func fieldPathFor(rt reflect.Type, name string, cols []Column) ([]int, error) {
+	fm := cachedMatches(rt, name)
+	path, err := pickField(fm.fields, cols)
+	if path != nil || err != nil {
+		return path, err
+	}
+	return pickField(fm.whole, cols)
+}
+
+// cachedMatches is matchesFor, memoized.
+func cachedMatches(rt reflect.Type, name string) *fieldMatches {
+	v, ok := structMatches.Load(rt)
 	if !ok {
-		v, _ = promotedPaths.LoadOrStore(rt, &typePaths{paths: make(map[string][]int)})
+		v, _ = structMatches.LoadOrStore(rt, &typeMatches{names: make(map[string]*fieldMatches)})
 	}
-	tp := v.(*typePaths)
-	tp.mu.RLock()
-	path, ok := tp.paths[name]
-	tp.mu.RUnlock()
+	tm := v.(*typeMatches)
+	tm.mu.RLock()
+	fm, ok := tm.names[name]
+	tm.mu.RUnlock()
 	if ok {
-		return path
+		return fm
 	}
-	path = promotedFieldFor(rt, name)
-	tp.mu.Lock()
-	tp.paths[name] = path
-	tp.mu.Unlock()
-	return path
+	fm = matchesFor(rt, name)
+	tm.mu.Lock()
+	tm.names[name] = fm
+	tm.mu.Unlock()
+	return fm
 }
 
-// promotedFieldFor returns the index path (reflect.Value.FieldByIndex) of the field of a
-// struct embedded in rt, untagged, that receives column name, or nil: depth by depth, a
-// tagged field, then a field by name, as topFieldFor, before the structs embedded deeper. A
-// struct type is looked into once; an embedded pointer to an unexported struct type, which
-// reflect cannot allocate, is not.
-func promotedFieldFor(rt reflect.Type, name string) []int {
-	var level [][]int
+// matchesFor returns the fields of struct type rt, its own and those promoted from the
+// untagged structs it embeds, whose tag equals column name or whose untagged name equals it,
+// case-insensitively, depth by depth (each depth in field order), and the exported untagged
+// structs rt itself embeds whose name equals it case-insensitively. A struct type is looked
+// into once; an embedded pointer to an unexported struct type, which reflect cannot allocate,
+// is not.
+func matchesFor(rt reflect.Type, name string) *fieldMatches {
+	fm := new(fieldMatches)
 	seen := map[reflect.Type]bool{rt: true}
-	embedded := func(st reflect.Type, at []int) {
-		for i := range st.NumField() {
-			f := st.Field(i)
-			if tag, _, _ := strings.Cut(f.Tag.Get("cql"), ","); !f.Anonymous || tag != "" {
-				continue // a tagged embedded struct is one field (topFieldFor)
+	level := [][]int{nil} // the paths of the structs to look into at this depth
+	for depth := 0; len(level) > 0 && depth <= 16; depth++ {
+		var next [][]int
+		for _, at := range level {
+			st := rt
+			if at != nil {
+				st = embeddedStruct(rt.FieldByIndex(at).Type)
 			}
-			et := embeddedStruct(f.Type)
-			if et == nil || seen[et] || (!f.IsExported() && f.Type.Kind() == reflect.Pointer) {
+			for i := range st.NumField() {
+				f := st.Field(i)
+				tag, _, _ := strings.Cut(f.Tag.Get("cql"), ",")
+				if tag == "-" {
+					continue
+				}
+				path := append(append([]int(nil), at...), i)
+				if et := embeddedStruct(f.Type); f.Anonymous && tag == "" && et != nil {
+					// Its fields are promoted, when it can be looked into.
+					if !seen[et] && (f.IsExported() || f.Type.Kind() != reflect.Pointer) {
+						seen[et] = true
+						next = append(next, path)
+					}
+					if depth == 0 && f.IsExported() && strings.EqualFold(f.Name, name) {
+						how := matchFold
+						if f.Name == name {
+							how = matchExact
+						}
+						fm.whole = append(fm.whole, fieldMatch{path: path, how: how, name: f.Name})
+					}
+					continue
+				}
+				if !f.IsExported() {
+					continue
+				}
+				switch {
+				case tag != "":
+					if tag == name {
+						fm.fields = append(fm.fields, fieldMatch{path: path, depth: depth, how: matchTag, name: f.Name})
+					}
+				case f.Name == name:
+					fm.fields = append(fm.fields, fieldMatch{path: path, depth: depth, how: matchExact, name: f.Name})
+				case strings.EqualFold(f.Name, name):
+					fm.fields = append(fm.fields, fieldMatch{path: path, depth: depth, how: matchFold, name: f.Name})
+				}
+			}
+		}
+		level = next
+	}
+	return fm
+}
+
+// pickField returns the path of the field of ms (a fieldMatches list) that receives a column,
+// of the columns cols: at the shallowest depth that has one, the first matching by tag, or
+// else the first matching by name, or else the one matching in case only whose own name no
+// column has (a field A matches a column a only when there is no column "A"); two such of
+// different names are an error. It returns nil when no field receives the column.
+func pickField(ms []fieldMatch, cols []Column) ([]int, error) {
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && ms[j].depth == ms[i].depth {
+			j++
+		}
+		level := ms[i:j]
+		i = j
+		for _, how := range [...]matchKind{matchTag, matchExact} {
+			for k := range level {
+				if level[k].how == how {
+					return level[k].path, nil
+				}
+			}
+		}
+		var fold *fieldMatch
+		for k := range level {
+			m := &level[k]
+			if m.how != matchFold || hasColumnNamed(cols, m.name) {
 				continue
 			}
-			seen[et] = true
-			level = append(level, append(append([]int(nil), at...), i))
-		}
-	}
-	embedded(rt, nil)
-	for depth := 0; len(level) > 0 && depth < 16; depth++ {
-		var fold []int
-		current := level
-		level = nil
-		for _, at := range current {
-			st := embeddedStruct(rt.FieldByIndex(at).Type)
-			if top := topFieldFor(st, name); top >= 0 {
-				path := append(append([]int(nil), at...), top)
-				if tag, _, _ := strings.Cut(st.Field(top).Tag.Get("cql"), ","); tag == name {
-					return path
-				}
-				if fold == nil {
-					fold = path
-				}
+			if fold == nil {
+				fold = m
+			} else if m.name != fold.name {
+				return nil, fmt.Errorf("fields %s and %s both match this name in case only: tag the one meant", fold.name, m.name)
 			}
-			embedded(st, at)
 		}
 		if fold != nil {
-			return fold
+			return fold.path, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
-// embeddedFieldNamed returns the index of the exported untagged struct (or pointer to struct)
-// that struct type rt embeds whose name equals column name case-insensitively, -1 when none
-// does: a column that no field, T's own or promoted, receives is decoded into the embedded
-// struct of its name as a whole (a UDT's struct, a time.Time), as before embedded structs
-// were looked into.
-func embeddedFieldNamed(rt reflect.Type, name string) int {
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("cql"), ",")
-		if f.Anonymous && f.IsExported() && tag == "" && embeddedStruct(f.Type) != nil && strings.EqualFold(f.Name, name) {
-			return i
+// hasColumnNamed reports whether one of cols is called name exactly.
+func hasColumnNamed(cols []Column, name string) bool {
+	for _, c := range cols {
+		if c.Name == name {
+			return true
 		}
 	}
-	return -1
+	return false
 }
 
 // embeddedStruct returns the struct type of an embedded field of type t (a struct or a
