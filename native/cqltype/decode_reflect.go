@@ -588,12 +588,7 @@ func decodeUDTRV(t *Type, b []byte, v reflect.Value) error {
 	switch v.Kind() {
 	case reflect.Struct:
 		st := v.Type()
-		byName := make(map[string]int, st.NumField())
-		for i := range st.NumField() {
-			if name := udtFieldName(st.Field(i)); name != "" {
-				byName[name] = i
-			}
-		}
+		us := udtStructOf(st)
 		target := reflect.New(st).Elem()
 		rest := b
 		for _, f := range t.Fields {
@@ -602,14 +597,18 @@ func decodeUDTRV(t *Type, b []byte, v reflect.Value) error {
 			}
 			var fb []byte
 			var err error
-			i, ok := byName[f.Name]
 			if fb, rest, err = readBytes(rest); err != nil {
 				return withPath(decodeError(f.Type, st.String(), err), "."+f.Name)
 			}
-			if !ok {
+			path, err := us.pick(f.Name)
+			if err != nil {
+				return withPath(decodeError(f.Type, st.String(), err), "."+f.Name)
+			}
+			if path == nil {
 				continue // a field the struct does not map (added by ALTER TYPE)
 			}
-			if err := decodeReflect(f.Type, fb, target.Field(i)); err != nil {
+			field, _ := structFieldAt(target, path, true)
+			if err := decodeReflect(f.Type, fb, field); err != nil {
 				return withPath(err, "."+f.Name)
 			}
 		}

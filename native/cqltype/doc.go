@@ -98,9 +98,18 @@
 //     entries, picked by Go's random map order.
 //   - A struct maps to a tuple by its exported fields in order, and to a UDT by
 //     field name: the `cql:"name"` tag, else the lower-cased Go field name;
-//     `cql:"-"` skips a field. Encoding fails if a struct field has no UDT field;
-//     UDT fields the struct lacks are written as NULL, and skipped on decoding
-//     (so a type can gain fields with ALTER TYPE).
+//     `cql:"-"` skips a field. The fields of a struct embedded without a tag (by
+//     value, or by pointer to an exported struct type) are promoted as package
+//     native's RowToStruct promotes them for columns: a shallower field wins over
+//     a deeper one, at one depth a tagged field over an untagged one, then the
+//     first in field order; two untagged fields of different names (Foo, FOO) for
+//     one UDT field are an error. An embedded struct with a tag is one field; an
+//     untagged one takes the UDT field of its lower-cased name as a whole when no
+//     field does. Decoding allocates a nil embedded pointer when a UDT field
+//     needs it; encoding fails on one, as BindStruct does. Encoding fails if a
+//     struct field, own or promoted (outside an embedded struct taken whole), has
+//     no UDT field; UDT fields the struct lacks are written as NULL, and skipped
+//     on decoding (so a type can gain fields with ALTER TYPE).
 //   - A map[any]any target (and thus *any for a map) cannot hold keys that Go
 //     cannot hash, such as blobs; decode such maps into a typed map.
 //   - vector elements of fixed size (int, bigint, float, double, boolean,

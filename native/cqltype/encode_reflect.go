@@ -7,7 +7,6 @@ import (
 	"math"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -356,45 +355,32 @@ func appendTupleRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) 
 	return dst, false, nil
 }
 
-// udtFieldName returns the UDT field a struct field maps to ("" to skip it).
-func udtFieldName(f reflect.StructField) string {
-	if !f.IsExported() {
-		return ""
-	}
-	tag := f.Tag.Get("cql")
-	if tag == "-" {
-		return ""
-	}
-	if name, _, _ := strings.Cut(tag, ","); name != "" {
-		return name
-	}
-	return strings.ToLower(f.Name)
-}
-
 func appendUDTRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
 	switch rv.Kind() {
 	case reflect.Struct:
 		st := rv.Type()
-		byName := make(map[string]int, st.NumField())
-		for i := range st.NumField() {
-			if name := udtFieldName(st.Field(i)); name != "" {
-				byName[name] = i
+		us := udtStructOf(st)
+		paths := make([][]int, len(t.Fields))
+		for i, f := range t.Fields {
+			p, err := us.pick(f.Name)
+			if err != nil {
+				return dst, false, &ValueError{At: t, GoType: st.String(), Err: err}
 			}
+			paths[i] = p
 		}
-		for name := range byName {
-			if udtFieldIndex(t, name) < 0 {
-				return dst, false, &ValueError{At: t, GoType: st.String(),
-					Err: invalid("struct field %s maps to %q, which %s does not have", st.Field(byName[name]).Name, name, t)}
-			}
+		if err := us.check(st, t, paths); err != nil {
+			return dst, false, &ValueError{At: t, GoType: st.String(), Err: err}
 		}
-		var err error
-		for _, f := range t.Fields {
-			i, ok := byName[f.Name]
-			if !ok {
+		for i, f := range t.Fields {
+			if paths[i] == nil {
 				dst = AppendNull(dst)
 				continue
 			}
-			if dst, err = appendElemRV(dst, f.Type, rv.Field(i), true, "UDT"); err != nil {
+			fv, err := structFieldAt(rv, paths[i], false)
+			if err != nil {
+				return dst, false, withPath(&ValueError{At: f.Type, GoType: st.String(), Err: err}, "."+f.Name)
+			}
+			if dst, err = appendElemRV(dst, f.Type, fv, true, "UDT"); err != nil {
 				return dst, false, withPath(err, "."+f.Name)
 			}
 		}
