@@ -107,3 +107,25 @@ func TestUDTPromotesEmbeddedFields(t *testing.T) {
 		t.Errorf("encoding a promoted field the UDT lacks: %v, want a *BindError naming y", err)
 	}
 }
+
+// Two untagged struct fields whose lower-cased names are one UDT field's (Zz and ZZ for zz)
+// are an error on encoding and decoding, not a silent pick (the last one used to win).
+func TestUDTFieldNamesDifferingInCaseOnly(t *testing.T) {
+	s, _ := connect(t)
+	mustExec(t, s, "CREATE TYPE epz (zz int)")
+	mustExec(t, s, "CREATE TABLE epzt (k int PRIMARY KEY, v frozen<epz>)")
+	mustExec(t, s, "INSERT INTO epzt (k, v) VALUES (1, {zz: 1})")
+	type twoCases struct {
+		Zz int32
+		ZZ int32
+	}
+	row, _ := mustExec(t, s, "SELECT v FROM epzt WHERE k = 1").First()
+	var got twoCases
+	if err := row.Scan(&got); err == nil || !strings.Contains(err.Error(), "Zz and ZZ") {
+		t.Errorf("decoding zz into fields Zz and ZZ: %+v, %v; want an error naming both", got, err)
+	}
+	ins := mustPrepare(t, s, "INSERT INTO epzt (k, v) VALUES (?, ?)")
+	if _, err := s.Execute(ctxT(t), ins.Bind(int32(2), twoCases{1, 2})); err == nil || !strings.Contains(err.Error(), "Zz and ZZ") {
+		t.Errorf("encoding fields Zz and ZZ for zz: %v, want an error naming both", err)
+	}
+}
