@@ -346,7 +346,10 @@ func appendShortString(dst []byte, s string) []byte {
 
 // String returns the type in CQL syntax, for example "map<text, frozen<list<int>>>".
 // Collections, tuples and UDTs nested inside another type are shown frozen, as CQL
-// requires; a UDT is shown by its name; a custom type by its quoted class name.
+// requires; a UDT is shown by its name (without its keyspace), double-quoted when CQL
+// needs it, as Cassandra shows it in system_schema: a name that is not lower-case letters,
+// digits and underscores ("Pt"), or that is a keyword (select, int, list); a custom type by
+// its quoted class name.
 func (t *Type) String() string {
 	if t == nil {
 		return "<nil type>"
@@ -399,7 +402,7 @@ func (t *Type) writeCQL(sb *strings.Builder, nested bool) {
 		if t.Name == "" {
 			sb.WriteString("udt")
 		} else {
-			sb.WriteString(t.Name)
+			sb.WriteString(cqlName(t.Name))
 		}
 	case KindVector:
 		sb.WriteString("vector<")
@@ -411,3 +414,41 @@ func (t *Type) writeCQL(sb *strings.Builder, nested bool) {
 		sb.WriteString(t.Kind.String())
 	}
 }
+
+// cqlName returns a UDT name as CQL text names it: as is when it is a plain lower-case
+// identifier ([a-z][a-z0-9_]*) that is not a keyword, else double-quoted, inner quotes
+// doubled. Quoting a name that did not need it is harmless; not quoting one that did changes
+// the name (case-folding "Pt" to pt) or breaks the syntax.
+func cqlName(name string) string {
+	plain := !typeNameKeywords[name]
+	for i := 0; i < len(name) && plain; i++ {
+		c := name[i]
+		plain = c >= 'a' && c <= 'z' || i > 0 && (c == '_' || c >= '0' && c <= '9')
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// typeNameKeywords are the words that a UDT name must be quoted to be: Cassandra's reserved
+// keywords (which it quotes itself in system_schema), the names of the native types and the
+// words of type syntax (which ParseCQL would read as those), and the unreserved keywords
+// that Cassandra 5 refuses as an unquoted type name.
+var typeNameKeywords = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(`add allow alter and apply asc authorize batch begin by
+		columnfamily create default delete desc describe drop entries execute for from full
+		grant if in index infinity insert into is keyspace limit materialized mbean mbeans
+		modify nan norecursive not null of on or order primary rename replace restrict revoke
+		schema select set table to token truncate unlogged unrestrict unset update use using
+		view where with
+		frozen list map tuple vector
+		cast count distinct json maxwritetime ttl writetime`) {
+		m[w] = true
+	}
+	for w := range nativeNames {
+		m[w] = true
+	}
+	return m
+}()
