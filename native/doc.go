@@ -131,6 +131,7 @@
 // or whose request after it was not sent. Each page of a result is a request of its own: an
 // error of Result.NextPage (or yielded by Result.All and Session.Iter after rows) that matches
 // ErrNotSent says that the request for that page never left the client. The pages before it
-// were fetched: calling NextPage again on the same Result fetches the missing page, while
-// running the statement again would start over from its first page.
+// were fetched: calling NextPage again on the Result whose NextPage failed fetches the missing
+// page, while running the statement again would start over from its first page. Result.All
+// and Session.Iter yield that Result in their error, a *PageError (PageError.Last).
 package native

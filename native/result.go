@@ -110,7 +110,8 @@ func (r *Result) Rows() iter.Seq2[int, Row] {
 
 // All iterates over the rows of this page and then of every following page, fetching each
 // page when the previous one is exhausted. A failed fetch is yielded as the last element,
-// with a zero Row. Stopping the loop early fetches nothing more. ctx bounds the fetches only:
+// with a zero Row, as a *PageError holding the last page fetched (see PageError: with it a
+// fetch that was not sent can be made again). Stopping the loop early fetches nothing more. ctx bounds the fetches only:
 // once it ends, the rows of the page in hand are still yielded and the next fetch fails with
 // ctx's error (check ctx in the loop to stop at once). A statement made WithPrefetch has each
 // next page requested while the rows of the page before it are yielded.
@@ -139,13 +140,33 @@ func (r *Result) All(ctx context.Context) iter.Seq2[Row, error] {
 				next, err = page.NextPage(ctx)
 			}
 			if err != nil {
-				yield(Row{}, err)
+				yield(Row{}, &PageError{Last: page, Err: err})
 				return
 			}
 			page = next
 		}
 	}
 }
+
+// PageError is the error that Result.All and Session.Iter yield when the fetch of a page
+// after the first fails, once they have yielded every row of the pages before it. Err is the
+// cause, which errors.Is and errors.As see through PageError, and Error its message. Last is
+// the last page fetched, the one whose NextPage failed: when Err matches ErrNotSent (the
+// request for the next page never left the client), Last.NextPage fetches that page again,
+// and Last.All goes on from there (Last's own rows, which were yielded already, first);
+// otherwise too, Last.PagingState resumes the query after Last with
+// Statement.WithPagingState. An error of Session.Iter's first request, which fetched no page,
+// is not a PageError: execute the statement again.
+type PageError struct {
+	Last *Result // the last page fetched, whose rows were all yielded
+	Err  error   // why the next page could not be fetched
+}
+
+// Error returns the cause's message.
+func (e *PageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *PageError) Unwrap() error { return e.Err }
 
 // PagingState returns the opaque state that resumes the query after this page
 // (Statement.WithPagingState), or nil when this is the last page. Do not modify it.
@@ -161,7 +182,8 @@ func (r *Result) HasMorePages() bool { return r != nil && len(r.pagingState) > 0
 // page, and ErrPagingStateRepeated when r's server answered with the paging state it had been
 // sent (a fetch would bring r again, and All and Session.Iter would never end). Each page is a
 // request of its own: an error matching ErrNotSent says that the request for this page was not
-// sent (those of the pages up to r were), and NextPage may be called on r again.
+// sent (those of the pages up to r were), and NextPage may be called on r again (All and
+// Session.Iter hand r out in their *PageError).
 func (r *Result) NextPage(ctx context.Context) (*Result, error) {
 	if !r.HasMorePages() {
 		return nil, ErrNoMorePages
