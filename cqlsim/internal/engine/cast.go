@@ -388,12 +388,18 @@ func javaYear(y int) string {
 // javaTimestamp renders Unix milliseconds as Cassandra's cast of a timestamp to text does:
 // ISO 8601 in UTC with milliseconds; the year is the year of the era (1 BC is year 1).
 func javaTimestamp(ms int64) string {
+	return javaTimestampLayout(ms, "-01-02T15:04:05.000Z")
+}
+
+// javaTimestampLayout renders Unix milliseconds in UTC as the year of the era (see javaYear)
+// followed by the rest of the time in the Go layout rest.
+func javaTimestampLayout(ms int64, rest string) string {
 	t := time.UnixMilli(ms).UTC()
 	y := t.Year()
 	if y <= 0 {
 		y = 1 - y
 	}
-	return javaYear(y) + t.Format("-01-02T15:04:05.000Z")
+	return javaYear(y) + t.Format(rest)
 }
 
 // javaDate renders days since the epoch as Cassandra's cast of a date to text does (ISO

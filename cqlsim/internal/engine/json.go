@@ -178,10 +178,9 @@ func toJSON(ty *ctype, b []byte) string {
 	case primitive.DataTypeCodeInet:
 		return jsonString(net.IP(b).String())
 	case primitive.DataTypeCodeTimestamp:
-		return jsonString(time.UnixMilli(int64(binary.BigEndian.Uint64(b))).UTC().Format("2006-01-02 15:04:05.000Z"))
+		return jsonString(javaTimestampLayout(int64(binary.BigEndian.Uint64(b)), "-01-02 15:04:05.000Z"))
 	case primitive.DataTypeCodeDate:
-		days := int64(binary.BigEndian.Uint32(b)) - 1<<31
-		return jsonString(time.Unix(days*86400, 0).UTC().Format("2006-01-02"))
+		return jsonString(javaDate(int64(binary.BigEndian.Uint32(b)) - 1<<31))
 	case primitive.DataTypeCodeTime:
 		ns := int64(binary.BigEndian.Uint64(b))
 		return jsonString(fmt.Sprintf("%02d:%02d:%02d.%09d", ns/3600e9, ns/60e9%60, ns/1e9%60, ns%1e9))

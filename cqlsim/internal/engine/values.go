@@ -326,29 +326,14 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		case cql.TermString:
 			ms, err := parseTimestamp(t.Text)
 			if err != nil {
-				return nil, invalid("Unable to parse a date/time from '%s'", t.Text)
+				return nil, err
 			}
 			return binary.BigEndian.AppendUint64(nil, uint64(ms)), nil
 		}
 		return nil, badConst(t, ty, name)
 	case primitive.DataTypeCodeDate:
-		switch t.Kind {
-		case cql.TermInteger:
-			v, err := strconv.ParseUint(t.Text, 10, 32)
-			if err != nil {
-				return nil, invalid("Unable to make date from '%s'", t.Text)
-			}
-			return binary.BigEndian.AppendUint32(nil, uint32(v)), nil
-		case cql.TermString:
-			d, err := time.Parse("2006-01-02", t.Text)
-			if err != nil {
-				if v, err2 := strconv.ParseInt(t.Text, 10, 64); err2 == nil {
-					return binary.BigEndian.AppendUint32(nil, uint32(v)), nil
-				}
-				return nil, invalid("Unable to coerce '%s' to a formatted date (long)", t.Text)
-			}
-			days := d.Unix() / 86400
-			return binary.BigEndian.AppendUint32(nil, uint32(days+(1<<31))), nil
+		if t.Kind == cql.TermInteger || t.Kind == cql.TermString {
+			return dateLiteral(t.Text)
 		}
 		return nil, badConst(t, ty, name)
 	case primitive.DataTypeCodeTime:
@@ -601,16 +586,38 @@ var timestampLayouts = []string{
 	"2006-01-02Z0700", "2006-01-02",
 }
 
+// parseTimestamp reads a timestamp literal: milliseconds since the epoch, an ISO date with an
+// optional "Z" or "±HH:MM" zone (midnight; the year may have a sign and more than four
+// digits), or a date of a four-digit year with a time and a zone in one of the layouts. As in
+// Cassandra, a day past the end of its month is its month's last day.
 func parseTimestamp(s string) (int64, error) {
 	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, nil
+	}
+	bad := invalid("Unable to parse a date/time from '%s'", s)
+	if y, m, d, rest, ok := parseISODate(s, true); ok {
+		if off, ok := isoOffset(rest); ok {
+			days := daysFromCivil(y, m, d)
+			if epochMillisOverflow(days) {
+				return 0, &Error{Code: CodeServerError, Message: "java.lang.ArithmeticException: long overflow"}
+			}
+			return days*86_400_000 - off*1000, nil
+		}
+	}
+	if len(s) < 10 || s[:4] == "0000" {
+		// Cassandra takes year 0 only in an ISO date, as 1 BC
+		return 0, bad
+	}
+	if _, _, d, _, ok := parseISODate(s[:10], true); ok {
+		// Go refuses a day past the end of its month
+		s = s[:8] + strconv.FormatInt(100+d, 10)[1:] + s[10:]
 	}
 	for _, l := range timestampLayouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t.UnixMilli(), nil
 		}
 	}
-	return 0, fmt.Errorf("bad timestamp %q", s)
+	return 0, bad
 }
 
 func parseTimeOfDay(s string) (int64, error) {

@@ -1,0 +1,92 @@
+package difftest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+)
+
+// dateSteps writes date and timestamp literals with signed years, years of more than four
+// digits, days past the end of their month and out-of-range values, and reads them back as
+// values, as text (CAST) and as JSON.
+func dateSteps() []Step {
+	steps := []Step{
+		{Query: "CREATE KEYSPACE {ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"},
+		{Query: "CREATE TABLE {ks}.d (k int PRIMARY KEY, d date, ts timestamp)"},
+	}
+	dates := []struct {
+		lit string
+		bad bool
+	}{
+		{"-0001-01-01", false}, {"+10000-01-01", false}, {"0000-01-01", false}, {"-10000-12-31", false},
+		{"-5877641-06-23", false}, {"+5881580-07-11", false}, {"+0010000-01-01", false}, {"-00001-03-01", false},
+		{"-2024-02-29", false}, {"-0004-02-29", false}, {"2147483648", false}, {"4294967295", false}, {"0", false},
+		{"-5877641-06-22", true}, {"+5881580-07-12", true}, {"+99999999-01-01", true}, {"-99999999-01-01", true},
+		{"+999999999-01-01", true}, {"+1000000000-01-01", true}, {"-9999999999-01-01", true},
+		{"+12345678901-01-01", true}, {"10000-01-01", true}, {"12345-01-01", true}, {"+2024-01-01", true},
+		{"+0001-01-01", true}, {"+999-01-01", true}, {"999-01-01", true}, {"-999-01-01", true}, {"-0000-01-01", true},
+		{"-2023-02-29", true}, {"-0001-02-29", true}, {"2023-02-29", true}, {"2024-04-31", true}, {"2024-13-01", true},
+		{"2024-00-01", true}, {"2024-01-00", true}, {"2024-1-1", true}, {"-0001-01-01Z", true}, {" 2024-01-01", true},
+		{"2024-01-01 ", true}, {"+-0001-01-01", true}, {"-1", true}, {"4294967296", true}, {"99999999999999999999", true},
+	}
+	for i, d := range dates {
+		steps = append(steps, Step{Query: fmt.Sprintf("INSERT INTO {ks}.d (k, d) VALUES (%d, '%s')", 100+i, d.lit), WantErr: d.bad})
+	}
+	steps = append(steps,
+		Step{Query: "INSERT INTO {ks}.d (k, d) VALUES (1, -1)", WantErr: true},
+		Step{Query: "INSERT INTO {ks}.d (k, d) VALUES (1, 4294967296)", WantErr: true},
+		Step{Query: "INSERT INTO {ks}.d (k, d) VALUES (2, 4294967295)"},
+		Step{Query: `INSERT INTO {ks}.d JSON '{"k": 3, "d": "-0001-01-01", "ts": "+10000-01-01"}'`},
+		Step{Query: `INSERT INTO {ks}.d JSON '{"k": 4, "d": "+10000-01-01"}'`},
+	)
+	stamps := []struct {
+		lit string
+		bad bool
+	}{
+		{"-0001-01-01", false}, {"+10000-01-01", false}, {"0000-01-01", false}, {"-00001-01-01", false},
+		{"+99999999-01-01", false}, {"+292278994-08-17", false}, {"-292275055-05-17", false}, {"2023-02-29", false},
+		{"2023-02-30", false}, {"2024-04-31 10:00", false}, {"2023-02-29 10:00:00.5+0000", false},
+		{"2023-02-29Z", false}, {"-0001-01-01Z", false}, {"+10000-01-01Z", false}, {"-10000-01-01Z", false},
+		{"-0001-01-01+00:00", false}, {"+10000-01-01+01:00", false}, {"0000-01-01Z", false}, {"2024-02-30+0000", false},
+		{"-0001-01-01 10:00:00", true}, {"+10000-01-01T10:00:00.123Z", true}, {"10000-01-01", true},
+		{"+2024-01-01", true}, {"-10000-01-01 00:00+0100", true}, {"-292275055-05-16", true},
+		{"-0000-01-01", true}, {"999-01-01", true}, {"+0999-01-01", true}, {"-9999999999-01-01", true},
+		{"2024-02-32", true}, {"2024-13-01", true}, {"2024-00-01", true}, {"2024-01-00", true}, {"2024-1-01", true},
+		{"2024-02-29T25:00", true}, {"-0001-01-01+0000", true}, {"0000-01-01 10:00", true}, {"0000-01-01+0000", true},
+		{"-0001-01-01 10:00Z", true}, {"10000-01-01+0100", true}, {"-0001-01-01 UTC", true},
+		{"+10000-01-01 10:00", true},
+	}
+	for i, s := range stamps {
+		steps = append(steps, Step{Query: fmt.Sprintf("INSERT INTO {ks}.d (k, ts) VALUES (%d, '%s')", 200+i, s.lit), WantErr: s.bad})
+	}
+	steps = append(steps,
+		Step{Query: "INSERT INTO {ks}.d (k, ts) VALUES (300, '+292278994-08-18')", WantErr: true},
+		Step{Query: "SELECT k, d, ts, CAST(d AS text), CAST(ts AS text), toJson(d), toJson(ts), CAST(d AS timestamp), CAST(ts AS date) FROM {ks}.d", Sorted: true},
+		Step{Query: "SELECT JSON k, d, ts FROM {ks}.d", Sorted: true},
+	)
+	return steps
+}
+
+// TestDates compares date and timestamp literals at the edges of their ranges, and how
+// their values are written back, between cqlsim and a real Cassandra node.
+func TestDates(t *testing.T) {
+	hosts := referenceHosts(t)
+	ks := cqltest.KeyspaceName(t)
+	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
+	steps := dateSteps()
+	want := Run(session(t, hosts[0]), ks, steps)
+	sim := cqlsim.StartT(t, cqlsim.Options{})
+	got := Run(session(t, sim.Addrs()[0]), ks, steps)
+	for i := range steps {
+		if (want[i].Error != "") != steps[i].WantErr {
+			t.Errorf("step %d on Cassandra: %+v", i, want[i])
+		}
+		if d := cmp.Diff(want[i], got[i]); d != "" {
+			t.Errorf("step %d (%s): Cassandra (-) vs cqlsim (+):\n%s", i, want[i].Query, d)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// TestDateLiteral checks date literals against what Cassandra 5.0.9 stores, prints and refuses.
+func TestDateLiteral(t *testing.T) {
+	for _, c := range []struct{ lit, text, err string }{
+		{lit: "-0001-01-01", text: "-0001-01-01"},
+		{lit: "+10000-01-01", text: "+10000-01-01"},
+		{lit: "0000-01-01", text: "0000-01-01"},
+		{lit: "+0010000-01-01", text: "+10000-01-01"},
+		{lit: "-5877641-06-23", text: "-5877641-06-23"},
+		{lit: "+5881580-07-11", text: "+5881580-07-11"},
+		{lit: "-2024-02-29", text: "-2024-02-29"},
+		{lit: "2147483648", text: "1970-01-01"},
+		{lit: "4294967295", text: "+5881580-07-11"},
+		{lit: "-5877641-06-22", err: "Input date -5877641-06-22 is less than min supported date -5877641-06-23T00:00Z"},
+		{lit: "+99999999-01-01", err: "Input date +99999999-01-01 is greater than max supported date +5881580-07-11T00:00Z"},
+		{lit: "+999999999-01-01", err: "Unable to coerce '+999999999-01-01' to a formatted date (long)"},
+		{lit: "10000-01-01", err: "Unable to coerce '10000-01-01' to a formatted date (long)"},
+		{lit: "+2024-01-01", err: "Unable to coerce '+2024-01-01' to a formatted date (long)"},
+		{lit: "-0000-01-01", err: "Unable to coerce '-0000-01-01' to a formatted date (long)"},
+		{lit: "-0001-02-29", err: "Unable to coerce '-0001-02-29' to a formatted date (long)"},
+		{lit: "-1", err: "Unable to make unsigned int (for date) from: '-1'"},
+		{lit: "4294967296", err: "Unable to make unsigned int (for date) from: '4294967296'"},
+	} {
+		b, err := dateLiteral(c.lit)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: error %v, want %q", c.lit, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.lit, err)
+			continue
+		}
+		if got := javaDate(int64(binary.BigEndian.Uint32(b)) - 1<<31); got != c.text {
+			t.Errorf("%q reads back as %q, want %q", c.lit, got, c.text)
+		}
+	}
+}
+
+// TestTimestampLiteral checks timestamp literals with signed years and days past the end of
+// their month against Cassandra 5.0.9's CAST(ts AS text).
+func TestTimestampLiteral(t *testing.T) {
+	for _, c := range []struct{ lit, text, err string }{
+		{lit: "-0001-01-01", text: "0002-01-01T00:00:00.000Z"},
+		{lit: "+10000-01-01Z", text: "+10000-01-01T00:00:00.000Z"},
+		{lit: "+10000-01-01+01:00", text: "9999-12-31T23:00:00.000Z"},
+		{lit: "0000-01-01", text: "0001-01-01T00:00:00.000Z"},
+		{lit: "2023-02-30", text: "2023-02-28T00:00:00.000Z"},
+		{lit: "2024-04-31 10:00", text: "2024-04-30T10:00:00.000Z"},
+		{lit: "+292278994-08-17", text: "+292278994-08-17T00:00:00.000Z"},
+		{lit: "+292278994-08-18", err: "java.lang.ArithmeticException: long overflow"},
+		{lit: "0000-01-01 10:00", err: "Unable to parse a date/time from '0000-01-01 10:00'"},
+		{lit: "-0001-01-01 10:00", err: "Unable to parse a date/time from '-0001-01-01 10:00'"},
+		{lit: "+2024-01-01", err: "Unable to parse a date/time from '+2024-01-01'"},
+		{lit: "2024-02-32", err: "Unable to parse a date/time from '2024-02-32'"},
+	} {
+		ms, err := parseTimestamp(c.lit)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: error %v, want %q", c.lit, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.lit, err)
+			continue
+		}
+		if got := javaTimestamp(ms); got != c.text {
+			t.Errorf("%q reads back as %q, want %q", c.lit, got, c.text)
+		}
+	}
+}
