@@ -292,6 +292,32 @@ func (e *Engine) Lookup(id []byte) (*Prepared, bool) {
 	return p, ok
 }
 
+// checkBoundCount fails, as Cassandra does, when the values do not bind every bind marker:
+// positional values must be as many as the markers; named values bind the markers of their
+// names (a marker :k is named k, :"K" is K, a ? marker is named after its receiver, e.g. v,
+// [ttl], [limit] or partition key token), and values named after no marker are ignored. A
+// simple statement (QUERY) fails with "Invalid amount of bind variables", a prepared one
+// (EXECUTE) with the numbers of markers and of values that bind one ("there were", where a
+// BATCH says "There were").
+func checkBoundCount(vals Values, vars []Column, prepared bool) error {
+	n := len(vals.Positional)
+	if vals.Named != nil {
+		n = 0
+		for _, v := range vars {
+			if _, ok := vals.Named[v.Name]; ok {
+				n++
+			}
+		}
+	}
+	switch {
+	case n == len(vars):
+		return nil
+	case !prepared:
+		return invalid("Invalid amount of bind variables")
+	}
+	return invalid("there were %d markers(?) in CQL but %d bound variables", len(vars), n)
+}
+
 // Execute runs one statement.
 func (e *Engine) Execute(req *Request) (*Result, error) {
 	query, ks := req.Query, req.Keyspace
@@ -313,8 +339,8 @@ func (e *Engine) Execute(req *Request) (*Result, error) {
 		return nil, err
 	}
 	vars := pl.vars()
-	if req.Values.Named == nil && len(req.Values.Positional) != len(vars) {
-		return nil, invalid("There were %d markers(?) in CQL but %d bound variables", len(vars), len(req.Values.Positional))
+	if err := checkBoundCount(req.Values, vars, req.Prepared != nil); err != nil {
+		return nil, err
 	}
 	if err := e.validateConsistency(pl, req.Consistency, req.Serial); err != nil {
 		return nil, err

@@ -237,7 +237,8 @@ func TestBindValidation(t *testing.T) {
 		{"INSERT INTO t (k, s) VALUES (1, ?)", []Value{{Bytes: []byte{0xff, 0xfe}}}, "String didn't validate."},
 		{"INSERT INTO t (k, l) VALUES (1, ?)", []Value{{Bytes: []byte{0, 0, 0, 1, 0, 0, 0, 2, 1, 2}}}, "Expected 4 or 0 byte int (2)"},
 		{"INSERT INTO t (k) VALUES (?)", []Value{{Unset: true}}, "Invalid unset value for column k"},
-		{"INSERT INTO t (k) VALUES (?)", nil, "There were 1 markers(?) in CQL but 0 bound variables"},
+		{"INSERT INTO t (k) VALUES (?)", nil, "Invalid amount of bind variables"},
+		{"INSERT INTO t (k) VALUES (1)", []Value{{Bytes: []byte{0, 0, 0, 1}}}, "Invalid amount of bind variables"},
 		{"INSERT INTO t (k, s) VALUES (1, 2)", nil, `Invalid INTEGER constant (2) for "s" of type text`},
 		{"INSERT INTO t (k, l) VALUES (1, {1})", nil, "Invalid set literal for l of type list<int>"},
 	}

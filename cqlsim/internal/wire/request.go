@@ -208,7 +208,10 @@ func readValues(r *reader, named bool) engine.Values {
 		m := make(map[string]engine.Value, n)
 		for i := 0; i < n && r.err == nil; i++ {
 			name := r.string("value name")
-			m[name] = readValue(r, "value")
+			v := readValue(r, "value")
+			if _, dup := m[name]; !dup { // Cassandra binds a marker to the first value of its name
+				m[name] = v
+			}
 		}
 		return engine.Values{Named: m}
 	}
