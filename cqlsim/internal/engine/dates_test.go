@@ -60,6 +60,9 @@ func TestTimestampLiteral(t *testing.T) {
 		{lit: "-0001-01-01 10:00", err: "Unable to parse a date/time from '-0001-01-01 10:00'"},
 		{lit: "+2024-01-01", err: "Unable to parse a date/time from '+2024-01-01'"},
 		{lit: "2024-02-32", err: "Unable to parse a date/time from '2024-02-32'"},
+		{lit: "2024-01-01  10:00", err: "Unable to parse a date/time from '2024-01-01  10:00'"},
+		{lit: "2024-01-01T10:00:00.1234567890", err: "Unable to parse a date/time from '2024-01-01T10:00:00.1234567890'"},
+		{lit: "2024-01-01T10:00:00.123456789", text: "2024-01-01T10:00:00.123Z"},
 	} {
 		ms, err := parseTimestamp(c.lit)
 		if c.err != "" {

@@ -604,8 +604,9 @@ func parseTimestamp(s string) (int64, error) {
 			return days*86_400_000 - off*1000, nil
 		}
 	}
-	if len(s) < 10 || s[:4] == "0000" {
-		// Cassandra takes year 0 only in an ISO date, as 1 BC
+	if len(s) < 10 || s[:4] == "0000" || strings.Contains(s, "  ") || longFraction(s) {
+		// Cassandra takes year 0 only in an ISO date, as 1 BC, and neither two spaces nor
+		// more than nine digits of a second (which Go's layouts let through)
 		return 0, bad
 	}
 	if _, _, d, _, ok := parseISODate(s[:10], true); ok {
@@ -618,6 +619,16 @@ func parseTimestamp(s string) (int64, error) {
 		}
 	}
 	return 0, bad
+}
+
+// longFraction tells whether s has a '.' followed by more than nine digits.
+func longFraction(s string) bool {
+	_, frac, ok := strings.Cut(s, ".")
+	n := 0
+	for ok && n < len(frac) && isDigit(frac[n]) {
+		n++
+	}
+	return n > 9
 }
 
 func parseTimeOfDay(s string) (int64, error) {
