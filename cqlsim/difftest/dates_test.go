@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,7 +17,8 @@ import (
 func dateSteps() []Step {
 	steps := []Step{
 		{Query: "CREATE KEYSPACE {ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"},
-		{Query: "CREATE TABLE {ks}.d (k int PRIMARY KEY, d date, ts timestamp)"},
+		{Query: "CREATE TABLE {ks}.d (k int PRIMARY KEY, d date, ts timestamp, t time)"},
+		{Query: "CREATE TABLE {ks}.c (k int PRIMARY KEY, ld list<date>, st set<timestamp>, tu tuple<int, date>)"},
 	}
 	dates := []struct {
 		lit string
@@ -64,10 +66,50 @@ func dateSteps() []Step {
 	for i, s := range stamps {
 		steps = append(steps, Step{Query: fmt.Sprintf("INSERT INTO {ks}.d (k, ts) VALUES (%d, '%s')", 200+i, s.lit), WantErr: s.bad})
 	}
+	times := []struct {
+		lit string
+		bad bool
+	}{
+		{"1000", false}, {"86399999999999", false}, {"0", false}, {"1:2:3", false}, {" 10:00:00", false},
+		{"10:00:00 ", false}, {"+1:00:00", false}, {"10:00:00.5", false}, {"23:59:59.999999999", false},
+		{"-1", true}, {"86400000000000", true}, {"99999999999999999999", true}, {"10:00", true}, {"25:00:00", true},
+		{"10:60:00", true}, {"10:00:60", true}, {"10:00:00.1234567890", true}, {"-1:00:00", true},
+		{"10:00:00.", true}, {"10:00:x", true}, {"10:00:00.-5", true}, {"10:00:", true}, {"x", true},
+	}
+	for i, tm := range times {
+		steps = append(steps, Step{Query: fmt.Sprintf("INSERT INTO {ks}.d (k, t) VALUES (%d, '%s')", 400+i, tm.lit), WantErr: tm.bad})
+	}
 	steps = append(steps,
+		Step{Query: "INSERT INTO {ks}.d (k, t) VALUES (450, 86399999999999)"},
+		Step{Query: "INSERT INTO {ks}.d (k, t) VALUES (451, 86400000000000)", WantErr: true},
+		Step{Query: "INSERT INTO {ks}.d (k, t) VALUES (452, -1)", WantErr: true},
+	)
+	// JSON values of dates, times and timestamps: strings, and numbers only for a timestamp
+	jsonGood := map[string]bool{`"ts": 1700000000000`: true, `"ts": "1700000000000"`: true, `"t": "1000"`: true, `"d": "4294967295"`: true}
+	for i, doc := range []string{
+		`"ts": 1700000000000`, `"ts": -5`, `"ts": 1.5`, `"ts": 99999999999999999999`, `"ts": true`, `"ts": "1700000000000"`,
+		`"ts": "x"`, `"ts": "+292278994-08-18"`, `"t": 1000`, `"t": 1.5`, `"t": "1000"`, `"t": "-1"`, `"t": "10:00"`,
+		`"d": true`, `"d": [1, "a", null]`, `"d": 99999999999999999999`, `"d": 1e3`, `"d": {"a": 1}`, `"d": 0`,
+		`"d": 2147483647`, `"d": -2147483649`, `"d": "x"`, `"d": "-1"`, `"d": "4294967295"`, `"d": "-5877641-06-22"`,
+	} {
+		steps = append(steps, Step{Query: fmt.Sprintf(`INSERT INTO {ks}.d JSON '{"k": %d, %s}'`, 500+i, doc), WantErr: !jsonGood[doc]})
+	}
+	for i, doc := range []string{
+		`"ld": ["x"]`, `"ld": [5]`, `"st": [5]`, `"st": ["x"]`, `"st": [5000000000]`, `"tu": [1, "x"]`, `"tu": [1, 5]`,
+		`"ld": ["+10000-01-01"], "st": ["-0001-01-01"], "tu": [1, "-0001-01-01"]`,
+	} {
+		steps = append(steps, Step{Query: fmt.Sprintf(`INSERT INTO {ks}.c JSON '{"k": %d, %s}'`, 600+i, doc), WantErr: strings.Contains(doc, `"x"`) || strings.Contains(doc, "[5]") || strings.Contains(doc, "1, 5")})
+	}
+	steps = append(steps,
+		Step{Query: `INSERT INTO {ks}.d (k, d) VALUES (700, fromJson('5'))`, WantErr: true},
+		Step{Query: `INSERT INTO {ks}.d (k, t) VALUES (701, fromJson('"x"'))`, WantErr: true},
+		Step{Query: `INSERT INTO {ks}.d (k, d) VALUES (702, fromJson('"-0002-01-01"'))`},
+		Step{Query: `INSERT INTO {ks}.c (k, ld) VALUES (703, fromJson('[5]'))`, WantErr: true},
+		Step{Query: "SELECT JSON * FROM {ks}.c", Sorted: true},
 		Step{Query: "INSERT INTO {ks}.d (k, ts) VALUES (300, '+292278994-08-18')", WantErr: true},
 		Step{Query: "SELECT k, d, ts, CAST(d AS text), CAST(ts AS text), toJson(d), toJson(ts), CAST(d AS timestamp), CAST(ts AS date) FROM {ks}.d", Sorted: true},
-		Step{Query: "SELECT JSON k, d, ts FROM {ks}.d", Sorted: true},
+		Step{Query: "SELECT JSON k, d, ts, t FROM {ks}.d", Sorted: true},
+		Step{Query: "SELECT k, t, CAST(t AS text) FROM {ks}.d WHERE t > 0 ALLOW FILTERING", Sorted: true},
 	)
 	return steps
 }

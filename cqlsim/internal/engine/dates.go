@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Cassandra reads a date literal (and the date-only form of a timestamp literal) as Java's
@@ -177,4 +178,63 @@ func isoOffset(s string) (int64, bool) {
 		secs = -secs
 	}
 	return secs, true
+}
+
+// nanosPerDay is the number of nanoseconds of a day: a time is less.
+const nanosPerDay = 86_400_000_000_000
+
+// timeLiteral reads a time given as a string or an integer literal as Cassandra 5.0 does: a
+// number is nanoseconds since midnight; anything else is hh:mm:ss[.fffffffff] once trimmed,
+// each of hh, mm and ss a decimal number (a sign allowed, as Java's Integer.parseInt allows)
+// within its range, the fraction one to nine digits.
+func timeLiteral(s string) (int64, error) {
+	if isRawInteger(s) {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v < 0 || v >= nanosPerDay {
+			return 0, invalid("Unable to make long (for time) from: '%s'", s)
+		}
+		return v, nil
+	}
+	ns, ok := parseTimeOfDay(javaTrim(s))
+	if !ok {
+		return 0, invalid("(TimeType) Unable to coerce '%s' to a formatted time (long)", s)
+	}
+	return ns, nil
+}
+
+// javaTrim drops the leading and trailing characters up to ' ', as Java's String.trim does.
+func javaTrim(s string) string {
+	i, j := 0, len(s)
+	for i < j && s[i] <= ' ' {
+		i++
+	}
+	for j > i && s[j-1] <= ' ' {
+		j--
+	}
+	return s[i:j]
+}
+
+// parseTimeOfDay reads hh:mm:ss[.fffffffff] (see timeLiteral) as nanoseconds since midnight.
+func parseTimeOfDay(s string) (int64, bool) {
+	parts := strings.SplitN(s, ":", 3)
+	if len(parts) != 3 || parts[0] == "" {
+		return 0, false
+	}
+	sec, frac, hasFrac := strings.Cut(parts[2], ".")
+	var fields [3]int64
+	for i, p := range []string{parts[0], parts[1], sec} {
+		v, err := strconv.ParseInt(p, 10, 32)
+		if err != nil || v < 0 || v > []int64{23, 59, 59}[i] {
+			return 0, false
+		}
+		fields[i] = v
+	}
+	var nanos int64
+	if hasFrac {
+		if frac == "" || len(frac) > 9 || !isRawInteger(frac) || frac[0] == '-' {
+			return 0, false
+		}
+		nanos, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	}
+	return ((fields[0]*60+fields[1])*60+fields[2])*1e9 + nanos, true
 }

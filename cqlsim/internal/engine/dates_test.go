@@ -80,3 +80,31 @@ func TestTimestampLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeLiteral checks time literals against what Cassandra 5.0.9 stores and refuses.
+func TestTimeLiteral(t *testing.T) {
+	for _, c := range []struct {
+		lit  string
+		ns   int64
+		fail string
+	}{
+		{lit: "1000", ns: 1000},
+		{lit: "86399999999999", ns: 86399999999999},
+		{lit: " 1:2:3.5 ", ns: 3723500000000},
+		{lit: "+1:00:00", ns: 3600e9},
+		{lit: "-1", fail: "Unable to make long (for time) from: '-1'"},
+		{lit: "86400000000000", fail: "Unable to make long (for time) from: '86400000000000'"},
+		{lit: "10:00", fail: "(TimeType) Unable to coerce '10:00' to a formatted time (long)"},
+		{lit: "10:00:00.", fail: "(TimeType) Unable to coerce '10:00:00.' to a formatted time (long)"},
+		{lit: "-1:00:00", fail: "(TimeType) Unable to coerce '-1:00:00' to a formatted time (long)"},
+		{lit: "10:00:00.1234567890", fail: "(TimeType) Unable to coerce '10:00:00.1234567890' to a formatted time (long)"},
+	} {
+		ns, err := timeLiteral(c.lit)
+		switch {
+		case c.fail != "" && (err == nil || err.Error() != c.fail):
+			t.Errorf("%q: error %v, want %q", c.lit, err, c.fail)
+		case c.fail == "" && (err != nil || ns != c.ns):
+			t.Errorf("%q: %d, %v; want %d", c.lit, ns, err, c.ns)
+		}
+	}
+}

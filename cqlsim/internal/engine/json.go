@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/big"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -244,6 +245,76 @@ func toJSON(ty *ctype, b []byte) string {
 	return jsonString("0x" + hex.EncodeToString(b))
 }
 
+// javaJSONClass names the Java class Jackson decodes a JSON value to, as Cassandra's errors
+// name it: a whole number is an Integer, a Long or a BigInteger by its size, other numbers are
+// Doubles.
+func javaJSONClass(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		s := x.String()
+		if strings.ContainsAny(s, ".eE") {
+			return "Double"
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		switch {
+		case err != nil:
+			return "BigInteger"
+		case n < math.MinInt32 || n > math.MaxInt32:
+			return "Long"
+		}
+		return "Integer"
+	case bool:
+		return "Boolean"
+	case []any:
+		return "ArrayList"
+	case map[string]any:
+		return "LinkedHashMap"
+	}
+	return "String"
+}
+
+// javaJSONText writes a decoded JSON value as Java's toString writes the value Jackson decodes
+// it to (a map's entries in the order of their keys: the document's order is not kept).
+func javaJSONText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case json.Number:
+		switch javaJSONClass(x) {
+		case "Double":
+			f, _ := strconv.ParseFloat(x.String(), 64)
+			return javaDouble(f, 64)
+		case "BigInteger":
+			n, _ := new(big.Int).SetString(x.String(), 10)
+			return n.String()
+		}
+		n, _ := strconv.ParseInt(x.String(), 10, 64)
+		return strconv.FormatInt(n, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = javaJSONText(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + javaJSONText(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
 // fromJSON converts a decoded JSON value to ty's encoding.
 func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 	if v == nil {
@@ -293,13 +364,21 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 		if s, ok := v.(string); ok {
 			return lit(cql.TermUUID, s)
 		}
-	case primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeDate, primitive.DataTypeCodeTime:
+	case primitive.DataTypeCodeDate, primitive.DataTypeCodeTime:
+		if x, ok := v.(string); ok {
+			return lit(cql.TermString, x)
+		}
+		return nil, invalid("Error decoding JSON value for %s: Expected a string representation of a %s value, but got a %s: %s", name, ty.plainString(), javaJSONClass(v), javaJSONText(v))
+	case primitive.DataTypeCodeTimestamp:
 		switch x := v.(type) {
 		case json.Number:
-			return lit(cql.TermInteger, x.String())
+			if javaJSONClass(x) == "Long" { // Jackson's type: a number that fits 32 bits is refused
+				return lit(cql.TermInteger, x.String())
+			}
 		case string:
 			return lit(cql.TermString, x)
 		}
+		return nil, invalid("Error decoding JSON value for %s: Expected a long or a datestring representation of a timestamp value, but got a %s: %s", name, javaJSONClass(v), javaJSONText(v))
 	case primitive.DataTypeCodeDuration:
 		if s, ok := v.(string); ok {
 			return lit(cql.TermDuration, s)

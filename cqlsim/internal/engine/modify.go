@@ -1199,6 +1199,18 @@ func listIndexError(k []byte, n int) error {
 	return nil
 }
 
+// jsonValueError names the column in an invalid value's error, as Cassandra does for the
+// values of INSERT JSON ("Error decoding JSON value for c: ..."), except for a duration, whose
+// error Cassandra sends alone; other errors (a server error) are unchanged.
+func jsonValueError(err error, column string) error {
+	e, ok := err.(*Error)
+	prefix := "Error decoding JSON value for " + column + ": "
+	if !ok || e.Code != CodeInvalid || strings.HasPrefix(e.Message, prefix) || strings.HasSuffix(e.Message, "' to a duration") {
+		return err
+	}
+	return invalid("%s%s", prefix, e.Message)
+}
+
 // jsonValues decodes the document of INSERT JSON into one value per table column: columns
 // missing from it are null, or unset with DEFAULT UNSET.
 func (m *modPlan) jsonValues(ctx *evalCtx) ([]termResult, error) {
@@ -1226,7 +1238,7 @@ func (m *modPlan) jsonValues(ctx *evalCtx) ([]termResult, error) {
 		}
 		b, err := fromJSON(c.typ, v, c.name)
 		if err != nil {
-			return nil, err
+			return nil, jsonValueError(err, c.name)
 		}
 		out[c.idx] = termResult{b: b}
 	}

@@ -337,16 +337,9 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		}
 		return nil, badConst(t, ty, name)
 	case primitive.DataTypeCodeTime:
-		switch t.Kind {
-		case cql.TermInteger:
-			v, err := parseInteger(t, tBigint, name, 64)
-			return binary.BigEndian.AppendUint64(nil, uint64(v)), err
-		case cql.TermString:
-			ns, err := parseTimeOfDay(t.Text)
-			if err != nil {
-				return nil, invalid("Unable to coerce '%s' to a formatted time (long)", t.Text)
-			}
-			return binary.BigEndian.AppendUint64(nil, uint64(ns)), nil
+		if t.Kind == cql.TermInteger || t.Kind == cql.TermString {
+			ns, err := timeLiteral(t.Text)
+			return binary.BigEndian.AppendUint64(nil, uint64(ns)), err
 		}
 		return nil, badConst(t, ty, name)
 	case primitive.DataTypeCodeInet:
@@ -629,29 +622,6 @@ func longFraction(s string) bool {
 		n++
 	}
 	return n > 9
-}
-
-func parseTimeOfDay(s string) (int64, error) {
-	parts := strings.SplitN(s, ":", 3)
-	if len(parts) != 3 {
-		return 0, fmt.Errorf("bad time %q", s)
-	}
-	h, err1 := strconv.Atoi(parts[0])
-	m, err2 := strconv.Atoi(parts[1])
-	secPart, frac, _ := strings.Cut(parts[2], ".")
-	sec, err3 := strconv.Atoi(secPart)
-	if err1 != nil || err2 != nil || err3 != nil || h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59 || len(frac) > 9 {
-		return 0, fmt.Errorf("bad time %q", s)
-	}
-	var ns int64
-	if frac != "" {
-		f, err := strconv.Atoi(frac + strings.Repeat("0", 9-len(frac)))
-		if err != nil {
-			return 0, err
-		}
-		ns = int64(f)
-	}
-	return ((int64(h)*60+int64(m))*60+int64(sec))*1e9 + ns, nil
 }
 
 // parseDuration parses "1h30m"-style, ISO-8601 "P1DT2H" and "P2W" durations.
