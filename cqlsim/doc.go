@@ -139,9 +139,7 @@
 // toJson) with nulls, where Cassandra 5.0.9 fails with a server error (NullPointerException);
 // writetime(u.f) and ttl(u.f) of a non-frozen user type are a bigint and an int as function
 // arguments, where Cassandra 5.0.9 takes them for lists; the text of a PREPARE has no size
-// limit; a timestamp literal with a time of day, or a date with a zone other than Z or +hh:mm,
-// takes only a four-digit year, two-digit fields and the zones Z, +hh:mm and +hhmm, where
-// Cassandra 5.0.9 also takes years of one to nine digits ('10000-01-01 10:00'), fields of
-// other widths ('2024-1-1 1:00'), 24:00, zones +hh, " UTC", " PST" or " Europe/Paris", and
-// signed years before a zone +hhmm or a zone name ('+10000-01-01+0100').
+// limit; a timestamp literal's zone is an offset or Z, UTC, GMT or UT (optionally followed by
+// an offset), where Cassandra 5.0.9 also takes other zone names (' PST', ' CET',
+// ' Europe/Paris').
 package cqlsim

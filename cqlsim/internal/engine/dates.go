@@ -147,39 +147,6 @@ func dateLiteral(s string) ([]byte, error) {
 	return binary.BigEndian.AppendUint32(nil, uint32(int32(days))+1<<31), nil
 }
 
-// isoOffset reads the zone of an ISO date-only timestamp: none (UTC), "Z", "±HH:MM" or
-// "±HH:MM:SS". It returns the offset in seconds east of UTC.
-func isoOffset(s string) (int64, bool) {
-	switch {
-	case s == "" || s == "Z":
-		return 0, true
-	case len(s) != 6 && len(s) != 9, s[0] != '+' && s[0] != '-':
-		return 0, false
-	}
-	var secs int64
-	for i, limit := range []int64{18, 59, 59} {
-		p := 1 + 3*i
-		if p >= len(s) {
-			break
-		}
-		if (i > 0 && s[p-1] != ':') || !isDigit(s[p]) || !isDigit(s[p+1]) {
-			return 0, false
-		}
-		v := int64(s[p]-'0')*10 + int64(s[p+1]-'0')
-		if v > limit {
-			return 0, false
-		}
-		secs = secs*60 + v
-	}
-	if len(s) == 6 {
-		secs *= 60
-	}
-	if s[0] == '-' {
-		secs = -secs
-	}
-	return secs, true
-}
-
 // nanosPerDay is the number of nanoseconds of a day: a time is less.
 const nanosPerDay = 86_400_000_000_000
 

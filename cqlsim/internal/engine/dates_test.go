@@ -63,6 +63,17 @@ func TestTimestampLiteral(t *testing.T) {
 		{lit: "2024-01-01  10:00", err: "Unable to parse a date/time from '2024-01-01  10:00'"},
 		{lit: "2024-01-01T10:00:00.1234567890", err: "Unable to parse a date/time from '2024-01-01T10:00:00.1234567890'"},
 		{lit: "2024-01-01T10:00:00.123456789", text: "2024-01-01T10:00:00.123Z"},
+		{lit: "10000-1-1 1:1", text: "+10000-01-01T01:01:00.000Z"},
+		{lit: "2024-12-31 24:00", text: "2025-01-01T00:00:00.000Z"},
+		{lit: "2024-01-01 10:00:00. +01:00:30", text: "2024-01-01T08:59:30.000Z"},
+		{lit: "2024-01-01 10:00 GMT+01:00", text: "2024-01-01T09:00:00.000Z"},
+		{lit: "+10000-01-01+0100", text: "9999-12-31T23:00:00.000Z"},
+		{lit: "2024-02-30+01", text: "2024-02-28T23:00:00.000Z"},
+		{lit: "300000000-01-01 10:00", err: "java.lang.ArithmeticException: long overflow"},
+		{lit: "2024-01-01 24:00:01", err: "Unable to parse a date/time from '2024-01-01 24:00:01'"},
+		{lit: "2024-01-01 10:00+01:00:30", err: "Unable to parse a date/time from '2024-01-01 10:00+01:00:30'"},
+		{lit: "2024-01-01 10:00+1801", err: "Unable to parse a date/time from '2024-01-01 10:00+1801'"},
+		{lit: "-0001-01-01 Z", err: "Unable to parse a date/time from '-0001-01-01 Z'"},
 	} {
 		ms, err := parseTimestamp(c.lit)
 		if c.err != "" {

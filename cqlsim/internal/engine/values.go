@@ -572,58 +572,6 @@ func formatUUID(b []byte) string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-var timestampLayouts = []string{
-	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04Z07:00", "2006-01-02 15:04Z0700", "2006-01-02 15:04", "2006-01-02T15:04Z0700", "2006-01-02T15:04",
-	"2006-01-02Z0700", "2006-01-02",
-}
-
-// parseTimestamp reads a timestamp literal: milliseconds since the epoch, an ISO date with an
-// optional "Z" or "±HH:MM" zone (midnight; the year may have a sign and more than four
-// digits), or a date of a four-digit year with a time and a zone in one of the layouts. As in
-// Cassandra, a day past the end of its month is its month's last day.
-func parseTimestamp(s string) (int64, error) {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return v, nil
-	}
-	bad := invalid("Unable to parse a date/time from '%s'", s)
-	if y, m, d, rest, ok := parseISODate(s, true); ok {
-		if off, ok := isoOffset(rest); ok {
-			days := daysFromCivil(y, m, d)
-			if epochMillisOverflow(days) {
-				return 0, &Error{Code: CodeServerError, Message: "java.lang.ArithmeticException: long overflow"}
-			}
-			return days*86_400_000 - off*1000, nil
-		}
-	}
-	if len(s) < 10 || s[:4] == "0000" || strings.Contains(s, "  ") || longFraction(s) {
-		// Cassandra takes year 0 only in an ISO date, as 1 BC, and neither two spaces nor
-		// more than nine digits of a second (which Go's layouts let through)
-		return 0, bad
-	}
-	if _, _, d, _, ok := parseISODate(s[:10], true); ok {
-		// Go refuses a day past the end of its month
-		s = s[:8] + strconv.FormatInt(100+d, 10)[1:] + s[10:]
-	}
-	for _, l := range timestampLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UnixMilli(), nil
-		}
-	}
-	return 0, bad
-}
-
-// longFraction tells whether s has a '.' followed by more than nine digits.
-func longFraction(s string) bool {
-	_, frac, ok := strings.Cut(s, ".")
-	n := 0
-	for ok && n < len(frac) && isDigit(frac[n]) {
-		n++
-	}
-	return n > 9
-}
-
 // parseDuration parses "1h30m"-style, ISO-8601 "P1DT2H" and "P2W" durations.
 func parseDuration(s string) (months, days int32, nanos int64, err error) {
 	neg := strings.HasPrefix(s, "-")
