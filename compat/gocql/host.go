@@ -487,10 +487,12 @@ func DataCentreHostFilter(dataCentre string) HostFilter {
 
 // WhiteListHostFilter accepts only hosts whose connect address is one of hosts (host or
 // host:port; names are resolved once, when the filter is built). As in gocql v1.7.0, a name
-// the resolver does not know (a *net.DNSError) is skipped, and WhiteListHostFilter panics when
-// no host is left, when a port does not parse, or when a name resolves to no address.
+// the resolver does not know (a *net.DNSError) is skipped. When no host is left, a port does
+// not parse or a name resolves to no address, gocql v1.7.0 panics here; the filter returned
+// then accepts no host, and CreateSession with it fails with gocql's panic message
+// (docs/deviations.md G72).
 func WhiteListHostFilter(hosts ...string) HostFilter {
-	var allowed []net.IP
+	f := &whiteListFilter{}
 	resolved := 0
 	for _, h := range hosts {
 		ips, err := whiteListIPs(h)
@@ -498,23 +500,34 @@ func WhiteListHostFilter(hosts ...string) HostFilter {
 			if _, ok := err.(*net.DNSError); ok {
 				continue
 			}
-			panic(fmt.Errorf("unable to lookup host info from address: %v", err))
+			f.err = fmt.Errorf("unable to lookup host info from address: %w", err)
+			return f
 		}
 		resolved++
-		allowed = append(allowed, ips...)
+		f.allowed = append(f.allowed, ips...)
 	}
 	if resolved == 0 {
-		panic(fmt.Errorf("unable to lookup host info from address: %v", errors.New("failed to resolve any of the provided hostnames")))
+		f.allowed, f.err = nil, errors.New("unable to lookup host info from address: failed to resolve any of the provided hostnames")
 	}
-	return HostFilterFunc(func(h *HostInfo) bool {
-		addr := h.ConnectAddress()
-		for _, ip := range allowed {
-			if ip.Equal(addr) {
-				return true
-			}
+	return f
+}
+
+// whiteListFilter is the filter WhiteListHostFilter builds. err, when set, says why its hosts
+// could not be resolved: the filter then accepts no host, and CreateSession fails with err.
+type whiteListFilter struct {
+	allowed []net.IP
+	err     error
+}
+
+// Accept reports whether h's connect address is one of the filter's addresses.
+func (f *whiteListFilter) Accept(h *HostInfo) bool {
+	addr := h.ConnectAddress()
+	for _, ip := range f.allowed {
+		if ip.Equal(addr) {
+			return true
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // whiteListIPs returns the addresses one host of WhiteListHostFilter stands for, as gocql

@@ -118,6 +118,10 @@ func NewSession(cfg ClusterConfig) (*Session, error) {
 		//lint:ignore ST1005 gocql v1.7.0's message, kept verbatim
 		return nil, errors.New("Can't use both Authenticator and AuthProvider in cluster config.")
 	}
+	if wl, ok := cfg.HostFilter.(*whiteListFilter); ok && wl.err != nil {
+		// gocql v1.7.0 panics in WhiteListHostFilter (docs/deviations.md G72).
+		return nil, fmt.Errorf("gocql: unable to create session: %w", wl.err)
+	}
 	if cfg.NumConns < 0 {
 		// gocql v1.7.0 panics in a pool goroutine (makeslice), killing the program
 		// (docs/deviations.md G26).
