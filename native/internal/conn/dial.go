@@ -182,8 +182,9 @@ func (c *Conn) handshake(ctx context.Context) (string, error) {
 	}
 	sup, ok := resp.Msg.(*proto.Supported)
 	if !ok {
+		op := resp.Header.Opcode // read before Release, which clears the header
 		resp.Release()
-		return "OPTIONS", fmt.Errorf("expected SUPPORTED, got %s", resp.Header.Opcode)
+		return "OPTIONS", fmt.Errorf("expected SUPPORTED, got %s", op)
 	}
 	c.supported = sup.Options
 	resp.Release()
