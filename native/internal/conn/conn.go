@@ -70,7 +70,8 @@ type Config struct {
 	CompressionFallback bool
 	// OnEvent receives the events the connection was registered for (see Register). It is
 	// called from a goroutine of its own, one event at a time; events that arrive while 256
-	// are waiting are dropped. nil ignores events.
+	// are waiting are dropped, and so are those still waiting when the connection closes
+	// (only a call in progress may outlast Close). nil ignores events.
 	OnEvent func(proto.Event)
 	// RateLimitErrorCode is the code of ScyllaDB's rate limit error; 0 takes it from the
 	// SCYLLA_RATE_LIMIT_ERROR option of SUPPORTED, else proto.ErrCodeRateLimit.

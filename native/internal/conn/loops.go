@@ -288,11 +288,19 @@ func (c *Conn) handleEvent(h proto.Header, body *[]byte) {
 }
 
 // eventLoop calls OnEvent for each queued event. Close does not wait for it (OnEvent may call
-// Close); it exits as soon as the connection is closed.
+// Close); it exits as soon as the connection is closed, dropping the events still queued: once
+// Close has returned, only the call of OnEvent in progress, if any, may still run.
 func (c *Conn) eventLoop() {
 	for {
 		select {
 		case e := <-c.events:
+			// select picks at random among ready cases: an event queued before the close
+			// must not be taken for one to deliver.
+			select {
+			case <-c.done:
+				return
+			default:
+			}
 			c.cfg.OnEvent(e)
 		case <-c.done:
 			return
