@@ -80,7 +80,8 @@
 // (decommissioned, or rejected by Config.HostFilter) none: it gets no new request, and its
 // connections close once the requests in flight on them are answered. A node's pool
 // reconnects in the background (100 ms between failed attempts, doubling to 10 s, and at once
-// when the control connection sees the node back). A node that the cluster reports DOWN (a
+// when the control connection sees the node back); a connection that the node closes within a
+// second of its opening counts as a failed attempt. A node that the cluster reports DOWN (a
 // STATUS_CHANGE event) while its connections are still open, as a paused or partitioned node
 // leaves them, must answer an OPTIONS on each within 2 seconds (or Config.ConnectTimeout when
 // shorter): a connection that does not is closed, failing the requests in flight on it with

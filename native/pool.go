@@ -35,7 +35,14 @@ type hostPool struct {
 	// give the shard asked for (zero when never): for awarePortRetry after that, its
 	// connections go through the ordinary port.
 	awarePortFailed time.Time
+	// youngDelay is how long a refill waits before it dials, after connections that closed
+	// within youngClose of opening (see closedAfter); 0 once one lived longer.
+	youngDelay time.Duration
 }
+
+// youngClose is how long a connection must stay open for its close not to count as the node
+// refusing it (see hostPool.closedAfter).
+const youngClose = time.Second
 
 func newHostPool(s *Session, addr string) *hostPool {
 	p := &hostPool{s: s, addr: addr, wake: make(chan struct{}, 1)}
@@ -224,13 +231,32 @@ func (p *hostPool) add(ctx context.Context, c *conn.Conn) error {
 	// event would stay without connection until a request picked it, and a caller that routes
 	// around nodes without connection (compat/gocql) never would. Added under p.mu, as in
 	// startRefill, so the session's Close waits for it.
+	opened := time.Now()
 	p.s.wg.Add(1)
 	go func() {
 		defer p.s.wg.Done()
 		<-c.Done()
+		p.closedAfter(time.Since(opened))
 		p.startRefill()
 	}()
 	return nil
+}
+
+// closedAfter records that a connection of the pool closed after being open for life. A node
+// (or a proxy in front of it) that closes connections right after their handshake refuses them
+// as surely as one whose dials fail, but each dial succeeds, which would reset the refill's
+// backoff: reconnecting at once every time, a pool under load opened hundreds of connections a
+// second to it. So a connection that closes within youngClose makes the next refill wait
+// before it dials, 100 ms doubling to 10 s as after failed dials; one that lived longer resets
+// the wait.
+func (p *hostPool) closedAfter(life time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if life >= youngClose {
+		p.youngDelay = 0
+		return
+	}
+	p.youngDelay = min(max(2*p.youngDelay, 100*time.Millisecond), 10*time.Second)
 }
 
 // pruneLocked drops closed connections and returns how many are open. It keeps why the
@@ -276,11 +302,26 @@ func (p *hostPool) startRefill() {
 }
 
 // refill dials until the pool is full, backing off between failures (100 ms doubling to
-// 10 s), until it succeeds or the session closes.
+// 10 s), until it succeeds or the session closes. After connections that closed right after
+// opening, it waits before its first dial too (see closedAfter).
 func (p *hostPool) refill() {
 	defer p.s.wg.Done()
 	backoff := 100 * time.Millisecond
+	p.mu.Lock()
+	wait := p.youngDelay
+	p.mu.Unlock()
 	for {
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-p.wake:
+				t.Stop()
+				backoff = 100 * time.Millisecond
+			case <-p.s.ctx.Done():
+				t.Stop()
+			}
+		}
 		ctx, cancel := context.WithTimeout(p.s.ctx, p.s.cfg.ConnectTimeout)
 		err := p.fill(ctx)
 		cancel()
@@ -290,16 +331,7 @@ func (p *hostPool) refill() {
 			p.mu.Unlock()
 			return
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-p.wake:
-			t.Stop()
-			backoff = 100 * time.Millisecond
-			continue
-		case <-p.s.ctx.Done():
-			t.Stop()
-		}
+		wait = backoff
 		backoff = min(backoff*2, 10*time.Second)
 	}
 }
