@@ -58,6 +58,7 @@ type conn struct {
 	state        int
 	compressor   compression.Compressor // legacy (v3, v4) frame body compression
 	readSegments segment.Codec          // set when the next frames arrive in v5 segments
+	inSegments   bool                   // frames arrive in v5 segments
 	workers      int
 
 	shard int // the connection's shard (Options.Shards), fixed when accepted; else 0
@@ -76,7 +77,7 @@ type conn struct {
 	// carry them as in v5.
 	metadataID atomic.Bool
 
-	version  atomic.Uint32 // negotiated protocol version; 0 until the first supported frame
+	version  atomic.Uint32 // the protocol version of the connection's STARTUP; 0 before it
 	keyspace atomic.Pointer[string]
 	events   atomic.Uint32 // bit set of registered event types (eventTopology, ...)
 }
@@ -309,6 +310,7 @@ func (c *conn) readLoop() {
 			// STARTUP of a v5 connection was answered: the client's next bytes are segments.
 			src = &segmentReader{codec: c.readSegments, src: br}
 			c.readSegments = nil
+			c.inSegments = true
 		}
 		if err != nil {
 			if errors.Is(err, errFatal) {

@@ -15,13 +15,17 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 		c.unsupportedVersion(h, maxV)
 		return nil
 	}
-	if v := c.version.Load(); v == 0 {
-		c.version.Store(uint32(h.Version))
-	} else if uint32(h.Version) != v {
+	if v := c.version.Load(); v != 0 && uint32(h.Version) != v {
+		// As Cassandra 5.0: the frame is refused in the connection's version, and the
+		// connection goes on. (Its v5 handler words the message without a space.)
 		reply := h
 		reply.Version = uint8(v)
-		c.protocolError(reply, fmt.Sprintf("Invalid message version. Got %d but previous messages on this connection had version %d", h.Version, v))
-		return fmt.Errorf("%w: version changed from %d to %d", errFatal, v, h.Version)
+		previous := "previous messages"
+		if c.inSegments {
+			previous = "previousmessages"
+		}
+		c.protocolError(reply, fmt.Sprintf("Invalid message version. Got %d/v%d but %s on this connection had version %d/v%d", h.Version, h.Version, previous, v, v))
+		return nil
 	}
 	if h.Response {
 		c.protocolError(h, "Invalid frame: the response bit is set on a frame sent to the server")
@@ -59,6 +63,9 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 			c.protocolError(h, fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", wire.OpcodeName(h.Opcode)))
 			return nil
 		}
+		// Like Cassandra, STARTUP sets the connection's version, whether it succeeds or
+		// not; the frames before it (OPTIONS) may use any version.
+		c.version.Store(uint32(h.Version))
 		c.startup(h, req.Startup)
 		return nil
 	case stateAuthenticating:

@@ -102,20 +102,57 @@ func TestMaxProtocolVersion3(t *testing.T) {
 	}
 }
 
-func TestVersionChangeOnConnectionIsFatal(t *testing.T) {
+// TestVersionChangeOnConnection checks what Cassandra 5.0 answers to a frame in another
+// version than the connection's (the version of its STARTUP): a PROTOCOL_ERROR in the
+// connection's version, and the connection goes on.
+func TestVersionChangeOnConnection(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{})
 	rc := dialRaw(t, c.Addrs()[0])
 	rc.startup(nil)
 	rc.write(rawFrame(3, 0, 2, 0x05, nil))
 	f := rc.read()
 	e, ok := f.Body.Message.(*message.ProtocolError)
-	if !ok || f.Header.Version != primitive.ProtocolVersion4 {
-		t.Fatalf("got %v in v%d, want PROTOCOL_ERROR in v4", f.Body.Message, f.Header.Version)
+	if !ok || f.Header.Version != primitive.ProtocolVersion4 || f.Header.StreamId != 2 {
+		t.Fatalf("got %v in v%d on stream %d, want PROTOCOL_ERROR in v4 on stream 2", f.Body.Message, f.Header.Version, f.Header.StreamId)
 	}
-	if !strings.Contains(e.ErrorMessage, "Got 3 but previous messages on this connection had version 4") {
-		t.Errorf("message %q", e.ErrorMessage)
+	if want := "Invalid message version. Got 3/v3 but previous messages on this connection had version 4/v4"; e.ErrorMessage != want {
+		t.Errorf("message %q, want %q", e.ErrorMessage, want)
 	}
-	rc.expectClosed()
+	rc.send(primitive.ProtocolVersion4, 3, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.StreamId != 3 {
+		t.Fatalf("after the version error: %v on stream %d, want SUPPORTED on 3", f.Body.Message, f.Header.StreamId)
+	}
+}
+
+// TestVersionPinnedByStartup checks that, as on Cassandra 5.0, the frames before STARTUP
+// (OPTIONS) may use any supported version: STARTUP sets the connection's version, failed
+// or not.
+func TestVersionPinnedByStartup(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.send(primitive.ProtocolVersion4, 1, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.Version != primitive.ProtocolVersion4 {
+		t.Fatalf("OPTIONS v4: %v in v%d", f.Body.Message, f.Header.Version)
+	}
+	rc.send(primitive.ProtocolVersion3, 2, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.Version != primitive.ProtocolVersion3 {
+		t.Fatalf("OPTIONS v3 after OPTIONS v4: %v in v%d, want SUPPORTED in v3", f.Body.Message, f.Header.Version)
+	}
+	// A STARTUP that fails sets the version all the same.
+	rc.send(primitive.ProtocolVersion3, 3, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "zz"}})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeError || f.Header.Version != primitive.ProtocolVersion3 {
+		t.Fatalf("STARTUP v3 with an unknown compression: %v in v%d, want an ERROR in v3", f.Body.Message, f.Header.Version)
+	}
+	rc.send(primitive.ProtocolVersion4, 4, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
+	f := rc.read()
+	e, ok := f.Body.Message.(*message.ProtocolError)
+	if !ok || f.Header.Version != primitive.ProtocolVersion3 || e.ErrorMessage != "Invalid message version. Got 4/v4 but previous messages on this connection had version 3/v3" {
+		t.Fatalf("STARTUP v4 after STARTUP v3: %v in v%d, want Cassandra's PROTOCOL_ERROR in v3", f.Body.Message, f.Header.Version)
+	}
+	rc.send(primitive.ProtocolVersion3, 5, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeReady || f.Header.Version != primitive.ProtocolVersion3 {
+		t.Fatalf("STARTUP v3: %v in v%d, want READY in v3", f.Body.Message, f.Header.Version)
+	}
 }
 
 func TestStatementBeforeStartup(t *testing.T) {

@@ -181,3 +181,31 @@ func TestProtocolV5Negotiation(t *testing.T) {
 		t.Fatalf("v5 OPTIONS against the default server: %v in v%d", f.Body.Message, f.Header.Version)
 	}
 }
+
+// sendSegment sends payload as one self-contained segment.
+func (c *v5Conn) sendSegment(payload []byte) {
+	c.t.Helper()
+	var out bytes.Buffer
+	if err := c.codec.EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: true}, Payload: &segment.Payload{UncompressedData: payload}}, &out); err != nil {
+		c.t.Fatal(err)
+	}
+	c.write(out.Bytes())
+}
+
+// TestProtocolV5VersionChange checks Cassandra 5.0's answer to a v4 frame in the segments of a
+// v5 connection: a PROTOCOL_ERROR in v5 (worded as its v5 handler words it), and the
+// connection goes on.
+func TestProtocolV5VersionChange(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 5})
+	vc := handshakeV5(t, c.Addrs()[0], "")
+	vc.sendSegment(rawFrame(4, 0, 3, 0x05, nil))
+	f := vc.readFrame()
+	e, ok := f.Body.Message.(*message.ProtocolError)
+	if !ok || f.Header.Version != primitive.ProtocolVersion5 || f.Header.StreamId != 3 {
+		t.Fatalf("v4 frame in segments: %v in v%d on stream %d, want PROTOCOL_ERROR in v5 on 3", f.Body.Message, f.Header.Version, f.Header.StreamId)
+	}
+	if want := "Invalid message version. Got 4/v4 but previousmessages on this connection had version 5/v5"; e.ErrorMessage != want {
+		t.Errorf("message %q, want %q", e.ErrorMessage, want)
+	}
+	vc.query(4, "SELECT key FROM system.local")
+}
