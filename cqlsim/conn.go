@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"runtime"
 	"sync"
@@ -57,7 +58,8 @@ type conn struct {
 	// Owned by the reader goroutine.
 	state        int
 	compressor   compression.Compressor // legacy (v3, v4) frame body compression
-	readSegments segment.Codec          // set when the next frames arrive in v5 segments
+	readSegments bool                   // set when the next frames arrive in v5 segments
+	segmentsLZ4  bool                   // the v5 segments are LZ4-compressed
 	inSegments   bool                   // frames arrive in v5 segments
 	workers      int
 
@@ -306,13 +308,20 @@ func (c *conn) readLoop() {
 	var hdr [wire.MaxHeaderLen]byte
 	for {
 		err := c.readFrame(src, hdr[:])
-		if err == nil && c.readSegments != nil {
+		if err == nil && c.readSegments {
 			// STARTUP of a v5 connection was answered: the client's next bytes are segments.
-			src = &segmentReader{codec: c.readSegments, src: br}
-			c.readSegments = nil
+			src = &segmentReader{lz4: c.segmentsLZ4, src: br}
+			c.readSegments = false
 			c.inSegments = true
 		}
 		if err != nil {
+			var mismatch *crcMismatch
+			if errors.As(err, &mismatch) {
+				// As Cassandra 5.0: a fatal PROTOCOL_ERROR on stream 0, naming the
+				// connection by an id (Netty's channel id there).
+				id := fmt.Sprintf("%08x", rand.Uint32())
+				c.protocolError(wire.Header{Version: uint8(c.version.Load())}, mismatch.message(id))
+			}
 			if errors.Is(err, errFatal) {
 				c.log.Debug("cqlsim: closing connection after protocol error", "err", err)
 			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {

@@ -73,9 +73,11 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 	case "":
 		c.compressor = nil
 		segCodec = segment.NewCodec()
+		c.segmentsLZ4 = false
 	case "lz4":
 		c.compressor = lz4.Compressor{}
 		segCodec = segment.NewCodecWithCompression(lz4.Compressor{})
+		c.segmentsLZ4 = true
 	case "snappy":
 		if h.Version >= 5 {
 			c.protocolError(h, "snappy compression is not supported in protocol v5 (use lz4)")
@@ -99,7 +101,7 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 	}
 	// v5: segments compress whole payloads; frame bodies are never compressed.
 	c.compressor = nil
-	c.readSegments = segCodec
+	c.readSegments = true
 	c.replyThenSegments(h, answer, segCodec)
 }
 

@@ -2,9 +2,12 @@ package cqlsim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 
+	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
+	"github.com/datastax/go-cassandra-native-protocol/crc"
 	"github.com/datastax/go-cassandra-native-protocol/segment"
 )
 
@@ -13,25 +16,93 @@ import (
 // frames (self-contained), or one part of a frame too large for one segment.
 
 // segmentReader presents the payloads of consecutive segments as one byte stream, so that frames
-// are read from it exactly as from the legacy framing. Every payload is freshly allocated by the
-// segment codec (the engine may keep sub-slices of frame bodies).
+// are read from it exactly as from the legacy framing. Every payload is freshly allocated (the
+// engine may keep sub-slices of frame bodies).
 type segmentReader struct {
-	codec segment.Codec
-	src   io.Reader
-	buf   []byte
+	lz4 bool // segments are LZ4-compressed
+	src io.Reader
+	buf []byte
 }
 
 func (r *segmentReader) Read(p []byte) (int, error) {
 	for len(r.buf) == 0 {
-		s, err := r.codec.DecodeSegment(r.src)
+		payload, err := decodeSegment(r.src, r.lz4)
 		if err != nil {
 			return 0, fmt.Errorf("reading a v5 segment: %w", err)
 		}
-		r.buf = s.Payload.UncompressedData
+		r.buf = payload
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]
 	return n, nil
+}
+
+// crcMismatch is the error of a v5 segment whose header (CRC24) or payload (CRC32) does not
+// match the checksum that follows it.
+type crcMismatch struct {
+	header         bool
+	read, computed uint32
+}
+
+func (e *crcMismatch) Error() string {
+	part := "body"
+	if e.header {
+		part = "header"
+	}
+	return fmt.Sprintf("CRC mismatch in segment %s: read %#x, computed %#x", part, e.read, e.computed)
+}
+
+// message is Cassandra 5.0's PROTOCOL_ERROR message for the mismatch on connection id (the
+// checksums printed as Java ints).
+func (e *crcMismatch) message(id string) string {
+	part := "body"
+	if e.header {
+		part = "header"
+	}
+	return fmt.Sprintf("%s invalid, unrecoverable CRC mismatch detected in frame %s. Read %d, Computed %d", id, part, int32(e.read), int32(e.computed))
+}
+
+// decodeSegment reads one segment (spec v5 §2) from src and returns its uncompressed payload.
+// A header or payload whose checksum does not match is a *crcMismatch.
+func decodeSegment(src io.Reader, compressed bool) ([]byte, error) {
+	hl := segment.UncompressedHeaderLength
+	if compressed {
+		hl = segment.CompressedHeaderLength
+	}
+	var hdr [segment.CompressedHeaderLength + segment.Crc24Length]byte
+	if _, err := io.ReadFull(src, hdr[:hl+segment.Crc24Length]); err != nil {
+		return nil, err
+	}
+	var bits uint64
+	for i := hl - 1; i >= 0; i-- {
+		bits = bits<<8 | uint64(hdr[i])
+	}
+	read := uint32(hdr[hl]) | uint32(hdr[hl+1])<<8 | uint32(hdr[hl+2])<<16
+	if computed := crc.ChecksumKoopman(bits, hl); computed != read {
+		return nil, &crcMismatch{header: true, read: read, computed: computed}
+	}
+	length := int(bits & segment.MaxPayloadLength)
+	uncompressed := 0 // 0: the payload is sent as is
+	if compressed {
+		uncompressed = int(bits >> 17 & segment.MaxPayloadLength)
+	}
+	payload := make([]byte, length+4)
+	if _, err := io.ReadFull(src, payload); err != nil {
+		return nil, err
+	}
+	read = binary.LittleEndian.Uint32(payload[length:])
+	payload = payload[:length]
+	if computed := crc.ChecksumIEEE(payload); computed != read {
+		return nil, &crcMismatch{read: read, computed: computed}
+	}
+	if uncompressed == 0 {
+		return payload, nil
+	}
+	out := make([]byte, uncompressed)
+	if err := (lz4.Compressor{}).DecompressSegment(payload, out); err != nil {
+		return nil, fmt.Errorf("decompressing a segment payload: %w", err)
+	}
+	return out, nil
 }
 
 // appendSegments wraps frames (concatenated in buf, frame i ending at ends[i]) into segments

@@ -3,6 +3,7 @@ package cqlsim_test
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -208,4 +209,41 @@ func TestProtocolV5VersionChange(t *testing.T) {
 		t.Errorf("message %q, want %q", e.ErrorMessage, want)
 	}
 	vc.query(4, "SELECT key FROM system.local")
+}
+
+// TestProtocolV5CRCMismatch checks Cassandra 5.0's answer to a v5 segment whose header or
+// payload fails its CRC check: a PROTOCOL_ERROR on stream 0, in a segment, naming the CRC read
+// and the one computed, and the connection is closed.
+func TestProtocolV5CRCMismatch(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 5})
+	for _, tc := range []struct {
+		name        string
+		compression string
+		corrupt     func(seg []byte) // seg: the encoded segment of an OPTIONS frame
+		want        string
+	}{
+		{"payload", "", func(seg []byte) { seg[len(seg)-1] ^= 0xff }, `invalid, unrecoverable CRC mismatch detected in frame body. Read -?\d+, Computed -?\d+$`},
+		{"header", "", func(seg []byte) { seg[4] ^= 0xff }, `invalid, unrecoverable CRC mismatch detected in frame header. Read \d+, Computed \d+$`},
+		{"lz4 payload", "lz4", func(seg []byte) { seg[len(seg)-1] ^= 0xff }, `invalid, unrecoverable CRC mismatch detected in frame body. Read -?\d+, Computed -?\d+$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vc := handshakeV5(t, c.Addrs()[0], tc.compression)
+			var seg bytes.Buffer
+			if err := vc.codec.EncodeSegment(&segment.Segment{Header: &segment.Header{IsSelfContained: true}, Payload: &segment.Payload{UncompressedData: rawFrame(5, 0, 3, 0x05, nil)}}, &seg); err != nil {
+				t.Fatal(err)
+			}
+			b := seg.Bytes()
+			tc.corrupt(b)
+			vc.write(b)
+			f := vc.readFrame()
+			e, ok := f.Body.Message.(*message.ProtocolError)
+			if !ok || f.Header.StreamId != 0 || f.Header.Version != primitive.ProtocolVersion5 {
+				t.Fatalf("corrupt segment: %v in v%d on stream %d, want PROTOCOL_ERROR in v5 on stream 0", f.Body.Message, f.Header.Version, f.Header.StreamId)
+			}
+			if !regexp.MustCompile(`^[0-9a-f]{8} ` + tc.want).MatchString(e.ErrorMessage) {
+				t.Errorf("message %q does not match %q", e.ErrorMessage, tc.want)
+			}
+			vc.expectClosed()
+		})
+	}
 }
