@@ -62,13 +62,28 @@ func TestCompressedRequests(t *testing.T) {
 	}
 }
 
+// TestCompressedWithoutNegotiation checks that, as on Cassandra 5.0, the COMPRESSED flag of a
+// frame is ignored when the connection has no frame compression: before STARTUP, after a
+// STARTUP without compression, and in v5 segments (compressed as a whole, never frame by
+// frame). The body is read as it is.
 func TestCompressedWithoutNegotiation(t *testing.T) {
-	c := cqlsim.StartT(t, cqlsim.Options{})
+	c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 5})
 	rc := dialRaw(t, c.Addrs()[0])
-	rc.startup(nil)
-	rc.sendCompressed(lz4.Compressor{}, 2, &message.Options{})
-	if _, ok := rc.read().Body.Message.(*message.ProtocolError); !ok {
-		t.Fatal("a compressed frame on an uncompressed connection was not refused")
+	startup := []byte{0, 1, 0, 11, 'C', 'Q', 'L', '_', 'V', 'E', 'R', 'S', 'I', 'O', 'N', 0, 5, '3', '.', '0', '.', '0'}
+	rc.write(rawFrame(4, 0x01, 1, 0x01, startup))
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeReady || f.Header.StreamId != 1 {
+		t.Fatalf("STARTUP flagged COMPRESSED: %v, want READY", f.Body.Message)
+	}
+	rc.write(rawFrame(4, 0x01, 2, 0x05, nil))
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.StreamId != 2 {
+		t.Fatalf("OPTIONS flagged COMPRESSED on an uncompressed connection: %v, want SUPPORTED", f.Body.Message)
+	}
+	for _, comp := range []string{"", "lz4"} {
+		vc := handshakeV5(t, c.Addrs()[0], comp)
+		vc.sendSegment(rawFrame(5, 0x01, 3, 0x05, nil))
+		if f := vc.readFrame(); f.Header.OpCode != primitive.OpCodeSupported || f.Header.StreamId != 3 {
+			t.Fatalf("v5 (compression %q): OPTIONS flagged COMPRESSED: %v, want SUPPORTED", comp, f.Body.Message)
+		}
 	}
 }
 

@@ -31,11 +31,10 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 		c.protocolError(h, "Invalid frame: the response bit is set on a frame sent to the server")
 		return fmt.Errorf("%w: response frame from the client", errFatal)
 	}
-	if h.Flags&wire.FlagCompressed != 0 {
-		if c.compressor == nil {
-			c.protocolError(h, "Received a compressed frame but no compression was negotiated in STARTUP")
-			return nil
-		}
+	// Like Cassandra, ignore the COMPRESSED flag on a connection without frame compression
+	// (before STARTUP, without COMPRESSION, and in v5, whose segments are compressed whole):
+	// the body is read as it is.
+	if h.Flags&wire.FlagCompressed != 0 && c.compressor != nil {
 		var err error
 		if body, err = c.decompress(body); err != nil {
 			c.protocolError(h, fmt.Sprintf("Cannot decompress frame body: %v", err))

@@ -27,7 +27,8 @@
 // CQL_VERSION, COMPRESSION (lz4, snappy) and PROTOCOL_VERSIONS, before and after STARTUP (drivers
 // use it as a heartbeat). STARTUP selects compression case-insensitively; compressed requests are
 // decompressed and, in v3 and v4, every later frame (READY or AUTHENTICATE included, events
-// too) is compressed, as Cassandra does. With
+// too) is compressed, as Cassandra does; like Cassandra, cqlsim ignores the COMPRESSED flag of
+// a frame on a connection without frame compression (v5 segments included). With
 // Options.Username set, STARTUP answers AUTHENTICATE for Cassandra's PasswordAuthenticator and
 // SASL PLAIN credentials are checked. REGISTER subscribes a connection to events, pushed on
 // stream -1: SCHEMA_CHANGE after every DDL statement, STATUS_CHANGE when Cluster.StopNode or
