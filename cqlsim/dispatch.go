@@ -27,9 +27,12 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 		c.protocolError(reply, fmt.Sprintf("Invalid message version. Got %d/v%d but %s on this connection had version %d/v%d", h.Version, h.Version, previous, v, v))
 		return nil
 	}
-	if h.Response {
-		c.protocolError(h, "Invalid frame: the response bit is set on a frame sent to the server")
-		return fmt.Errorf("%w: response frame from the client", errFatal)
+	if msg := opcodeError(h); msg != "" {
+		c.protocolError(h, msg)
+		if h.Response {
+			return fmt.Errorf("%w: response frame from the client", errFatal)
+		}
+		return nil
 	}
 	// Like Cassandra, ignore the COMPRESSED flag on a connection without frame compression
 	// (before STARTUP, without COMPRESSION, and in v5, whose segments are compressed whole):
@@ -92,4 +95,25 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 func (c *conn) unsupportedVersion(h wire.Header, maxV uint8) {
 	msg := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is %d", h.Version, maxV)
 	c.protocolError(h, msg) // answered in maxV, or in v1/v2's own layout
+}
+
+// opcodeError returns Cassandra 5.0's PROTOCOL_ERROR message for a frame that is no request
+// cqlsim serves (an unknown opcode, a response's opcode, the response bit set, protocol v1's
+// CREDENTIALS), or "" for a request.
+func opcodeError(h wire.Header) string {
+	request, known := wire.IsRequestOpcode(h.Opcode)
+	switch {
+	case !known:
+		return fmt.Sprintf("Unknown opcode %d", h.Opcode)
+	case h.Response && request:
+		return fmt.Sprintf("Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode %d (%s)", h.Opcode, wire.OpcodeName(h.Opcode))
+	case h.Response:
+		// Cassandra takes it for a response and fails on its body (a SERVER_ERROR).
+		return "Invalid frame: the response bit is set on a frame sent to the server"
+	case !request:
+		return fmt.Sprintf("Wrong protocol direction (expected RESPONSE, got REQUEST) for opcode %d (%s)", h.Opcode, wire.OpcodeName(h.Opcode))
+	case h.Opcode == wire.OpCredentials:
+		return "Unsupported message"
+	}
+	return ""
 }

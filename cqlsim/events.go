@@ -81,7 +81,7 @@ func (c *conn) register(h wire.Header, types []string) {
 		case string(primitive.EventTypeSchemaChange):
 			bits |= eventSchema
 		default:
-			c.protocolError(h, "Invalid value '"+t+"' for Event.Type")
+			c.protocolError(h, "Invalid value '"+t+"' for Type") // Cassandra's words
 			return
 		}
 	}

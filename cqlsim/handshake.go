@@ -80,7 +80,7 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 		c.segmentsLZ4 = true
 	case "snappy":
 		if h.Version >= 5 {
-			c.protocolError(h, "snappy compression is not supported in protocol v5 (use lz4)")
+			c.protocolError(h, "Snappy compression is not supported in protocol V5") // Cassandra's words
 			return
 		}
 		c.compressor = snappy.Compressor{}

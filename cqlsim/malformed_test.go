@@ -36,8 +36,8 @@ func TestMalformedBodiesGetProtocolErrors(t *testing.T) {
 		{"unknown batch type", 0x0D, []byte{0x07, 0x00, 0x00, 0x00, 0x01, 0x00}, "unknown batch type"},
 		{"unknown batch statement kind", 0x0D, []byte{0x00, 0x00, 0x01, 0x05, 0, 0, 0, 0, 0, 0, 0, 0}, "statement kind"},
 		{"batch with named values", 0x0D, []byte{0x00, 0x00, 0x00, 0x00, 0x01, 0x40}, "named values"},
-		{"response opcode", 0x08, nil, "not a request"},
-		{"unknown opcode", 0x3f, nil, "not a request"},
+		{"response opcode", 0x08, nil, "Wrong protocol direction"},
+		{"unknown opcode", 0x3f, nil, "Unknown opcode 63"},
 		{"empty prepare", 0x09, nil, "query string"},
 	}
 	rc := dialRaw(t, c.Addrs()[0])
@@ -104,4 +104,55 @@ func TestTruncatedFrameDoesNotHangClose(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	rc.expectClosed()
+}
+
+// TestProtocolErrorsWordedLikeCassandra checks the PROTOCOL_ERRORs of frames that are no
+// request, of an unknown event type and of snappy in v5 against the words of Cassandra 5.0.9.
+func TestProtocolErrorsWordedLikeCassandra(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{MaxProtocolVersion: 5})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.startup(nil)
+	for i, tc := range []struct {
+		opcode byte
+		body   []byte
+		want   string
+	}{
+		{0x3f, nil, "Unknown opcode 63"},
+		{0x11, nil, "Unknown opcode 17"},
+		{0x00, nil, "Wrong protocol direction (expected RESPONSE, got REQUEST) for opcode 0 (ERROR)"},
+		{0x08, nil, "Wrong protocol direction (expected RESPONSE, got REQUEST) for opcode 8 (RESULT)"},
+		{0x04, nil, "Unsupported message"}, // CREDENTIALS, protocol v1's
+		{0x0b, []byte{0, 1, 0, 3, 'F', 'O', 'O'}, "Invalid value 'FOO' for Type"},
+	} {
+		stream := int16(10 + i)
+		rc.write(rawFrame(4, 0, stream, tc.opcode, tc.body))
+		f := rc.read()
+		e, ok := f.Body.Message.(*message.ProtocolError)
+		if !ok || f.Header.StreamId != stream {
+			t.Fatalf("opcode %#x: %v on stream %d, want PROTOCOL_ERROR on %d", tc.opcode, f.Body.Message, f.Header.StreamId, stream)
+		}
+		if e.ErrorMessage != tc.want {
+			t.Errorf("opcode %#x: message %q, want %q", tc.opcode, e.ErrorMessage, tc.want)
+		}
+	}
+	rc.send(primitive.ProtocolVersion4, 30, &message.Options{})
+	if f := rc.read(); f.Header.OpCode != primitive.OpCodeSupported {
+		t.Fatalf("after the errors: %v", f.Body.Message)
+	}
+
+	// A request flagged as a response closes the connection.
+	rc = dialRaw(t, c.Addrs()[0])
+	rc.write(rawFrame(0x84, 0, 1, 0x05, nil))
+	f := rc.read()
+	if e, ok := f.Body.Message.(*message.ProtocolError); !ok || e.ErrorMessage != "Wrong protocol direction (expected REQUEST, got RESPONSE) for opcode 5 (OPTIONS)" {
+		t.Errorf("OPTIONS flagged as a response: %v", f.Body.Message)
+	}
+	rc.expectClosed()
+
+	rc = dialRaw(t, c.Addrs()[0])
+	rc.send(primitive.ProtocolVersion5, 1, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": "snappy"}})
+	f = rc.read()
+	if e, ok := f.Body.Message.(*message.ProtocolError); !ok || e.ErrorMessage != "Snappy compression is not supported in protocol V5" {
+		t.Errorf("v5 STARTUP with snappy: %v", f.Body.Message)
+	}
 }

@@ -12,6 +12,7 @@ const (
 	OpStartup       byte = 0x01
 	OpReady         byte = 0x02
 	OpAuthenticate  byte = 0x03
+	OpCredentials   byte = 0x04 // protocol v1 only
 	OpOptions       byte = 0x05
 	OpSupported     byte = 0x06
 	OpQuery         byte = 0x07
@@ -115,6 +116,8 @@ func OpcodeName(op byte) string {
 		return "READY"
 	case OpAuthenticate:
 		return "AUTHENTICATE"
+	case OpCredentials:
+		return "CREDENTIALS"
 	case OpOptions:
 		return "OPTIONS"
 	case OpSupported:
@@ -141,4 +144,17 @@ func OpcodeName(op byte) string {
 		return "AUTH_SUCCESS"
 	}
 	return fmt.Sprintf("0x%02X", op)
+}
+
+// IsRequestOpcode reports whether op is the opcode of a request (a client's message), and
+// known whether it is an opcode of the protocol at all (CREDENTIALS, of protocol v1, among
+// them).
+func IsRequestOpcode(op byte) (request, known bool) {
+	switch op {
+	case OpStartup, OpCredentials, OpOptions, OpQuery, OpPrepare, OpExecute, OpRegister, OpBatch, OpAuthResponse:
+		return true, true
+	case OpError, OpReady, OpAuthenticate, OpSupported, OpResult, OpEvent, OpAuthChallenge, OpAuthSuccess:
+		return false, true
+	}
+	return false, false
 }
