@@ -5,6 +5,9 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/datastax/go-cassandra-native-protocol/compression/lz4"
@@ -64,8 +67,8 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 		c.protocolError(h, "Missing value CQL_VERSION in STARTUP message")
 		return
 	}
-	if !strings.HasPrefix(cqlVer, "3.") {
-		c.protocolError(h, fmt.Sprintf("Invalid or unsupported CQL version %q (the server supports %s)", cqlVer, cqlVersion))
+	if msg := checkCQLVersion(cqlVer); msg != "" {
+		c.protocolError(h, msg)
 		return
 	}
 	var segCodec segment.Codec // v5: frames travel in segments after this STARTUP's answer
@@ -137,4 +140,36 @@ func parsePlainToken(token []byte) (user, pass []byte, err error) {
 		return nil, nil, errors.New("SASL PLAIN token has an empty username")
 	}
 	return user, pass, nil
+}
+
+// cassandraVersion is the pattern of Cassandra's CassandraVersion: major.minor, an optional
+// .patch and .hotfix, an optional -prerelease and an optional build after "." or "+". Go's
+// regexp picks the submatches a Java matcher does (leftmost-first).
+var cassandraVersion = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\w+)(?:\.(\w+))?)?(-[-.\w]+)?(?:[.+][.\w]+)?$`)
+
+// checkCQLVersion checks STARTUP's CQL_VERSION as Cassandra 5.0 does and returns its
+// PROTOCOL_ERROR message, or "" for a version it accepts: one it can parse (every number a
+// Java int) and not below 2.99.0 (a pre-release of 2.99.0 is below it).
+func checkCQLVersion(v string) string {
+	m := cassandraVersion.FindStringSubmatch(v)
+	if m == nil {
+		return "Invalid version value: " + v
+	}
+	var parts [4]int64 // major, minor, patch, hotfix (-1 when absent)
+	parts[3] = -1
+	for i, s := range m[1:5] {
+		if s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil {
+			return "Invalid version value: " + v
+		}
+		parts[i] = n
+	}
+	prerelease := m[5] != ""
+	if cmp := slices.Compare(parts[:], []int64{2, 99, 0, -1}); cmp < 0 || cmp == 0 && prerelease {
+		return fmt.Sprintf("CQL version %s is not supported by the binary protocol (supported version are >= 3.0.0)", v)
+	}
+	return ""
 }

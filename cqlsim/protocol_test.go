@@ -249,3 +249,49 @@ func TestPipelinedRequests(t *testing.T) {
 		seen[f.Header.StreamId] = true
 	}
 }
+
+// TestStartupCQLVersion checks STARTUP's CQL_VERSION as a Cassandra 5.0.9 node checks it: any
+// version it can parse from 2.99.0 on is accepted, others refused with its messages.
+func TestStartupCQLVersion(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	for _, tc := range []struct {
+		version string
+		want    string // "" for READY, else the PROTOCOL_ERROR's message
+	}{
+		{"3.0.0", ""},
+		{"3.4.7", ""},
+		{"4.0.0", ""},
+		{"3.0", ""},
+		{"2.99.0", ""},
+		{"2.99.0+b", ""},
+		{"3.0.0-beta", ""},
+		{"3.0.0.1.2", ""},
+		{"3.0.0.", ""},
+		{"2.99.0-beta", "CQL version 2.99.0-beta is not supported by the binary protocol (supported version are >= 3.0.0)"},
+		{"2.0.0", "CQL version 2.0.0 is not supported by the binary protocol (supported version are >= 3.0.0)"},
+		{"3", "Invalid version value: 3"},
+		{"", "Invalid version value: "},
+		{"abc", "Invalid version value: abc"},
+		{"3.x.0", "Invalid version value: 3.x.0"},
+		{"3.0.0.x", "Invalid version value: 3.0.0.x"},
+		{"3.0.0-", "Invalid version value: 3.0.0-"},
+		{"99999999999.0.0", "Invalid version value: 99999999999.0.0"},
+		{"３.0.0", "Invalid version value: ３.0.0"},
+	} {
+		rc := dialRaw(t, c.Addrs()[0])
+		rc.send(primitive.ProtocolVersion4, 1, &message.Startup{Options: map[string]string{"CQL_VERSION": tc.version}})
+		f := rc.read()
+		switch m := f.Body.Message.(type) {
+		case *message.Ready:
+			if tc.want != "" {
+				t.Errorf("CQL_VERSION %q: READY, want %q", tc.version, tc.want)
+			}
+		case *message.ProtocolError:
+			if m.ErrorMessage != tc.want {
+				t.Errorf("CQL_VERSION %q: %q, want %q", tc.version, m.ErrorMessage, tc.want)
+			}
+		default:
+			t.Errorf("CQL_VERSION %q: %v", tc.version, m)
+		}
+	}
+}
