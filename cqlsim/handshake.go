@@ -46,13 +46,13 @@ func (c *conn) supported() *message.Supported {
 
 func (c *conn) startup(h wire.Header, opts map[string]string) {
 	var cqlVer, compressionName string
-	var hasCQLVersion bool
+	var hasCQLVersion, hasCompression bool
 	for k, v := range opts {
 		switch strings.ToUpper(k) {
 		case "CQL_VERSION":
 			cqlVer, hasCQLVersion = v, true
 		case "COMPRESSION":
-			compressionName = strings.ToLower(v)
+			compressionName, hasCompression = strings.ToLower(v), true
 		case lwtMarkOption:
 			c.lwtMark.Store(c.node.cluster.opts.Shards > 0)
 		case rateLimitOption:
@@ -72,16 +72,16 @@ func (c *conn) startup(h wire.Header, opts map[string]string) {
 		return
 	}
 	var segCodec segment.Codec // v5: frames travel in segments after this STARTUP's answer
-	switch compressionName {
-	case "":
+	switch {
+	case !hasCompression: // an empty COMPRESSION is an unknown algorithm, as on Cassandra
 		c.compressor = nil
 		segCodec = segment.NewCodec()
 		c.segmentsLZ4 = false
-	case "lz4":
+	case compressionName == "lz4":
 		c.compressor = lz4.Compressor{}
 		segCodec = segment.NewCodecWithCompression(lz4.Compressor{})
 		c.segmentsLZ4 = true
-	case "snappy":
+	case compressionName == "snappy":
 		if h.Version >= 5 {
 			c.protocolError(h, "Snappy compression is not supported in protocol V5") // Cassandra's words
 			return

@@ -295,3 +295,15 @@ func TestStartupCQLVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupEmptyCompression checks that an empty COMPRESSION in STARTUP is refused as
+// Cassandra 5.0.9 refuses it (it is no algorithm; only an absent COMPRESSION means none).
+func TestStartupEmptyCompression(t *testing.T) {
+	c := cqlsim.StartT(t, cqlsim.Options{})
+	rc := dialRaw(t, c.Addrs()[0])
+	rc.send(primitive.ProtocolVersion4, 1, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0", "COMPRESSION": ""}})
+	f := rc.read()
+	if e, ok := f.Body.Message.(*message.ProtocolError); !ok || e.ErrorMessage != "Unknown compression algorithm: " {
+		t.Fatalf("STARTUP with COMPRESSION \"\": %v, want PROTOCOL_ERROR \"Unknown compression algorithm: \"", f.Body.Message)
+	}
+}
