@@ -62,8 +62,9 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 	switch c.state {
 	case stateNew:
 		if h.Opcode != wire.OpStartup {
+			// Cassandra closes the connection after this answer.
 			c.protocolError(h, fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", wire.OpcodeName(h.Opcode)))
-			return nil
+			return fmt.Errorf("%w: %s before STARTUP", errFatal, wire.OpcodeName(h.Opcode))
 		}
 		// Like Cassandra, STARTUP sets the connection's version, whether it succeeds or
 		// not; the frames before it (OPTIONS) may use any version.

@@ -39,7 +39,8 @@
 // BATCH) run concurrently, one goroutine per stream id, and the writer sends every queued response
 // with one write. Malformed input never crashes the server: a frame whose body cannot be decoded
 // gets a PROTOCOL_ERROR on its stream and the connection goes on; a frame that cannot be delimited
-// (a negative length) gets a PROTOCOL_ERROR and the connection is closed. A frame larger than
+// (a negative length) gets a PROTOCOL_ERROR and the connection is closed, as does a request
+// other than STARTUP or OPTIONS before STARTUP, as on Cassandra. A frame larger than
 // Options.MaxFrameLength (16 MiB by default, as Cassandra's native_transport_max_frame_size) is
 // skipped and answered as Cassandra 5.0 answers it, with an Invalid error on its stream ("Request
 // is too big: ..." in the legacy framing, "CQL Message of size ..." in v5 segments), and the

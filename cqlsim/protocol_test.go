@@ -155,15 +155,25 @@ func TestVersionPinnedByStartup(t *testing.T) {
 	}
 }
 
+// TestStatementBeforeStartup checks Cassandra 5.0's answer to a request other than STARTUP or
+// OPTIONS on a new connection: a PROTOCOL_ERROR, after which the connection is closed.
 func TestStatementBeforeStartup(t *testing.T) {
 	c := cqlsim.StartT(t, cqlsim.Options{})
-	rc := dialRaw(t, c.Addrs()[0])
-	rc.send(primitive.ProtocolVersion4, 4, &message.Query{Query: "SELECT * FROM system.local", Options: &message.QueryOptions{}})
-	f := rc.read()
-	e, ok := f.Body.Message.(*message.ProtocolError)
-	if !ok || e.ErrorMessage != "Unexpected message QUERY, expecting STARTUP or OPTIONS" {
-		t.Fatalf("got %v, want PROTOCOL_ERROR about STARTUP", f.Body.Message)
+	for name, msg := range map[string]message.Message{
+		"QUERY":         &message.Query{Query: "SELECT * FROM system.local", Options: &message.QueryOptions{}},
+		"REGISTER":      &message.Register{EventTypes: []primitive.EventType{primitive.EventTypeSchemaChange}},
+		"AUTH_RESPONSE": &message.AuthResponse{Token: []byte("\x00a\x00b")},
+	} {
+		rc := dialRaw(t, c.Addrs()[0])
+		rc.send(primitive.ProtocolVersion4, 4, msg)
+		f := rc.read()
+		want := fmt.Sprintf("Unexpected message %s, expecting STARTUP or OPTIONS", name)
+		if e, ok := f.Body.Message.(*message.ProtocolError); !ok || e.ErrorMessage != want || f.Header.StreamId != 4 {
+			t.Fatalf("%v before STARTUP: %v on stream %d, want PROTOCOL_ERROR %q on 4", msg, f.Body.Message, f.Header.StreamId, want)
+		}
+		rc.expectClosed()
 	}
+	rc := dialRaw(t, c.Addrs()[0])
 	rc.startup(nil)
 	rc.send(primitive.ProtocolVersion4, 5, &message.Startup{Options: map[string]string{"CQL_VERSION": "3.0.0"}})
 	if _, ok := rc.read().Body.Message.(*message.ProtocolError); !ok {
