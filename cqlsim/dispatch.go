@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/datastax/go-cassandra-native-protocol/message"
+
 	"github.com/cqlbridge/cqlbridge/cqlsim/internal/wire"
 )
 
@@ -80,8 +82,16 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 		return nil
 	}
 	switch h.Opcode {
-	case wire.OpStartup, wire.OpAuthResponse:
-		c.protocolError(h, fmt.Sprintf("Unexpected message %s, the connection is already initialized", wire.OpcodeName(h.Opcode)))
+	case wire.OpStartup:
+		c.protocolError(h, "Unexpected message STARTUP, the connection is already initialized")
+	case wire.OpAuthResponse:
+		// Cassandra runs a new SASL negotiation: its AllowAllAuthenticator succeeds at once,
+		// its PasswordAuthenticator checks the credentials again.
+		if c.node.cluster.opts.Username == "" {
+			c.reply(h, &message.AuthSuccess{}, nil)
+			return nil
+		}
+		c.authenticate(h, req.AuthResponse)
 	case wire.OpRegister:
 		c.register(h, req.Register)
 	default:
