@@ -559,20 +559,20 @@ func TestPinG15VoidBatchKeepsWarnings(t *testing.T) {
 }
 
 // G16: fields for machinery the native core owns have no effect. CQLVersion is not sent:
-// "4.0.0", which cqlsim refuses as Cassandra does, fails gocql v1.7.0's CreateSession and not
+// "2.0.0", which cqlsim refuses as Cassandra does, fails gocql v1.7.0's CreateSession and not
 // compat's; a session with every such field set to values gocql would act on (nil policies
 // included, on which gocql panics: G52) opens and runs queries.
 func TestPinG16FieldsWithoutEffect(t *testing.T) {
 	sim := pinCluster(t, 2)
 	l := gocqlv1.NewCluster(sim.Addrs()[0])
-	l.Port, l.CQLVersion = sim.Port(), "4.0.0"
+	l.Port, l.CQLVersion = sim.Port(), "2.0.0"
 	if ls, err := l.CreateSession(); err == nil {
 		ls.Close()
-		t.Error("gocql v1.7.0 with CQLVersion 4.0.0 opened a session on cqlsim, which refuses it")
+		t.Error("gocql v1.7.0 with CQLVersion 2.0.0 opened a session on cqlsim, which refuses it")
 	}
 	c := NewCluster(sim.Addrs()...)
 	c.Port = sim.Port()
-	c.CQLVersion = "4.0.0"
+	c.CQLVersion = "2.0.0"
 	c.ConvictionPolicy, c.ReconnectionPolicy = nil, nil
 	c.ReconnectInterval = -1
 	c.Events.DisableNodeStatusEvents, c.Events.DisableTopologyEvents = true, true
