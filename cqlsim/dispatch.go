@@ -3,6 +3,7 @@ package cqlsim
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/datastax/go-cassandra-native-protocol/message"
 
@@ -103,8 +104,13 @@ func (c *conn) handleFrame(h wire.Header, body []byte) error {
 // unsupportedVersion answers a frame in a version cqlsim does not speak, as Cassandra does: a
 // PROTOCOL_ERROR on the request's stream id, encoded in the server's highest version (or, for
 // v1 and v2, in the client's own version, whose header layout differs).
+// The message is Cassandra 5.0's, listing the versions served ("3/v3, 4/v4").
 func (c *conn) unsupportedVersion(h wire.Header, maxV uint8) {
-	msg := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is %d", h.Version, maxV)
+	versions := make([]string, 0, 3)
+	for v := 3; v <= int(maxV); v++ {
+		versions = append(versions, fmt.Sprintf("%d/v%d", v, v))
+	}
+	msg := fmt.Sprintf("Invalid or unsupported protocol version (%d); supported versions are (%s)", h.Version, strings.Join(versions, ", "))
 	c.protocolError(h, msg) // answered in maxV, or in v1/v2's own layout
 }
 

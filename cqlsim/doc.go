@@ -21,9 +21,10 @@
 // a segment when they are ready together). Like
 // Cassandra it answers a frame in any version it does not serve (v1, v2, v5 unless
 // Options.MaxProtocolVersion is 5, the DSE versions 0x41/0x42) with a PROTOCOL_ERROR "Invalid or
-// unsupported protocol version (N); the lowest supported version is 3 and the greatest is 4" (or
-// Options.MaxProtocolVersion) on the request's stream id, encoded in its highest version (v1 and v2
-// get it in their own header layout), so that drivers downgrade. OPTIONS answers SUPPORTED with
+// unsupported protocol version (N); supported versions are (3/v3, 4/v4)" (up to
+// Options.MaxProtocolVersion; Cassandra 5.0 lists 6/v6-beta too) on the request's stream id,
+// encoded in its highest version (v1 and v2 get it in their own header layout), so that
+// drivers downgrade. OPTIONS answers SUPPORTED with
 // CQL_VERSION, COMPRESSION (lz4, snappy) and PROTOCOL_VERSIONS, before and after STARTUP (drivers
 // use it as a heartbeat). STARTUP selects compression case-insensitively; compressed requests are
 // decompressed and, in v3 and v4, every later frame (READY or AUTHENTICATE included, events

@@ -57,7 +57,7 @@ func TestUnsupportedProtocolVersions(t *testing.T) {
 			if !ok {
 				t.Fatalf("got %v, want PROTOCOL_ERROR", f.Body.Message)
 			}
-			want := fmt.Sprintf("Invalid or unsupported protocol version (%d); the lowest supported version is 3 and the greatest is 4", v)
+			want := fmt.Sprintf("Invalid or unsupported protocol version (%d); supported versions are (3/v3, 4/v4)", v) // Cassandra 5.0's words
 			if e.ErrorMessage != want {
 				t.Errorf("message = %q, want %q", e.ErrorMessage, want)
 			}
@@ -94,7 +94,7 @@ func TestMaxProtocolVersion3(t *testing.T) {
 	if !ok || f.Header.Version != primitive.ProtocolVersion3 {
 		t.Fatalf("v4 against a v3 server: got %v in version %d, want PROTOCOL_ERROR in v3", f.Body.Message, f.Header.Version)
 	}
-	if !strings.HasSuffix(e.ErrorMessage, "the lowest supported version is 3 and the greatest is 3") {
+	if !strings.HasSuffix(e.ErrorMessage, "; supported versions are (3/v3)") {
 		t.Errorf("message %q", e.ErrorMessage)
 	}
 	if _, err := cqlsim.Start(cqlsim.Options{MaxProtocolVersion: 6}); err == nil {
