@@ -174,7 +174,7 @@ func findNamed(values []any, name string, params []Column) int {
 	}
 	for j, v := range values {
 		vn := v.(NamedValue).Name
-		if strings.EqualFold(vn, name) && !slices.ContainsFunc(params, func(c Column) bool { return c.Name == vn }) {
+		if strings.EqualFold(vn, name) && !hasColumnNamed(params, vn) {
 			return j
 		}
 	}

@@ -283,28 +283,32 @@ func appendMapRV(dst []byte, t *Type, rv reflect.Value) ([]byte, bool, error) {
 
 // keysMayCollide reports whether two distinct Go map keys of type kt may encode to the same
 // key of CQL type key: false only for the pairs whose encoding is one to one (Go integers as
-// CQL integers, strings as text or blobs, booleans, 16-byte arrays as UUIDs). Times that differ
+// CQL integers, strings as text or blobs, booleans, 16-byte arrays as UUIDs, none with a
+// MarshalCQL of its own). Times that differ
 // below the millisecond or only in their location, UUIDs spelt in two cases, netip.Addrs that
 // differ in their zone, NaNs, pointers to equal values and interface keys holding one number
 // in two Go types do collide.
 func keysMayCollide(kt reflect.Type, key *Type) bool {
+	if kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType) {
+		return true // MarshalCQL may write anything
+	}
 	switch kt.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		switch key.Kind {
 		case KindInt, KindBigint, KindCounter, KindSmallint, KindTinyint, KindVarint:
-			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+			return false
 		}
 	case reflect.String:
 		switch key.Kind {
 		case KindVarchar, KindASCII, KindBlob:
-			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+			return false
 		}
 	case reflect.Bool:
-		return key.Kind != KindBoolean || kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+		return key.Kind != KindBoolean
 	case reflect.Array:
 		if kt.Len() == 16 && kt.Elem().Kind() == reflect.Uint8 && (key.Kind == KindUUID || key.Kind == KindTimeUUID) {
-			return kt.Implements(marshalerType) || reflect.PointerTo(kt).Implements(marshalerType)
+			return false
 		}
 	}
 	return true
