@@ -3,11 +3,10 @@ package future_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
+	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/future"
-	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 	"github.com/cqlbridge/cqlbridge/native"
 )
 
@@ -79,26 +78,30 @@ func ExampleResultSet() {
 	// after iteration: 0 rows
 }
 
-// ExecuteAsync runs a statement through a native session (here against CQL_HOSTS when set).
+// ExecuteAsync runs a statement through a native session, here against an embedded cqlsim
+// server (use your cluster's addresses instead of cl.Addrs()).
 func ExampleExecuteAsync() {
-	hosts := cqltest.HostsFromEnv()
-	if len(hosts) == 0 {
-		return // needs a server
-	}
-	ctx := context.Background()
-	sess, err := native.Connect(ctx, native.Config{Hosts: hosts})
+	cl, err := cqlsim.Start(cqlsim.Options{})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Println(err)
+		return
+	}
+	defer cl.Close()
+	ctx := context.Background()
+	sess, err := native.Connect(ctx, native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		fmt.Println(err)
 		return
 	}
 	defer sess.Close()
 	f := future.ExecuteAsync(ctx, sess, native.Query("SELECT release_version FROM system.local"), future.Options{Timeout: 5 * time.Second})
 	rs, err := f.Result()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Println(err)
 		return
 	}
 	row, _ := rs.One()
 	_, ok := row.Get("release_version")
 	fmt.Println(ok)
+	// Output: true
 }
