@@ -1,25 +1,25 @@
 // Command cqlsim runs cqlsim, the embedded in-memory CQL server, as a process: for driver tests in
 // other languages, demos and manual exploration with cqlsh.
 //
-//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 3
+//	go run ./cmd/cqlsim --listen 127.0.0.1:19042 --nodes 3
 //
-// (9042, the default, is Cassandra's port: pick another, such as 19042, where a Cassandra node
-// runs on the same address.)
+// (Without --listen it listens on 127.0.0.1:9042, Cassandra's port, which is taken where a
+// Cassandra node runs on the same address: the examples here use 19042.)
 // When every node accepts connections it prints exactly one line to standard output,
 //
-//	cqlsim ready 127.0.0.1:9042,127.0.0.2:9042,127.0.0.3:9042
+//	cqlsim ready 127.0.0.1:19042,127.0.0.2:19042,127.0.0.3:19042
 //
 // and it serves until SIGINT or SIGTERM, then closes all connections and exits 0. Port 0 picks a
 // free port (the same on every node's address); read it from the ready line.
 //
 // A cluster of several data centres gives each node its data centre (and rack) in order:
 //
-//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 4 --datacenters dc1,dc1,dc2,dc2 --racks r1,r2,r1,r2
+//	go run ./cmd/cqlsim --listen 127.0.0.1:19042 --nodes 4 --datacenters dc1,dc1,dc2,dc2 --racks r1,r2,r1,r2
 //
 // ScyllaDB nodes, for shard-aware and tablet-aware drivers, have shards, a shard-aware port and,
 // optionally, tables split into tablets:
 //
-//	go run ./cmd/cqlsim --listen 127.0.0.1:9042 --nodes 3 --shards 4 --shard-aware-port --tablets 16
+//	go run ./cmd/cqlsim --listen 127.0.0.1:19042 --nodes 3 --shards 4 --shard-aware-port --tablets 16
 package main
 
 import (
