@@ -2,7 +2,8 @@
 // v1.7.0's and generates the drop-in module.
 //
 //	go run ./cmd/apicheck                 # report, write docs/api-coverage.md
-//	go run ./cmd/apicheck -allow-missing  # the same, but exit 0 with gaps
+//	go run ./cmd/apicheck -allow-missing  # report, write docs/api-coverage.md, but exit 0 with gaps
+//	go run ./cmd/apicheck -doc ''         # report only, write nothing
 //	go run ./cmd/apicheck -dropin         # regenerate compat/gocql/dropin
 //	go run ./cmd/apicheck -check-dropin   # fail if the checked-in drop-in is stale
 //
