@@ -152,7 +152,8 @@ func hasExample(tests []*ast.File) bool {
 
 // undocumented returns the exported declarations of f without a doc comment: functions,
 // methods of exported types, types, and constants and variables (a doc comment on their group
-// covers the group's names).
+// covers the group's names). A comment made of directives only (//go:noinline, //lint:ignore)
+// is no doc comment: go doc shows nothing for it.
 func undocumented(fset *token.FileSet, f *ast.File) []Problem {
 	var out []Problem
 	report := func(pos token.Pos, what string) {
@@ -161,7 +162,7 @@ func undocumented(fset *token.FileSet, f *ast.File) []Problem {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if !d.Name.IsExported() || d.Doc != nil {
+			if !d.Name.IsExported() || hasText(d.Doc) {
 				continue
 			}
 			if d.Recv == nil {
@@ -173,11 +174,11 @@ func undocumented(fset *token.FileSet, f *ast.File) []Problem {
 			for _, spec := range d.Specs {
 				switch s := spec.(type) {
 				case *ast.TypeSpec:
-					if s.Name.IsExported() && s.Doc == nil && d.Doc == nil {
+					if s.Name.IsExported() && !hasText(s.Doc) && !hasText(d.Doc) {
 						report(s.Pos(), "type "+s.Name.Name)
 					}
 				case *ast.ValueSpec:
-					if s.Doc != nil || d.Doc != nil || s.Comment != nil {
+					if hasText(s.Doc) || hasText(d.Doc) || hasText(s.Comment) {
 						continue
 					}
 					for _, n := range s.Names {
@@ -190,6 +191,11 @@ func undocumented(fset *token.FileSet, f *ast.File) []Problem {
 		}
 	}
 	return out
+}
+
+// hasText reports whether a comment group has text besides directives.
+func hasText(cg *ast.CommentGroup) bool {
+	return cg != nil && strings.TrimSpace(cg.Text()) != ""
 }
 
 // receiverType returns the name of a method's receiver type, without pointer and type

@@ -57,6 +57,12 @@ var V, W int
 
 var X int // X has a line comment, which golint accepts.
 
+//go:noinline
+func DirectiveOnly() {}
+
+//lint:ignore U1000 a directive is no doc comment
+var Y int
+
 type G[P any] struct{}
 
 func (G[P]) GM() {}
@@ -80,6 +86,8 @@ func (G[P]) GM() {}
 		"method T.PM has no doc comment",
 		"var V has no doc comment",
 		"var W has no doc comment",
+		"func DirectiveOnly has no doc comment",
+		"var Y has no doc comment",
 		"type G has no doc comment",
 		"method G.GM has no doc comment",
 	}
