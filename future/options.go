@@ -17,12 +17,12 @@ const NoTimeout time.Duration = -1
 // Options configures a [ResponseFuture].
 type Options struct {
 	// Timeout bounds each page's request, including its retries and speculative executions.
-	// Zero means DefaultTimeout; a negative value means no timer. Unlike the Python driver,
-	// every page gets its own timer, not only the first (see docs/deviations.md). It replaces
-	// the session's native.Config.Timeout. Zero means the statement's (or, for
-	// ExecuteBatchAsync, the batch's) own timeout when it has one (native.Statement.WithTimeout,
-	// native.Batch.WithTimeout; WithTimeout(0) means no timer), else DefaultTimeout; a non-zero
-	// Timeout replaces the statement's own.
+	// Zero means the statement's (or, for ExecuteBatchAsync, the batch's) own timeout when it
+	// has one (native.Statement.WithTimeout, native.Batch.WithTimeout; WithTimeout(0) means no
+	// timer), else DefaultTimeout. A non-zero Timeout replaces the statement's own: a
+	// negative one (NoTimeout) means no timer. Unlike the Python driver, every page gets its
+	// own timer, not only the first (see docs/deviations.md). It replaces the session's
+	// native.Config.Timeout.
 	Timeout time.Duration
 
 	// RetryPolicy decides the retries of every page's request made by ExecuteAsync (and of
