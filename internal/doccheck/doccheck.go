@@ -59,8 +59,10 @@ func Dir(dir string) ([]Problem, error) {
 	if len(files) == 0 {
 		docFiles = tests
 	}
-	if !hasPackageDoc(docFiles) {
+	if doc, name, ok := packageDoc(docFiles); !ok {
 		out = append(out, Problem{Pos: dir, Message: "no package doc comment"})
+	} else if want := docOpening(name); !strings.HasPrefix(doc, want) {
+		out = append(out, Problem{Pos: dir, Message: fmt.Sprintf("package doc comment does not start with %q", want)})
 	}
 	if !hasExample(tests) {
 		out = append(out, Problem{Pos: dir, Message: "no runnable Example (one with an output comment) in the package's tests"})
@@ -130,13 +132,26 @@ func ignored(f *ast.File) bool {
 	return false
 }
 
-func hasPackageDoc(files []*ast.File) bool {
+// packageDoc returns the text of the first package doc comment of files that has any, its
+// white space runs made single spaces and a space at its end, and the package name its file
+// declares.
+func packageDoc(files []*ast.File) (doc, name string, ok bool) {
 	for _, f := range files {
 		if f.Doc != nil && strings.TrimSpace(f.Doc.Text()) != "" {
-			return true
+			return strings.Join(strings.Fields(f.Doc.Text()), " ") + " ", f.Name.Name, true
 		}
 	}
-	return false
+	return "", "", false
+}
+
+// docOpening is how a package doc comment starts, as go doc and pkg.go.dev expect: "Package
+// name " for a library (a package of tests only, as its files name it), "Command " for a
+// program.
+func docOpening(name string) string {
+	if name == "main" {
+		return "Command "
+	}
+	return "Package " + name + " "
 }
 
 // hasExample reports whether the test files hold a runnable Example: one with an output

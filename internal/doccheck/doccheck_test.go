@@ -95,9 +95,28 @@ func (G[P]) GM() {}
 		t.Errorf("Dir found:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
 	}
 
+	// A package doc must open as go doc expects.
+	write("a.go", "// This package is documented.\npackage a\n\n// F is documented.\nfunc F() {}\n")
+	write("a_test.go", "package a\n\nfunc Example() {\n\t// Output:\n}\n")
+	got, err = Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Message != `package doc comment does not start with "Package a "` {
+		t.Errorf("Dir on a package doc that does not start with its name: %v", got)
+	}
+	write("a.go", "// Package main is a program.\npackage main\n\n// F is documented.\nfunc F() {}\n")
+	got, err = Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Message != `package doc comment does not start with "Command "` {
+		t.Errorf("Dir on a command whose doc does not start with Command: %v", got)
+	}
+
 	// Fixed, the package has no problems; a file kept out of the build is not looked at.
 	write("script.go", "//go:build ignore\n\npackage main\n\nfunc Undocumented() {}\n")
-	write("a.go", "// Package a is documented.\npackage a\n\n// F is documented.\nfunc F() {}\n")
+	write("a.go", "// Package a\n// is documented over two lines.\npackage a\n\n// F is documented.\nfunc F() {}\n")
 	write("a_test.go", "package a\n\nfunc Example() {\n\t// Output:\n}\n")
 	got, err = Dir(dir)
 	if err != nil {
