@@ -60,8 +60,14 @@ func ParseHosts(s string) []string {
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
+// EnvKeyspacePrefix is the environment variable that replaces the "t_" prefix of the keyspace
+// names KeyspaceName returns (lower-case letters, digits and underscores), so that runs sharing
+// one Cassandra node can tell their keyspaces apart.
+const EnvKeyspacePrefix = "CQL_KEYSPACE_PREFIX"
+
 // KeyspaceName returns a keyspace name unique to this test run, derived from the test's name:
-// lower case, at most 48 characters, safe to use unquoted in CQL.
+// lower case, "t_" (or CQL_KEYSPACE_PREFIX) and at most 36 characters of the name and 9 of a
+// random suffix, safe to use unquoted in CQL.
 func KeyspaceName(tb testing.TB) string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -70,7 +76,11 @@ func KeyspaceName(tb testing.TB) string {
 	if len(base) > 36 {
 		base = base[:36]
 	}
-	return "t_" + base + "_" + hex.EncodeToString(b[:])
+	prefix := "t_"
+	if p := unsafeChars.ReplaceAllString(strings.ToLower(os.Getenv(EnvKeyspacePrefix)), ""); p != "" {
+		prefix = p
+	}
+	return prefix + base + "_" + hex.EncodeToString(b[:])
 }
 
 // Keyspace creates a uniquely named keyspace (SimpleStrategy, replication factor 1) on the
