@@ -31,6 +31,9 @@ type Step struct {
 	// built (see awaitIndexes): Cassandra builds an index in the background after CREATE
 	// INDEX returns and fails queries on it until then.
 	AwaitIndexes bool
+	// Pages fetches the result one page at a time (PageSize rows asked for each) and records,
+	// per page, how many rows it held and whether it carried a paging state.
+	Pages bool
 }
 
 // Outcome is what one step produced, in a form comparable across servers.
@@ -39,6 +42,7 @@ type Outcome struct {
 	Columns []string
 	Rows    []string
 	Applied *bool
+	Pages   []string // with Step.Pages: "rows=N more=B" per page
 	Code    int
 	Error   string
 }
@@ -101,18 +105,15 @@ func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
 		if st.Consistency != 0 {
 			q = q.Consistency(st.Consistency)
 		}
-		iter := q.Iter()
-		for _, c := range iter.Columns() {
-			o.Columns = append(o.Columns, c.Name+" "+c.TypeInfo.Type().String())
+		var err error
+		if st.Pages {
+			err = runPages(q, &o)
+		} else {
+			iter := q.Iter()
+			readIter(iter, &o)
+			err = iter.Close()
 		}
-		for {
-			row, ok := scanRow(iter)
-			if !ok {
-				break
-			}
-			o.Rows = append(o.Rows, row)
-		}
-		if err := iter.Close(); err != nil {
+		if err != nil {
 			o.Code, o.Error = errorOf(err, keyspace)
 			if st.CodeOnly {
 				o.Error = "(not compared)"
@@ -124,6 +125,42 @@ func Run(s *gocql.Session, keyspace string, steps []Step) []Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// readIter records the columns of an iterator's result and the rows it yields.
+func readIter(iter *gocql.Iter, o *Outcome) {
+	if o.Columns == nil {
+		for _, c := range iter.Columns() {
+			o.Columns = append(o.Columns, c.Name+" "+c.TypeInfo.Type().String())
+		}
+	}
+	for {
+		row, ok := scanRow(iter)
+		if !ok {
+			break
+		}
+		o.Rows = append(o.Rows, row)
+	}
+}
+
+// runPages runs a query one page at a time, each resumed from the previous page's paging
+// state, until a page carries none (at most 1000 pages).
+func runPages(q *gocql.Query, o *Outcome) error {
+	var state []byte
+	for n := 0; n < 1000; n++ {
+		iter := q.PageState(state).Iter()
+		rows := len(o.Rows)
+		readIter(iter, o)
+		state = iter.PageState()
+		if err := iter.Close(); err != nil {
+			return err
+		}
+		o.Pages = append(o.Pages, fmt.Sprintf("rows=%d more=%v", len(o.Rows)-rows, len(state) > 0))
+		if len(state) == 0 {
+			return nil
+		}
+	}
+	return errors.New("more than 1000 pages")
 }
 
 func scanRow(iter *gocql.Iter) (string, bool) {
