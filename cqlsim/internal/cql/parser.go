@@ -1436,6 +1436,10 @@ func (p *parser) condition() (Condition, error) {
 		}
 		return c, nil
 	}
+	if (c.Elem != nil || c.Field != "") && p.isKw("contains") {
+		// CONTAINS applies to a whole collection column only
+		return c, p.errNoViable()
+	}
 	op, ok := p.operator()
 	if !ok {
 		return c, p.errNoViable()

@@ -233,6 +233,9 @@ func sortBytesRows(t *table, cks [][][]byte) {
 // condHolds evaluates one IF condition against the current column value.
 func condHolds(c condition, rc resolvedCond, cur []byte) bool {
 	ty := c.col.typ
+	if c.op == cql.OpContains || c.op == cql.OpContKey {
+		return containsHolds(c.op, ty, cur, rc.v.b)
+	}
 	if c.elem != nil && cur != nil {
 		switch ty.code {
 		case primitive.DataTypeCodeList:

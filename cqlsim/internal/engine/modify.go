@@ -622,6 +622,8 @@ func (m *modPlan) analyseConditions(conds []cql.Condition, bd *binder) error {
 			case primitive.DataTypeCodeMap:
 				cd.elem = bd.bind(c.Elem, col.typ.key, "key("+col.name+")")
 				ty, name = col.typ.val, "value("+col.name+")"
+			case primitive.DataTypeCodeSet:
+				return invalid("Invalid element access syntax for set column %s", col.name)
 			default:
 				return invalid("Invalid element access syntax for non-collection column %s", col.name)
 			}
@@ -643,12 +645,20 @@ func (m *modPlan) analyseConditions(conds []cql.Condition, bd *binder) error {
 				cd.in = append(cd.in, bd.bind(v, ty, name))
 			}
 		} else {
-			if c.Op == cql.OpContains || c.Op == cql.OpContKey || c.Op == cql.OpLike {
+			if c.Op == cql.OpLike {
 				return unsupported("IF conditions with " + string(c.Op))
+			}
+			if c.Op == cql.OpContains || c.Op == cql.OpContKey {
+				if ty, name, err = containsOperand(col, c.Op); err != nil {
+					return err
+				}
 			}
 			cd.val = bd.bind(c.Value, ty, name)
 		}
 		m.conds = append(m.conds, cd)
+	}
+	if m.t.counter && m.conditional() {
+		return invalid("Conditional updates are not supported on counter tables")
 	}
 	return nil
 }
@@ -850,6 +860,12 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 				return nil, err
 			}
 			rc.key = kr.b
+			if err := checkElementKey(c.col.typ, kr); err != nil {
+				return nil, err
+			}
+			if kr.unset {
+				rc.key = []byte{}
+			}
 		}
 		if c.val != nil {
 			if rc.v, err = c.val.eval(ctx); err != nil {
