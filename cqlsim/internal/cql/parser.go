@@ -1978,7 +1978,7 @@ func (p *parser) batchStmt() (Statement, error) {
 	if err := p.expectKw("batch"); err != nil {
 		return nil, err
 	}
-	if err := p.using(&b.Using, false); err != nil {
+	if err := p.using(&b.Using, true); err != nil {
 		return nil, err
 	}
 	for {

@@ -35,11 +35,10 @@ func (e *Engine) planBatchStmt(st *cql.Batch, ks string, vars []Column) (plan, e
 		if err != nil {
 			return nil, err
 		}
-		mp := pl.(*modPlan)
-		if bp.ts != nil && mp.ts != nil {
-			return nil, invalid("Timestamp must be set either on BATCH or individual statements")
-		}
-		bp.stmts = append(bp.stmts, mp)
+		bp.stmts = append(bp.stmts, pl.(*modPlan))
+	}
+	if _, err := checkBatchKinds(bp.typ, bp.stmts, bp.ts != nil); err != nil {
+		return nil, err
 	}
 	for i := range vars {
 		if vars[i].Type == nil {
@@ -62,7 +61,7 @@ func (b *batchPlan) exec(e *Engine, ctx *evalCtx, req *Request) (*Result, error)
 	for i, s := range b.stmts {
 		items[i] = batchItem{plan: s, ctx: ctx}
 	}
-	return e.runBatch(b.typ, items, ts, req.Consistency, req.Serial)
+	return e.runBatch(b.typ, items, ts, b.ts != nil, req.Consistency, req.Serial)
 }
 
 type batchItem struct {
@@ -70,30 +69,20 @@ type batchItem struct {
 	ctx  *evalCtx
 }
 
-// runBatch validates and applies a batch (e.mu held); cl and serial are the request's
-// consistency levels, checked when the batch has conditions (see validateCAS).
-func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64, cl, serial uint16) (*Result, error) {
+// runBatch validates and applies a batch (e.mu held); usingTS tells a BEGIN BATCH with its own
+// USING TIMESTAMP; cl and serial are the request's consistency levels, checked when the batch
+// has conditions (see validateCAS).
+func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64, usingTS bool, cl, serial uint16) (*Result, error) {
 	if len(items) == 0 {
 		return voidResult(), nil
 	}
-	conditional, counters, nonCounters := false, false, false
-	for _, it := range items {
-		if it.plan.conditional() {
-			conditional = true
-		}
-		if it.plan.t.counter {
-			counters = true
-		} else {
-			nonCounters = true
-		}
+	stmts := make([]*modPlan, len(items))
+	for i, it := range items {
+		stmts[i] = it.plan
 	}
-	switch {
-	case typ == uint8(cql.BatchLogged) && counters:
-		return nil, invalid("Cannot include a counter statement in a logged batch")
-	case typ == uint8(cql.BatchCounter) && nonCounters:
-		return nil, invalid("Cannot include non-counter statement in a counter batch")
-	case counters && nonCounters:
-		return nil, invalid("Counter and non-counter mutations cannot exist in the same batch")
+	conditional, err := checkBatchKinds(typ, stmts, usingTS)
+	if err != nil {
+		return nil, err
 	}
 	if ts == 0 {
 		ts = e.nextTimestamp()
@@ -107,15 +96,10 @@ func (e *Engine) runBatch(typ uint8, items []batchItem, ts int64, cl, serial uin
 		muts[i] = mu
 	}
 	if conditional {
-		first := muts[0]
-		for _, mu := range muts {
-			if mu.m.t != first.m.t {
-				return nil, invalid("Batch with conditions cannot span multiple tables")
-			}
-			if len(mu.pks) != 1 || string(key(mu.pks[0])) != string(key(first.pks[0])) {
-				return nil, invalid("Batch with conditions cannot span multiple partitions")
-			}
+		if err := checkCASBatchKeys(muts); err != nil {
+			return nil, err
 		}
+		first := muts[0]
 		if err := e.validateCAS(first.m.t, cl, serial); err != nil {
 			return nil, err
 		}
@@ -186,5 +170,5 @@ func (e *Engine) Batch(req *BatchRequest) (*Result, error) {
 		}
 		items = append(items, batchItem{plan: pl.(*modPlan), ctx: &evalCtx{values: s.r.Values, vars: vars, now: now, e: e}})
 	}
-	return e.runBatch(req.Type, items, req.Timestamp, req.Consistency, req.Serial)
+	return e.runBatch(req.Type, items, req.Timestamp, false, req.Consistency, req.Serial)
 }

@@ -315,7 +315,8 @@ func condHolds(c condition, rc resolvedCond, cur []byte) bool {
 }
 
 // checkConditionMix rejects, like Cassandra, different kinds of conditions on the same row of a
-// batch (IF NOT EXISTS with IF EXISTS or column conditions).
+// batch (IF NOT EXISTS, IF EXISTS, column conditions), with Cassandra 5.0.9's message for the
+// kinds in their order.
 func checkConditionMix(t *table, muts []*mutation) error {
 	type rowCond struct {
 		ck   [][]byte
@@ -342,10 +343,14 @@ func checkConditionMix(t *table, muts []*mutation) error {
 			if t.compareClustering(s.ck, ck) != 0 || s.kind == kind {
 				continue
 			}
-			if s.kind == 1 || kind == 1 {
-				return invalid("Cannot mix IF conditions and IF NOT EXISTS for the same row")
+			switch {
+			case s.kind != 3 && kind != 3:
+				return invalid("Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
+			case s.kind == 3 && kind == 2:
+				return invalid("Cannot mix IF conditions and IF EXISTS for the same row")
 			}
-			return invalid("Cannot mix IF conditions and IF EXISTS for the same row")
+			// Cassandra 5.0.9 says NOT EXISTS after an IF EXISTS too
+			return invalid("Cannot mix IF conditions and IF NOT EXISTS for the same row")
 		}
 		seen = append(seen, rowCond{ck, kind})
 	}

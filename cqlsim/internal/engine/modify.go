@@ -894,10 +894,10 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		mu.condVals = append(mu.condVals, rc)
 	}
 	if m.conditional() {
-		if len(mu.pks) != 1 {
+		if len(mu.pks) != 1 && !inBatch {
 			return nil, invalid("IN on the partition key is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
 		}
-		if mu.cks == nil && m.kind == modUpdate && len(t.ck) > 0 && !inBatch && !m.staticOnly() {
+		if mu.cks == nil && m.kind == modUpdate && len(t.ck) > 0 && !m.staticOnly() {
 			// static columns set under conditions on regular columns: a row is needed
 			restricted := map[*column]bool{}
 			for _, r := range m.rels {
@@ -909,8 +909,8 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 				return nil, invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
 			}
 		}
-		if len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || inBatch || m.kind == modDelete || m.staticOnly())) {
-			return nil, invalid("IN on the clustering key columns is not supported with conditional %s", map[modKind]string{modInsert: "updates", modUpdate: "updates", modDelete: "deletions"}[m.kind])
+		if !inBatch && (len(mu.cks) > 1 || (mu.cks == nil && !(len(t.ck) == 0 || m.kind == modDelete || m.staticOnly()))) {
+			return nil, m.errClusteringIn()
 		}
 		if mu.cks == nil && m.kind == modDelete && len(t.ck) > 0 && !m.staticOnly() {
 			// a conditional DELETE of static columns alone needs only the partition key
