@@ -93,6 +93,24 @@ func (p *parser) snippet(off Token) string {
 	return strings.ReplaceAll(b.String(), "\n", "")
 }
 
+// snippetTo renders the query around off as snippet does, continuing after the bracketed
+// token up to the end of last: Cassandra's snippet reaches the furthest token its parser looked
+// ahead to (at most two stream tokens after the parser's position).
+func (p *parser) snippetTo(off, last Token) string {
+	s := p.snippet(off)
+	end := min(off.Off+hlLen(off), len(p.src))
+	lastEnd := min(last.Off+hlLen(last), len(p.src))
+	if last.Kind == TokEOF || lastEnd <= end {
+		return s
+	}
+	s = strings.TrimSuffix(strings.TrimSuffix(s, ")"), "...")
+	s += strings.ReplaceAll(p.src[end:lastEnd], "\n", "")
+	if lastEnd != len(p.src) {
+		s += "..."
+	}
+	return s + ")"
+}
+
 func (p *parser) syntaxErr(msg string) error {
 	t := p.peek()
 	if t.Kind == TokEOF {
@@ -1129,17 +1147,17 @@ func (p *parser) using(u *Using, allowTTL bool) error {
 	}
 	for {
 		switch {
+		case p.isKw("ttl") && !allowTTL:
+			return p.errMismatch("K_TIMESTAMP")
 		case p.acceptKw("ttl"):
-			if !allowTTL {
-				return p.errNoViable()
-			}
-			t, err := p.term()
+			// an integer literal or a bind marker (Cassandra's intValue)
+			t, err := p.limitValue()
 			if err != nil {
 				return err
 			}
 			u.TTL = t
 		case p.acceptKw("timestamp"):
-			t, err := p.term()
+			t, err := p.limitValue()
 			if err != nil {
 				return err
 			}
@@ -1376,8 +1394,17 @@ func (p *parser) ifClause() (ifExists bool, conds []Condition, err error) {
 		return false, nil, nil
 	}
 	if p.isKwAt(1, "exists") {
-		p.i += 2
-		return true, nil, nil
+		// EXISTS is also a column name: what follows it decides, as in Cassandra's grammar
+		next := p.peekN(2)
+		switch {
+		case next.Kind == TokEOF, next.Kind == TokPunct && next.Text == ";",
+			p.isKwAt(2, "insert"), p.isKwAt(2, "update"), p.isKwAt(2, "delete"), p.isKwAt(2, "apply"):
+			p.i += 2
+			return true, nil, nil
+		case !p.startsConditionOp(2):
+			msg := fmt.Sprintf("no viable alternative at input '%s'", display(next))
+			return false, nil, &SyntaxError{next.Line, next.Col, msg + p.snippetTo(p.peekN(1), next)}
+		}
 	}
 	p.i++
 	for {
@@ -1390,6 +1417,19 @@ func (p *parser) ifClause() (ifExists bool, conds []Condition, err error) {
 			return false, conds, nil
 		}
 	}
+}
+
+// startsConditionOp reports whether the token n ahead can follow a column name in an IF
+// condition: an operator, IN, CONTAINS, an element access or a field selection.
+func (p *parser) startsConditionOp(n int) bool {
+	t := p.peekN(n)
+	if t.Kind == TokPunct {
+		switch t.Text {
+		case "=", "!=", "<", "<=", ">", ">=", "[", ".":
+			return true
+		}
+	}
+	return p.isKwAt(n, "in") || p.isKwAt(n, "contains")
 }
 
 func (p *parser) condition() (Condition, error) {

@@ -133,13 +133,18 @@ func evalInt32(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
 	return int64(int32(uint32(r.b[0])<<24 | uint32(r.b[1])<<16 | uint32(r.b[2])<<8 | uint32(r.b[3]))), true, nil
 }
 
+// evalInt64 evaluates a USING TIMESTAMP value: false when there is none or it is unset; a null
+// one fails as on Cassandra.
 func evalInt64(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
 	if b == nil {
 		return 0, false, nil
 	}
 	r, err := b.eval(ctx)
-	if err != nil || r.unset || r.b == nil {
+	if err != nil || r.unset {
 		return 0, false, err
+	}
+	if r.b == nil {
+		return 0, false, invalid("Invalid null value of timestamp")
 	}
 	if len(r.b) != 8 {
 		return 0, false, invalid("Expected 8 or 0 byte long (%d)", len(r.b))
