@@ -549,12 +549,8 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 			case "max":
 				it.kind = selMax
 			case "sum", "avg":
-				switch c.typ.code {
-				case primitive.DataTypeCodeInt, primitive.DataTypeCodeBigint, primitive.DataTypeCodeSmallint,
-					primitive.DataTypeCodeTinyint, primitive.DataTypeCodeCounter,
-					primitive.DataTypeCodeFloat, primitive.DataTypeCodeDouble:
-				default:
-					return nil, unsupported(s.Name + "() on " + c.typ.plainString())
+				if err := numericAggregateError(s.Name, c.typ); err != nil {
+					return nil, err
 				}
 				it.kind = selSum
 				if s.Name == "avg" {
@@ -1296,19 +1292,7 @@ func (s *selectPlan) aggregateRow(ctx *evalCtx, t *table, rows []outRow) ([][]by
 				vals[i] = floatAggregate(&it, rows)
 				continue
 			}
-			var sum, n int64
-			for _, r := range rows {
-				v := r.vals[it.col.idx]
-				if len(v) == 0 {
-					continue
-				}
-				sum += signedInt(v)
-				n++
-			}
-			if it.kind == selAvg && n > 0 {
-				sum /= n
-			}
-			vals[i] = encodeIntOfSize(sum, it.col.typ.fixedSize())
+			vals[i] = bigAggregate(&it, rows)
 		default:
 			if first != nil {
 				vals[i] = first[i]
