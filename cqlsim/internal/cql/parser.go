@@ -99,6 +99,9 @@ func (p *parser) snippet(off Token) string {
 func (p *parser) snippetTo(off, last Token) string {
 	s := p.snippet(off)
 	end := min(off.Off+hlLen(off), len(p.src))
+	if last.Index > off.Index+2 {
+		last = p.all[off.Index+2]
+	}
 	lastEnd := min(last.Off+hlLen(last), len(p.src))
 	if last.Kind == TokEOF || lastEnd <= end {
 		return s
@@ -109,6 +112,15 @@ func (p *parser) snippetTo(off, last Token) string {
 		s += "..."
 	}
 	return s + ")"
+}
+
+// noViableAhead is ANTLR's "no viable alternative" when a decision at the token at ahead
+// (from the parser's position) failed on the token at bad: the message names bad, the snippet
+// brackets the token at ahead and runs to bad.
+func (p *parser) noViableAhead(ahead, bad int) error {
+	t := p.peekN(bad)
+	msg := fmt.Sprintf("no viable alternative at input '%s'", display(t))
+	return &SyntaxError{t.Line, t.Col, msg + p.snippetTo(p.peekN(ahead), t)}
 }
 
 func (p *parser) syntaxErr(msg string) error {
@@ -1402,8 +1414,7 @@ func (p *parser) ifClause() (ifExists bool, conds []Condition, err error) {
 			p.i += 2
 			return true, nil, nil
 		case !p.startsConditionOp(2):
-			msg := fmt.Sprintf("no viable alternative at input '%s'", display(next))
-			return false, nil, &SyntaxError{next.Line, next.Col, msg + p.snippetTo(p.peekN(1), next)}
+			return false, nil, p.noViableAhead(1, 2)
 		}
 	}
 	p.i++
@@ -1543,6 +1554,9 @@ func (p *parser) relation() (Relation, error) {
 		}
 		if err := p.expectPunct(")"); err != nil {
 			return r, err
+		}
+		if p.isKw("in") {
+			return r, p.errNoViable() // token() takes no IN in Cassandra's grammar
 		}
 	case p.isPunct("("):
 		p.i++
@@ -1736,6 +1750,10 @@ func (p *parser) selectStmt() (Statement, error) {
 		s.JSON = true
 	}
 	if p.isKw("distinct") && !(p.peekN(1).Kind == TokIdent && strings.EqualFold(p.peekN(1).Text, "from")) {
+		if p.isKwAt(1, "json") && p.peekN(2).Kind == TokIdent && !p.isKwAt(2, "from") && !p.isKwAt(2, "as") {
+			// JSON comes before DISTINCT: Cassandra's parser gives up at JSON
+			return nil, p.noViableAhead(0, 1)
+		}
 		p.i++
 		s.Distinct = true
 	}
@@ -1880,6 +1898,10 @@ func (p *parser) selector() (*Selector, error) {
 			}
 			if !p.isPunct(")") {
 				for {
+					if p.peek().Kind == TokIdent && p.peekN(1).Kind == TokIdent {
+						// an argument is one selector (count(DISTINCT k) is no CQL)
+						return nil, p.noViableAhead(0, 1)
+					}
 					a, err := p.selector()
 					if err != nil {
 						return nil, err

@@ -195,9 +195,7 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	sp.pkFull = len(pkRestricted) == len(t.pk) && !pkPartial
 	sp.pkAny = len(pkRestricted) > 0 || pkPartial || hasToken
 	if len(pkRestricted) > 0 && !sp.pkFull {
-		if !hasToken {
-			needFiltering = true
-		}
+		needFiltering = true // a token() relation does not make a partial key a full one
 	}
 	hasANN := false
 	for _, ob := range st.OrderBy {
@@ -390,7 +388,7 @@ func (e *Engine) finishSelect(sp *selectPlan, st *cql.Select, bd *binder) (plan,
 		sp.limit = bd.bind(st.Limit, tInt, "[limit]")
 	}
 	if st.PerPartitionLimit != nil {
-		if sp.aggregate {
+		if sp.aggregate && sp.groupBy == nil {
 			return nil, invalid("PER PARTITION LIMIT is not allowed with aggregate queries.")
 		}
 		sp.ppl = bd.bind(st.PerPartitionLimit, tInt, "[per_partition_limit]")
@@ -677,12 +675,9 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	limit, hasLimit, err := evalInt32(ctx, s.limit)
+	limit, hasLimit, err := evalLimit(ctx, s.limit)
 	if err != nil {
 		return nil, err
-	}
-	if hasLimit && limit <= 0 {
-		return nil, invalid("LIMIT must be strictly positive")
 	}
 	if s.ann != nil {
 		return s.execANN(ctx, t, rrs, limit, hasLimit)
@@ -690,19 +685,25 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	if !hasLimit {
 		limit = -1
 	}
-	ppl, hasPPL, err := evalInt32(ctx, s.ppl)
+	ppl, hasPPL, err := evalLimit(ctx, s.ppl)
 	if err != nil {
 		return nil, err
-	}
-	if hasPPL && ppl <= 0 {
-		return nil, invalid("PER PARTITION LIMIT must be strictly positive")
 	}
 	if !hasPPL {
 		ppl = -1
 	}
+	rowPPL := ppl
+	if s.groupBy != nil {
+		rowPPL = -1 // the PER PARTITION LIMIT of a GROUP BY counts groups (see groupRuns)
+	}
 	pageSize := int64(req.PageSize)
 	if s.aggregate {
 		pageSize = 0
+	}
+	// GROUP BY results are paged by groups, as on Cassandra (other aggregates answer one row)
+	groupPageSize := int64(0)
+	if s.groupBy != nil && req.PageSize > 0 {
+		groupPageSize = int64(req.PageSize)
 	}
 	// an aggregate is read in pages internally, but the client's page size decides, as on
 	// Cassandra
@@ -710,7 +711,7 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 		return nil, invalid("Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query")
 	}
 	var ps *pagingState
-	if len(req.PagingState) > 0 && !s.aggregate {
+	if len(req.PagingState) > 0 && (!s.aggregate || groupPageSize > 0) {
 		if ps, err = decodePagingState(req.PagingState); err != nil {
 			return nil, err
 		}
@@ -721,6 +722,7 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 	now := ctx.now.Unix()
 	// partitions to visit
 	var parts []*partition
+	var finalKey []byte // the last partition key a query on keys reads (see "done" below)
 	keyOrder := false
 	multiKeys := false // IN on the partition key names several keys
 	if s.pkFull {
@@ -730,6 +732,9 @@ func (s *selectPlan) execRows(e *Engine, ctx *evalCtx, req *Request) (*Result, e
 		}
 		combos, _ := keyCombos(t.pk, rrs)
 		multiKeys = s.pkIn && len(combos) > 1
+		if len(combos) > 0 {
+			finalKey = serializePartitionKey(combos[len(combos)-1])
+		}
 		// Cassandra reads several partitions with paxos only in one go: without paging, or
 		// when the LIMIT fits in a page (an aggregate always pages internally); a paged read
 		// visits the partitions one by one and is accepted.
@@ -850,7 +855,7 @@ scan:
 				if !match(vals) {
 					continue
 				}
-				if ppl > 0 && pp >= ppl {
+				if rowPPL > 0 && pp >= rowPPL {
 					break
 				}
 				pp++
@@ -896,6 +901,13 @@ scan:
 		out = out[:remaining]
 		ppCounts = ppCounts[:remaining]
 	}
+	if groupPageSize > 0 {
+		var carry []byte
+		if ps != nil && startIdx < len(parts) && string(parts[startIdx].key) == string(ps.key) {
+			carry = ps.key
+		}
+		return s.groupPage(t, out, ctx, multiKeys, groupPageSize, returned, carry, ppStart, finalKey)
+	}
 	if s.aggregate {
 		return s.emptyOrAggregate(t, out, ctx, multiKeys)
 	}
@@ -920,6 +932,12 @@ scan:
 	if more && len(out) > 0 {
 		last := out[len(out)-1]
 		lastPP = ppCounts[len(out)-1]
+		if finalKey != nil && string(last.p.key) == string(finalKey) && (last.r == nil || s.distinct || (ppl > 0 && lastPP >= ppl)) {
+			more = false // done: the last partition's reader knows it has nothing more, as Cassandra's does
+		}
+	}
+	if more && len(out) > 0 {
+		last := out[len(out)-1]
 		st := &pagingState{key: last.p.key, returned: returned + int64(len(out)), ppCount: lastPP}
 		if last.r != nil {
 			st.ck = last.r.ck
@@ -1222,16 +1240,16 @@ func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx, mul
 		res.Warnings = []string{"Aggregation query used on multiple partition keys (IN restriction)"}
 	}
 	if s.groupBy != nil {
-		limit, hasLimit, err := evalInt32(ctx, s.limit)
+		limit, hasLimit, err := evalLimit(ctx, s.limit)
 		if err != nil {
 			return nil, err
 		}
-		for start := 0; start < len(rows); {
-			end := start + 1
-			for end < len(rows) && s.sameGroup(rows[start], rows[end]) {
-				end++
-			}
-			vals, err := s.aggregateRow(ctx, t, rows[start:end])
+		runs, err := s.groupRuns(ctx, rows, nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range runs {
+			vals, err := s.aggregateRow(ctx, t, rows[g.start:g.end])
 			if err != nil {
 				return nil, err
 			}
@@ -1239,7 +1257,6 @@ func (s *selectPlan) emptyOrAggregate(t *table, rows []outRow, ctx *evalCtx, mul
 			if hasLimit && int64(len(res.Rows)) >= limit {
 				break
 			}
-			start = end
 		}
 		return res, nil
 	}

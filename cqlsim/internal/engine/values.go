@@ -1102,7 +1102,7 @@ func termCQL(t *cql.Term) string {
 	case cql.TermString:
 		return "'" + strings.ReplaceAll(t.Text, "'", "''") + "'"
 	case cql.TermNull:
-		return "null"
+		return "NULL"
 	case cql.TermBind:
 		if t.BindName != "" {
 			return ":" + t.BindName

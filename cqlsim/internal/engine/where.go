@@ -34,6 +34,9 @@ type resolvedRel struct {
 	vs  [][]byte // IN values
 	tok int64
 	key []byte // opEntryEq's map key
+	// none: the relation selects nothing (a slice of a clustering column with a null bound,
+	// which Cassandra answers with no rows)
+	none bool
 }
 
 // colRestr is what the relations seen so far restrict one column by (analyseWhere).
@@ -55,7 +58,7 @@ func mergeRestriction(seen map[*column]*colRestr, cols []*column, op cql.Operato
 			cr = &colRestr{}
 			seen[c] = cr
 		case cr.eq || cr.in:
-			return invalid("%s cannot be restricted by more than one relation if it includes an Equal", c.name)
+			return invalid("%s cannot be restricted by more than one relation if it includes an Equal", multiNames(cols, c))
 		case eqLike && (cr.start || cr.end):
 			return invalid("Column \"%s\" cannot be restricted by both an equality and an inequality relation", c.name)
 		case op == cql.OpEq:
@@ -74,10 +77,10 @@ func mergeRestriction(seen map[*column]*colRestr, cols []*column, op cql.Operato
 			}
 			start := op == cql.OpGt || op == cql.OpGe
 			if start && cr.start {
-				return invalid("More than one restriction was found for the start bound on %s", c.name)
+				return invalid("More than one restriction was found for the start bound on %s", multiNames(cols, c))
 			}
 			if !start && cr.end {
-				return invalid("More than one restriction was found for the end bound on %s", c.name)
+				return invalid("More than one restriction was found for the end bound on %s", multiNames(cols, c))
 			}
 			cr.start = cr.start || start
 			cr.end = cr.end || !start
@@ -137,6 +140,7 @@ func (o *sliceOrder) add(cols []*column, op cql.Operator) error {
 func analyseWhere(t *table, rels []cql.Relation, bd *binder, order *sliceOrder) ([]*rel, error) {
 	var out []*rel
 	seen := map[*column]*colRestr{}
+	var tokRestr *colRestr // what token() relations restrict so far
 	for i := range rels {
 		r := &rels[i]
 		ar := &rel{op: r.Op, token: r.Token}
@@ -160,6 +164,12 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder, order *sliceOrder) 
 			}
 			if r.Op == cql.OpIn {
 				return nil, invalid("IN is not supported with token restrictions")
+			}
+			if tokRestr == nil {
+				tokRestr = &colRestr{}
+			}
+			if err := tokRestr.mergeToken(r.Op, strings.Join(r.Columns, ", ")); err != nil {
+				return nil, err
 			}
 			if r.Value.Kind == cql.TermFunc && r.Value.Text == "token" {
 				ar.tokFn = true
@@ -185,6 +195,9 @@ func analyseWhere(t *table, rels []cql.Relation, bd *binder, order *sliceOrder) 
 					if prev == c {
 						return nil, invalid("Column \"%s\" appeared twice in a relation: %s", c.name, relationCQL(r))
 					}
+				}
+				if i > 0 && c.pos != ar.cols[i-1].pos+1 {
+					return nil, invalid("Clustering columns must appear in the PRIMARY KEY order in multi-column relations: %s", relationCQL(r))
 				}
 				tt.elems = append(tt.elems, c.typ)
 				names[i] = c.name
@@ -427,9 +440,15 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 					if r.tuple1 {
 						return nil, tuple1Null(r)
 					}
+					if filtered(r) {
+						continue // a filter's IN list drops its nulls
+					}
 					return nil, invalid("Invalid null value in condition for column %s", colName())
 				}
 				rr.vs = append(rr.vs, v.b)
+			}
+			if filtered(r) && len(rr.vs) == 0 {
+				return nil, invalid("Unsupported null value for column %s", colName())
 			}
 		default:
 			v, err := r.val.eval(ctx)
@@ -448,6 +467,14 @@ func resolveRels(rels []*rel, ctx *evalCtx) ([]*resolvedRel, error) {
 				}
 				if r.tuple1 {
 					return nil, tuple1Null(r)
+				}
+				if filtered(r) {
+					return nil, invalid("Unsupported null value for column %s", colName())
+				}
+				if len(r.cols) == 1 && r.cols[0].kind == kindClustering && isSlice(r.op) {
+					rr.none = true
+					out = append(out, rr)
+					continue
 				}
 				return nil, invalid("Invalid null value in condition for column %s", colName())
 			}
@@ -507,6 +534,9 @@ func opMatches(op cql.Operator, c int) bool {
 
 // matches reports whether a row (values in t.cols order) satisfies the relation.
 func (rr *resolvedRel) matches(vals [][]byte, token int64) bool {
+	if rr.none {
+		return false
+	}
 	if rr.token {
 		return opMatches(rr.op, cmpInt(token, rr.tok))
 	}
@@ -655,6 +685,9 @@ func emptyClustering(t *table, rrs []*resolvedRel) bool {
 		for _, rr := range rrs {
 			if rr.token || len(rr.cols) == 0 || rr.cols[0] != t.ck[pos] {
 				continue
+			}
+			if rr.none {
+				return true
 			}
 			switch rr.op {
 			case cql.OpEq, cql.OpIn:
