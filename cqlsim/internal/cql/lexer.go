@@ -43,8 +43,14 @@ type SyntaxError struct {
 	Msg       string
 }
 
-// Error formats the error as Cassandra does: "line L:C message".
-func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d:%d %s", e.Line, e.Col, e.Msg) }
+// Error formats the error as Cassandra does: "line L:C message", or the message alone for the
+// errors Cassandra's parser raises itself (Line < 0).
+func (e *SyntaxError) Error() string {
+	if e.Line < 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("line %d:%d %s", e.Line, e.Col, e.Msg)
+}
 
 type lexer struct {
 	src       string

@@ -1357,6 +1357,10 @@ func (p *parser) assignment() (Assignment, error) {
 		return a, nil
 	}
 	// c = c + v | c = c - v | c = v + c | c = v
+	if t, nx := p.peek(), p.peekN(1); (t.Kind == TokIdent && !isLiteralWord(t.Text) || t.Kind == TokQuotedIdent) && !p.sameIdent(t, col) &&
+		nx.Kind == TokPunct && (nx.Text == "+" || nx.Text == "-") {
+		return a, &SyntaxError{-1, 0, "Only expressions of the form X = X " + nx.Text + "<value> are supported."}
+	}
 	if t := p.peek(); (t.Kind == TokIdent || t.Kind == TokQuotedIdent) && p.sameIdent(t, col) {
 		nx := p.peekN(1)
 		if nx.Kind == TokPunct && (nx.Text == "+" || nx.Text == "-") {
@@ -1387,6 +1391,9 @@ func (p *parser) assignment() (Assignment, error) {
 			p.i++
 			a.Kind, a.Value = AssignPrepend, v
 			return a, nil
+		}
+		if t.Kind == TokIdent && !isLiteralWord(t.Text) && !(p.peekN(1).Kind == TokPunct && p.peekN(1).Text == "(") || t.Kind == TokQuotedIdent {
+			return a, &SyntaxError{-1, 0, "Only expressions of the form X = <value> + X are supported."}
 		}
 		return a, p.errNoViable()
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/datastax/go-cassandra-native-protocol/primitive"
 
@@ -152,6 +153,9 @@ func evalInt64(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
 	var v uint64
 	for _, c := range r.b {
 		v = v<<8 | uint64(c)
+	}
+	if int64(v) == math.MinInt64 {
+		return 0, false, invalid("Out of bound timestamp, must be in [%d, %d]", math.MinInt64+1, math.MaxInt64)
 	}
 	return int64(v), true, nil
 }

@@ -427,6 +427,9 @@ func applyTableOptions(t *table, opts map[string]*cql.Term) error {
 			if err != nil || n < 0 {
 				return configError("default_time_to_live must be greater than or equal to 0 (got %s)", v.Text)
 			}
+			if n > 0 && t.counter {
+				return invalid("Cannot set default_time_to_live on a table with counters")
+			}
 			t.ttl = int32(n)
 		case "comment":
 			t.comment = v.Text
@@ -461,9 +464,9 @@ func (e *Engine) alterTable(t *table, st *cql.AlterTable) error {
 		}
 		if ty.isCounter() != t.counter {
 			if t.counter {
-				return invalid("Cannot add a non counter column (%s) in a counter column family", d.Name)
+				return configError("%s.%s: Cannot have a non counter column (\"%s\") in a counter table", t.ks, t.name, d.Name)
 			}
-			return invalid("Cannot add a counter column (%s) in a non counter column family", d.Name)
+			return configError("%s.%s: Cannot have a counter column (\"%s\") in a non counter table", t.ks, t.name, d.Name)
 		}
 	}
 	for _, n := range st.Drop {

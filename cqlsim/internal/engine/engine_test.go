@@ -370,7 +370,7 @@ func TestCountersAndStatic(t *testing.T) {
 		"INSERT INTO c (k, n) VALUES (1, 1)":                          "INSERT statements are not allowed on counter tables, use UPDATE instead",
 		"BEGIN BATCH UPDATE c SET n = n + 1 WHERE k = 1; APPLY BATCH": "Cannot include a counter statement in a logged batch",
 		"CREATE TABLE bad (k int PRIMARY KEY, n counter, v int)":      "Cannot mix counter and non counter columns in the same table",
-		"UPDATE c USING TTL 5 SET n = n + 1 WHERE k = 1":              "A TTL must not be set on counter tables",
+		"UPDATE c USING TTL 5 SET n = n + 1 WHERE k = 1":              "Cannot provide custom TTL for counter updates",
 	} {
 		if _, msg := te.errCode(q); msg != want {
 			t.Errorf("%s: %q, want %q", q, msg, want)

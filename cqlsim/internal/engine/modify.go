@@ -316,7 +316,11 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 				as.val = bd.bind(a.Value, setOf(c.typ.key), c.name)
 			default:
 				if a.Kind == cql.AssignPrepend {
-					return nil, invalid("Invalid operation (%s = %s + %s) for non list column %s", c.name, termText(a.Value), c.name, c.name)
+					// Cassandra 5.0.9 writes a prepend with a minus sign in this message
+					return nil, invalid("Invalid operation (%s = %s - %s) for non list column %s", c.name, termText(a.Value), c.name, c.name)
+				}
+				if a.Kind == cql.AssignAdd && (code == primitive.DataTypeCodeTuple || code == primitive.DataTypeCodeUdt) {
+					return nil, invalid("Invalid operation (%s = %s %s %s) for tuple column %s", c.name, c.name, op, termText(a.Value), c.name)
 				}
 				return nil, invalid("Invalid operation (%s = %s %s %s) for non counter column %s", c.name, c.name, op, termText(a.Value), c.name)
 			}
@@ -707,6 +711,9 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 	if t.counter && m.ts != nil {
 		return nil, invalid("Cannot provide custom timestamp for counter updates")
 	}
+	if t.counter && m.ttl != nil {
+		return nil, invalid("Cannot provide custom TTL for counter updates")
+	}
 	// timestamp and ttl
 	ts, hasTS, err := evalInt64(ctx, m.ts)
 	if err != nil {
@@ -734,13 +741,14 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 		if ttl > 630720000 {
 			return nil, invalid("ttl is too large. requested (%d) maximum (630720000)", ttl)
 		}
-		if t.counter {
-			return nil, invalid("A TTL must not be set on counter tables")
-		}
 		mu.ttl = int32(ttl)
 	}
-	if mu.ttl < 0 {
+	defaultTTL := mu.ttl < 0
+	if defaultTTL {
 		mu.ttl = t.ttl
+	}
+	if err := checkExpiration(t, int64(mu.ttl), defaultTTL, ctx.now.Unix()); err != nil {
+		return nil, err
 	}
 	if m.kind == modInsert {
 		pkv := make([][]byte, len(t.pk))

@@ -291,6 +291,9 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 		if err != nil {
 			return nil, err
 		}
+		if k.code == primitive.DataTypeCodeCounter || v.code == primitive.DataTypeCodeCounter {
+			return nil, invalid("Counters are not allowed inside collections: map<%s, %s>", k.plainString(), v.plainString())
+		}
 		return mapOf(k, v), nil
 	case "tuple":
 		if len(te.Args) == 0 {
@@ -301,6 +304,9 @@ func resolveType(te *cql.TypeExpr, ks string, udts typeResolver, inCollection bo
 			e, err := resolveType(a, ks, udts, false)
 			if err != nil {
 				return nil, err
+			}
+			if e.code == primitive.DataTypeCodeCounter {
+				return nil, invalid("Counters are not allowed inside tuples")
 			}
 			tt.elems = append(tt.elems, freezeDeep(e))
 		}
