@@ -334,8 +334,10 @@ func (e *Engine) planUpdate(st *cql.Update, ks string, vars []Column) (plan, err
 			case code == primitive.DataTypeCodeMap:
 				as.key = bd.bind(a.Key, c.typ.key, "key("+c.name+")")
 				as.val = bd.bind(a.Value, c.typ.val, "value("+c.name+")")
+			case code == primitive.DataTypeCodeSet:
+				return nil, invalid("Invalid operation (%s[%s] = %s) for set column %s", c.name, termText(a.Key), termText(a.Value), c.name)
 			default:
-				return nil, invalid("Invalid operation (%s[%s] = %s) for non list/map column %s", c.name, termText(a.Key), termText(a.Value), c.name)
+				return nil, invalid("Invalid operation (%s[%s] = %s) for non collection column %s", c.name, termText(a.Key), termText(a.Value), c.name)
 			}
 		case cql.AssignField:
 			if code != primitive.DataTypeCodeUdt {
@@ -401,19 +403,24 @@ func (e *Engine) planDelete(st *cql.Delete, ks string, vars []Column) (plan, err
 		dt := deleteTarget{col: c, field: -1}
 		if tg.Key != nil {
 			switch {
-			case c.typ.frozen || !c.typ.isCollection():
-				return nil, invalid("Invalid operation (%s[%s]) for frozen or non-collection column %s", c.name, termText(tg.Key), c.name)
+			case !c.typ.isCollection():
+				return nil, invalid("Invalid deletion operation for non collection column %s", c.name)
+			case c.typ.frozen:
+				return nil, invalid("Invalid deletion operation for frozen collection column %s", c.name)
 			case c.typ.code == primitive.DataTypeCodeList:
 				dt.key = bd.bind(tg.Key, tInt, "idx("+c.name+")")
 			case c.typ.code == primitive.DataTypeCodeMap:
 				dt.key = bd.bind(tg.Key, c.typ.key, "key("+c.name+")")
-			default:
-				return nil, invalid("Invalid operation (%s[%s]) for set column %s", c.name, termText(tg.Key), c.name)
+			default: // DELETE s[v] removes the element v of a set
+				dt.key = bd.bind(tg.Key, c.typ.elem, "value("+c.name+")")
 			}
 		}
 		if tg.Field != "" {
-			if c.typ.code != primitive.DataTypeCodeUdt || c.typ.frozen {
-				return nil, invalid("Invalid deletion operation for frozen or non-UDT column %s", c.name)
+			if c.typ.code != primitive.DataTypeCodeUdt {
+				return nil, invalid("Invalid field deletion operation for non-UDT column %s", c.name)
+			}
+			if c.typ.frozen {
+				return nil, invalid("Frozen UDT column %s does not support field deletions", c.name)
 			}
 			if dt.field = fieldIndex(c.typ, tg.Field); dt.field < 0 {
 				return nil, invalid("UDT column %s does not have a field named %s", c.name, tg.Field)
@@ -830,8 +837,8 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 				if kr, err = a.key.eval(ctx); err != nil {
 					return nil, err
 				}
-				if kr.b == nil || kr.unset {
-					return nil, invalid("Invalid null value for %s key", a.col.name)
+				if err := elementKeyError(a.col.typ, kr, false); err != nil {
+					return nil, err
 				}
 			}
 			vr, err := a.val.eval(ctx)
@@ -853,8 +860,8 @@ func (m *modPlan) prepare(e *Engine, ctx *evalCtx, defaultTS, batchTS int64, inB
 				if kr, err = tg.key.eval(ctx); err != nil {
 					return nil, err
 				}
-				if kr.b == nil {
-					return nil, invalid("Invalid null value for %s element", tg.col.name)
+				if err := elementKeyError(tg.col.typ, kr, true); err != nil {
+					return nil, err
 				}
 			}
 			mu.delKeys = append(mu.delKeys, kr)
@@ -1098,6 +1105,8 @@ func (mu *mutation) apply(e *Engine) {
 							st.remove(fieldKey(tg.field), mu.ts)
 						case tg.key == nil:
 							st.deleteAll(mu.ts)
+						case mu.delKeys[i].unset:
+							// an unset element or index deletes nothing
 						default:
 							st.deleteElem(mu.delKeys[i].b, mu.ts)
 						}
@@ -1198,7 +1207,7 @@ func (mu *mutation) check() error {
 		}
 	}
 	for i, tg := range m.targets {
-		if tg.key == nil || tg.field >= 0 || tg.col.typ.code != primitive.DataTypeCodeList {
+		if tg.key == nil || tg.field >= 0 || tg.col.typ.code != primitive.DataTypeCodeList || mu.delKeys[i].unset {
 			continue
 		}
 		err := current(tg.col, func(es []collElem) error {

@@ -148,6 +148,8 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 				return nil, err
 			}
 			return b, validateValue(ty, b)
+		case cql.TermList, cql.TermSet, cql.TermMap, cql.TermEmptyMap:
+			return nil, literalMismatch(t, name, ty)
 		default:
 			return nil, invalid("Invalid tuple literal for %s of type %s", name, ty.plainString())
 		}
@@ -166,13 +168,16 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 			fields[i] = r.b
 		}
 		if len(t.Elems) > len(ty.elems) {
-			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.plainString(), len(ty.elems), len(t.Elems))
+			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.frozenString(), len(ty.elems), len(t.Elems))
 		}
 		return encodeFields(fields), nil
 	case primitive.DataTypeCodeUdt:
 		if t.Kind == cql.TermEmptyMap {
 			// Cassandra reads {} as an empty set literal, which no user type accepts
 			return nil, invalid("Invalid set literal for %s of type %s", name, udtName(ty))
+		}
+		if t.Kind == cql.TermList {
+			return nil, literalMismatch(t, name, ty)
 		}
 		if t.Kind != cql.TermMap || t.Fields == nil {
 			return nil, invalid("Invalid user type literal for %s of type %s", name, ty.plainString())
@@ -222,8 +227,7 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 		return out, nil
 	}
 	if t.Kind == cql.TermList || t.Kind == cql.TermSet || t.Kind == cql.TermMap || t.Kind == cql.TermEmptyMap || t.Kind == cql.TermTuple {
-		kind := map[cql.TermKind]string{cql.TermList: "list", cql.TermSet: "set", cql.TermMap: "map", cql.TermEmptyMap: "set", cql.TermTuple: "tuple"}[t.Kind]
-		return nil, invalid("Invalid %s literal for %s of type %s", kind, name, ty.plainString())
+		return nil, literalMismatch(t, name, ty)
 	}
 	switch ty.code {
 	case primitive.DataTypeCodeInt:
@@ -426,7 +430,19 @@ func (c *evalCtx) collectionLiteral(t *cql.Term, ty *ctype, name string) ([]byte
 		keys, vals = sortMap(ty.key, keys, vals)
 		return encodeMap(keys, vals), nil
 	}
-	return nil, invalid("Invalid %s literal for %s of type %s", literalKind(t), name, ty.plainString())
+	return nil, literalMismatch(t, name, ty)
+}
+
+// literalMismatch is Cassandra 5.0's refusal of a collection or tuple literal t for a
+// receiver of another type ty.
+func literalMismatch(t *cql.Term, name string, ty *ctype) error {
+	switch t.Kind {
+	case cql.TermList:
+		return invalid("Unexpected receiver type '%s'; only list and vector are expected", ty.frozenString())
+	case cql.TermTuple:
+		return invalid("Invalid tuple type literal for %s of type %s", name, ty.frozenString())
+	}
+	return invalid("Invalid %s literal for %s of type %s", literalKind(t), name, ty.frozenString())
 }
 
 func literalKind(t *cql.Term) string {
