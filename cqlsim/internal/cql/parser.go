@@ -177,6 +177,12 @@ func (p *parser) isPunct(s string) bool {
 	return t.Kind == TokPunct && t.Text == s
 }
 
+// isPunctAt reports whether the token n ahead is the punctuation s.
+func (p *parser) isPunctAt(n int, s string) bool {
+	t := p.peekN(n)
+	return t.Kind == TokPunct && t.Text == s
+}
+
 func (p *parser) acceptPunct(s string) bool {
 	if p.isPunct(s) {
 		p.i++
@@ -1896,13 +1902,25 @@ func (p *parser) selector() (*Selector, error) {
 		case name == "count" && p.peek().Kind == TokInteger && p.peek().Text == "1":
 			p.i++
 			sel = &Selector{Kind: SelCountStar, Name: "count"}
-		default:
-			sel = &Selector{Kind: SelFunc, Name: name}
-			if name == "writetime" {
-				sel.Kind = SelWritetime
-			} else if name == "ttl" {
+		case name == "writetime" || name == "maxwritetime" || name == "ttl":
+			sel = &Selector{Kind: SelWritetime, Name: name}
+			if name == "ttl" {
 				sel.Kind = SelTTL
 			}
+			// the argument is a column, or an element or field of one (Cassandra's grammar)
+			if t := p.peek(); t.Kind != TokIdent && t.Kind != TokQuotedIdent || p.isPunctAt(1, "(") {
+				if t.Kind == TokIdent || t.Kind == TokQuotedIdent {
+					p.i++
+				}
+				return nil, p.errNoViable()
+			}
+			a, err := p.selector()
+			if err != nil {
+				return nil, err
+			}
+			sel.Args = []*Selector{a}
+		default:
+			sel = &Selector{Kind: SelFunc, Name: name}
 			if !p.isPunct(")") {
 				for {
 					if p.peek().Kind == TokIdent && p.peekN(1).Kind == TokIdent {

@@ -46,6 +46,8 @@ type selItem struct {
 	castFrom *ctype
 	// aliased: the name is an AS alias (quoted in JSON keys when case-sensitive)
 	aliased bool
+	// maxTime: a selWritetime that is maxwritetime(), the latest write time of the cells
+	maxTime bool
 }
 
 func (s *selItem) aggregate() bool { return s.kind >= selCount && s.kind <= selAvg }
@@ -484,6 +486,12 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		if s.Kind == cql.SelTTL {
 			fn = "ttl"
 		}
+		if s.Name == "maxwritetime" {
+			fn = "maxwritetime"
+		}
+		if len(s.Args) == 1 && s.Args[0].Kind == cql.SelElement {
+			return analyseElementTime(t, s, fn)
+		}
 		if len(s.Args) != 1 || (s.Args[0].Kind != cql.SelColumn && s.Args[0].Kind != cql.SelField) {
 			return nil, invalid("Invalid arguments for %s", fn)
 		}
@@ -510,9 +518,10 @@ func analyseSelector(t *table, s *cql.Selector) (*selItem, error) {
 		if s.Kind == cql.SelTTL {
 			it.kind, it.typ = selTTL, tInt
 		}
+		it.maxTime = fn == "maxwritetime"
 		if arg.kind == selField {
 			it.field = arg.field
-		} else if c.typ.multiCell() { // one value per element or field, as Cassandra 5 answers
+		} else if c.typ.multiCell() && !it.maxTime { // one value per element or field, as Cassandra 5 answers
 			it.typ = listOf(it.typ)
 		}
 		return it, nil
@@ -1004,6 +1013,13 @@ func (it *selItem) cellTimes(c *cell, floor, now int64) []byte {
 	if len(es) == 0 {
 		return nil
 	}
+	if it.maxTime && it.field < 0 {
+		latest := es[0].ts
+		for _, e := range es {
+			latest = max(latest, e.ts)
+		}
+		return it.cellTime(latest, 0, now)
+	}
 	if ty.code != primitive.DataTypeCodeUdt {
 		out := make([][]byte, len(es))
 		for i, e := range es {
@@ -1046,6 +1062,9 @@ func (s *selectPlan) evalItem(ctx *evalCtx, it *selItem, r outRow) ([]byte, erro
 		}
 		if c == nil || cellValue(c, floor, now) == nil {
 			return nil, nil
+		}
+		if len(it.args) == 1 {
+			return s.elementTime(ctx, it, r, c, floor, now)
 		}
 		return it.cellTimes(c, floor, now), nil
 	case selConst:
