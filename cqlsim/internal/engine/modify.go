@@ -45,6 +45,7 @@ type condition struct {
 // modPlan is an analysed INSERT, UPDATE or DELETE.
 type modPlan struct {
 	basePlan
+	rowKey      *rowKeyCheck // see checkStaticOnlyClustering
 	t           *table
 	kind        modKind
 	insCols     []*column
@@ -129,6 +130,36 @@ func (m *modPlan) updatesStatic() bool {
 // deletes only static columns (and has conditions on static columns only) yet restricts
 // clustering columns.
 func (m *modPlan) checkStaticOnlyClustering(stmt string) error {
+	if err := m.checkStaticOnlyClusteringRels(stmt); err != nil || m.rowKey == nil {
+		return err
+	}
+	return m.checkRowKey(m.rowKey.slice, m.rowKey.ck)
+}
+
+// rowKeyCheck is the clustering restriction of an UPDATE or DELETE of static columns only,
+// checked once its conditions are known (see checkStaticOnlyClustering).
+type rowKeyCheck struct {
+	slice bool
+	ck    map[*column]bool
+}
+
+// checkRowKey checks that an UPDATE or DELETE of regular columns names one row: all
+// clustering columns restricted by = or IN. A DELETE of columns on a range or a partition
+// fails as "Range deletions are not supported for specific columns", as on Cassandra.
+func (m *modPlan) checkRowKey(slice bool, ck map[*column]bool) error {
+	missing := missingFrom(m.t.ck, ck)
+	switch {
+	case (slice || len(missing) > 0) && m.kind == modDelete:
+		return invalid("Range deletions are not supported for specific columns")
+	case slice:
+		return invalid("Slice restrictions are not supported on the clustering columns in UPDATE statements")
+	case len(missing) > 0:
+		return invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func (m *modPlan) checkStaticOnlyClusteringRels(stmt string) error {
 	n := 0
 	for _, a := range m.assigns {
 		if a.col.kind != kindStatic {
@@ -573,15 +604,13 @@ func (m *modPlan) analyseKey(where []cql.Relation, bd *binder, fullRow bool) err
 	if m.kind == modUpdate && !onlyStatic {
 		fullRow = true
 	}
-	if fullRow {
-		if slice {
-			if m.kind == modUpdate {
-				return invalid("Slice restrictions are not supported on the clustering columns in UPDATE statements")
-			}
-			return invalid("Range deletions are not supported for specific columns")
-		}
-		if missing := missingFrom(t.ck, ck); len(missing) > 0 {
-			return invalid(msgMissingClustering+"%s", strings.Join(missing, ", "))
+	if onlyStatic && len(ck) > 0 {
+		// static columns alone under clustering restrictions: checkStaticOnlyClustering
+		// refuses them, unless a condition is on a regular column (then checkRowKey)
+		m.rowKey = &rowKeyCheck{slice: slice, ck: ck}
+	} else if fullRow {
+		if err := m.checkRowKey(slice, ck); err != nil {
+			return err
 		}
 	} else {
 		// clustering restrictions must be a prefix, with at most one slice at its end
