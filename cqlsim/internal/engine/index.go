@@ -171,12 +171,18 @@ func (e *Engine) createIndex(st *cql.CreateIndex, current string) (*Result, erro
 		return nil, invalid("Secondary indexes are not supported on %s", what)
 	case c.kind == kindPartitionKey && len(t.pk) == 1:
 		return nil, invalid("Cannot create secondary index on the only partition key column %s", c.name)
+	case c.typ.frozen && c.typ.isCollection() && kind != "full":
+		what := kind
+		if what == "" {
+			what = "values"
+		}
+		return nil, invalid("Cannot create %s() index on frozen column %s. Frozen collections are immutable and must be fully indexed by using the 'full(%s)' modifier", what, c.name, c.name)
 	case kind == "full" && !(c.typ.frozen && c.typ.isCollection()):
 		return nil, invalid("full() indexes can only be created on frozen collections")
+	case (kind == "keys" || kind == "entries" || kind == "values") && !c.typ.isCollection():
+		return nil, invalid("Cannot create %s() index on %s. Non-collection columns only support simple indexes", kind, c.name)
 	case (kind == "keys" || kind == "entries") && c.typ.code != primitive.DataTypeCodeMap:
 		return nil, invalid("Cannot create index on %s of column %s with non-map type", kind, c.name)
-	case kind == "values" && !c.typ.isCollection():
-		return nil, invalid("Cannot create index on values() of column %s with non-collection type", c.name)
 	case kind == "" && c.typ.isCollection() && c.typ.multiCell():
 		kind = "values"
 	}

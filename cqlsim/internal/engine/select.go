@@ -267,6 +267,9 @@ func (e *Engine) planSelect(st *cql.Select, ks string, vars []Column) (plan, err
 	}
 	// ORDER BY
 	if len(st.OrderBy) > 0 {
+		if usedIndex {
+			return nil, invalid("ORDER BY with 2ndary indexes is not supported, except for ANN queries.")
+		}
 		if !sp.pkFull {
 			return nil, invalid("ORDER BY is only supported when the partition key is restricted by an EQ or an IN.")
 		}
