@@ -125,8 +125,12 @@
 // place of another, such as a timestamp read as a bigint), Java's numeric conversions, the CQL
 // literal text of a value cast to text, column names cast(x as type), and Cassandra's errors
 // (whose lists of signatures cqlsim gives in the order a Cassandra 5.0.9 node gave them: a
-// hash order that may change from one Cassandra process to another). A cast of an aggregate,
-// an aggregate of a cast and CAST outside selections are not supported. A single clustering
+// hash order that may change from one Cassandra process to another; so do the messages of
+// sum and avg and of conflicting multi-column relations). A cast of an aggregate, an
+// aggregate of a cast and CAST outside selections are not supported; nor are arithmetic
+// operators in selections (SELECT k + 1, which Cassandra 5.0 takes) or aggregates of anything
+// but a column (max(writetime(v))), which fail with an Invalid error saying cqlsim does not
+// support them. A single clustering
 // column in tuple notation, (c) op (v) or (c) IN ((v), ...), with literals or bind markers,
 // restricts as c op v does, as in Cassandra 5.0.
 // Materialized views and user-defined functions are refused as Cassandra 5.0's default
@@ -135,7 +139,8 @@
 // A non-frozen user type value is stored as Cassandra stores it, one cell per field with its
 // own write time and expiry, as non-frozen collections are stored one cell per element;
 // writetime(u) and ttl(u) answer one value per field of the type, writetime(u.f) and ttl(u.f)
-// the field's.
+// the field's; maxwritetime(c) the latest of its cells' write times, writetime(c[k]) and
+// ttl(c[k]) those of a set element or a map entry.
 // Known differences within the subset: a counter deleted and then incremented starts again
 // from 0, where Cassandra may bring back its old value; a writetime() or ttl() list with null
 // elements (of a user type's fields without a cell or a TTL) is written in JSON (SELECT JSON,

@@ -1778,6 +1778,10 @@ func (p *parser) selectStmt() (Statement, error) {
 			if err != nil {
 				return nil, err
 			}
+			if t := p.peek(); t.Kind == TokPunct && len(t.Text) == 1 && strings.Contains("+-*/%", t.Text) || t.Kind == TokInteger && strings.HasPrefix(t.Text, "-") {
+				// Cassandra 5.0 takes arithmetic in selections; cqlsim does not
+				return p.unsupported("arithmetic operators in selections")
+			}
 			if p.acceptKw("as") {
 				if sel.Alias, err = p.identAllowKw(); err != nil {
 					return nil, err
