@@ -38,6 +38,11 @@ var preparedStatements = []string{
 	"SELECT a, c FROM {ks}.p WHERE a = ? AND b = ? ORDER BY vec ANN OF ? LIMIT ?",
 	"SELECT a, similarity_cosine(vec, ?) FROM {ks}.p ORDER BY vec ANN OF ? LIMIT 5",
 	"SELECT a FROM {ks}.p ORDER BY vec ANN OF :q LIMIT :n",
+	"UPDATE {ks}.p SET v = ? WHERE a = ? AND b = ? AND c = ? AND d = ? IF l CONTAINS ? AND m CONTAINS KEY ? AND m CONTAINS ?",
+	"DELETE l[?] FROM {ks}.p WHERE a = ? AND b = ? AND c = ? AND d = ? IF m[?] = ?",
+	"SELECT b, a, count(*) FROM {ks}.p WHERE b = ? AND a = ? GROUP BY b, a, c PER PARTITION LIMIT ? LIMIT ?",
+	"BEGIN BATCH USING TIMESTAMP ? UPDATE {ks}.p SET v = ? WHERE a = ? AND b = ? AND c = ? AND d = ?; DELETE m[?] FROM {ks}.p WHERE a = ? AND b = ? AND c = ? AND d = ?; APPLY BATCH",
+	"SELECT maxwritetime(l), writetime(m['x']), ttl(v) FROM {ks}.p WHERE b = ? AND a = ?",
 	"SELECT * FROM system.local WHERE key = ?",
 	"SELECT keyspace_name, table_name FROM system_schema.tables WHERE keyspace_name = ?",
 }

@@ -14,7 +14,8 @@ type batchPlan struct {
 
 func (e *Engine) planBatchStmt(st *cql.Batch, ks string, vars []Column) (plan, error) {
 	bp := &batchPlan{typ: uint8(st.Type)}
-	bd := &binder{vars: vars}
+	// Cassandra names the batch's own markers' keyspace and table "[batch]"
+	bd := &binder{vars: vars, ks: "[batch]", table: "[batch]"}
 	if st.Using.TTL != nil {
 		return nil, invalid("Global TTL on the BATCH statement is not supported.")
 	}
