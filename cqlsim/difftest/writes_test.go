@@ -22,6 +22,7 @@ func TestWritesAndCollections(t *testing.T) {
 		{"collection", collectionSteps},
 		{"collectionRule", collectionRuleSteps},
 		{"literal", literalSteps},
+		{"json", jsonSteps},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCompared(t, hosts, g.steps()) })
 	}
@@ -333,5 +334,32 @@ func literalSteps() []Step {
 		{Query: "INSERT INTO {ks}.co (k, fl) VALUES (1, (1, 2))", WantErr: true},
 		{Query: "INSERT INTO {ks}.co (k, v) VALUES (1, (1, 2))", WantErr: true},
 		{Query: "INSERT INTO {ks}.co (k, tp) VALUES (1, {1})", WantErr: true},
+	}
+}
+
+// jsonSteps returns steps on INSERT JSON and SELECT JSON: column names as keys, values of every
+// type, errors of values that do not fit.
+func jsonSteps() []Step {
+	return []Step{
+		{Query: "CREATE TABLE {ks}.j (k int, c text, \"Up\" int, v varint, d decimal, f float, db double, b blob, t timestamp, dt date, tm time, u uuid, du duration, i inet, l list<text>, s set<int>, m map<text, frozen<list<int>>>, tp tuple<int, text>, us u, fu frozen<u>, PRIMARY KEY (k, c))"},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 1, \"c\": \"a\", \"\\\"Up\\\"\": 2, \"v\": 12345678901234567890, \"d\": 1.50, \"f\": 1.5, \"db\": 1e300, \"b\": \"0x0102\", \"t\": 0, \"dt\": \"2020-01-01\", \"tm\": \"01:02:03\", \"u\": \"123e4567-e89b-12d3-a456-426614174000\", \"du\": \"1h\", \"i\": \"::1\", \"l\": [\"x\", \"y\"], \"s\": [3, 1], \"m\": {\"q\": [1]}, \"tp\": [1, null], \"us\": {\"a\": 1}, \"fu\": {\"b\": \"z\"}}'", WantErr: true},
+		{Query: "SELECT JSON * FROM {ks}.j"},
+		{Query: "SELECT JSON k, \"Up\", us.a, fu.b AS x, tp FROM {ks}.j"},
+		{Query: "SELECT JSON k AS \"K\", c AS \"a b\", writetime(v) AS w FROM {ks}.j"},
+		{Query: "SELECT toJson(m), toJson(tp), toJson(us), toJson(du), toJson(b), toJson(i), toJson(t), toJson(f), toJson(db) FROM {ks}.j"},
+		{Query: "SELECT JSON * FROM {ks}.j WHERE k = 99"},
+		{Query: "SELECT JSON count(*), max(v), min(c) FROM {ks}.j"},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 2, \"c\": \"a\", \"Up\": 2}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 2, \"c\": \"a\", \"up\": 2}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 2}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 2, \"c\": null}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": \"2\", \"c\": \"b\", \"v\": \"7\", \"f\": \"1.5\", \"s\": [1, 1]}'"},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 3, \"c\": \"b\", \"l\": \"x\"}'", CodeOnly: true, WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 3, \"c\": \"b\", \"tp\": [1, \"x\", 2]}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 3, \"c\": \"b\", \"us\": {\"zz\": 1}}'", WantErr: true},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 3, \"c\": \"b\"}' USING TTL 100 AND TIMESTAMP 5"},
+		{Query: "INSERT INTO {ks}.j JSON '{\"k\": 3, \"c\": \"b\"}' IF NOT EXISTS"},
+		{Query: "SELECT JSON k, c, v, f, s FROM {ks}.j WHERE k = 2"},
+		{Query: "SELECT k, c, writetime(\"Up\") FROM {ks}.j WHERE k = 3"},
 	}
 }

@@ -452,8 +452,11 @@ func fromJSON(ty *ctype, v any, name string) ([]byte, error) {
 		return encodeMap(ks, vs), nil
 	case primitive.DataTypeCodeTuple:
 		arr, ok := v.([]any)
-		if !ok || len(arr) > len(ty.elems) {
+		if !ok {
 			return nil, bad()
+		}
+		if len(arr) > len(ty.elems) {
+			return nil, invalid("Error decoding JSON value for %s: Tuple contains extra items (expected %d): %s", name, len(ty.elems), javaListString(arr))
 		}
 		fs := make([][]byte, len(ty.elems))
 		for i, e := range arr {
@@ -515,3 +518,20 @@ func decodeJSONText(b []byte) (any, error) {
 
 // errJSONNumber is decodeJSONText's error for a number a strict parser refuses.
 var errJSONNumber = errors.New("invalid JSON number")
+
+// javaListString writes a decoded JSON array as Java's List.toString writes the list Jackson
+// made of it: [1, x, null].
+func javaListString(arr []any) string {
+	parts := make([]string, len(arr))
+	for i, e := range arr {
+		switch x := e.(type) {
+		case nil:
+			parts[i] = "null"
+		case []any:
+			parts[i] = javaListString(x)
+		default:
+			parts[i] = fmt.Sprint(x)
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

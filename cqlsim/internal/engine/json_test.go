@@ -43,7 +43,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	eq(t, "default unset", te.rows(`SELECT "Name", d FROM t`), []string{"'x'|2"})
 	te.mustExec(`INSERT INTO t JSON '{"k": 1}'`)
 	eq(t, "default null", te.rows(`SELECT "Name", d FROM t`), []string{"null|null"})
-	if _, msg := te.errCode(`INSERT INTO t JSON '{"k": 1, "Name": "x"}'`); msg != "JSON values map contains unrecognized column: Name" {
+	if _, msg := te.errCode(`INSERT INTO t JSON '{"k": 1, "Name": "x"}'`); msg != "JSON values map contains unrecognized column: name" {
 		t.Errorf("case-insensitive key: %s", msg)
 	}
 }

@@ -1296,7 +1296,7 @@ func (m *modPlan) jsonValues(ctx *evalCtx) ([]termResult, error) {
 	for k, v := range obj {
 		c, ok := m.t.byName[jsonColumnName(k)]
 		if !ok {
-			return nil, invalid("JSON values map contains unrecognized column: %s", k)
+			return nil, invalid("JSON values map contains unrecognized column: %s", jsonColumnName(k))
 		}
 		b, err := fromJSON(c.typ, v, c.name)
 		if err != nil {
