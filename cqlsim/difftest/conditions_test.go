@@ -48,6 +48,7 @@ func TestConditionsAndBatches(t *testing.T) {
 		{"batchRule", batchRuleSteps},
 		{"casKey", casKeySteps},
 		{"conditionSyntax", conditionSyntaxSteps},
+		{"staticCondition", staticConditionSteps},
 	} {
 		t.Run(g.name, func(t *testing.T) { runCompared(t, hosts, g.steps()) })
 	}
@@ -409,5 +410,42 @@ func conditionSyntaxSteps() []Step {
 		{Query: "BEGIN BATCH USING TTL ? INSERT INTO {ks}.l (k, c) VALUES (1, 1); APPLY BATCH", Args: []any{5}, WantErr: true},
 		{Query: "BEGIN BATCH USING TIMESTAMP ? INSERT INTO {ks}.l (k, c) VALUES (1, 1); APPLY BATCH", Args: []any{5}},
 		{Query: "BEGIN BATCH USING TTL 'x' INSERT INTO {ks}.l (k, c) VALUES (1, 1); APPLY BATCH", WantErr: true},
+	}
+}
+
+// staticConditionSteps returns steps on conditions mixing static and regular columns, in
+// statements and batches, with the rows a failed condition answers, and a SERIAL read paged by one
+// row.
+func staticConditionSteps() []Step {
+	return []Step{
+		{Query: "CREATE TABLE {ks}.ls (k int, c int, s int static, t text static, v int, w int, PRIMARY KEY (k, c))"},
+		{Query: "INSERT INTO {ks}.ls (k, c, s, t, v, w) VALUES (1, 1, 1, 'a', 1, 1)"},
+		{Query: "INSERT INTO {ks}.ls (k, c, v) VALUES (1, 2, 2)"},
+		{Query: "UPDATE {ks}.ls SET v = 9 WHERE k = 1 AND c = 2 IF s = 2 AND w = 5"},
+		{Query: "UPDATE {ks}.ls SET v = 9 WHERE k = 1 AND c = 2 IF w = 5 AND t = 'b'"},
+		{Query: "UPDATE {ks}.ls SET v = 9, s = 3 WHERE k = 1 AND c = 2 IF v = 2 AND s = 1"},
+		{Query: "UPDATE {ks}.ls SET v = 9, s = 3 WHERE k = 1 AND c = 2 IF v = 3"},
+		{Query: "UPDATE {ks}.ls SET s = 4 WHERE k = 1 IF t = 'z'"},
+		{Query: "UPDATE {ks}.ls SET s = 4 WHERE k = 1 IF t = 'a' AND s = 3"},
+		{Query: "INSERT INTO {ks}.ls (k, c, v) VALUES (1, 3, 3) IF NOT EXISTS"},
+		{Query: "INSERT INTO {ks}.ls (k, c, v) VALUES (1, 3, 3) IF NOT EXISTS"},
+		{Query: "INSERT INTO {ks}.ls (k, c, v, s) VALUES (1, 3, 3, 7) IF NOT EXISTS"},
+		{Query: "DELETE FROM {ks}.ls WHERE k = 1 AND c = 3 IF EXISTS"},
+		{Query: "DELETE FROM {ks}.ls WHERE k = 1 AND c = 3 IF EXISTS"},
+		{Query: "DELETE v FROM {ks}.ls WHERE k = 1 AND c = 2 IF s = 4"},
+		{Query: "DELETE t FROM {ks}.ls WHERE k = 1 IF s = 4"},
+		{Query: "SELECT * FROM {ks}.ls"},
+		{Query: "BEGIN BATCH UPDATE {ks}.ls SET v = 7 WHERE k = 1 AND c = 1 IF v = 1; UPDATE {ks}.ls SET s = 8 WHERE k = 1 IF s = 0; INSERT INTO {ks}.ls (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; APPLY BATCH"},
+		{Query: "BEGIN BATCH UPDATE {ks}.ls SET v = 7 WHERE k = 1 AND c = 1 IF v = 1; UPDATE {ks}.ls SET s = 8 WHERE k = 1 IF s = 4; INSERT INTO {ks}.ls (k, c, v) VALUES (1, 5, 5) IF NOT EXISTS; APPLY BATCH"},
+		{Query: "SELECT * FROM {ks}.ls"},
+		{Query: "BEGIN BATCH INSERT INTO {ks}.ls (k, c, v) VALUES (2, 1, 1) IF NOT EXISTS; INSERT INTO {ks}.ls (k, s) VALUES (2, 5) IF NOT EXISTS; APPLY BATCH"},
+		{Query: "BEGIN BATCH INSERT INTO {ks}.ls (k, c, v) VALUES (2, 1, 1) IF NOT EXISTS; INSERT INTO {ks}.ls (k, s) VALUES (2, 5) IF NOT EXISTS; APPLY BATCH"},
+		{Query: "BEGIN BATCH UPDATE {ks}.ls SET w = 1 WHERE k = 2 AND c = 1 IF EXISTS; UPDATE {ks}.ls SET w = 2 WHERE k = 2 AND c = 9 IF EXISTS; APPLY BATCH"},
+		{Query: "BEGIN BATCH UPDATE {ks}.ls SET w = 1 WHERE k = 3 AND c = 1 IF v = null; UPDATE {ks}.ls SET w = 2 WHERE k = 3 AND c = 2 IF v = null; APPLY BATCH"},
+		{Query: "SELECT * FROM {ks}.ls WHERE k IN (2, 3)"},
+		{Query: "UPDATE {ks}.ls USING TTL 1000 SET v = 1 WHERE k = 4 AND c = 1 IF NOT EXISTS", WantErr: true},
+		{Query: "UPDATE {ks}.ls USING TTL 1000 SET v = 1 WHERE k = 4 AND c = 1 IF v = null"},
+		{Query: "SELECT k, c, v FROM {ks}.ls WHERE k = 4"},
+		{Query: "SELECT k, c, v FROM {ks}.ls WHERE k = 4", Consistency: gocql.Consistency(gocql.Serial), PageSize: 1, Pages: true},
 	}
 }
