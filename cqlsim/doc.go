@@ -114,7 +114,8 @@
 // CQL parsing, storage, system and schema tables and statement execution live in the internal
 // engine package; this package is the protocol layer around it. The engine answers as Cassandra
 // 5.0 does, with its results, column names, error codes and messages: cqlsim/difftest runs
-// several hundred statements against a Cassandra node and cqlsim and compares the answers.
+// well over a thousand statements against a Cassandra node and cqlsim and compares the
+// answers.
 // Vector search (SELECT ... ORDER BY v ANN OF [...] LIMIT n on a vector<float, n> column with a
 // storage-attached index) follows Cassandra 5.0's rules and messages; cqlsim finds the exact
 // nearest neighbours by brute force, by the index's similarity_function (cosine by default),

@@ -5,7 +5,12 @@
 // gocql against cqlsim and against a real Apache Cassandra node. Rows, column names and types,
 // [applied] results and error codes and messages must match (compared with go-cmp); paging-state
 // bytes and write timestamps are never compared. Further tests compare gocql's
-// KeyspaceMetadata, PREPARE metadata and keyspace-bound sessions. TestGenerated runs seeded,
+// KeyspaceMetadata, PREPARE metadata and keyspace-bound sessions. TestConditionsAndBatches,
+// TestSelectsAndPaging, TestWritesAndCollections and TestStaticsIndexesAndDeletes compare
+// groups of statements, each in its own keyspace (runCompared), on lightweight transactions
+// and batches, SELECT features with the rows and paging state of every page (Step.Pages),
+// counters, timestamps, TTLs, collection and JSON writes, static columns, deletions and
+// secondary indexes. TestGenerated runs seeded,
 // generated sequences of statements on a random schema (writes with literals and bind markers,
 // conditions, TTLs and timestamps, collection updates, reads with every kind of restriction,
 // paging, counters and invalid statements) on both servers and minimizes a divergence to a
@@ -15,5 +20,6 @@
 //
 //	CQL_HOSTS=127.0.0.1 go test ./cqlsim/difftest
 //
-// Without CQL_HOSTS the tests skip (there is nothing to compare with).
+// Without CQL_HOSTS the tests skip (there is nothing to compare with). CQL_KEYSPACE_PREFIX
+// replaces the t_ prefix of the keyspaces the tests create, for runs that share a node.
 package difftest
