@@ -288,7 +288,8 @@ func pagingSteps() []Step {
 	}
 }
 
-// pageEndSteps returns steps on where a page that ends a partition's rows carries a paging state:
+// pageEndSteps returns steps (the last ones on a table of their own, with clustering in
+// descending order) on where a page that ends a partition's rows carries a paging state:
 // PER PARTITION LIMIT, DISTINCT and static rows on partition keys, LIMIT.
 func pageEndSteps() []Step {
 	return []Step{
@@ -319,5 +320,21 @@ func pageEndSteps() []Step {
 		{Query: "SELECT k, s FROM {ks}.s WHERE k = 7", PageSize: 1, Pages: true},
 		{Query: "SELECT k, c, d FROM {ks}.s WHERE k = 7", PageSize: 1, Pages: true},
 		{Query: "SELECT k, c, d FROM {ks}.s WHERE token(k) > 0 AND token(k) < 9000000000000000000", PageSize: 3, Pages: true},
+		{Query: "CREATE TABLE {ks}.t (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)"},
+		{Query: "INSERT INTO {ks}.t (k, c, v) VALUES (1, 1, 1)"},
+		{Query: "INSERT INTO {ks}.t (k, c, v) VALUES (1, 2, 2)"},
+		{Query: "INSERT INTO {ks}.t (k, c, v) VALUES (1, 3, 3)"},
+		{Query: "INSERT INTO {ks}.t (k, c, v) VALUES (2, 1, 1)"},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k = 1 AND c IN (3, 1, 2) ORDER BY c ASC", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k = 1 AND c IN (3, 1, 2)", PageSize: 2, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k = 1 AND c > 1 ORDER BY c ASC LIMIT 1", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k IN (2, 1) AND c IN (1, 3) LIMIT 3", PageSize: 2, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k IN (2, 1) PER PARTITION LIMIT 1 LIMIT 1", PageSize: 1, Pages: true},
+		{Query: "SELECT k, max(c), min(v), count(v) FROM {ks}.t WHERE k IN (1, 2) GROUP BY k LIMIT 1", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c, count(*) FROM {ks}.t WHERE k = 1 GROUP BY k, c ORDER BY c ASC", PageSize: 2, Pages: true},
+		{Query: "SELECT DISTINCT k FROM {ks}.t WHERE token(k) > 0", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE v > 1 ALLOW FILTERING", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE k = 1 AND v > 1 ALLOW FILTERING", PageSize: 1, Pages: true},
+		{Query: "SELECT k, c FROM {ks}.t WHERE c = 1 ALLOW FILTERING", PageSize: 1, Pages: true},
 	}
 }
