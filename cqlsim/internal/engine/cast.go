@@ -350,8 +350,7 @@ func castText(from primitive.DataTypeCode, b []byte) string {
 	case primitive.DataTypeCodeDate:
 		return javaDate(int64(binary.BigEndian.Uint32(b)) - 1<<31)
 	case primitive.DataTypeCodeTime:
-		ns := int64(binary.BigEndian.Uint64(b))
-		return fmt.Sprintf("%02d:%02d:%02d.%09d", ns/3600e9, ns/60e9%60, ns/1e9%60, ns%1e9)
+		return javaTime(int64(binary.BigEndian.Uint64(b)))
 	}
 	return strconv.FormatInt(signedInt(b), 10)
 }
@@ -400,6 +399,38 @@ func javaTimestampLayout(ms int64, rest string) string {
 		y = 1 - y
 	}
 	return javaYear(y) + t.Format(rest)
+}
+
+// javaTime renders nanoseconds since midnight as Cassandra 5.0.9's TimeSerializer.toString
+// does. A bound time value may be any eight bytes (the server checks only their count), and
+// that rendering takes any value apart field by field with Java's remainders: the hours
+// wrap at 24 (math.MaxInt64 is 23:47:16.854775807) and a negative value's fields are negative,
+// padded as if they were not (-1 is 00:00:00.00000000-1).
+func javaTime(v int64) string {
+	var fields [6]int64 // nanoseconds, microseconds, milliseconds, seconds, minutes, hours
+	for i, unit := range [6]int64{1000, 1000, 1000, 60, 60, 24} {
+		fields[i] = v % unit
+		v = (v - fields[i]) / unit
+	}
+	var sb strings.Builder
+	pad := func(x int64, digits int) {
+		for i := 1; i < digits; i++ {
+			if float64(x) < math.Pow10(i) {
+				sb.WriteByte('0')
+			}
+		}
+		sb.WriteString(strconv.FormatInt(x, 10))
+	}
+	pad(fields[5], 2)
+	sb.WriteByte(':')
+	pad(fields[4], 2)
+	sb.WriteByte(':')
+	pad(fields[3], 2)
+	sb.WriteByte('.')
+	pad(fields[2], 3)
+	pad(fields[1], 3)
+	pad(fields[0], 3)
+	return sb.String()
 }
 
 // javaDate renders days since the epoch as Cassandra's cast of a date to text does (ISO

@@ -119,3 +119,46 @@ func TestTimeLiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundTimeAndDate checks bound time and date values as Cassandra 5.0.9 takes them: any
+// eight bytes for a time, rendered as its TimeSerializer.toString does, compared by their bytes;
+// no empty value for either type.
+func TestBoundTimeAndDate(t *testing.T) {
+	enc := func(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+	for _, c := range []struct {
+		v    int64
+		text string
+	}{
+		{0, "00:00:00.000000000"},
+		{86399999999999, "23:59:59.999999999"},
+		{25 * 3600e9, "01:00:00.000000000"},
+		{-1, "00:00:00.00000000-1"},
+		{1<<63 - 1, "23:47:16.854775807"},
+		{-1 << 63, "0-23:0-47:0-16.00-85400-77500-808"},
+		{-(49*3600e9 + 61e9 + 1234), "0-1:0-1:0-1.00000-100-234"},
+	} {
+		if err := validateValue(tTime, enc(c.v)); err != nil {
+			t.Errorf("time %d refused: %v", c.v, err)
+		}
+		if got := javaTime(c.v); got != c.text {
+			t.Errorf("javaTime(%d) = %q, want %q", c.v, got, c.text)
+		}
+	}
+	if c := compareValues(tTime, enc(-1), enc(86399999999999)); c <= 0 {
+		t.Errorf("a negative time sorts before 23:59:59.999999999 (%d); Cassandra orders times by their bytes", c)
+	}
+	for _, c := range []struct {
+		ty  *ctype
+		b   []byte
+		err string
+	}{
+		{tTime, []byte{}, "Expected 8 byte long for time (0)"},
+		{tDate, []byte{}, "Expected 4 byte long for date (0)"},
+		{tDate, []byte{1, 2}, "Expected 4 byte long for date (2)"},
+	} {
+		err := validateValue(c.ty, c.b)
+		if err == nil || err.Error() != c.err {
+			t.Errorf("%s %x: error %v, want %q", c.ty.plainString(), c.b, err, c.err)
+		}
+	}
+}

@@ -183,8 +183,7 @@ func toJSON(ty *ctype, b []byte) string {
 	case primitive.DataTypeCodeDate:
 		return jsonString(javaDate(int64(binary.BigEndian.Uint32(b)) - 1<<31))
 	case primitive.DataTypeCodeTime:
-		ns := int64(binary.BigEndian.Uint64(b))
-		return jsonString(fmt.Sprintf("%02d:%02d:%02d.%09d", ns/3600e9, ns/60e9%60, ns/1e9%60, ns%1e9))
+		return jsonString(javaTime(int64(binary.BigEndian.Uint64(b))))
 	case primitive.DataTypeCodeDuration:
 		return jsonString(formatDuration(b))
 	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:

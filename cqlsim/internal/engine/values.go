@@ -731,18 +731,15 @@ func validateValue(ty *ctype, b []byte) error {
 			return invalid("Invalid version for TimeUUID type.")
 		}
 	case primitive.DataTypeCodeDate:
-		if n != 4 && n != 0 {
+		// Unlike most types, date and time have no empty value; and a time is any eight
+		// bytes: Cassandra 5.0.9 stores one outside the day (negative, or 24 hours or more)
+		// and renders it as javaTime does.
+		if n != 4 {
 			return invalid("Expected 4 byte long for date (%d)", n)
 		}
 	case primitive.DataTypeCodeTime:
-		if n != 8 && n != 0 {
+		if n != 8 {
 			return invalid("Expected 8 byte long for time (%d)", n)
-		}
-		if n == 8 {
-			v := int64(binary.BigEndian.Uint64(b))
-			if v < 0 || v >= 86400*1e9 {
-				return invalid("Time value out of range: %d", v)
-			}
 		}
 	case primitive.DataTypeCodeInet:
 		if n != 4 && n != 16 && n != 0 {
@@ -906,10 +903,12 @@ func compareValues(ty *ctype, a, b []byte) int {
 		if len(a) == 4 && len(b) == 4 {
 			return cmpInt(int64(int32(binary.BigEndian.Uint32(a))), int64(int32(binary.BigEndian.Uint32(b))))
 		}
-	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter, primitive.DataTypeCodeTimestamp, primitive.DataTypeCodeTime:
+	case primitive.DataTypeCodeBigint, primitive.DataTypeCodeCounter, primitive.DataTypeCodeTimestamp:
 		if len(a) == 8 && len(b) == 8 {
 			return cmpInt(int64(binary.BigEndian.Uint64(a)), int64(binary.BigEndian.Uint64(b)))
 		}
+	// A time compares by its bytes (Cassandra's TimeType is byte-ordered), so one outside
+	// the day that is negative sorts after every time of the day.
 	case primitive.DataTypeCodeSmallint:
 		if len(a) == 2 && len(b) == 2 {
 			return cmpInt(int64(int16(binary.BigEndian.Uint16(a))), int64(int16(binary.BigEndian.Uint16(b))))
