@@ -8,6 +8,13 @@ import (
 
 var errShort = errors.New("not enough bytes")
 
+// Errors of decodeElems and decodeMap besides errShort: a negative element count, and bytes
+// after the last element.
+var (
+	errNegativeCount = errors.New("negative element count")
+	errExtraneous    = errors.New("unexpected extraneous bytes after collection value")
+)
+
 // encodeElems encodes a list or set body: [int n] then n [bytes].
 func encodeElems(elems [][]byte) []byte {
 	n := 4
@@ -62,8 +69,11 @@ func decodeElems(b []byte) ([][]byte, error) {
 	}
 	n := int(int32(binary.BigEndian.Uint32(b)))
 	b = b[4:]
-	if n < 0 || n > len(b)/4 {
-		return nil, errors.New("invalid element count")
+	if n < 0 {
+		return nil, errNegativeCount
+	}
+	if n > len(b)/4 {
+		return nil, errShort
 	}
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {
@@ -76,7 +86,7 @@ func decodeElems(b []byte) ([][]byte, error) {
 		out = append(out, e)
 	}
 	if len(b) != 0 {
-		return nil, errors.New("unexpected extraneous bytes after collection value")
+		return nil, errExtraneous
 	}
 	return out, nil
 }
@@ -88,8 +98,11 @@ func decodeMap(b []byte) (keys, vals [][]byte, err error) {
 	}
 	n := int(int32(binary.BigEndian.Uint32(b)))
 	b = b[4:]
-	if n < 0 || n > len(b)/8 {
-		return nil, nil, errors.New("invalid map size")
+	if n < 0 {
+		return nil, nil, errNegativeCount
+	}
+	if n > len(b)/8 {
+		return nil, nil, errShort
 	}
 	for i := 0; i < n; i++ {
 		var k, v []byte
@@ -103,7 +116,7 @@ func decodeMap(b []byte) (keys, vals [][]byte, err error) {
 		vals = append(vals, v)
 	}
 	if len(b) != 0 {
-		return nil, nil, errors.New("unexpected extraneous bytes after map value")
+		return nil, nil, errExtraneous
 	}
 	return keys, vals, nil
 }

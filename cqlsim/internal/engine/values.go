@@ -768,9 +768,14 @@ func validateValue(ty *ctype, b []byte) error {
 	case primitive.DataTypeCodeList, primitive.DataTypeCodeSet:
 		elems, err := decodeElems(b)
 		if err != nil {
-			return invalid("Invalid %s value for %s: %v", ty.plainString(), ty.plainString(), err)
+			return collectionError(ty, err)
 		}
 		for _, e := range elems {
+			if e == nil && ty.code == primitive.DataTypeCodeList {
+				// Cassandra 5.0.9 validates a list's null element as a value and fails
+				// with a server error; a set's is refused as a map's key or value is.
+				return &Error{Code: CodeServerError, Message: "java.lang.NullPointerException"}
+			}
 			if e == nil {
 				return invalid("Null value read when not allowed")
 			}
@@ -781,7 +786,7 @@ func validateValue(ty *ctype, b []byte) error {
 	case primitive.DataTypeCodeMap:
 		ks, vs, err := decodeMap(b)
 		if err != nil {
-			return invalid("Invalid %s value: %v", ty.plainString(), err)
+			return collectionError(ty, err)
 		}
 		for i := range ks {
 			if ks[i] == nil || vs[i] == nil {
@@ -826,6 +831,19 @@ func validateValue(ty *ctype, b []byte) error {
 		}
 	}
 	return nil
+}
+
+// collectionError is Cassandra 5.0.9's refusal of a list, set or map value of type ty that
+// decodeElems or decodeMap could not split (err).
+func collectionError(ty *ctype, err error) *Error {
+	kind := map[primitive.DataTypeCode]string{primitive.DataTypeCodeList: "list", primitive.DataTypeCodeSet: "set", primitive.DataTypeCodeMap: "map"}[ty.code]
+	switch err {
+	case errNegativeCount:
+		return invalid("The data cannot be deserialized as a %s", kind)
+	case errExtraneous:
+		return invalid("Unexpected extraneous bytes after %s value", kind)
+	}
+	return invalid("Not enough bytes to read a %s", kind)
 }
 
 // normalizeValue canonicalises collection values (set order, map key order) so that stored
