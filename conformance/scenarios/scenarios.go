@@ -59,7 +59,7 @@ func All() []Scenario {
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
 		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios(), serverFrameScenarios(),
-		legacyCScenarios()} {
+		legacyCScenarios(), unavailableScenarios()} {
 		all = append(all, group...)
 	}
 	return all
