@@ -713,13 +713,20 @@ func (e *retryError) Error() string { return e.err.Error() }
 // replicas (Config.Routing TokenAware), or to the connection of its shard on a sharded node.
 func (s *Session) wantToken() bool { return s.cfg.Routing == TokenAware || s.sharded.Load() }
 
+// reprepareAgain is how many more times than reprepareBudget's base one attempt prepares
+// again and resends when the node answers UNPREPARED once more right after the PREPARE: its
+// prepared statement cache, churned by other clients' statements, can forget the statement
+// between the two. gocql v1.7.0 prepares again as long as the node answers UNPREPARED.
+const reprepareAgain = 9
+
 // reprepareBudget is how many times one attempt may prepare again and resend after
-// UNPREPARED: once for a statement, once per statement for a batch.
+// UNPREPARED: once for a statement, once per statement for a batch, and reprepareAgain
+// more for a node that forgets a statement again.
 func reprepareBudget(info *reqInfo) int {
 	if info.batch != nil {
-		return max(len(info.batch.stmts), 1)
+		return max(len(info.batch.stmts), 1) + reprepareAgain
 	}
-	return 1
+	return 1 + reprepareAgain
 }
 
 // observe tells the request's observer of an attempt. An asynchronous request's goroutine is
@@ -768,7 +775,8 @@ func (s *Session) attempt(ctx context.Context, c *conn.Conn, info *reqInfo, to *
 	// A node that does not know a prepared statement answers UNPREPARED with its id: the
 	// statement is prepared again on this connection and the request sent again. A batch can
 	// hold several statements the node does not know, reported one per answer, so this repeats
-	// up to once per statement. Rows the prepared metadata does not describe (errStaleMetadata)
+	// up to once per statement, and a node may forget a statement again right after its
+	// PREPARE, so reprepareAgain more times. Rows the prepared metadata does not describe (errStaleMetadata)
 	// are prepared again alike, but they say that the statement ran (ran).
 	ran := false
 	for left := reprepareBudget(info); err != nil && left > 0; left-- {
