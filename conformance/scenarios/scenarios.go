@@ -59,7 +59,7 @@ func All() []Scenario {
 		pagingMoreScenarios(), iterMoreScenarios(), casMoreScenarios(), batchMoreScenarios(),
 		errorMoreScenarios(), contextMoreScenarios(), observerMoreScenarios(), sessionMoreScenarios(),
 		retryScenarios(), bindScenarios(), configScenarios(), misuseScenarios(), serverFrameScenarios(),
-		legacyCScenarios(), unavailableScenarios()} {
+		legacyCScenarios(), unavailableScenarios(), unpreparedScenarios()} {
 		all = append(all, group...)
 	}
 	return all

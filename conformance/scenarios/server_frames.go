@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"net"
 	"strconv"
@@ -309,3 +310,42 @@ type connectObserverFunc func(gocql.ObservedConnect)
 
 // ObserveConnect calls f.
 func (f connectObserverFunc) ObserveConnect(c gocql.ObservedConnect) { f(c) }
+
+// unpreparedScenarios put a node that forgets a prepared statement again right after the
+// driver prepared it anew (its cache churned by other clients). They come after
+// unavailableScenarios in All, so that the scenarios before them keep their indexes.
+func unpreparedScenarios() []Scenario {
+	return []Scenario{
+		{"session/unprepared_again_after_reprepare", func(e *Env) {
+			// A node answers a prepared read UNPREPARED three times in a row (as one whose
+			// prepared statement cache other clients' statements churn can): both drivers
+			// prepare again and resend until it runs. A node that answers UNPREPARED every
+			// time: gocql v1.7.0 prepares and resends until the query's context ends; the shim
+			// gives up after ten PREPAREs and returns the UNPREPARED (docs/deviations.md G73).
+			sim, s := ownSimSession(e, 1, "upa", nil)
+			if s == nil {
+				return
+			}
+			defer sim.Close()
+			defer s.Close()
+			const sel = "SELECT v FROM upa.t WHERE k = ?"
+			e.R.Record("insert", s.Query("INSERT INTO upa.t (k, v) VALUES (1, 10)").WithContext(e.Ctx).Exec())
+			var v int
+			e.R.Record("read", s.Query(sel, 1).WithContext(e.Ctx).Scan(&v), v)
+			id := md5.Sum([]byte(sel)) // Cassandra's statement id: md5 of the keyspace (none) and the text
+			forgotten := &message.Unprepared{ErrorMessage: "forgotten", Id: id[:]}
+			e.R.Record("inject 3", sim.InjectFault(0, cqlsim.Fault{Match: sel, Error: forgotten, Times: 3}))
+			v = 0
+			e.R.Record("read after 3 UNPREPARED", s.Query(sel, 1).WithContext(e.Ctx).Scan(&v), v)
+			e.R.Record("inject always", sim.InjectFault(0, cqlsim.Fault{Match: sel, Error: forgotten}))
+			ctx, cancel := context.WithTimeout(e.Ctx, 500*time.Millisecond)
+			defer cancel()
+			err := s.Query(sel, 1).WithContext(ctx).Exec()
+			_, unprepared := err.(*gocql.RequestErrUnprepared)
+			e.R.Record("read, always UNPREPARED", err, unprepared, errors.Is(err, context.DeadlineExceeded))
+			e.R.Record("clear", sim.ClearFaults(0))
+			v = 0
+			e.R.Record("read after", s.Query(sel, 1).WithContext(e.Ctx).Scan(&v), v)
+		}},
+	}
+}
