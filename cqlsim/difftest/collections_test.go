@@ -9,11 +9,11 @@ import (
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
 
-// collectionSteps binds malformed list, set and map values (sent as raw bytes): too short,
+// malformedCollectionSteps binds malformed list, set and map values (sent as raw bytes): too short,
 // with a negative element count, with bytes after the last element, and with null or unset
 // elements, which Cassandra 5.0.9 refuses with a server error in a list and as invalid in a
 // set or map.
-func collectionSteps() []Step {
+func malformedCollectionSteps() []Step {
 	steps := []Step{
 		{Query: "CREATE KEYSPACE {ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}"},
 		{Query: "CREATE TABLE {ks}.c (k int PRIMARY KEY, li list<int>, fl frozen<list<int>>, si set<int>, mi map<int, int>, ll list<frozen<list<int>>>)"},
@@ -50,7 +50,7 @@ func TestMalformedCollections(t *testing.T) {
 	hosts := referenceHosts(t)
 	ks := cqltest.KeyspaceName(t)
 	t.Cleanup(func() { cqltest.Exec(t, hosts[0], "DROP KEYSPACE IF EXISTS "+ks) })
-	steps := collectionSteps()
+	steps := malformedCollectionSteps()
 	want := Run(session(t, hosts[0]), ks, steps)
 	sim := cqlsim.StartT(t, cqlsim.Options{})
 	got := Run(session(t, sim.Addrs()[0]), ks, steps)
