@@ -1,0 +1,714 @@
+package native_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/datastax/go-cassandra-native-protocol/message"
+
+	"github.com/cqlbridge/cqlbridge/cqlsim"
+	"github.com/cqlbridge/cqlbridge/internal/cqltest"
+	"github.com/cqlbridge/cqlbridge/native"
+)
+
+// tortureLong runs the torture tests for minutes instead of seconds.
+var tortureLong = flag.Bool("torture.long", false, "run the torture tests for minutes (go test -run Torture -torture.long)")
+
+// tortureSeed, when not 0, is the seed of the torture tests' randomness (each run logs its own).
+var tortureSeed = flag.Uint64("torture.seed", 0, "seed of the torture tests (0: a random one, logged)")
+
+// tortureReadKeys is the number of rows of tort.kv, each k with v "v<k>".
+const tortureReadKeys = 500
+
+// torturePartitions is the number of partitions of tort.pg; partition p has torturePartRows(p)
+// rows c = 0, 1, ... with v = p*1000+c.
+const torturePartitions = 12
+
+func torturePartRows(p int) int { return 3 + p*11 }
+
+// outcome is what a caller learnt of a write: it ran, it may have run, or it never left.
+type outcome uint8
+
+const (
+	applied outcome = iota + 1
+	maybeApplied
+	notApplied
+)
+
+// classify turns a write's error into its outcome.
+func classify(err error) outcome {
+	switch {
+	case err == nil:
+		return applied
+	case errors.Is(err, native.ErrNotSent):
+		return notApplied
+	default:
+		return maybeApplied
+	}
+}
+
+// tortureLedger records what the workers learnt, to check the data against once they stop.
+type tortureLedger struct {
+	mu     sync.Mutex
+	writes map[int64]outcome // tort.w's keys, each written once (alone or in a batch)
+	// counters: per worker, how many increments of its counter succeeded and how many may
+	// have run.
+	cntOK, cntMaybe []int64
+}
+
+func (l *tortureLedger) write(k int64, o outcome) {
+	l.mu.Lock()
+	l.writes[k] = o
+	l.mu.Unlock()
+}
+
+// tortureStats counts the operations and faults of a run.
+type tortureStats struct {
+	ops, okOps, errOps, faults atomic.Int64
+	mu                         sync.Mutex
+	kinds                      map[string]int    // the errors' kinds (see errKind)
+	example                    map[string]string // an error of each kind
+}
+
+// errKind names the kind of a failed operation's error, for the log.
+func errKind(err error) string {
+	var nh *native.NoHostAvailableError
+	var re *native.RequestError
+	switch {
+	case errors.Is(err, native.ErrSessionClosed):
+		return "closed"
+	case errors.Is(err, native.ErrNotSent):
+		return "not sent"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, native.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &nh):
+		return "no host"
+	case errors.As(err, &re):
+		return fmt.Sprintf("server %#x", int(re.Code))
+	case errors.Is(err, native.ErrConnClosed):
+		return "conn closed"
+	}
+	return "other: " + err.Error()
+}
+
+// tortureFail collects the violations the workers find (a wrong row, a missing one, a
+// duplicate): they are reported, at most 20, when the run ends.
+type tortureFail struct {
+	mu   sync.Mutex
+	msgs []string
+	n    int
+}
+
+func (f *tortureFail) add(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if len(f.msgs) < 20 {
+		f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+	}
+}
+
+// tortureEnv is one run's cluster, statements and bookkeeping.
+type tortureEnv struct {
+	t       *testing.T
+	cl      *cqlsim.Cluster
+	s       *native.Session
+	sel     *native.Prepared // SELECT k, v FROM tort.kv WHERE k = ?
+	ins     *native.Prepared // INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)
+	inc     *native.Prepared // UPDATE tort.cnt SET n = n + 1 WHERE k = ?
+	page    *native.Prepared // SELECT p, c, v FROM tort.pg WHERE p = ?
+	ledger  *tortureLedger
+	stats   *tortureStats
+	fail    *tortureFail
+	closing atomic.Bool
+	// pendings started by the workers before the session's Close was called, checked after it.
+	pmu      sync.Mutex
+	pendings []*native.Pending
+	closeAt  atomic.Int64 // UnixNano when Close was called, 0 before
+}
+
+// TestTortureNative runs workers that each know the answer of every statement they send
+// (reads of rows whose key and value they chose, pages of partitions whose rows they know,
+// writes of unique keys, increments of a counter of their own), with random timeouts and
+// cancellations, random page sizes, prepared and unprepared statements, batches, synchronous
+// and asynchronous calls, against a three-node cqlsim cluster whose nodes are delayed, fail
+// statements, freeze, restart and lose their connections at random, and closes the session at
+// a random moment in half of the runs. Every answer must be the caller's own and right; a
+// write reported applied must be there, one reported not sent must not, no counter increment
+// may run twice; every call returns, every Pending started before Close is complete after it,
+// and no goroutine is left. -torture.long runs it for minutes.
+func TestTortureNative(t *testing.T) {
+	runs, dur := 4, 2*time.Second
+	if *tortureLong {
+		runs, dur = 20, 10*time.Second
+	}
+	if testing.Short() {
+		runs = 1
+	}
+	for run := range runs {
+		seed := *tortureSeed
+		if seed == 0 {
+			seed = rand.Uint64()
+		}
+		seed += uint64(run)
+		ok := t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
+			t.Logf("seed %d (-torture.seed=%d reproduces the randomness, not the timing)", seed, seed)
+			tortureRun(t, seed, dur, run%2 == 1)
+		})
+		if !ok {
+			return
+		}
+	}
+}
+
+func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
+	leaks := cqltest.LeakCheck(t)
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
+	rng := rand.New(rand.NewPCG(seed, 1))
+	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE KEYSPACE tort WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+		"CREATE TABLE tort.kv (k bigint PRIMARY KEY, v text)",
+		"CREATE TABLE tort.w (k bigint PRIMARY KEY, g int, v text)",
+		"CREATE TABLE tort.cnt (k int PRIMARY KEY, n counter)",
+		"CREATE TABLE tort.pg (p int, c int, v bigint, PRIMARY KEY (p, c))",
+	} {
+		mustExec(t, setup, q)
+	}
+	for k := range tortureReadKeys {
+		mustExec(t, setup, "INSERT INTO tort.kv (k, v) VALUES (?, ?)", int64(k), fmt.Sprint("v", k))
+	}
+	for p := range torturePartitions {
+		for c := range torturePartRows(p) {
+			mustExec(t, setup, "INSERT INTO tort.pg (p, c, v) VALUES (?, ?, ?)", int32(p), int32(c), int64(p*1000+c))
+		}
+	}
+	setup.Close()
+
+	cfg := native.Config{Hosts: cl.Addrs(), Timeout: 3 * time.Second, RetryPolicy: native.NextHostRetry{MaxRetries: 2},
+		ConnsPerHost: 1 + rng.IntN(2), HeartbeatInterval: 200 * time.Millisecond}
+	if rng.IntN(2) == 0 {
+		cfg.Observer = func(context.Context, native.Attempt) {} // requests run on goroutines
+	}
+	if rng.IntN(2) == 0 {
+		cfg.SpeculativeAttempts, cfg.SpeculativeDelay = 2, time.Duration(1+rng.IntN(20))*time.Millisecond
+	}
+	cfg = native.WithMaxStreams(cfg, 2+rng.IntN(14)) // few stream ids: they are reused all the time
+	s, err := native.Connect(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitHostsUp(t, s, 3)
+	workers := 16
+	e := &tortureEnv{t: t, cl: cl, s: s, ledger: &tortureLedger{writes: map[int64]outcome{},
+		cntOK: make([]int64, workers), cntMaybe: make([]int64, workers)},
+		stats: &tortureStats{}, fail: &tortureFail{}}
+	e.sel = mustPrepare(t, s, "SELECT k, v FROM tort.kv WHERE k = ?")
+	e.ins = mustPrepare(t, s, "INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)")
+	e.inc = mustPrepare(t, s, "UPDATE tort.cnt SET n = n + 1 WHERE k = ?")
+	e.page = mustPrepare(t, s, "SELECT p, c, v FROM tort.pg WHERE p = ?")
+
+	stop := make(chan struct{})
+	var faultsDone sync.WaitGroup
+	faultsDone.Add(1)
+	go func() {
+		defer faultsDone.Done()
+		e.faults(rand.New(rand.NewPCG(seed, 2)), stop)
+	}()
+	var opStart []atomic.Int64 // per worker: UnixNano when its current operation began, 0 between
+	opStart = make([]atomic.Int64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				opStart[w].Store(time.Now().UnixNano())
+				e.op(r, w, i)
+				opStart[w].Store(0)
+				if e.closeAt.Load() != 0 {
+					time.Sleep(time.Millisecond) // the session is closed: calls fail at once
+				}
+			}
+		}()
+	}
+	closeAfter := dur
+	if closeEarly {
+		closeAfter = time.Duration(rng.Int64N(int64(dur)))
+	}
+	var closeDone chan struct{}
+	time.Sleep(closeAfter)
+	if closeEarly {
+		// Close while the workers run: they go on, and must see the session closed.
+		closeDone = make(chan struct{})
+		e.closeAt.Store(time.Now().UnixNano())
+		e.pmu.Lock()
+		before := e.pendings
+		e.pendings = nil
+		e.pmu.Unlock()
+		go func() {
+			defer close(closeDone)
+			s.Close()
+			// Every Pending started before Close must be complete now (give a running retry
+			// policy, which Close does not wait for, a moment).
+			for _, p := range before {
+				select {
+				case <-p.Done():
+				case <-time.After(10 * time.Second):
+					e.fail.add("a Pending started before Close is not complete 10s after Close returned")
+					return
+				}
+			}
+		}()
+		time.Sleep(dur - closeAfter)
+	}
+	close(stop)
+	// The hang check: every operation ends within its context (at most a few seconds).
+	waited := make(chan struct{})
+	go func() { wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(60 * time.Second):
+		for w := range workers {
+			if st := opStart[w].Load(); st != 0 {
+				t.Errorf("worker %d: operation running for %s", w, time.Since(time.Unix(0, st)))
+			}
+		}
+		buf := make([]byte, 1<<20)
+		t.Fatalf("workers hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+	faultsDone.Wait()
+	if closeDone != nil {
+		<-closeDone
+	}
+	s.Close()
+	for i := range 3 {
+		_ = cl.ThawNode(i)
+		_ = cl.StartNode(i)
+		_ = cl.ClearFaults(i)
+		_ = cl.SetNodeDelay(i, 0)
+	}
+	e.verify()
+	e.fail.mu.Lock()
+	for _, m := range e.fail.msgs {
+		t.Error(m)
+	}
+	if e.fail.n > 0 {
+		t.Errorf("%d violations", e.fail.n)
+	}
+	e.fail.mu.Unlock()
+	t.Logf("%d operations (%d succeeded, %d failed: %v), %d faults, %d writes, close early %v",
+		e.stats.ops.Load(), e.stats.okOps.Load(), e.stats.errOps.Load(), e.stats.kinds, e.stats.faults.Load(), len(e.ledger.writes), closeEarly)
+	if testing.Verbose() {
+		for k, m := range e.stats.example {
+			t.Logf("%s: %.300s", k, m)
+		}
+	}
+	leaks()
+}
+
+// faults injects a fault every few milliseconds until stop closes.
+func (e *tortureEnv) faults(r *rand.Rand, stop chan struct{}) {
+	cl := e.cl
+	var stopped, frozen [3]bool
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Duration(5+r.IntN(60)) * time.Millisecond):
+		}
+		i := r.IntN(3)
+		e.stats.faults.Add(1)
+		switch r.IntN(10) {
+		case 0:
+			_ = cl.SetNodeDelay(i, time.Duration(r.IntN(30))*time.Millisecond)
+		case 1:
+			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
+		case 2:
+			errs := []message.Error{
+				&message.Overloaded{ErrorMessage: "overloaded"},
+				&message.Unavailable{ErrorMessage: "unavailable", Consistency: 1, Required: 1},
+				&message.ReadTimeout{ErrorMessage: "read timeout", Consistency: 1, Received: 0, BlockFor: 1},
+				&message.WriteTimeout{ErrorMessage: "write timeout", Consistency: 1, BlockFor: 1, WriteType: "SIMPLE"},
+				&message.IsBootstrapping{ErrorMessage: "bootstrapping"},
+			}
+			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Error: errs[r.IntN(len(errs))], Times: 1 + r.IntN(3),
+				Delay: time.Duration(r.IntN(3)) * time.Millisecond})
+		case 3:
+			_ = cl.ClearFaults(i)
+		case 4:
+			if stopped[i] {
+				_ = cl.StartNode(i)
+			} else if !frozen[i] {
+				_ = cl.StopNode(i)
+			}
+			stopped[i] = !stopped[i] && !frozen[i]
+		case 5:
+			if frozen[i] {
+				_ = cl.ThawNode(i)
+			} else if !stopped[i] {
+				_ = cl.FreezeNode(i)
+			}
+			frozen[i] = !frozen[i] && !stopped[i]
+		case 6:
+			native.CloseConnsTo(e.s, cl.Addrs()[i])
+		default:
+			// Bring a node back: most of the time most nodes serve.
+			if stopped[i] {
+				_ = cl.StartNode(i)
+				stopped[i] = false
+			}
+			if frozen[i] {
+				_ = cl.ThawNode(i)
+				frozen[i] = false
+			}
+		}
+	}
+}
+
+// ctxFor returns a context for one operation: a deadline of a few milliseconds to a few
+// seconds, and sometimes a cancellation from another goroutine at a random moment.
+func ctxFor(r *rand.Rand) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+r.IntN(2000))*time.Millisecond)
+	if r.IntN(4) == 0 {
+		t := time.AfterFunc(time.Duration(r.IntN(30))*time.Millisecond, cancel)
+		return ctx, func() { t.Stop(); cancel() }
+	}
+	return ctx, cancel
+}
+
+// withTimeout sets a random request timeout on st, some of them shorter than a second (a timer
+// each) and some not (the coarse clock), or leaves the session's.
+func withTimeout(r *rand.Rand, st native.Statement) native.Statement {
+	switch r.IntN(3) {
+	case 0:
+		return st.WithTimeout(time.Duration(1+r.IntN(100)) * time.Millisecond)
+	case 1:
+		return st.WithTimeout(time.Second + time.Duration(r.IntN(500))*time.Millisecond)
+	}
+	return st
+}
+
+// note counts an operation's outcome.
+func (e *tortureEnv) note(err error) {
+	e.stats.ops.Add(1)
+	if err == nil {
+		e.stats.okOps.Add(1)
+	} else {
+		e.stats.errOps.Add(1)
+		k := errKind(err)
+		e.stats.mu.Lock()
+		if e.stats.kinds == nil {
+			e.stats.kinds, e.stats.example = map[string]int{}, map[string]string{}
+		}
+		if len(e.stats.kinds) < 40 {
+			e.stats.kinds[k]++
+			if _, ok := e.stats.example[k]; !ok {
+				e.stats.example[k] = err.Error()
+			}
+		}
+		e.stats.mu.Unlock()
+	}
+}
+
+// track records a Pending started before Close, for the check after it.
+func (e *tortureEnv) track(p *native.Pending) {
+	e.pmu.Lock()
+	if e.closeAt.Load() == 0 {
+		e.pendings = append(e.pendings, p)
+	}
+	e.pmu.Unlock()
+}
+
+// op runs one random operation of worker w and checks its answer.
+func (e *tortureEnv) op(r *rand.Rand, w, i int) {
+	ctx, cancel := ctxFor(r)
+	defer cancel()
+	s := e.s
+	switch r.IntN(8) {
+	case 0, 1: // a read by key, prepared or not, sync or async
+		k := int64(r.IntN(tortureReadKeys))
+		var st native.Statement
+		if r.IntN(2) == 0 {
+			st = e.sel.Bind(k)
+		} else {
+			st = native.Query("SELECT k, v FROM tort.kv WHERE k = ?", k)
+		}
+		st = withTimeout(r, st.WithIdempotent(r.IntN(2) == 0))
+		var res *native.Result
+		var err error
+		if r.IntN(2) == 0 {
+			res, err = s.Execute(ctx, st)
+		} else {
+			p := s.ExecuteAsync(ctx, st)
+			e.track(p)
+			var hooked atomic.Int32
+			p.OnDone(func() { hooked.Add(1) })
+			if r.IntN(2) == 0 {
+				res, err = p.Result()
+			} else {
+				res, err = p.Wait(ctx)
+				if err != nil && p != nil {
+					res, err = p.Result()
+				}
+			}
+			// OnDone runs once, on completion: at the latest shortly after Result returns.
+			for n := 0; hooked.Load() == 0 && n < 10_000; n++ {
+				time.Sleep(time.Millisecond)
+			}
+			if h := hooked.Load(); h != 1 {
+				e.fail.add("worker %d: OnDone ran %d times", w, h)
+			}
+		}
+		e.note(err)
+		if err == nil {
+			e.checkKV(w, k, res)
+		}
+	case 2: // a write of a unique key, prepared or not, sync or async
+		k := int64(w)*10_000_000 + int64(i)
+		v := fmt.Sprint("w", k)
+		var st native.Statement
+		if r.IntN(2) == 0 {
+			st = e.ins.Bind(k, int32(w), v)
+		} else {
+			st = native.Query("INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)", k, int32(w), v)
+		}
+		st = withTimeout(r, st.WithIdempotent(r.IntN(2) == 0))
+		var err error
+		if r.IntN(2) == 0 {
+			_, err = s.Execute(ctx, st)
+		} else {
+			p := s.ExecuteAsync(ctx, st)
+			e.track(p)
+			_, err = p.Result()
+		}
+		e.note(err)
+		e.ledger.write(k, classify(err))
+	case 3: // a batch of unique keys
+		base := int64(w)*10_000_000 + int64(i)*10 + 5_000_000
+		n := 1 + r.IntN(4)
+		stmts := make([]native.Statement, n)
+		for j := range n {
+			k := base + int64(j)
+			if r.IntN(2) == 0 {
+				stmts[j] = e.ins.Bind(k, int32(w), fmt.Sprint("w", k))
+			} else {
+				stmts[j] = native.Query("INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)", k, int32(w), fmt.Sprint("w", k))
+			}
+		}
+		typ := native.LoggedBatch
+		if r.IntN(2) == 0 {
+			typ = native.UnloggedBatch
+		}
+		b := native.NewBatch(typ, stmts...)
+		var err error
+		if r.IntN(2) == 0 {
+			_, err = s.ExecuteBatch(ctx, b)
+		} else {
+			p := s.ExecuteBatchAsync(ctx, b)
+			e.track(p)
+			_, err = p.Result()
+		}
+		e.note(err)
+		o := classify(err)
+		for j := range n {
+			e.ledger.write(base+int64(j), o)
+		}
+	case 4: // a non-idempotent counter increment
+		var err error
+		st := withTimeout(r, e.inc.Bind(int32(w)))
+		if r.IntN(2) == 0 {
+			_, err = s.Execute(ctx, st)
+		} else {
+			p := s.ExecuteAsync(ctx, st)
+			e.track(p)
+			_, err = p.Result()
+		}
+		e.note(err)
+		e.ledger.mu.Lock()
+		switch classify(err) {
+		case applied:
+			e.ledger.cntOK[w]++
+		case maybeApplied:
+			e.ledger.cntMaybe[w]++
+		}
+		e.ledger.mu.Unlock()
+	default: // a partition read across pages
+		p := r.IntN(torturePartitions)
+		var st native.Statement
+		if r.IntN(2) == 0 {
+			st = e.page.Bind(int32(p))
+		} else {
+			st = native.Query("SELECT p, c, v FROM tort.pg WHERE p = ?", int32(p))
+		}
+		st = withTimeout(r, st.WithPageSize(1+r.IntN(20)).WithIdempotent(r.IntN(2) == 0).WithPrefetch(r.IntN(3) == 0))
+		e.pages(ctx, r, w, p, st)
+	}
+}
+
+// checkKV checks that res is the row of tort.kv with key k.
+func (e *tortureEnv) checkKV(w int, k int64, res *native.Result) {
+	row, ok := res.First()
+	if !ok || res.Len() != 1 {
+		e.fail.add("worker %d: SELECT k=%d: %d rows, kind %v", w, k, res.Len(), res.Kind())
+		return
+	}
+	var gk int64
+	var gv string
+	if err := row.Scan(&gk, &gv); err != nil {
+		e.fail.add("worker %d: SELECT k=%d: scan: %v", w, k, err)
+		return
+	}
+	if gk != k || gv != fmt.Sprint("v", k) {
+		e.fail.add("worker %d: SELECT k=%d got the row k=%d v=%q", w, k, gk, gv)
+	}
+}
+
+// pages reads partition p with st in one of three ways and checks that the rows are its own,
+// in order, each once, and all of them when no error came.
+func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st native.Statement) {
+	s := e.s
+	next, bad := 0, false
+	check := func(row native.Row) bool {
+		var gp, gc int
+		var gv int64
+		if err := row.Scan(&gp, &gc, &gv); err != nil {
+			e.fail.add("worker %d: partition %d row %d: scan: %v", w, p, next, err)
+			bad = true
+			return false
+		}
+		if gp != p || gc != next || gv != int64(p*1000+next) {
+			e.fail.add("worker %d: partition %d: row %d is p=%d c=%d v=%d", w, p, next, gp, gc, gv)
+			bad = true
+			return false
+		}
+		next++
+		return true
+	}
+	var err error
+	switch r.IntN(3) {
+	case 0:
+		for row, rerr := range s.Iter(ctx, st) {
+			if rerr != nil {
+				err = rerr
+				break
+			}
+			if !check(row) {
+				break
+			}
+		}
+	case 1:
+		var res *native.Result
+		res, err = s.Execute(ctx, st)
+		if err == nil {
+			for row, rerr := range res.All(ctx) {
+				if rerr != nil {
+					err = rerr
+					break
+				}
+				if !check(row) {
+					break
+				}
+			}
+		}
+	default: // page by page, NextPage and NextPageAsync
+		var res *native.Result
+		res, err = s.Execute(ctx, st)
+		for err == nil {
+			for _, row := range res.Rows() {
+				if !check(row) {
+					e.note(nil)
+					return
+				}
+			}
+			if !res.HasMorePages() {
+				break
+			}
+			if r.IntN(2) == 0 {
+				res, err = res.NextPage(ctx)
+			} else {
+				pn := res.NextPageAsync(ctx)
+				e.track(pn)
+				res, err = pn.Result()
+			}
+		}
+	}
+	e.note(err)
+	if err == nil && !bad && next != torturePartRows(p) {
+		e.fail.add("worker %d: partition %d: %d rows, want %d", w, p, next, torturePartRows(p))
+	}
+}
+
+// verify checks the writes and counters against the ledger with a fresh session.
+func (e *tortureEnv) verify() {
+	t := e.t
+	s, err := native.Connect(context.Background(), native.Config{Hosts: e.cl.Addrs(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := ctxT(t)
+	got := map[int64]string{}
+	for row, err := range s.Iter(ctx, native.Query("SELECT k, v FROM tort.w").WithPageSize(1000)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k int64
+		var v string
+		if err := row.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = v
+	}
+	for k, o := range e.ledger.writes {
+		v, ok := got[k]
+		switch {
+		case o == applied && !ok:
+			e.fail.add("write k=%d reported applied is missing", k)
+		case o == notApplied && ok:
+			e.fail.add("write k=%d reported not sent was applied", k)
+		case ok && v != fmt.Sprint("w", k):
+			e.fail.add("write k=%d has v=%q", k, v)
+		}
+	}
+	for k := range got {
+		if _, ok := e.ledger.writes[k]; !ok {
+			e.fail.add("write k=%d is in the table but no worker wrote it", k)
+		}
+	}
+	for w := range e.ledger.cntOK {
+		var n int64
+		res, err := s.Execute(ctx, native.Query("SELECT n FROM tort.cnt WHERE k = ?", int32(w)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row, ok := res.First(); ok {
+			if err := row.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lo, hi := e.ledger.cntOK[w], e.ledger.cntOK[w]+e.ledger.cntMaybe[w]
+		if n < lo || n > hi {
+			e.fail.add("counter %d is %d, want %d..%d (increments succeeded, and those that may have run)", w, n, lo, hi)
+		}
+	}
+}
