@@ -173,8 +173,21 @@ func TestTortureNative(t *testing.T) {
 
 func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	leaks := cqltest.LeakCheck(t)
-	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 3})
 	rng := rand.New(rand.NewPCG(seed, 1))
+	// The framing varies: protocol v4 or v5 (segments), compressed or not, and ScyllaDB
+	// shards (a connection per shard) or not.
+	opts := cqlsim.Options{Nodes: 3}
+	version, compression := 4, []string{"", "lz4", "snappy"}[rng.IntN(3)]
+	if rng.IntN(3) == 0 {
+		opts.MaxProtocolVersion, version = 5, 5
+		if compression == "snappy" {
+			compression = ""
+		}
+	} else if rng.IntN(2) == 0 {
+		opts.Shards = 2
+	}
+	t.Logf("protocol v%d, compression %q, %d shards", version, compression, opts.Shards)
+	cl := cqlsim.StartT(t, opts)
 	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +212,8 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	setup.Close()
 
 	cfg := native.Config{Hosts: cl.Addrs(), Timeout: 3 * time.Second, RetryPolicy: native.NextHostRetry{MaxRetries: 2},
-		ConnsPerHost: 1 + rng.IntN(2), HeartbeatInterval: 200 * time.Millisecond}
+		ConnsPerHost: 1 + rng.IntN(2), HeartbeatInterval: 200 * time.Millisecond,
+		ProtocolVersion: version, Compression: compression}
 	if rng.IntN(2) == 0 {
 		cfg.Observer = func(context.Context, native.Attempt) {} // requests run on goroutines
 	}
@@ -370,7 +384,9 @@ func (e *tortureEnv) faults(r *rand.Rand, stop chan struct{}) {
 			}
 			frozen[i] = !frozen[i] && !stopped[i]
 		case 6:
-			native.CloseConnsTo(e.s, cl.Addrs()[i])
+			if r.IntN(3) == 0 { // the pool reconnects with a backoff: not too often
+				native.CloseConnsTo(e.s, cl.Addrs()[i])
+			}
 		default:
 			// Bring a node back: most of the time most nodes serve.
 			if stopped[i] {
@@ -604,15 +620,20 @@ func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st nativ
 		next++
 		return true
 	}
+	// Sometimes the loop stops early, with a next page perhaps being prefetched.
+	mode, stopAt := r.IntN(3), -1
+	if mode < 2 && r.IntN(4) == 0 {
+		stopAt = r.IntN(torturePartRows(p) + 1)
+	}
 	var err error
-	switch r.IntN(3) {
+	switch mode {
 	case 0:
 		for row, rerr := range s.Iter(ctx, st) {
 			if rerr != nil {
 				err = rerr
 				break
 			}
-			if !check(row) {
+			if !check(row) || next == stopAt {
 				break
 			}
 		}
@@ -625,7 +646,7 @@ func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st nativ
 					err = rerr
 					break
 				}
-				if !check(row) {
+				if !check(row) || next == stopAt {
 					break
 				}
 			}
@@ -653,7 +674,7 @@ func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st nativ
 		}
 	}
 	e.note(err)
-	if err == nil && !bad && next != torturePartRows(p) {
+	if err == nil && !bad && stopAt < 0 && next != torturePartRows(p) {
 		e.fail.add("worker %d: partition %d: %d rows, want %d", w, p, next, torturePartRows(p))
 	}
 }
