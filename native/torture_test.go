@@ -369,6 +369,9 @@ func (e *tortureEnv) faults(r *rand.Rand, stop chan struct{}) {
 				Delay: time.Duration(r.IntN(3)) * time.Millisecond})
 		case 3:
 			_ = cl.ClearFaults(i)
+			if r.IntN(2) == 0 {
+				_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Prepare: true, Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
+			}
 		case 4:
 			if stopped[i] {
 				_ = cl.StartNode(i)
@@ -460,7 +463,21 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 	ctx, cancel := ctxFor(r)
 	defer cancel()
 	s := e.s
-	switch r.IntN(8) {
+	switch r.IntN(9) {
+	case 8: // a read prepared now, from a text no worker prepared before, sometimes dropped after
+		k := int64(r.IntN(tortureReadKeys))
+		p, err := s.Prepare(ctx, fmt.Sprintf("SELECT k, v FROM tort.kv WHERE k = ? LIMIT %d", 1+w*100_000+i))
+		if err == nil {
+			var res *native.Result
+			res, err = s.Execute(ctx, withTimeout(r, p.Bind(k)))
+			if err == nil {
+				e.checkKV(w, k, res)
+			}
+			if r.IntN(2) == 0 {
+				s.DropPrepared(p)
+			}
+		}
+		e.note(err)
 	case 0, 1: // a read by key, prepared or not, sync or async
 		k := int64(r.IntN(tortureReadKeys))
 		var st native.Statement
