@@ -750,3 +750,133 @@ func (e *tortureEnv) verify() {
 		}
 	}
 }
+
+// TestTortureLateResponses aims at stream id reuse: one connection per node with two or three
+// stream ids, nodes whose answers come 0 to 20 ms late (changing all the time) or not at all
+// for a while (frozen, then thawed: every answer held comes at once), and requests that give
+// up before their answer in every way there is (a timer of their own, the coarse clock, a
+// context ending while the request waits, is sent, or is detached), so that most answers
+// arrive after their request gave up, for a stream id that another request has taken since.
+// Every answer a request gets must be its own.
+func TestTortureLateResponses(t *testing.T) {
+	dur := 3 * time.Second
+	if *tortureLong {
+		dur = 60 * time.Second
+	}
+	seed := *tortureSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d", seed)
+	leaks := cqltest.LeakCheck(t)
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, setup, "CREATE KEYSPACE tort WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+	mustExec(t, setup, "CREATE TABLE tort.kv (k bigint PRIMARY KEY, v text)")
+	for k := range 100 {
+		mustExec(t, setup, "INSERT INTO tort.kv (k, v) VALUES (?, ?)", int64(k), fmt.Sprint("v", k))
+	}
+	setup.Close()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	cfg := native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Timeout: 5 * time.Second, HeartbeatInterval: -1}
+	s, err := native.Connect(context.Background(), native.WithMaxStreams(cfg, 2+rng.IntN(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitHostsUp(t, s, 2)
+	sel := mustPrepare(t, s, "SELECT k, v FROM tort.kv WHERE k = ?")
+	e := &tortureEnv{t: t, cl: cl, s: s, stats: &tortureStats{}, fail: &tortureFail{}}
+	stop := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		r := rand.New(rand.NewPCG(seed, 2))
+		frozen := -1
+		for {
+			select {
+			case <-stop:
+				if frozen >= 0 {
+					_ = cl.ThawNode(frozen)
+				}
+				return
+			case <-time.After(time.Duration(2+r.IntN(10)) * time.Millisecond):
+			}
+			i := r.IntN(2)
+			switch {
+			case frozen >= 0 && r.IntN(5) == 0:
+				_ = cl.ThawNode(frozen)
+				frozen = -1
+			case frozen < 0 && r.IntN(30) == 0:
+				frozen = i
+				_ = cl.FreezeNode(i)
+			default:
+				_ = cl.SetNodeDelay(i, time.Duration(r.IntN(20))*time.Millisecond)
+			}
+			e.stats.faults.Add(1)
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := int64(r.IntN(100))
+				var st native.Statement
+				if r.IntN(2) == 0 {
+					st = sel.Bind(k)
+				} else {
+					st = native.Query("SELECT k, v FROM tort.kv WHERE k = ?", k)
+				}
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				switch r.IntN(4) {
+				case 0: // a timer of its own
+					st = st.WithTimeout(time.Duration(1+r.IntN(25)) * time.Millisecond)
+				case 1: // the coarse clock (a frozen node)
+					st = st.WithTimeout(time.Second)
+				case 2: // a context deadline
+					ctx, cancel = context.WithTimeout(ctx, time.Duration(1+r.IntN(25))*time.Millisecond)
+				default: // a cancellation
+					var c context.CancelFunc
+					ctx, c = context.WithCancel(ctx)
+					tm := time.AfterFunc(time.Duration(r.IntN(25))*time.Millisecond, c)
+					cancel = func() { tm.Stop(); c() }
+				}
+				var res *native.Result
+				var err error
+				if r.IntN(2) == 0 {
+					res, err = s.Execute(ctx, st)
+				} else {
+					res, err = s.ExecuteAsync(ctx, st).Result()
+				}
+				cancel()
+				e.note(err)
+				if err == nil {
+					e.checkKV(w, k, res)
+				}
+			}
+		}()
+	}
+	time.Sleep(dur)
+	close(stop)
+	wg.Wait()
+	bg.Wait()
+	s.Close()
+	for _, m := range e.fail.msgs {
+		t.Error(m)
+	}
+	t.Logf("%d requests (%d answered, %d failed: %v), %d delay changes", e.stats.ops.Load(), e.stats.okOps.Load(),
+		e.stats.errOps.Load(), e.stats.kinds, e.stats.faults.Load())
+	leaks()
+}
