@@ -41,6 +41,7 @@ type tortCompat struct {
 	cntFail  []int64        // and those that failed (may have run)
 	ops, oks atomic.Int64
 	faults   atomic.Int64
+	kinds    map[string]int // failed operations by the start of their error's message
 
 	fmu  sync.Mutex
 	msgs []string
@@ -58,7 +59,17 @@ func (e *tortCompat) note(err error) {
 	e.ops.Add(1)
 	if err == nil {
 		e.oks.Add(1)
+		return
 	}
+	msg := err.Error()
+	if len(msg) > 40 {
+		msg = msg[:40]
+	}
+	e.mu.Lock()
+	if len(e.kinds) < 30 {
+		e.kinds[msg]++
+	}
+	e.mu.Unlock()
 }
 
 // TestTortureCompat is native's TestTortureNative through the gocql API: workers that know
@@ -138,7 +149,7 @@ func tortureCompatRun(t *testing.T, seed uint64, dur time.Duration, closeEarly b
 		t.Fatal(err)
 	}
 	const workers = 16
-	e := &tortCompat{sim: sim, s: s, applied: map[int64]bool{}, cntOK: make([]int64, workers), cntFail: make([]int64, workers)}
+	e := &tortCompat{sim: sim, s: s, applied: map[int64]bool{}, kinds: map[string]int{}, cntOK: make([]int64, workers), cntFail: make([]int64, workers)}
 
 	stop := make(chan struct{})
 	var faultsDone sync.WaitGroup
@@ -216,7 +227,7 @@ func tortureCompatRun(t *testing.T, seed uint64, dur time.Duration, closeEarly b
 	for _, m := range e.msgs {
 		t.Error(m)
 	}
-	t.Logf("%d operations, %d succeeded, %d faults, %d writes, close early %v", e.ops.Load(), e.oks.Load(), e.faults.Load(), len(e.applied), closeEarly)
+	t.Logf("%d operations, %d succeeded, %d faults, %d writes, close early %v; errors: %v", e.ops.Load(), e.oks.Load(), e.faults.Load(), len(e.applied), closeEarly, e.kinds)
 	leaks()
 }
 
