@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,6 +34,15 @@ const tortureReadKeys = 500
 const torturePartitions = 12
 
 func torturePartRows(p int) int { return 3 + p*11 }
+
+// tortureBigKeys is the number of rows of tort.big, each k with v bigValue(k): from 20 KiB to
+// 300 KiB, larger than a protocol v5 segment (128 KiB) and than what a connection's reader
+// decodes itself for a detached request (64 KiB) for most of them.
+const tortureBigKeys = 8
+
+func bigValue(k int) string {
+	return strings.Repeat(string(rune('a'+k)), 20<<10+k*40<<10)
+}
 
 // outcome is what a caller learnt of a write: it ran, it may have run, or it never left.
 type outcome uint8
@@ -198,11 +208,15 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 		"CREATE TABLE tort.w (k bigint PRIMARY KEY, g int, v text)",
 		"CREATE TABLE tort.cnt (k int PRIMARY KEY, n counter)",
 		"CREATE TABLE tort.pg (p int, c int, v bigint, PRIMARY KEY (p, c))",
+		"CREATE TABLE tort.big (k int PRIMARY KEY, v text)",
 	} {
 		mustExec(t, setup, q)
 	}
 	for k := range tortureReadKeys {
 		mustExec(t, setup, "INSERT INTO tort.kv (k, v) VALUES (?, ?)", int64(k), fmt.Sprint("v", k))
+	}
+	for k := range tortureBigKeys {
+		mustExec(t, setup, "INSERT INTO tort.big (k, v) VALUES (?, ?)", int32(k), bigValue(k))
 	}
 	for p := range torturePartitions {
 		for c := range torturePartRows(p) {
@@ -463,7 +477,21 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 	ctx, cancel := ctxFor(r)
 	defer cancel()
 	s := e.s
-	switch r.IntN(9) {
+	switch r.IntN(10) {
+	case 9: // a large row, read sync or async
+		k := r.IntN(tortureBigKeys)
+		st := withTimeout(r, native.Query("SELECT k, v FROM tort.big WHERE k = ?", int32(k)).WithIdempotent(r.IntN(2) == 0))
+		var res *native.Result
+		var err error
+		if r.IntN(2) == 0 {
+			res, err = s.Execute(ctx, st)
+		} else {
+			res, err = s.ExecuteAsync(ctx, st).Result()
+		}
+		e.note(err)
+		if err == nil {
+			e.checkBig(w, k, res)
+		}
 	case 8: // a read prepared now, from a text no worker prepared before, sometimes dropped after
 		k := int64(r.IntN(tortureReadKeys))
 		p, err := s.Prepare(ctx, fmt.Sprintf("SELECT k, v FROM tort.kv WHERE k = ? LIMIT %d", 1+w*100_000+i))
@@ -613,6 +641,24 @@ func (e *tortureEnv) checkKV(w int, k int64, res *native.Result) {
 	}
 	if gk != k || gv != fmt.Sprint("v", k) {
 		e.fail.add("worker %d: SELECT k=%d got the row k=%d v=%q", w, k, gk, gv)
+	}
+}
+
+// checkBig checks that res is the row of tort.big with key k.
+func (e *tortureEnv) checkBig(w, k int, res *native.Result) {
+	row, ok := res.First()
+	if !ok || res.Len() != 1 {
+		e.fail.add("worker %d: SELECT big k=%d: %d rows", w, k, res.Len())
+		return
+	}
+	var gk int32
+	var gv string
+	if err := row.Scan(&gk, &gv); err != nil {
+		e.fail.add("worker %d: SELECT big k=%d: scan: %v", w, k, err)
+		return
+	}
+	if int(gk) != k || gv != bigValue(k) {
+		e.fail.add("worker %d: SELECT big k=%d got k=%d and a value of %d bytes", w, k, gk, len(gv))
 	}
 }
 
@@ -769,19 +815,30 @@ func TestTortureLateResponses(t *testing.T) {
 	}
 	t.Logf("seed %d", seed)
 	leaks := cqltest.LeakCheck(t)
-	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2})
+	cl := cqlsim.StartT(t, cqlsim.Options{Nodes: 2, MaxProtocolVersion: 5})
 	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustExec(t, setup, "CREATE KEYSPACE tort WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
 	mustExec(t, setup, "CREATE TABLE tort.kv (k bigint PRIMARY KEY, v text)")
+	mustExec(t, setup, "CREATE TABLE tort.big (k int PRIMARY KEY, v text)")
 	for k := range 100 {
 		mustExec(t, setup, "INSERT INTO tort.kv (k, v) VALUES (?, ?)", int64(k), fmt.Sprint("v", k))
 	}
+	for k := range tortureBigKeys {
+		mustExec(t, setup, "INSERT INTO tort.big (k, v) VALUES (?, ?)", int32(k), bigValue(k))
+	}
 	setup.Close()
+	// The framing varies: protocol v4 or v5 (segments), compressed or not.
+	version, compression := 4, []string{"", "lz4"}[rand.IntN(2)]
+	if rand.IntN(2) == 0 {
+		version = 5
+	}
+	t.Logf("protocol v%d, compression %q", version, compression)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	cfg := native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Timeout: 5 * time.Second, HeartbeatInterval: -1}
+	cfg := native.Config{Hosts: cl.Addrs(), ConnsPerHost: 1, Timeout: 5 * time.Second, HeartbeatInterval: -1,
+		ProtocolVersion: version, Compression: compression}
 	s, err := native.Connect(context.Background(), native.WithMaxStreams(cfg, 2+rng.IntN(2)))
 	if err != nil {
 		t.Fatal(err)
@@ -833,10 +890,15 @@ func TestTortureLateResponses(t *testing.T) {
 				default:
 				}
 				k := int64(r.IntN(100))
+				big := r.IntN(4) == 0
 				var st native.Statement
-				if r.IntN(2) == 0 {
+				switch {
+				case big:
+					k %= tortureBigKeys
+					st = native.Query("SELECT k, v FROM tort.big WHERE k = ?", int32(k))
+				case r.IntN(2) == 0:
 					st = sel.Bind(k)
-				} else {
+				default:
 					st = native.Query("SELECT k, v FROM tort.kv WHERE k = ?", k)
 				}
 				ctx, cancel := context.Background(), context.CancelFunc(func() {})
@@ -862,7 +924,10 @@ func TestTortureLateResponses(t *testing.T) {
 				}
 				cancel()
 				e.note(err)
-				if err == nil {
+				switch {
+				case err == nil && big:
+					e.checkBig(w, int(k), res)
+				case err == nil:
 					e.checkKV(w, k, res)
 				}
 			}
