@@ -145,6 +145,16 @@ type tortureEnv struct {
 	pmu      sync.Mutex
 	pendings []*native.Pending
 	closeAt  atomic.Int64 // UnixNano when Close was called, 0 before
+	// hookClose, when set, is called once by the next OnDone hook or observer call to run: it
+	// closes the session from inside the session's callback.
+	hookClose atomic.Pointer[func()]
+}
+
+// closeInCallback closes the session when the run asked for a Close from a callback.
+func (e *tortureEnv) closeInCallback() {
+	if f := e.hookClose.Swap(nil); f != nil {
+		(*f)()
+	}
 }
 
 // TestTortureNative runs workers that each know the answer of every statement they send
@@ -228,8 +238,14 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	cfg := native.Config{Hosts: cl.Addrs(), Timeout: 3 * time.Second, RetryPolicy: native.NextHostRetry{MaxRetries: 2},
 		ConnsPerHost: 1 + rng.IntN(2), HeartbeatInterval: 200 * time.Millisecond,
 		ProtocolVersion: version, Compression: compression}
+	var env atomic.Pointer[tortureEnv]
 	if rng.IntN(2) == 0 {
-		cfg.Observer = func(context.Context, native.Attempt) {} // requests run on goroutines
+		// Requests run on goroutines; the observer may close the session (see closeInCallback).
+		cfg.Observer = func(context.Context, native.Attempt) {
+			if e := env.Load(); e != nil {
+				e.closeInCallback()
+			}
+		}
 	}
 	if rng.IntN(2) == 0 {
 		cfg.SpeculativeAttempts, cfg.SpeculativeDelay = 2, time.Duration(1+rng.IntN(20))*time.Millisecond
@@ -244,6 +260,7 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	e := &tortureEnv{t: t, cl: cl, s: s, ledger: &tortureLedger{writes: map[int64]outcome{},
 		cntOK: make([]int64, workers), cntMaybe: make([]int64, workers)},
 		stats: &tortureStats{}, fail: &tortureFail{}}
+	env.Store(e)
 	e.sel = mustPrepare(t, s, "SELECT k, v FROM tort.kv WHERE k = ?")
 	e.ins = mustPrepare(t, s, "INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)")
 	e.inc = mustPrepare(t, s, "UPDATE tort.cnt SET n = n + 1 WHERE k = ?")
@@ -295,7 +312,23 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 		e.pmu.Unlock()
 		go func() {
 			defer close(closeDone)
-			s.Close()
+			if rng.IntN(2) == 0 {
+				// Close from a callback: the next OnDone hook of an asynchronous read, or
+				// observer call, to run (or here, when none runs within 30 s).
+				closed := make(chan struct{})
+				closer := func() { s.Close(); close(closed) }
+				e.hookClose.Store(&closer)
+				select {
+				case <-closed:
+				case <-time.After(30 * time.Second):
+					if f := e.hookClose.Swap(nil); f != nil {
+						(*f)()
+					}
+					<-closed
+				}
+			} else {
+				s.Close()
+			}
 			// Every Pending started before Close must be complete now (give a running retry
 			// policy, which Close does not wait for, a moment).
 			for _, p := range before {
@@ -523,7 +556,10 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 			p := s.ExecuteAsync(ctx, st)
 			e.track(p)
 			var hooked atomic.Int32
-			p.OnDone(func() { hooked.Add(1) })
+			p.OnDone(func() {
+				hooked.Add(1)
+				e.closeInCallback()
+			})
 			if r.IntN(2) == 0 {
 				res, err = p.Result()
 			} else {
