@@ -194,6 +194,7 @@ func TestTortureNative(t *testing.T) {
 func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	leaks := cqltest.LeakCheck(t)
 	rng := rand.New(rand.NewPCG(seed, 1))
+	var cfgLog native.Config
 	// The framing varies: protocol v4 or v5 (segments), compressed or not, and ScyllaDB
 	// shards (a connection per shard) or not.
 	opts := cqlsim.Options{Nodes: 3}
@@ -207,6 +208,7 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 		opts.Shards = 2
 	}
 	t.Logf("protocol v%d, compression %q, %d shards", version, compression, opts.Shards)
+	defer func() { t.Logf("routing %v, prepared cache %d, observer %v, speculative %d", cfgLog.Routing, cfgLog.MaxPreparedStatements, cfgLog.Observer != nil, cfgLog.SpeculativeAttempts) }()
 	cl := cqlsim.StartT(t, opts)
 	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
 	if err != nil {
@@ -250,7 +252,16 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	if rng.IntN(2) == 0 {
 		cfg.SpeculativeAttempts, cfg.SpeculativeDelay = 2, time.Duration(1+rng.IntN(20))*time.Millisecond
 	}
+	if rng.IntN(2) == 0 {
+		cfg.Routing = native.RoundRobin
+	}
+	if rng.IntN(2) == 0 {
+		// A small cache: the statements prepared during the run evict each other, and the
+		// setup's statements, all the time.
+		cfg.MaxPreparedStatements = 2 + rng.IntN(6)
+	}
 	cfg = native.WithMaxStreams(cfg, 2+rng.IntN(14)) // few stream ids: they are reused all the time
+	cfgLog = cfg
 	s, err := native.Connect(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
