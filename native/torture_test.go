@@ -208,7 +208,9 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 		opts.Shards = 2
 	}
 	t.Logf("protocol v%d, compression %q, %d shards", version, compression, opts.Shards)
-	defer func() { t.Logf("routing %v, prepared cache %d, observer %v, speculative %d", cfgLog.Routing, cfgLog.MaxPreparedStatements, cfgLog.Observer != nil, cfgLog.SpeculativeAttempts) }()
+	defer func() {
+		t.Logf("routing %v, prepared cache %d, observer %v, speculative %d", cfgLog.Routing, cfgLog.MaxPreparedStatements, cfgLog.Observer != nil, cfgLog.SpeculativeAttempts)
+	}()
 	cl := cqlsim.StartT(t, opts)
 	setup, err := native.Connect(context.Background(), native.Config{Hosts: cl.Addrs()})
 	if err != nil {
