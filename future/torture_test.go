@@ -42,9 +42,9 @@ type ftEnv struct {
 	cntFail []int64 // and those that failed (may have run)
 	// attempts counts, per worker, the attempts of its increments that the observer saw.
 	attempts []atomic.Int64
-	ops     atomic.Int64
-	oks     atomic.Int64
-	faults  atomic.Int64
+	ops      atomic.Int64
+	oks      atomic.Int64
+	faults   atomic.Int64
 
 	fmu  sync.Mutex
 	msgs []string
