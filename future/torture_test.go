@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/message"
-
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/future"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -46,16 +44,7 @@ type ftEnv struct {
 	oks      atomic.Int64
 	faults   atomic.Int64
 
-	fmu  sync.Mutex
-	msgs []string
-}
-
-func (e *ftEnv) failf(format string, args ...any) {
-	e.fmu.Lock()
-	if len(e.msgs) < 20 {
-		e.msgs = append(e.msgs, fmt.Sprintf(format, args...))
-	}
-	e.fmu.Unlock()
+	fail cqltest.Violations
 }
 
 func (e *ftEnv) note(err error) {
@@ -74,27 +63,10 @@ func (e *ftEnv) note(err error) {
 // at a random moment in half the runs. Every future completes, nothing is counted twice, no
 // goroutine is left. -torture.long runs it for minutes.
 func TestTortureFuture(t *testing.T) {
-	runs, dur := 4, 2*time.Second
-	if *tortureLong {
-		runs, dur = 20, 10*time.Second
-	}
-	if testing.Short() {
-		runs = 1
-	}
-	for run := range runs {
-		seed := *tortureSeed
-		if seed == 0 {
-			seed = rand.Uint64()
-		}
-		seed += uint64(run)
-		ok := t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
-			t.Logf("seed %d", seed)
-			tortureFutureRun(t, seed, dur, run%2 == 1)
-		})
-		if !ok {
-			return
-		}
-	}
+	cqltest.TortureRuns(t, *tortureLong, *tortureSeed, func(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
+		t.Logf("seed %d", seed)
+		tortureFutureRun(t, seed, dur, closeEarly)
+	})
 }
 
 func tortureFutureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
@@ -134,144 +106,25 @@ func tortureFutureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly b
 	e := &ftEnv{cl: cl, sess: sess, cntOK: make([]int64, workers), cntFail: make([]int64, workers),
 		attempts: make([]atomic.Int64, workers)}
 	stop := make(chan struct{})
-	var faultsDone sync.WaitGroup
-	faultsDone.Add(1)
-	go func() {
-		defer faultsDone.Done()
-		e.inject(rand.New(rand.NewPCG(seed, 2)), stop)
-	}()
-	opStart := make([]atomic.Int64, workers)
+	faultsDone := cqltest.InjectFaults(cl, rand.New(rand.NewPCG(seed, 2)), stop, cqltest.FaultOptions{Match: "tort.", Count: &e.faults})
 	var closed atomic.Bool
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				opStart[w].Store(time.Now().UnixNano())
-				e.op(r, w)
-				opStart[w].Store(0)
-				if closed.Load() {
-					time.Sleep(time.Millisecond)
-				}
-			}
-		}()
-	}
-	closeAfter := dur
-	if closeEarly {
-		closeAfter = time.Duration(rng.Int64N(int64(dur)))
-	}
-	time.Sleep(closeAfter)
-	var closeDone chan struct{}
-	if closeEarly {
-		closeDone = make(chan struct{})
+	wg, opStart := cqltest.TortureWorkers(workers, seed, stop, func(r *rand.Rand, w, _ int) { e.op(r, w) }, closed.Load)
+	closeDone := cqltest.CloseAtRandom(rng, dur, closeEarly, func() func() {
 		closed.Store(true)
-		go func() { defer close(closeDone); sess.Close() }()
-		time.Sleep(dur - closeAfter)
-	}
+		return func() { sess.Close() }
+	})
 	close(stop)
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(60 * time.Second):
-		for w := range workers {
-			if st := opStart[w].Load(); st != 0 {
-				t.Errorf("worker %d: operation running for %s", w, time.Since(time.Unix(0, st)))
-			}
-		}
-		buf := make([]byte, 1<<20)
-		t.Fatalf("workers hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
-	}
+	cqltest.AwaitWorkers(t, wg, opStart)
 	faultsDone.Wait()
 	if closeDone != nil {
 		<-closeDone
 	}
 	sess.Close()
-	for i := range 3 {
-		_ = cl.ThawNode(i)
-		_ = cl.StartNode(i)
-		_ = cl.ClearFaults(i)
-		_ = cl.SetNodeDelay(i, 0)
-	}
+	cqltest.RestoreNodes(cl)
 	e.verify(t)
-	for _, m := range e.msgs {
-		t.Error(m)
-	}
+	e.fail.Report(t)
 	t.Logf("%d operations, %d succeeded, %d faults, close early %v", e.ops.Load(), e.oks.Load(), e.faults.Load(), closeEarly)
 	leaks()
-}
-
-// inject injects a fault every few milliseconds until stop closes.
-func (e *ftEnv) inject(r *rand.Rand, stop chan struct{}) {
-	cl := e.cl
-	var stopped, frozen [3]bool
-	for {
-		select {
-		case <-stop:
-			return
-		case <-time.After(time.Duration(5+r.IntN(60)) * time.Millisecond):
-		}
-		i := r.IntN(3)
-		e.faults.Add(1)
-		switch r.IntN(9) {
-		case 0:
-			_ = cl.SetNodeDelay(i, time.Duration(r.IntN(30))*time.Millisecond)
-		case 1:
-			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
-		case 2:
-			errs := []message.Error{
-				&message.Overloaded{ErrorMessage: "overloaded"},
-				&message.Unavailable{ErrorMessage: "unavailable", Consistency: 1, Required: 1},
-				&message.ReadTimeout{ErrorMessage: "read timeout", Consistency: 1, BlockFor: 1},
-				&message.WriteTimeout{ErrorMessage: "write timeout", Consistency: 1, BlockFor: 1, WriteType: "SIMPLE"},
-				&message.IsBootstrapping{ErrorMessage: "bootstrapping"},
-			}
-			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Error: errs[r.IntN(len(errs))], Times: 1 + r.IntN(3)})
-		case 3:
-			_ = cl.ClearFaults(i)
-		case 4:
-			if stopped[i] {
-				_ = cl.StartNode(i)
-			} else if !frozen[i] {
-				_ = cl.StopNode(i)
-			}
-			stopped[i] = !stopped[i] && !frozen[i]
-		case 5:
-			if frozen[i] {
-				_ = cl.ThawNode(i)
-			} else if !stopped[i] {
-				_ = cl.FreezeNode(i)
-			}
-			frozen[i] = !frozen[i] && !stopped[i]
-		default:
-			if stopped[i] {
-				_ = cl.StartNode(i)
-				stopped[i] = false
-			}
-			if frozen[i] {
-				_ = cl.ThawNode(i)
-				frozen[i] = false
-			}
-		}
-	}
-}
-
-// ftCtx returns a context ending after a few milliseconds to two seconds, sometimes cancelled
-// sooner from another goroutine.
-func ftCtx(r *rand.Rand) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+r.IntN(2000))*time.Millisecond)
-	if r.IntN(4) == 0 {
-		t := time.AfterFunc(time.Duration(r.IntN(30))*time.Millisecond, cancel)
-		return ctx, func() { t.Stop(); cancel() }
-	}
-	return ctx, cancel
 }
 
 // ftOpts returns random future options: a timeout of the future's own, sometimes.
@@ -285,7 +138,7 @@ func ftOpts(r *rand.Rand) future.Options {
 
 // op runs one random operation of worker w and checks its answer.
 func (e *ftEnv) op(r *rand.Rand, w int) {
-	ctx, cancel := ftCtx(r)
+	ctx, cancel := cqltest.OpContext(r)
 	defer cancel()
 	switch r.IntN(7) {
 	case 6: // a partition paged from outside the callbacks, peeked at from another goroutine
@@ -300,7 +153,7 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 			calls.Add(1)
 			rows, err := p.Rows()
 			if err == nil && (len(rows) != 1 || fmt.Sprint(rows[0].Values()...) != fmt.Sprint(k, fmt.Sprint("v", k))) {
-				e.failf("worker %d: SELECT k=%d: the callback got %v", w, k, rows)
+				e.fail.Add("worker %d: SELECT k=%d: the callback got %v", w, k, rows)
 			}
 			fired <- err
 		}, func(err error) {
@@ -311,20 +164,20 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 		if err == nil {
 			rows := rs.CurrentRows()
 			if len(rows) != 1 || fmt.Sprint(rows[0].Values()...) != fmt.Sprint(k, fmt.Sprint("v", k)) {
-				e.failf("worker %d: SELECT k=%d: Result got %v", w, k, rows)
+				e.fail.Add("worker %d: SELECT k=%d: Result got %v", w, k, rows)
 			}
 		}
 		e.note(err)
 		select {
 		case cerr := <-fired:
 			if (cerr == nil) != (err == nil) {
-				e.failf("worker %d: SELECT k=%d: Result says %v, the callbacks %v", w, k, err, cerr)
+				e.fail.Add("worker %d: SELECT k=%d: Result says %v, the callbacks %v", w, k, err, cerr)
 			}
 		case <-time.After(30 * time.Second):
-			e.failf("worker %d: SELECT k=%d: neither callback nor errback fired 30s after Result returned", w, k)
+			e.fail.Add("worker %d: SELECT k=%d: neither callback nor errback fired 30s after Result returned", w, k)
 		}
 		if n := calls.Load(); n != 1 {
-			e.failf("worker %d: SELECT k=%d: %d callbacks fired", w, k, n)
+			e.fail.Add("worker %d: SELECT k=%d: %d callbacks fired", w, k, n)
 		}
 	case 2: // a counter increment: not idempotent, but retried after a broken connection, as Python's policy does
 		st := native.Query("UPDATE tort.cnt SET n = n + 1 WHERE k = ?", int32(w)).WithObserver(func(_ context.Context, a native.Attempt) {
@@ -351,7 +204,7 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 		f.AddCallbacks(func(pg future.Page) {
 			pages++
 			if pg.Number() != pages {
-				e.failf("worker %d: partition %d: page %d numbered %d", w, p, pages, pg.Number())
+				e.fail.Add("worker %d: partition %d: page %d numbered %d", w, p, pages, pg.Number())
 			}
 			rows, err := pg.Rows()
 			if err != nil {
@@ -360,7 +213,7 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 			}
 			for _, row := range rows {
 				if got, want := fmt.Sprint(row.Values()...), fmt.Sprint(p, next, int64(p*1000+next)); got != want {
-					e.failf("worker %d: partition %d page %d: row %d is %s", w, p, pages, next, got)
+					e.fail.Add("worker %d: partition %d page %d: row %d is %s", w, p, pages, next, got)
 				}
 				next++
 			}
@@ -381,16 +234,16 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 		select {
 		case err = <-done:
 		case <-time.After(60 * time.Second):
-			e.failf("worker %d: partition %d: no callback ended the paging after 60s (%d pages)", w, p, pages)
+			e.fail.Add("worker %d: partition %d: no callback ended the paging after 60s (%d pages)", w, p, pages)
 			return
 		}
 		e.note(err)
 		if err == nil && next != ftPartRows(p) {
-			e.failf("worker %d: partition %d: %d rows, want %d", w, p, next, ftPartRows(p))
+			e.fail.Add("worker %d: partition %d: %d rows, want %d", w, p, next, ftPartRows(p))
 		}
 		time.Sleep(time.Millisecond) // a second end, if any, shows
 		if n := fin.Load(); n != 1 {
-			e.failf("worker %d: partition %d: the paging ended %d times", w, p, n)
+			e.fail.Add("worker %d: partition %d: the paging ended %d times", w, p, n)
 		}
 	default: // a partition through Result and the ResultSet's own paging
 		p := r.IntN(ftPartitions)
@@ -404,7 +257,7 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 					break
 				}
 				if got, want := fmt.Sprint(row.Values()...), fmt.Sprint(p, next, int64(p*1000+next)); got != want {
-					e.failf("worker %d: partition %d (ResultSet): row %d is %s", w, p, next, got)
+					e.fail.Add("worker %d: partition %d (ResultSet): row %d is %s", w, p, next, got)
 					return
 				}
 				next++
@@ -412,7 +265,7 @@ func (e *ftEnv) op(r *rand.Rand, w int) {
 		}
 		e.note(err)
 		if err == nil && next != ftPartRows(p) {
-			e.failf("worker %d: partition %d (ResultSet): %d rows, want %d", w, p, next, ftPartRows(p))
+			e.fail.Add("worker %d: partition %d (ResultSet): %d rows, want %d", w, p, next, ftPartRows(p))
 		}
 	}
 }
@@ -460,11 +313,11 @@ func (e *ftEnv) outsidePaging(ctx context.Context, r *rand.Rand, w int) {
 			break
 		}
 		if n := f.PageNumber(); n != page {
-			e.failf("worker %d: partition %d: page %d numbered %d", w, p, page, n)
+			e.fail.Add("worker %d: partition %d: page %d numbered %d", w, p, page, n)
 		}
 		for _, row := range rs.CurrentRows() {
 			if got, want := fmt.Sprint(row.Values()...), fmt.Sprint(p, next, int64(p*1000+next)); got != want {
-				e.failf("worker %d: partition %d (outside) page %d: row %d is %s", w, p, page, next, got)
+				e.fail.Add("worker %d: partition %d (outside) page %d: row %d is %s", w, p, page, next, got)
 				return
 			}
 			next++
@@ -478,11 +331,11 @@ func (e *ftEnv) outsidePaging(ctx context.Context, r *rand.Rand, w int) {
 	}
 	e.note(err)
 	if err == nil && next != ftPartRows(p) {
-		e.failf("worker %d: partition %d (outside): %d rows, want %d", w, p, next, ftPartRows(p))
+		e.fail.Add("worker %d: partition %d (outside): %d rows, want %d", w, p, next, ftPartRows(p))
 	}
 	seen.Range(func(k, v any) bool {
 		if n := v.(*atomic.Int32).Load(); n > 1 {
-			e.failf("worker %d: partition %d (outside): page %v fired %d callbacks", w, p, k, n)
+			e.fail.Add("worker %d: partition %d (outside): page %v fired %d callbacks", w, p, k, n)
 		}
 		return true
 	})
@@ -511,7 +364,7 @@ func (e *ftEnv) verify(t *testing.T) {
 		// count one more, cut off by Close).
 		lo, hi := e.cntOK[w], e.attempts[w].Load()+e.cntFail[w]
 		if n < lo || n > hi {
-			e.failf("counter %d is %d, want %d..%d (%d increments succeeded, %d failed, %d attempts)", w, n, lo, hi,
+			e.fail.Add("counter %d is %d, want %d..%d (%d increments succeeded, %d failed, %d attempts)", w, n, lo, hi,
 				e.cntOK[w], e.cntFail[w], e.attempts[w].Load())
 		}
 	}

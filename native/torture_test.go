@@ -6,14 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/datastax/go-cassandra-native-protocol/message"
 
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
@@ -111,23 +108,6 @@ func errKind(err error) string {
 	return "other: " + err.Error()
 }
 
-// tortureFail collects the violations the workers find (a wrong row, a missing one, a
-// duplicate): they are reported, at most 20, when the run ends.
-type tortureFail struct {
-	mu   sync.Mutex
-	msgs []string
-	n    int
-}
-
-func (f *tortureFail) add(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n++
-	if len(f.msgs) < 20 {
-		f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-	}
-}
-
 // tortureEnv is one run's cluster, statements and bookkeeping.
 type tortureEnv struct {
 	t       *testing.T
@@ -139,7 +119,7 @@ type tortureEnv struct {
 	page    *native.Prepared // SELECT p, c, v FROM tort.pg WHERE p = ?
 	ledger  *tortureLedger
 	stats   *tortureStats
-	fail    *tortureFail
+	fail    *cqltest.Violations
 	closing atomic.Bool
 	// pendings started by the workers before the session's Close was called, checked after it.
 	pmu      sync.Mutex
@@ -168,27 +148,10 @@ func (e *tortureEnv) closeInCallback() {
 // may run twice; every call returns, every Pending started before Close is complete after it,
 // and no goroutine is left. -torture.long runs it for minutes.
 func TestTortureNative(t *testing.T) {
-	runs, dur := 4, 2*time.Second
-	if *tortureLong {
-		runs, dur = 20, 10*time.Second
-	}
-	if testing.Short() {
-		runs = 1
-	}
-	for run := range runs {
-		seed := *tortureSeed
-		if seed == 0 {
-			seed = rand.Uint64()
-		}
-		seed += uint64(run)
-		ok := t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
-			t.Logf("seed %d (-torture.seed=%d reproduces the randomness, not the timing)", seed, seed)
-			tortureRun(t, seed, dur, run%2 == 1)
-		})
-		if !ok {
-			return
-		}
-	}
+	cqltest.TortureRuns(t, *tortureLong, *tortureSeed, func(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
+		t.Logf("seed %d (-torture.seed=%d reproduces the randomness, not the timing)", seed, seed)
+		tortureRun(t, seed, dur, closeEarly)
+	})
 }
 
 func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
@@ -272,7 +235,7 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	workers := 16
 	e := &tortureEnv{t: t, cl: cl, s: s, ledger: &tortureLedger{writes: map[int64]outcome{},
 		cntOK: make([]int64, workers), cntMaybe: make([]int64, workers)},
-		stats: &tortureStats{}, fail: &tortureFail{}}
+		stats: &tortureStats{}, fail: &cqltest.Violations{}}
 	env.Store(e)
 	e.sel = mustPrepare(t, s, "SELECT k, v FROM tort.kv WHERE k = ?")
 	e.ins = mustPrepare(t, s, "INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)")
@@ -280,51 +243,18 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	e.page = mustPrepare(t, s, "SELECT p, c, v FROM tort.pg WHERE p = ?")
 
 	stop := make(chan struct{})
-	var faultsDone sync.WaitGroup
-	faultsDone.Add(1)
-	go func() {
-		defer faultsDone.Done()
-		e.faults(rand.New(rand.NewPCG(seed, 2)), stop)
-	}()
-	var opStart []atomic.Int64 // per worker: UnixNano when its current operation began, 0 between
-	opStart = make([]atomic.Int64, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				opStart[w].Store(time.Now().UnixNano())
-				e.op(r, w, i)
-				opStart[w].Store(0)
-				if e.closeAt.Load() != 0 {
-					time.Sleep(time.Millisecond) // the session is closed: calls fail at once
-				}
-			}
-		}()
-	}
-	closeAfter := dur
-	if closeEarly {
-		closeAfter = time.Duration(rng.Int64N(int64(dur)))
-	}
-	var closeDone chan struct{}
-	time.Sleep(closeAfter)
-	if closeEarly {
+	faultsDone := cqltest.InjectFaults(cl, rand.New(rand.NewPCG(seed, 2)), stop, cqltest.FaultOptions{Match: "tort.",
+		Count: &e.stats.faults, DelayErrors: true, DelayPrepares: true, Extra: []func(*rand.Rand, int){e.closeConns}})
+	// The session is closed once closeAt is set: calls fail at once.
+	wg, opStart := cqltest.TortureWorkers(workers, seed, stop, e.op, func() bool { return e.closeAt.Load() != 0 })
+	closeDone := cqltest.CloseAtRandom(rng, dur, closeEarly, func() func() {
 		// Close while the workers run: they go on, and must see the session closed.
-		closeDone = make(chan struct{})
 		e.closeAt.Store(time.Now().UnixNano())
 		e.pmu.Lock()
 		before := e.pendings
 		e.pendings = nil
 		e.pmu.Unlock()
-		go func() {
-			defer close(closeDone)
+		return func() {
 			if rng.IntN(2) == 0 {
 				// Close from a callback: the next OnDone hook of an asynchronous read, or
 				// observer call, to run (or here, when none runs within 30 s).
@@ -348,48 +278,24 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 				select {
 				case <-p.Done():
 				case <-time.After(10 * time.Second):
-					e.fail.add("a Pending started before Close is not complete 10s after Close returned")
+					e.fail.Add("a Pending started before Close is not complete 10s after Close returned")
 					return
 				}
 			}
-		}()
-		time.Sleep(dur - closeAfter)
-	}
-	close(stop)
-	// The hang check: every operation ends within its context (at most a few seconds).
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(60 * time.Second):
-		for w := range workers {
-			if st := opStart[w].Load(); st != 0 {
-				t.Errorf("worker %d: operation running for %s", w, time.Since(time.Unix(0, st)))
-			}
 		}
-		buf := make([]byte, 1<<20)
-		t.Fatalf("workers hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
-	}
+	})
+	close(stop)
+	cqltest.AwaitWorkers(t, wg, opStart)
 	faultsDone.Wait()
 	if closeDone != nil {
 		<-closeDone
 	}
 	s.Close()
-	for i := range 3 {
-		_ = cl.ThawNode(i)
-		_ = cl.StartNode(i)
-		_ = cl.ClearFaults(i)
-		_ = cl.SetNodeDelay(i, 0)
-	}
+	cqltest.RestoreNodes(cl)
 	e.verify()
-	e.fail.mu.Lock()
-	for _, m := range e.fail.msgs {
-		t.Error(m)
+	if n := e.fail.Report(t); n > 0 {
+		t.Errorf("%d violations", n)
 	}
-	if e.fail.n > 0 {
-		t.Errorf("%d violations", e.fail.n)
-	}
-	e.fail.mu.Unlock()
 	t.Logf("%d operations (%d succeeded, %d failed: %v), %d faults, %d writes, close early %v",
 		e.stats.ops.Load(), e.stats.okOps.Load(), e.stats.errOps.Load(), e.stats.kinds, e.stats.faults.Load(), len(e.ledger.writes), closeEarly)
 	if testing.Verbose() {
@@ -400,79 +306,12 @@ func tortureRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
 	leaks()
 }
 
-// faults injects a fault every few milliseconds until stop closes.
-func (e *tortureEnv) faults(r *rand.Rand, stop chan struct{}) {
-	cl := e.cl
-	var stopped, frozen [3]bool
-	for {
-		select {
-		case <-stop:
-			return
-		case <-time.After(time.Duration(5+r.IntN(60)) * time.Millisecond):
-		}
-		i := r.IntN(3)
-		e.stats.faults.Add(1)
-		switch r.IntN(10) {
-		case 0:
-			_ = cl.SetNodeDelay(i, time.Duration(r.IntN(30))*time.Millisecond)
-		case 1:
-			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
-		case 2:
-			errs := []message.Error{
-				&message.Overloaded{ErrorMessage: "overloaded"},
-				&message.Unavailable{ErrorMessage: "unavailable", Consistency: 1, Required: 1},
-				&message.ReadTimeout{ErrorMessage: "read timeout", Consistency: 1, Received: 0, BlockFor: 1},
-				&message.WriteTimeout{ErrorMessage: "write timeout", Consistency: 1, BlockFor: 1, WriteType: "SIMPLE"},
-				&message.IsBootstrapping{ErrorMessage: "bootstrapping"},
-			}
-			_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Error: errs[r.IntN(len(errs))], Times: 1 + r.IntN(3),
-				Delay: time.Duration(r.IntN(3)) * time.Millisecond})
-		case 3:
-			_ = cl.ClearFaults(i)
-			if r.IntN(2) == 0 {
-				_ = cl.InjectFault(i, cqlsim.Fault{Match: "tort.", Prepare: true, Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
-			}
-		case 4:
-			if stopped[i] {
-				_ = cl.StartNode(i)
-			} else if !frozen[i] {
-				_ = cl.StopNode(i)
-			}
-			stopped[i] = !stopped[i] && !frozen[i]
-		case 5:
-			if frozen[i] {
-				_ = cl.ThawNode(i)
-			} else if !stopped[i] {
-				_ = cl.FreezeNode(i)
-			}
-			frozen[i] = !frozen[i] && !stopped[i]
-		case 6:
-			if r.IntN(3) == 0 { // the pool reconnects with a backoff: not too often
-				native.CloseConnsTo(e.s, cl.Addrs()[i])
-			}
-		default:
-			// Bring a node back: most of the time most nodes serve.
-			if stopped[i] {
-				_ = cl.StartNode(i)
-				stopped[i] = false
-			}
-			if frozen[i] {
-				_ = cl.ThawNode(i)
-				frozen[i] = false
-			}
-		}
+// closeConns closes the session's connections to node i a third of the time (the pool
+// reconnects with a backoff: not too often), a kind of fault of InjectFaults.
+func (e *tortureEnv) closeConns(r *rand.Rand, i int) {
+	if r.IntN(3) == 0 {
+		native.CloseConnsTo(e.s, e.cl.Addrs()[i])
 	}
-}
-
-// ctxFor returns a context for one operation: a deadline of a few milliseconds to a few
-// seconds, and sometimes a cancellation from another goroutine at a random moment.
-func ctxFor(r *rand.Rand) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+r.IntN(2000))*time.Millisecond)
-	if r.IntN(4) == 0 {
-		t := time.AfterFunc(time.Duration(r.IntN(30))*time.Millisecond, cancel)
-		return ctx, func() { t.Stop(); cancel() }
-	}
-	return ctx, cancel
 }
 
 // withTimeout sets a random request timeout on st, some of them shorter than a second (a timer
@@ -520,7 +359,7 @@ func (e *tortureEnv) track(p *native.Pending) {
 
 // op runs one random operation of worker w and checks its answer.
 func (e *tortureEnv) op(r *rand.Rand, w, i int) {
-	ctx, cancel := ctxFor(r)
+	ctx, cancel := cqltest.OpContext(r)
 	defer cancel()
 	s := e.s
 	switch r.IntN(10) {
@@ -586,7 +425,7 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 				time.Sleep(time.Millisecond)
 			}
 			if h := hooked.Load(); h != 1 {
-				e.fail.add("worker %d: OnDone ran %d times", w, h)
+				e.fail.Add("worker %d: OnDone ran %d times", w, h)
 			}
 		}
 		e.note(err)
@@ -679,17 +518,17 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 func (e *tortureEnv) checkKV(w int, k int64, res *native.Result) {
 	row, ok := res.First()
 	if !ok || res.Len() != 1 {
-		e.fail.add("worker %d: SELECT k=%d: %d rows, kind %v", w, k, res.Len(), res.Kind())
+		e.fail.Add("worker %d: SELECT k=%d: %d rows, kind %v", w, k, res.Len(), res.Kind())
 		return
 	}
 	var gk int64
 	var gv string
 	if err := row.Scan(&gk, &gv); err != nil {
-		e.fail.add("worker %d: SELECT k=%d: scan: %v", w, k, err)
+		e.fail.Add("worker %d: SELECT k=%d: scan: %v", w, k, err)
 		return
 	}
 	if gk != k || gv != fmt.Sprint("v", k) {
-		e.fail.add("worker %d: SELECT k=%d got the row k=%d v=%q", w, k, gk, gv)
+		e.fail.Add("worker %d: SELECT k=%d got the row k=%d v=%q", w, k, gk, gv)
 	}
 }
 
@@ -697,17 +536,17 @@ func (e *tortureEnv) checkKV(w int, k int64, res *native.Result) {
 func (e *tortureEnv) checkBig(w, k int, res *native.Result) {
 	row, ok := res.First()
 	if !ok || res.Len() != 1 {
-		e.fail.add("worker %d: SELECT big k=%d: %d rows", w, k, res.Len())
+		e.fail.Add("worker %d: SELECT big k=%d: %d rows", w, k, res.Len())
 		return
 	}
 	var gk int32
 	var gv string
 	if err := row.Scan(&gk, &gv); err != nil {
-		e.fail.add("worker %d: SELECT big k=%d: scan: %v", w, k, err)
+		e.fail.Add("worker %d: SELECT big k=%d: scan: %v", w, k, err)
 		return
 	}
 	if int(gk) != k || gv != bigValue(k) {
-		e.fail.add("worker %d: SELECT big k=%d got k=%d and a value of %d bytes", w, k, gk, len(gv))
+		e.fail.Add("worker %d: SELECT big k=%d got k=%d and a value of %d bytes", w, k, gk, len(gv))
 	}
 }
 
@@ -720,12 +559,12 @@ func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st nativ
 		var gp, gc int
 		var gv int64
 		if err := row.Scan(&gp, &gc, &gv); err != nil {
-			e.fail.add("worker %d: partition %d row %d: scan: %v", w, p, next, err)
+			e.fail.Add("worker %d: partition %d row %d: scan: %v", w, p, next, err)
 			bad = true
 			return false
 		}
 		if gp != p || gc != next || gv != int64(p*1000+next) {
-			e.fail.add("worker %d: partition %d: row %d is p=%d c=%d v=%d", w, p, next, gp, gc, gv)
+			e.fail.Add("worker %d: partition %d: row %d is p=%d c=%d v=%d", w, p, next, gp, gc, gv)
 			bad = true
 			return false
 		}
@@ -787,7 +626,7 @@ func (e *tortureEnv) pages(ctx context.Context, r *rand.Rand, w, p int, st nativ
 	}
 	e.note(err)
 	if err == nil && !bad && stopAt < 0 && next != torturePartRows(p) {
-		e.fail.add("worker %d: partition %d: %d rows, want %d", w, p, next, torturePartRows(p))
+		e.fail.Add("worker %d: partition %d: %d rows, want %d", w, p, next, torturePartRows(p))
 	}
 }
 
@@ -816,16 +655,16 @@ func (e *tortureEnv) verify() {
 		v, ok := got[k]
 		switch {
 		case o == applied && !ok:
-			e.fail.add("write k=%d reported applied is missing", k)
+			e.fail.Add("write k=%d reported applied is missing", k)
 		case o == notApplied && ok:
-			e.fail.add("write k=%d reported not sent was applied", k)
+			e.fail.Add("write k=%d reported not sent was applied", k)
 		case ok && v != fmt.Sprint("w", k):
-			e.fail.add("write k=%d has v=%q", k, v)
+			e.fail.Add("write k=%d has v=%q", k, v)
 		}
 	}
 	for k := range got {
 		if _, ok := e.ledger.writes[k]; !ok {
-			e.fail.add("write k=%d is in the table but no worker wrote it", k)
+			e.fail.Add("write k=%d is in the table but no worker wrote it", k)
 		}
 	}
 	for w := range e.ledger.cntOK {
@@ -841,7 +680,7 @@ func (e *tortureEnv) verify() {
 		}
 		lo, hi := e.ledger.cntOK[w], e.ledger.cntOK[w]+e.ledger.cntMaybe[w]
 		if n < lo || n > hi {
-			e.fail.add("counter %d is %d, want %d..%d (increments succeeded, and those that may have run)", w, n, lo, hi)
+			e.fail.Add("counter %d is %d, want %d..%d (increments succeeded, and those that may have run)", w, n, lo, hi)
 		}
 	}
 }
@@ -895,7 +734,7 @@ func TestTortureLateResponses(t *testing.T) {
 	defer s.Close()
 	waitHostsUp(t, s, 2)
 	sel := mustPrepare(t, s, "SELECT k, v FROM tort.kv WHERE k = ?")
-	e := &tortureEnv{t: t, cl: cl, s: s, stats: &tortureStats{}, fail: &tortureFail{}}
+	e := &tortureEnv{t: t, cl: cl, s: s, stats: &tortureStats{}, fail: &cqltest.Violations{}}
 	stop := make(chan struct{})
 	var bg sync.WaitGroup
 	bg.Add(1)
@@ -987,9 +826,7 @@ func TestTortureLateResponses(t *testing.T) {
 	wg.Wait()
 	bg.Wait()
 	s.Close()
-	for _, m := range e.fail.msgs {
-		t.Error(m)
-	}
+	e.fail.Report(t)
 	t.Logf("%d requests (%d answered, %d failed: %v), %d delay changes", e.stats.ops.Load(), e.stats.okOps.Load(),
 		e.stats.errOps.Load(), e.stats.kinds, e.stats.faults.Load())
 	leaks()

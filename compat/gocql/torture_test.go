@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/datastax/go-cassandra-native-protocol/message"
-
 	"github.com/cqlbridge/cqlbridge/cqlsim"
 	"github.com/cqlbridge/cqlbridge/internal/cqltest"
 )
@@ -32,8 +30,7 @@ func tortPartRows(p int) int { return 2 + p*9 }
 
 // tortCompat is one run of TestTortureCompat.
 type tortCompat struct {
-	sim *cqlsim.Cluster
-	s   *Session
+	s *Session
 
 	mu       sync.Mutex
 	applied  map[int64]bool // tort.w's keys whose write succeeded (true) or failed (false)
@@ -44,16 +41,7 @@ type tortCompat struct {
 	faults   atomic.Int64
 	kinds    map[string]int // failed operations by the start of their error's message
 
-	fmu  sync.Mutex
-	msgs []string
-}
-
-func (e *tortCompat) failf(format string, args ...any) {
-	e.fmu.Lock()
-	if len(e.msgs) < 20 {
-		e.msgs = append(e.msgs, fmt.Sprintf(format, args...))
-	}
-	e.fmu.Unlock()
+	fail cqltest.Violations
 }
 
 func (e *tortCompat) note(err error) {
@@ -89,27 +77,10 @@ func (a *attemptCount) ObserveQuery(context.Context, ObservedQuery) { a.n.Add(1)
 // the caller's own and right, every successful write there, no increment counted twice; every
 // call returns and no goroutine is left. -torture.long runs it for minutes.
 func TestTortureCompat(t *testing.T) {
-	runs, dur := 4, 2*time.Second
-	if *tortureLong {
-		runs, dur = 20, 10*time.Second
-	}
-	if testing.Short() {
-		runs = 1
-	}
-	for run := range runs {
-		seed := *tortureSeed
-		if seed == 0 {
-			seed = rand.Uint64()
-		}
-		seed += uint64(run)
-		ok := t.Run(fmt.Sprintf("run%d", run), func(t *testing.T) {
-			t.Logf("seed %d", seed)
-			tortureCompatRun(t, seed, dur, run%2 == 1)
-		})
-		if !ok {
-			return
-		}
-	}
+	cqltest.TortureRuns(t, *tortureLong, *tortureSeed, func(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
+		t.Logf("seed %d", seed)
+		tortureCompatRun(t, seed, dur, closeEarly)
+	})
 }
 
 func tortureCompatRun(t *testing.T, seed uint64, dur time.Duration, closeEarly bool) {
@@ -156,65 +127,19 @@ func tortureCompatRun(t *testing.T, seed uint64, dur time.Duration, closeEarly b
 		t.Fatal(err)
 	}
 	const workers = 16
-	e := &tortCompat{sim: sim, s: s, applied: map[int64]bool{}, kinds: map[string]int{}, cntOK: make([]int64, workers), cntFail: make([]int64, workers),
+	e := &tortCompat{s: s, applied: map[int64]bool{}, kinds: map[string]int{}, cntOK: make([]int64, workers), cntFail: make([]int64, workers),
 		attempts: make([]attemptCount, workers)}
 
 	stop := make(chan struct{})
-	var faultsDone sync.WaitGroup
-	faultsDone.Add(1)
-	go func() {
-		defer faultsDone.Done()
-		e.inject(rand.New(rand.NewPCG(seed, 2)), stop)
-	}()
-	opStart := make([]atomic.Int64, workers)
+	faultsDone := cqltest.InjectFaults(sim, rand.New(rand.NewPCG(seed, 2)), stop, cqltest.FaultOptions{Match: "tort.", Count: &e.faults})
 	var closed atomic.Bool
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(100+w)))
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				opStart[w].Store(time.Now().UnixNano())
-				e.op(r, w, i)
-				opStart[w].Store(0)
-				if closed.Load() {
-					time.Sleep(time.Millisecond)
-				}
-			}
-		}()
-	}
-	closeAfter := dur
-	if closeEarly {
-		closeAfter = time.Duration(rng.Int64N(int64(dur)))
-	}
-	time.Sleep(closeAfter)
-	var closeDone chan struct{}
-	if closeEarly {
-		closeDone = make(chan struct{})
+	wg, opStart := cqltest.TortureWorkers(workers, seed, stop, e.op, closed.Load)
+	closeDone := cqltest.CloseAtRandom(rng, dur, closeEarly, func() func() {
 		closed.Store(true)
-		go func() { defer close(closeDone); s.Close() }()
-		time.Sleep(dur - closeAfter)
-	}
+		return s.Close
+	})
 	close(stop)
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(60 * time.Second):
-		for w := range workers {
-			if st := opStart[w].Load(); st != 0 {
-				t.Errorf("worker %d: operation running for %s", w, time.Since(time.Unix(0, st)))
-			}
-		}
-		buf := make([]byte, 1<<20)
-		t.Fatalf("workers hung; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
-	}
+	cqltest.AwaitWorkers(t, wg, opStart)
 	faultsDone.Wait()
 	if closeDone != nil {
 		select {
@@ -225,73 +150,11 @@ func tortureCompatRun(t *testing.T, seed uint64, dur time.Duration, closeEarly b
 		}
 	}
 	s.Close()
-	for i := range 3 {
-		_ = sim.ThawNode(i)
-		_ = sim.StartNode(i)
-		_ = sim.ClearFaults(i)
-		_ = sim.SetNodeDelay(i, 0)
-	}
+	cqltest.RestoreNodes(sim)
 	e.verify(t, cluster)
-	for _, m := range e.msgs {
-		t.Error(m)
-	}
+	e.fail.Report(t)
 	t.Logf("%d operations, %d succeeded, %d faults, %d writes, close early %v; errors: %v", e.ops.Load(), e.oks.Load(), e.faults.Load(), len(e.applied), closeEarly, e.kinds)
 	leaks()
-}
-
-// inject injects a fault every few milliseconds until stop closes.
-func (e *tortCompat) inject(r *rand.Rand, stop chan struct{}) {
-	sim := e.sim
-	var stopped, frozen [3]bool
-	for {
-		select {
-		case <-stop:
-			return
-		case <-time.After(time.Duration(5+r.IntN(60)) * time.Millisecond):
-		}
-		i := r.IntN(3)
-		e.faults.Add(1)
-		switch r.IntN(9) {
-		case 0:
-			_ = sim.SetNodeDelay(i, time.Duration(r.IntN(30))*time.Millisecond)
-		case 1:
-			_ = sim.InjectFault(i, cqlsim.Fault{Match: "tort.", Delay: time.Duration(1+r.IntN(50)) * time.Millisecond, Times: 1 + r.IntN(5)})
-		case 2:
-			errs := []message.Error{
-				&message.Overloaded{ErrorMessage: "overloaded"},
-				&message.Unavailable{ErrorMessage: "unavailable", Consistency: 1, Required: 1},
-				&message.ReadTimeout{ErrorMessage: "read timeout", Consistency: 1, BlockFor: 1},
-				&message.WriteTimeout{ErrorMessage: "write timeout", Consistency: 1, BlockFor: 1, WriteType: "SIMPLE"},
-				&message.IsBootstrapping{ErrorMessage: "bootstrapping"},
-			}
-			_ = sim.InjectFault(i, cqlsim.Fault{Match: "tort.", Error: errs[r.IntN(len(errs))], Times: 1 + r.IntN(3)})
-		case 3:
-			_ = sim.ClearFaults(i)
-		case 4:
-			if stopped[i] {
-				_ = sim.StartNode(i)
-			} else if !frozen[i] {
-				_ = sim.StopNode(i)
-			}
-			stopped[i] = !stopped[i] && !frozen[i]
-		case 5:
-			if frozen[i] {
-				_ = sim.ThawNode(i)
-			} else if !stopped[i] {
-				_ = sim.FreezeNode(i)
-			}
-			frozen[i] = !frozen[i] && !stopped[i]
-		default:
-			if stopped[i] {
-				_ = sim.StartNode(i)
-				stopped[i] = false
-			}
-			if frozen[i] {
-				_ = sim.ThawNode(i)
-				frozen[i] = false
-			}
-		}
-	}
 }
 
 // decorate gives q a random context, idempotence, retry and speculative execution policy.
@@ -307,20 +170,9 @@ func decorate(r *rand.Rand, q *Query, ctx context.Context, idempotent bool) *Que
 	return q
 }
 
-// opCtx returns a context ending after a few milliseconds to two seconds, sometimes cancelled
-// sooner from another goroutine.
-func opCtx(r *rand.Rand) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+r.IntN(2000))*time.Millisecond)
-	if r.IntN(4) == 0 {
-		t := time.AfterFunc(time.Duration(r.IntN(30))*time.Millisecond, cancel)
-		return ctx, func() { t.Stop(); cancel() }
-	}
-	return ctx, cancel
-}
-
 // op runs one random operation of worker w and checks its answer.
 func (e *tortCompat) op(r *rand.Rand, w, i int) {
-	ctx, cancel := opCtx(r)
+	ctx, cancel := cqltest.OpContext(r)
 	defer cancel()
 	s := e.s
 	switch r.IntN(8) {
@@ -345,11 +197,11 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 				gk = -1
 			}
 			if it.Scan(new(int64), new(string)) {
-				e.failf("worker %d: SELECT k=%d: a second row", w, k)
+				e.fail.Add("worker %d: SELECT k=%d: a second row", w, k)
 			}
 			err = it.Close()
 			if err == nil && gk == -1 {
-				e.failf("worker %d: SELECT k=%d: no row", w, k)
+				e.fail.Add("worker %d: SELECT k=%d: no row", w, k)
 				return
 			}
 		default:
@@ -358,11 +210,11 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 			if err == nil {
 				rows := rs.CurrentRows()
 				if len(rows) != 1 {
-					e.failf("worker %d: SELECT k=%d (async): %d rows", w, k, len(rows))
+					e.fail.Add("worker %d: SELECT k=%d (async): %d rows", w, k, len(rows))
 					return
 				}
 				if got, want := fmt.Sprint(rows[0].Values()...), fmt.Sprint(k, fmt.Sprint("v", k)); got != want {
-					e.failf("worker %d: SELECT k=%d (async) got %s", w, k, got)
+					e.fail.Add("worker %d: SELECT k=%d (async) got %s", w, k, got)
 					return
 				}
 				gk, gv = k, fmt.Sprint("v", k)
@@ -373,7 +225,7 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 		}
 		e.note(err)
 		if err == nil && (gk != k || gv != fmt.Sprint("v", k)) {
-			e.failf("worker %d: SELECT k=%d got k=%d v=%q", w, k, gk, gv)
+			e.fail.Add("worker %d: SELECT k=%d got k=%d v=%q", w, k, gk, gv)
 		}
 	case 2: // a write of a unique key
 		k := int64(w)*10_000_000 + int64(i)
@@ -440,7 +292,7 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 			var gv int64
 			for it.Scan(&gp, &gc, &gv) {
 				if gp != p || gc != next || gv != int64(p*1000+next) {
-					e.failf("worker %d: partition %d: row %d is p=%d c=%d v=%d", w, p, next, gp, gc, gv)
+					e.fail.Add("worker %d: partition %d: row %d is p=%d c=%d v=%d", w, p, next, gp, gc, gv)
 					it.Close()
 					return
 				}
@@ -458,7 +310,7 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 				rs = set
 				for rs.Next() {
 					if got, want := fmt.Sprint(set.Row().Values()...), fmt.Sprint(p, next, int64(p*1000+next)); got != want {
-						e.failf("worker %d: partition %d (async): row %d is %s", w, p, next, got)
+						e.fail.Add("worker %d: partition %d (async): row %d is %s", w, p, next, got)
 						return
 					}
 					next++
@@ -471,7 +323,7 @@ func (e *tortCompat) op(r *rand.Rand, w, i int) {
 		}
 		e.note(err)
 		if err == nil && next != tortPartRows(p) {
-			e.failf("worker %d: partition %d: %d rows, want %d", w, p, next, tortPartRows(p))
+			e.fail.Add("worker %d: partition %d: %d rows, want %d", w, p, next, tortPartRows(p))
 		}
 	}
 }
@@ -497,15 +349,15 @@ func (e *tortCompat) verify(t *testing.T, cluster *ClusterConfig) {
 	for k, ok := range e.applied {
 		gv, there := got[k]
 		if ok && !there {
-			e.failf("write k=%d reported applied is missing", k)
+			e.fail.Add("write k=%d reported applied is missing", k)
 		}
 		if there && gv != fmt.Sprint("w", k) {
-			e.failf("write k=%d has v=%q", k, gv)
+			e.fail.Add("write k=%d has v=%q", k, gv)
 		}
 	}
 	for k := range got {
 		if _, ok := e.applied[k]; !ok {
-			e.failf("write k=%d is in the table but no worker wrote it", k)
+			e.fail.Add("write k=%d is in the table but no worker wrote it", k)
 		}
 	}
 	for w := range e.cntOK {
@@ -518,7 +370,7 @@ func (e *tortCompat) verify(t *testing.T, cluster *ClusterConfig) {
 		// attempt that Close cut off may go unobserved (one per failed increment at most).
 		lo, hi := e.cntOK[w], e.attempts[w].n.Load()+e.cntFail[w]
 		if n < lo || n > hi {
-			e.failf("counter %d is %d, want %d..%d (%d increments succeeded, %d failed, %d attempts)", w, n, lo, hi,
+			e.fail.Add("counter %d is %d, want %d..%d (%d increments succeeded, %d failed, %d attempts)", w, n, lo, hi,
 				e.cntOK[w], e.cntFail[w], e.attempts[w].n.Load())
 		} else if n > e.cntOK[w]+e.cntFail[w] {
 			t.Logf("counter %d is %d after %d increments: retried after it ran (%d attempts)", w, n, e.cntOK[w]+e.cntFail[w], e.attempts[w].n.Load())
