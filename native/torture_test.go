@@ -357,6 +357,19 @@ func (e *tortureEnv) track(p *native.Pending) {
 	e.pmu.Unlock()
 }
 
+// syncOrAsync sends a request synchronously or, half the time, asynchronously, tracking its
+// Pending for the check after Close, and returns its error.
+func (e *tortureEnv) syncOrAsync(r *rand.Rand, sync func() (*native.Result, error), async func() *native.Pending) error {
+	if r.IntN(2) == 0 {
+		_, err := sync()
+		return err
+	}
+	p := async()
+	e.track(p)
+	_, err := p.Result()
+	return err
+}
+
 // op runs one random operation of worker w and checks its answer.
 func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 	ctx, cancel := cqltest.OpContext(r)
@@ -442,14 +455,8 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 			st = native.Query("INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)", k, int32(w), v)
 		}
 		st = withTimeout(r, st.WithIdempotent(r.IntN(2) == 0))
-		var err error
-		if r.IntN(2) == 0 {
-			_, err = s.Execute(ctx, st)
-		} else {
-			p := s.ExecuteAsync(ctx, st)
-			e.track(p)
-			_, err = p.Result()
-		}
+		err := e.syncOrAsync(r, func() (*native.Result, error) { return s.Execute(ctx, st) },
+			func() *native.Pending { return s.ExecuteAsync(ctx, st) })
 		e.note(err)
 		e.ledger.write(k, classify(err))
 	case 3: // a batch of unique keys
@@ -469,29 +476,17 @@ func (e *tortureEnv) op(r *rand.Rand, w, i int) {
 			typ = native.UnloggedBatch
 		}
 		b := native.NewBatch(typ, stmts...)
-		var err error
-		if r.IntN(2) == 0 {
-			_, err = s.ExecuteBatch(ctx, b)
-		} else {
-			p := s.ExecuteBatchAsync(ctx, b)
-			e.track(p)
-			_, err = p.Result()
-		}
+		err := e.syncOrAsync(r, func() (*native.Result, error) { return s.ExecuteBatch(ctx, b) },
+			func() *native.Pending { return s.ExecuteBatchAsync(ctx, b) })
 		e.note(err)
 		o := classify(err)
 		for j := range n {
 			e.ledger.write(base+int64(j), o)
 		}
 	case 4: // a non-idempotent counter increment
-		var err error
 		st := withTimeout(r, e.inc.Bind(int32(w)))
-		if r.IntN(2) == 0 {
-			_, err = s.Execute(ctx, st)
-		} else {
-			p := s.ExecuteAsync(ctx, st)
-			e.track(p)
-			_, err = p.Result()
-		}
+		err := e.syncOrAsync(r, func() (*native.Result, error) { return s.Execute(ctx, st) },
+			func() *native.Pending { return s.ExecuteAsync(ctx, st) })
 		e.note(err)
 		e.ledger.mu.Lock()
 		switch classify(err) {
