@@ -110,17 +110,16 @@ func errKind(err error) string {
 
 // tortureEnv is one run's cluster, statements and bookkeeping.
 type tortureEnv struct {
-	t       *testing.T
-	cl      *cqlsim.Cluster
-	s       *native.Session
-	sel     *native.Prepared // SELECT k, v FROM tort.kv WHERE k = ?
-	ins     *native.Prepared // INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)
-	inc     *native.Prepared // UPDATE tort.cnt SET n = n + 1 WHERE k = ?
-	page    *native.Prepared // SELECT p, c, v FROM tort.pg WHERE p = ?
-	ledger  *tortureLedger
-	stats   *tortureStats
-	fail    *cqltest.Violations
-	closing atomic.Bool
+	t      *testing.T
+	cl     *cqlsim.Cluster
+	s      *native.Session
+	sel    *native.Prepared // SELECT k, v FROM tort.kv WHERE k = ?
+	ins    *native.Prepared // INSERT INTO tort.w (k, g, v) VALUES (?, ?, ?)
+	inc    *native.Prepared // UPDATE tort.cnt SET n = n + 1 WHERE k = ?
+	page   *native.Prepared // SELECT p, c, v FROM tort.pg WHERE p = ?
+	ledger *tortureLedger
+	stats  *tortureStats
+	fail   *cqltest.Violations
 	// pendings started by the workers before the session's Close was called, checked after it.
 	pmu      sync.Mutex
 	pendings []*native.Pending
