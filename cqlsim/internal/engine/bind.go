@@ -155,7 +155,7 @@ func evalInt64(ctx *evalCtx, b *boundTerm) (int64, bool, error) {
 		v = v<<8 | uint64(c)
 	}
 	if int64(v) == math.MinInt64 {
-		return 0, false, invalid("Out of bound timestamp, must be in [%d, %d]", math.MinInt64+1, math.MaxInt64)
+		return 0, false, invalid("Out of bound timestamp, must be in [%d, %d]", int64(math.MinInt64+1), int64(math.MaxInt64))
 	}
 	return int64(v), true, nil
 }
