@@ -288,6 +288,22 @@ func TestSecureClusterLikeGocql(t *testing.T) {
 			p.legacy.TLSFailure = true
 		}
 	}
+	// A node that wants a client certificate refuses the connection with a TLS alert after the
+	// handshake, which both of gocql v1.7.0's startup goroutines can see: the connection's
+	// reader, which closes the connection and so ends the startup's context, and the OPTIONS
+	// exchange, which returns the alert. setupConn then picks between its two ready cases at
+	// random: the alert ("remote error: tls: certificate required") or, for the ended context,
+	// "gocql: no response to connection startup within timeout" at once (seen in one CI run of
+	// many). The shim reports the alert every time (docs/deviations.md G68); gocql's other
+	// outcome is set aside for the comparison.
+	const startupRace = "gocql: no response to connection startup within timeout"
+	if l, sh := legacy.NoClientCert, shim.NoClientCert; l != nil && sh != nil && strings.HasSuffix(l.Text, startupRace) {
+		if !strings.Contains(sh.Text, "tls: certificate required") {
+			t.Errorf("shim: no client certificate: %+v, want the node's TLS alert", sh)
+		}
+		t.Logf("gocql reported its startup race (%q) for a missing client certificate", l.Text)
+		legacy.NoClientCert = sh
+	}
 	if diff := cmp.Diff(legacy, shim); diff != "" {
 		t.Errorf("secure cluster: gocql (-) and the shim (+) differ:\n%s", diff)
 	}
