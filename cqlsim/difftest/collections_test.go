@@ -39,7 +39,12 @@ func malformedCollectionSteps() []Step {
 		{"ll", boundBytes{0, 0, 0, 1, 0, 0, 0, 0}, false}, {"ll", boundBytes{0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff}, false},
 		{"ll", boundBytes{0, 0, 0, 1, 0, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7}, true},
 	} {
-		steps = append(steps, Step{Query: "INSERT INTO {ks}.c (k, " + c.col + ") VALUES (?, ?)", Args: []any{i, c.v}, WantErr: !c.ok})
+		// A list with a null (or negative-length) element makes Cassandra 5.0.9 answer a server
+		// error from a NullPointerException, whose message is the JVM's helpful text on some runs
+		// and the bare class name on others (once the JIT throws its preallocated exception):
+		// only the code is compared there.
+		npe := (c.col == "li" || c.col == "ll") && len(c.v) == 8 && c.v[4] == 0xff
+		steps = append(steps, Step{Query: "INSERT INTO {ks}.c (k, " + c.col + ") VALUES (?, ?)", Args: []any{i, c.v}, WantErr: !c.ok, CodeOnly: npe})
 	}
 	return append(steps, Step{Query: "SELECT * FROM {ks}.c", Sorted: true})
 }
