@@ -49,7 +49,7 @@ func (e *Engine) planANN(sp *selectPlan, st *cql.Select, bd *binder) error {
 	}
 	term := ob.ANN
 	if c.typ.code != kindVector && c.typ.code != primitive.DataTypeCodeList && term.Kind == cql.TermList {
-		return invalid("Unexpected receiver type '%s'; only list and vector are expected", c.typ.frozenString())
+		return invalid("Unexpected receiver type '%s'; only list and vector are expected", c.typ.String())
 	}
 	if c.typ.code == kindVector && isConstant(term) {
 		return badConst(term, c.typ, c.name)

@@ -207,35 +207,6 @@ func (t *ctype) plainString() string {
 	return t.String()
 }
 
-// frozenString is the type as Cassandra 5.0 writes a receiver's type in literal errors:
-// plainString, with frozen<...> around frozen collections and user types and around tuples,
-// and user types by their name alone.
-func (t *ctype) frozenString() string {
-	var s string
-	switch t.code {
-	case primitive.DataTypeCodeList:
-		s = "list<" + t.elem.frozenString() + ">"
-	case primitive.DataTypeCodeSet:
-		s = "set<" + t.elem.frozenString() + ">"
-	case primitive.DataTypeCodeMap:
-		s = "map<" + t.key.frozenString() + ", " + t.val.frozenString() + ">"
-	case primitive.DataTypeCodeTuple:
-		parts := make([]string, len(t.elems))
-		for i, e := range t.elems {
-			parts[i] = e.frozenString()
-		}
-		return "frozen<tuple<" + strings.Join(parts, ", ") + ">>"
-	case primitive.DataTypeCodeUdt:
-		s = quoteIdent(t.name)
-	default:
-		return t.plainString()
-	}
-	if t.frozen {
-		return "frozen<" + s + ">"
-	}
-	return s
-}
-
 func quoteIdent(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

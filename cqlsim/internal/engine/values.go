@@ -168,7 +168,7 @@ func (c *evalCtx) literal(t *cql.Term, ty *ctype, name string) ([]byte, error) {
 			fields[i] = r.b
 		}
 		if len(t.Elems) > len(ty.elems) {
-			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.frozenString(), len(ty.elems), len(t.Elems))
+			return nil, invalid("Invalid tuple literal for %s: too many elements. Type %s expects %d but got %d", name, ty.String(), len(ty.elems), len(t.Elems))
 		}
 		return encodeFields(fields), nil
 	case primitive.DataTypeCodeUdt:
@@ -438,11 +438,11 @@ func (c *evalCtx) collectionLiteral(t *cql.Term, ty *ctype, name string) ([]byte
 func literalMismatch(t *cql.Term, name string, ty *ctype) error {
 	switch t.Kind {
 	case cql.TermList:
-		return invalid("Unexpected receiver type '%s'; only list and vector are expected", ty.frozenString())
+		return invalid("Unexpected receiver type '%s'; only list and vector are expected", ty.String())
 	case cql.TermTuple:
-		return invalid("Invalid tuple type literal for %s of type %s", name, ty.frozenString())
+		return invalid("Invalid tuple type literal for %s of type %s", name, ty.String())
 	}
-	return invalid("Invalid %s literal for %s of type %s", literalKind(t), name, ty.frozenString())
+	return invalid("Invalid %s literal for %s of type %s", literalKind(t), name, ty.String())
 }
 
 func literalKind(t *cql.Term) string {
